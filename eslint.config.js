@@ -1,0 +1,40 @@
+// Lint rules. The one rule specific to Lathe: only the Electron shell (app/main/electron) and the
+// preload import `electron`; every service runs and is tested in plain Node.
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+import reactHooks from "eslint-plugin-react-hooks";
+import globals from "globals";
+
+const noElectron = {
+  "no-restricted-imports": [
+    "error",
+    {
+      paths: [{ name: "electron", message: "Only app/main/electron and app/preload may import electron." }],
+      patterns: [{ group: ["electron/*"], message: "Only app/main/electron and app/preload may import electron." }],
+    },
+  ],
+};
+
+export default tseslint.config(
+  { ignores: ["node_modules/", "out/", "dist/", "coverage/", "screenshots/"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      ...noElectron,
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+      "@typescript-eslint/consistent-type-imports": "error",
+    },
+  },
+  {
+    files: ["app/main/electron/**", "app/preload/**"],
+    rules: { "no-restricted-imports": "off" },
+  },
+  {
+    files: ["app/renderer/**/*.{ts,tsx}"],
+    languageOptions: { globals: { ...globals.browser } },
+    plugins: { "react-hooks": reactHooks },
+    rules: { ...reactHooks.configs.recommended.rules },
+  },
+);

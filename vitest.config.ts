@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+// node-pty is not thread-safe: every test file runs in a forked child process, never a worker thread.
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    pool: "forks",
+    maxWorkers: 2,
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+    reporters: ["default", "./test/support/summary-reporter.ts"],
+  },
+});
