@@ -1,0 +1,237 @@
+// The agent loop: outer loop (follow-ups) around an inner loop (turns: steering, one streamed
+// assistant message, its tool batch). Contract (../shared/spec/agent-loop.md): every event is
+// awaited before the loop goes on; a response ending in error or abort ends the run with
+// turn_end then agent_end; an aborted run ends with an aborted assistant message; no tool call
+// is left without a result. The pipeline callbacks and the stream function must not throw; the
+// loop does not guard them.
+import type {
+  AgentEvent,
+  AgentMessage,
+  AssistantMessage,
+  ToolResultMessage,
+} from "../../shared/agent-types.ts";
+import { abortedAssistantMessage, toolCallsOf } from "./messages.ts";
+import { executeToolCalls } from "./tool-execution.ts";
+import type { AgentContext, AgentEventSink, AgentLoopConfig, LlmContext, StreamFn } from "./types.ts";
+
+/** Starts a run with new prompt messages; resolves with every message the run added. */
+export async function runAgentLoop(
+  prompts: AgentMessage[],
+  context: AgentContext,
+  config: AgentLoopConfig,
+  emit: AgentEventSink,
+  signal: AbortSignal | undefined,
+  streamFn: StreamFn,
+): Promise<AgentMessage[]> {
+  const newMessages: AgentMessage[] = [];
+  const current: AgentContext = { ...context, messages: [...context.messages] };
+  await emit({ type: "agent_start" });
+  await emit({ type: "turn_start" });
+  for (const prompt of prompts) {
+    await emit({ type: "message_start", message: prompt });
+    await emit({ type: "message_end", message: prompt });
+    current.messages.push(prompt);
+    newMessages.push(prompt);
+  }
+  await runLoop(current, newMessages, config, emit, signal, streamFn, true);
+  return newMessages;
+}
+
+/**
+ * Continues from the context as it is (a resumed session, a retry): the last message must be one
+ * the model answers, a user or tool-result message.
+ */
+export async function runAgentLoopContinue(
+  context: AgentContext,
+  config: AgentLoopConfig,
+  emit: AgentEventSink,
+  signal: AbortSignal | undefined,
+  streamFn: StreamFn,
+): Promise<AgentMessage[]> {
+  const last = context.messages.at(-1);
+  if (!last) throw new Error("Cannot continue: the session has no messages.");
+  if (last.role === "assistant") throw new Error("Cannot continue from an assistant message.");
+  const newMessages: AgentMessage[] = [];
+  const current: AgentContext = { ...context, messages: [...context.messages] };
+  await emit({ type: "agent_start" });
+  await emit({ type: "turn_start" });
+  await runLoop(current, newMessages, config, emit, signal, streamFn, true);
+  return newMessages;
+}
+
+/** The pull-style form: an async iterable of the run's events. */
+export function agentLoop(
+  prompts: AgentMessage[],
+  context: AgentContext,
+  config: AgentLoopConfig,
+  signal: AbortSignal | undefined,
+  streamFn: StreamFn,
+): AsyncIterable<AgentEvent> & { result(): Promise<AgentMessage[]> } {
+  const events: AgentEvent[] = [];
+  let wake: (() => void) | undefined;
+  let finished = false;
+  const done = runAgentLoop(prompts, context, config, (event) => {
+    events.push(event);
+    wake?.();
+  }, signal, streamFn).finally(() => {
+    finished = true;
+    wake?.();
+  });
+  return {
+    result: () => done,
+    async *[Symbol.asyncIterator]() {
+      for (;;) {
+        const event = events.shift();
+        if (event) yield event;
+        else if (finished) return;
+        else await new Promise<void>((resolve) => (wake = resolve));
+      }
+    },
+  };
+}
+
+async function runLoop(
+  current: AgentContext,
+  newMessages: AgentMessage[],
+  config: AgentLoopConfig,
+  emit: AgentEventSink,
+  signal: AbortSignal | undefined,
+  streamFn: StreamFn,
+  turnStarted: boolean,
+): Promise<void> {
+  const append = (message: AgentMessage): void => {
+    current.messages.push(message);
+    newMessages.push(message);
+  };
+  let firstTurn = turnStarted;
+  let pending: AgentMessage[] = (await config.getSteeringMessages?.()) ?? [];
+  for (;;) {
+    let hasMoreToolCalls = true;
+    while (hasMoreToolCalls || pending.length > 0) {
+      if (firstTurn) firstTurn = false;
+      else await emit({ type: "turn_start" });
+      for (const message of pending) {
+        await emit({ type: "message_start", message });
+        await emit({ type: "message_end", message });
+        append(message);
+      }
+      if (config.getActiveTools) current.tools = config.getActiveTools();
+
+      const message = await streamAssistantResponse(current, config, emit, signal, streamFn);
+      newMessages.push(message);
+      if (message.stopReason === "error" || message.stopReason === "aborted") {
+        const toolResults = await closeUnrunToolCalls(message, emit);
+        for (const result of toolResults) append(result);
+        await emit({ type: "turn_end", message, toolResults });
+        await emit({ type: "agent_end", messages: newMessages });
+        return;
+      }
+
+      let toolResults: ToolResultMessage[] = [];
+      hasMoreToolCalls = toolCallsOf(message).length > 0;
+      if (hasMoreToolCalls) {
+        const batch = await executeToolCalls(current, message, config, signal, emit);
+        toolResults = batch.messages;
+        for (const result of toolResults) append(result);
+        hasMoreToolCalls = !batch.terminate;
+      }
+      await emit({ type: "turn_end", message, toolResults });
+
+      if (config.shouldStopAfterTurn && (await config.shouldStopAfterTurn({ message, toolResults, context: current }))) {
+        await emit({ type: "agent_end", messages: newMessages });
+        return;
+      }
+      pending = (await config.getSteeringMessages?.()) ?? [];
+    }
+    const followUps = (await config.getFollowUpMessages?.()) ?? [];
+    if (followUps.length === 0) break;
+    pending = followUps;
+  }
+  await emit({ type: "agent_end", messages: newMessages });
+}
+
+/**
+ * Tool calls in a response that ended in error or abort never run; each gets an error result so
+ * the transcript stays valid for a provider (every tool call answered).
+ */
+async function closeUnrunToolCalls(message: AssistantMessage, emit: AgentEventSink): Promise<ToolResultMessage[]> {
+  const why = message.stopReason === "aborted" ? "the run was aborted" : "the response ended in an error";
+  const results: ToolResultMessage[] = [];
+  for (const call of toolCallsOf(message)) {
+    const result: ToolResultMessage = {
+      role: "toolResult",
+      toolCallId: call.id,
+      toolName: call.name,
+      content: [{ type: "text", text: `Not run: ${why} before this tool call could run.` }],
+      details: {},
+      isError: true,
+      timestamp: Date.now(),
+    };
+    await emit({ type: "message_start", message: result });
+    await emit({ type: "message_end", message: result });
+    results.push(result);
+  }
+  return results;
+}
+
+async function streamAssistantResponse(
+  current: AgentContext,
+  config: AgentLoopConfig,
+  emit: AgentEventSink,
+  signal: AbortSignal | undefined,
+  streamFn: StreamFn,
+): Promise<AssistantMessage> {
+  if (signal?.aborted) return emitWhole(current, abortedAssistantMessage(config.model), emit);
+
+  const messages = config.transformContext ? await config.transformContext(current.messages, signal) : current.messages;
+  const llmContext: LlmContext = {
+    systemPrompt: current.systemPrompt,
+    messages: await config.convertToLlm(messages),
+    tools: current.tools,
+  };
+  const apiKey = (config.getApiKey ? await config.getApiKey(config.model.provider) : undefined) ?? config.apiKey;
+  // Retry notices arrive through a plain callback; chain them so each is awaited in order.
+  let retries: Promise<void> = Promise.resolve();
+  const stream = streamFn(config.model, llmContext, {
+    signal,
+    apiKey,
+    maxTokens: config.maxTokens,
+    temperature: config.temperature,
+    reasoning: config.reasoning,
+    onRetry: (retry) => {
+      retries = retries.then(() => emit({ type: "provider_retry", retry }));
+      config.onRetry?.(retry);
+    },
+  });
+
+  let partial: AssistantMessage | undefined;
+  for await (const event of stream) {
+    await retries;
+    if (event.type === "start") {
+      partial = event.partial;
+      current.messages.push(partial);
+      await emit({ type: "message_start", message: partial });
+    } else if (event.type === "done" || event.type === "error") {
+      break;
+    } else if (partial) {
+      partial = event.partial;
+      current.messages[current.messages.length - 1] = partial;
+      await emit({ type: "message_update", message: partial, assistantMessageEvent: event });
+    }
+  }
+  await retries;
+  const final = await stream.result();
+  if (partial) {
+    current.messages[current.messages.length - 1] = final;
+    await emit({ type: "message_end", message: final });
+    return final;
+  }
+  return emitWhole(current, final, emit);
+}
+
+async function emitWhole(current: AgentContext, message: AssistantMessage, emit: AgentEventSink): Promise<AssistantMessage> {
+  current.messages.push(message);
+  await emit({ type: "message_start", message });
+  await emit({ type: "message_end", message });
+  return message;
+}

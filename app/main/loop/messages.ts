@@ -1,0 +1,36 @@
+// Small constructors and the default message pipeline shared by the loop and the Agent.
+import type { AgentMessage, AgentToolResult, AssistantMessage, Message, Model, ToolCall } from "../../shared/agent-types.ts";
+import { emptyUsage } from "../../shared/agent-types.ts";
+
+/** The default `convertToLlm`: keeps what a model understands and drops custom app messages. */
+export function defaultConvertToLlm(messages: AgentMessage[]): Message[] {
+  return messages.filter((m): m is Message => m.role === "user" || m.role === "assistant" || m.role === "toolResult");
+}
+
+export function errorToolResult(text: string): AgentToolResult {
+  return { content: [{ type: "text", text }], details: {} };
+}
+
+export function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return typeof error === "string" ? error : String(error);
+}
+
+export function toolCallsOf(message: AssistantMessage): ToolCall[] {
+  return message.content.filter((c): c is ToolCall => c.type === "toolCall");
+}
+
+/** The assistant message the loop records when a run is aborted before the model could answer. */
+export function abortedAssistantMessage(model: Model, reason = "Aborted by the user."): AssistantMessage {
+  return {
+    role: "assistant",
+    content: [],
+    api: model.api,
+    provider: model.provider,
+    model: model.id,
+    usage: emptyUsage(),
+    stopReason: "aborted",
+    errorMessage: reason,
+    timestamp: Date.now(),
+  };
+}

@@ -1,0 +1,222 @@
+// executeToolCalls: the three-phase tool pipeline (prepare, execute, finalize) of one batch.
+// Contract (../shared/spec/agent-loop.md): never throws for anything a tool or a hook does; the
+// returned tool-result messages are in source order; tool_execution_end events come in
+// completion order in parallel mode; every tool_execution_update of a call is delivered before
+// its tool_execution_end; a hook that is not configured costs nothing.
+import type { AgentToolResult, AssistantMessage, ToolCall, ToolResultMessage } from "../../shared/agent-types.ts";
+import { errorText, errorToolResult, toolCallsOf } from "./messages.ts";
+import type { AgentContext, AgentEventSink, AgentLoopConfig, AnyAgentTool, ToolBatchResult } from "./types.ts";
+import { validateToolArguments } from "./validation.ts";
+
+interface PreparedCall {
+  kind: "prepared";
+  toolCall: ToolCall;
+  tool: AnyAgentTool;
+  args: unknown;
+}
+
+interface FinalizedCall {
+  toolCall: ToolCall;
+  result: AgentToolResult;
+  isError: boolean;
+}
+
+interface ImmediateCall extends FinalizedCall {
+  kind: "immediate";
+}
+
+type Preparation = PreparedCall | ImmediateCall;
+
+export async function executeToolCalls(
+  context: AgentContext,
+  assistantMessage: AssistantMessage,
+  config: AgentLoopConfig,
+  signal: AbortSignal | undefined,
+  emit: AgentEventSink,
+): Promise<ToolBatchResult> {
+  const toolCalls = toolCallsOf(assistantMessage);
+  const tools = new Map<string, AnyAgentTool>();
+  for (const tool of context.tools) tools.set(tool.name, tool);
+  const sequential =
+    config.toolExecution === "sequential" ||
+    toolCalls.some((call) => tools.get(call.name)?.executionMode === "sequential");
+  const scope: BatchScope = { context, assistantMessage, config, signal, emit, tools };
+  const finalized: FinalizedCall[] = [];
+  const messages: ToolResultMessage[] = [];
+  if (sequential) {
+    // Each call goes through all three phases and emits its result message before the next starts.
+    for (const toolCall of toolCalls) {
+      const call = await runOneCall(scope, toolCall);
+      finalized.push(call);
+      messages.push(await emitResultMessage(emit, call));
+    }
+  } else {
+    finalized.push(...(await executeParallel(scope, toolCalls)));
+    for (const call of finalized) messages.push(await emitResultMessage(emit, call));
+  }
+  return { messages, terminate: finalized.length > 0 && finalized.every((c) => c.result.terminate === true) };
+}
+
+async function emitResultMessage(emit: AgentEventSink, call: FinalizedCall): Promise<ToolResultMessage> {
+  const message = createToolResultMessage(call);
+  await emit({ type: "message_start", message });
+  await emit({ type: "message_end", message });
+  return message;
+}
+
+interface BatchScope {
+  context: AgentContext;
+  assistantMessage: AssistantMessage;
+  config: AgentLoopConfig;
+  signal: AbortSignal | undefined;
+  emit: AgentEventSink;
+  tools: Map<string, AnyAgentTool>;
+}
+
+async function runOneCall(scope: BatchScope, toolCall: ToolCall): Promise<FinalizedCall> {
+  await emitStart(scope, toolCall);
+  const preparation = await prepareToolCall(scope, toolCall);
+  const call = preparation.kind === "immediate" ? preparation : await executeAndFinalize(scope, preparation);
+  await emitEnd(scope, call);
+  return call;
+}
+
+async function executeParallel(scope: BatchScope, toolCalls: ToolCall[]): Promise<FinalizedCall[]> {
+  // Prepare serially in source order: hooks see a deterministic order, dialogs come one at a time.
+  const entries: Preparation[] = [];
+  for (const toolCall of toolCalls) {
+    await emitStart(scope, toolCall);
+    const preparation = await prepareToolCall(scope, toolCall);
+    if (preparation.kind === "immediate") await emitEnd(scope, preparation);
+    entries.push(preparation);
+  }
+  // Execute and finalize concurrently; each call's end event goes out as soon as it settles.
+  return Promise.all(
+    entries.map(async (entry) => {
+      if (entry.kind !== "prepared") return entry;
+      const call = await executeAndFinalize(scope, entry);
+      await emitEnd(scope, call);
+      return call;
+    }),
+  );
+}
+
+function emitStart(scope: BatchScope, toolCall: ToolCall): Promise<void> | void {
+  return scope.emit({
+    type: "tool_execution_start",
+    toolCallId: toolCall.id,
+    toolName: toolCall.name,
+    args: toolCall.arguments,
+  });
+}
+
+function emitEnd(scope: BatchScope, call: FinalizedCall): Promise<void> | void {
+  return scope.emit({
+    type: "tool_execution_end",
+    toolCallId: call.toolCall.id,
+    toolName: call.toolCall.name,
+    result: call.result,
+    isError: call.isError,
+  });
+}
+
+function immediate(toolCall: ToolCall, text: string): ImmediateCall {
+  return { kind: "immediate", toolCall, result: errorToolResult(text), isError: true };
+}
+
+async function prepareToolCall(scope: BatchScope, toolCall: ToolCall): Promise<Preparation> {
+  const tool = scope.tools.get(toolCall.name);
+  if (!tool) return immediate(toolCall, `Tool ${toolCall.name} not found`);
+  if (toolCall.argumentsError !== undefined) {
+    return immediate(
+      toolCall,
+      `Invalid arguments for tool "${toolCall.name}": they were not valid JSON (${toolCall.argumentsError}). ` +
+        "Send the arguments as one complete JSON object.",
+    );
+  }
+  try {
+    const raw = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
+    const validation = validateToolArguments(tool.name, tool.parameters, raw);
+    if (!validation.ok) return immediate(toolCall, validation.message);
+    const { beforeToolCall } = scope.config;
+    if (beforeToolCall) {
+      const decision = await beforeToolCall(
+        { assistantMessage: scope.assistantMessage, toolCall, args: validation.value, context: scope.context },
+        scope.signal,
+      );
+      if (decision?.block) return immediate(toolCall, decision.reason || `Tool call ${toolCall.name} was blocked.`);
+    }
+    return { kind: "prepared", toolCall, tool, args: validation.value };
+  } catch (error) {
+    return immediate(toolCall, errorText(error));
+  }
+}
+
+async function executeAndFinalize(scope: BatchScope, prepared: PreparedCall): Promise<FinalizedCall> {
+  const executed = await executePrepared(scope, prepared);
+  return finalizeExecuted(scope, prepared, executed);
+}
+
+async function executePrepared(scope: BatchScope, prepared: PreparedCall): Promise<FinalizedCall> {
+  const { toolCall, tool, args } = prepared;
+  // Updates are chained so they reach subscribers in the order the tool sent them, and all of
+  // them before this call's tool_execution_end. Updates sent after execute settled are dropped.
+  let updates: Promise<void> = Promise.resolve();
+  let settled = false;
+  const onUpdate = (partialResult: AgentToolResult): void => {
+    if (settled) return;
+    updates = updates.then(() =>
+      scope.emit({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args, partialResult }),
+    );
+  };
+  let outcome: FinalizedCall;
+  try {
+    const result = await tool.execute(toolCall.id, args, scope.signal, onUpdate);
+    outcome = { toolCall, result, isError: false };
+  } catch (error) {
+    outcome = { toolCall, result: errorToolResult(errorText(error)), isError: true };
+  }
+  settled = true;
+  await updates;
+  return outcome;
+}
+
+async function finalizeExecuted(scope: BatchScope, prepared: PreparedCall, executed: FinalizedCall): Promise<FinalizedCall> {
+  const { afterToolCall } = scope.config;
+  if (!afterToolCall) return executed;
+  let { result, isError } = executed;
+  try {
+    const override = await afterToolCall(
+      { assistantMessage: scope.assistantMessage, toolCall: prepared.toolCall, args: prepared.args, result, isError, context: scope.context },
+      scope.signal,
+    );
+    if (override) {
+      result = {
+        ...result,
+        content: override.content ?? result.content,
+        details: override.details !== undefined ? override.details : result.details,
+        terminate: override.terminate ?? result.terminate,
+      };
+      isError = override.isError ?? isError;
+    }
+  } catch (error) {
+    // The tool's own output is dropped: a failing hook may be the one that redacts it.
+    result = errorToolResult(`afterToolCall failed: ${errorText(error)}`);
+    isError = true;
+  }
+  return { toolCall: prepared.toolCall, result, isError };
+}
+
+export function createToolResultMessage(call: FinalizedCall): ToolResultMessage {
+  const added = call.result.addedToolNames;
+  return {
+    role: "toolResult",
+    toolCallId: call.toolCall.id,
+    toolName: call.toolCall.name,
+    content: call.result.content ?? [],
+    details: call.result.details,
+    ...(added && added.length > 0 ? { addedToolNames: added } : {}),
+    isError: call.isError,
+    timestamp: Date.now(),
+  };
+}
