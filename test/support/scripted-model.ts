@@ -51,12 +51,21 @@ export interface ScriptedModel {
   remaining(): number;
 }
 
-export function createScriptedModel(steps: ScriptStep[] = [], model: Model = scriptedModelInfo): ScriptedModel {
+export interface ScriptedModelOptions {
+  /** Keep a structured copy of every request (default true; benchmarks turn it off). */
+  recordRequests?: boolean;
+}
+
+export function createScriptedModel(
+  steps: ScriptStep[] = [],
+  model: Model = scriptedModelInfo,
+  { recordRequests = true }: ScriptedModelOptions = {},
+): ScriptedModel {
   const queue = [...steps];
   const requests: ScriptedModel["requests"] = [];
   let callCounter = 0;
   const streamFn: StreamFn = (m, context, options) => {
-    requests.push({ context: snapshot(context), options });
+    if (recordRequests) requests.push({ context: snapshot(context), options });
     const stream = new AssistantEventStream();
     const step = queue.shift();
     const response: ScriptedResponse = !step

@@ -2,9 +2,20 @@
 import type { AgentMessage, AgentToolResult, AssistantMessage, Message, Model, ToolCall } from "../../shared/agent-types.ts";
 import { emptyUsage } from "../../shared/agent-types.ts";
 
-/** The default `convertToLlm`: keeps what a model understands and drops custom app messages. */
+/**
+ * The default `convertToLlm`: keeps what a model understands and drops custom app messages.
+ * It runs before every request over the whole transcript, so it avoids a callback per message.
+ */
 export function defaultConvertToLlm(messages: AgentMessage[]): Message[] {
-  return messages.filter((m): m is Message => m.role === "user" || m.role === "assistant" || m.role === "toolResult");
+  let i = 0;
+  while (i < messages.length && messages[i]!.role !== "custom") i++;
+  if (i === messages.length) return messages.slice() as Message[];
+  const kept = messages.slice(0, i) as Message[];
+  for (; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (m.role !== "custom") kept.push(m);
+  }
+  return kept;
 }
 
 export function errorToolResult(text: string): AgentToolResult {

@@ -1,0 +1,27 @@
+// Runs a benchmark the way the code ships: bench/NAME.bench.ts is bundled with esbuild to plain
+// JavaScript first (as the app's main process is), so the figures do not include Node's
+// TypeScript stripper (about 40 MB of RSS). Usage: node scripts/run-bench.mjs NAME [args...]
+import { build } from "esbuild";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const [name, ...args] = process.argv.slice(2);
+if (!name) {
+  console.error("usage: node scripts/run-bench.mjs NAME [args...]");
+  process.exit(2);
+}
+const root = fileURLToPath(new URL("..", import.meta.url));
+const outfile = `${root}out/bench/${name}.bench.mjs`;
+await build({
+  entryPoints: [`${root}bench/${name}.bench.ts`],
+  outfile,
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node22",
+  // Bundled like the app: everything but the native modules, which load from node_modules.
+  external: ["better-sqlite3", "node-pty"],
+  logLevel: "warning",
+});
+const run = spawnSync(process.execPath, ["--expose-gc", outfile, ...args], { stdio: "inherit" });
+process.exit(run.status ?? 1);
