@@ -17,6 +17,17 @@ describe("execute", () => {
     expect(textOf(r!)).toBe("disk on fire");
   });
 
+  it("a thrown error's details are kept for the UI", async () => {
+    const tool = testTool("cmd");
+    tool.execute = async () => {
+      throw Object.assign(new Error("Command exited with code 2"), { details: { exitCode: 2 } });
+    };
+    const { messages } = await runScript({ tools: [tool], steps: [{ toolCalls: [{ name: "cmd" }] }, { text: "ok" }] });
+    const [r] = results(messages);
+    expect(r).toMatchObject({ isError: true, details: { exitCode: 2 } });
+    expect(textOf(r!)).toBe("Command exited with code 2");
+  });
+
   it("every onUpdate becomes a tool_execution_update, all delivered before that call's end, with a slow subscriber", async () => {
     const { events } = await runScript({
       slowSubscriberMs: 3,

@@ -174,7 +174,11 @@ async function executePrepared(scope: BatchScope, prepared: PreparedCall): Promi
     const result = await tool.execute(toolCall.id, args, scope.signal, onUpdate);
     outcome = { toolCall, result, isError: false };
   } catch (error) {
-    outcome = { toolCall, result: errorToolResult(errorText(error)), isError: true };
+    // A tool may attach what the UI needs to show the failure (an exit code, a log file).
+    const details = (error as { details?: unknown } | null)?.details;
+    const result = errorToolResult(errorText(error));
+    if (details !== undefined) result.details = details;
+    outcome = { toolCall, result, isError: true };
   }
   settled = true;
   await updates;

@@ -41,17 +41,26 @@ export function validateToolArguments(toolName: string, schema: TSchema, args: u
     candidate = Value.Default(schema, structuredClone(args));
     if (check.Check(candidate)) return { ok: true, value: candidate };
   }
+  const lines = schemaErrorLines(check, candidate);
+  return {
+    ok: false,
+    message: `Invalid arguments for tool "${toolName}":\n${lines.join("\n")}\nFix these fields and call the tool again.`,
+  };
+}
+
+/** "- field: what was expected; received what came", one line per failing field (at most 10). */
+export function schemaErrorLines(check: TypeCheck<TSchema>, value: unknown): string[] {
   const lines: string[] = [];
   const seen = new Set<string>();
-  for (const error of check.Errors(candidate)) {
+  for (const error of check.Errors(value)) {
     if (seen.has(error.path)) continue;
     seen.add(error.path);
     const field = error.path === "" ? "(the arguments object)" : error.path.slice(1).replaceAll("/", ".");
     lines.push(`- ${field}: ${error.message}; received ${describeValue(error.value)}`);
     if (lines.length === 10) break;
   }
-  return {
-    ok: false,
-    message: `Invalid arguments for tool "${toolName}":\n${lines.join("\n")}\nFix these fields and call the tool again.`,
-  };
+  return lines;
 }
+
+/** A compiled checker, cached per schema object. */
+export { checkerFor };
