@@ -1,0 +1,180 @@
+// Collects one command's output with memory bounded whatever its size. Owns: the model's view (the
+// whole sanitized text while it fits the bounds, then its head plus a rolling tail), the raw text
+// not yet handed to the UI (capped: the oldest is counted as skipped), and the full sanitized
+// output, spilled to a file once it outgrows the bounds. Never throws: a spill file that cannot
+// be written is named in the notice instead.
+import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import path from "node:path";
+import { TerminalTextStream } from "./terminal-text.ts";
+import { type Bounds, byteLength, DEFAULT_BOUNDS, formatBytes, truncateHead, truncateTail } from "./truncate.ts";
+
+/** Raw output kept for the next UI update at most; older bytes are counted in `skippedBytes`. */
+// Kept under V8's large-object size: bigger strings go straight to the old generation and stay
+// until a full collection, which is what made memory grow with output size.
+export const RAW_UPDATE_CAP = 64 * 1024;
+
+export interface RawSlice {
+  chunk: string;
+  /** Raw characters dropped before `chunk` because the UI fell behind the cap. */
+  skippedBytes: number;
+}
+
+export interface CollectedOutput {
+  /** What the model is shown: the whole output, or head + notice + tail. */
+  text: string;
+  truncated: boolean;
+  totalLines: number;
+  totalBytes: number;
+  /** The full sanitized output, when it did not fit the bounds. */
+  outputFile?: string;
+}
+
+export class OutputCollector {
+  private readonly bounds: Bounds;
+  private readonly spillPath: () => string;
+  private readonly text = new TerminalTextStream();
+  /** The whole sanitized output while it fits; then the head part only. */
+  private all = "";
+  private head: string | undefined;
+  /** The latest sanitized text, in pieces (never joined while streaming: see RAW_UPDATE_CAP). */
+  private tail: string[] = [];
+  private tailChars = 0;
+  private lines = 0;
+  private bytes = 0;
+  /** Whether the text so far ends inside a line (the next text continues it). */
+  private endsOpen = false;
+  private rawBytes = 0;
+  private raw: string[] = [];
+  private rawPending = 0;
+  private rawSkipped = 0;
+  private fd: number | undefined;
+  private filePath: string | undefined;
+  private fileError: Error | undefined;
+
+  constructor(spillPath: () => string, bounds: Bounds = DEFAULT_BOUNDS) {
+    this.spillPath = spillPath;
+    this.bounds = bounds;
+  }
+
+  get totalRawBytes(): number {
+    return this.rawBytes;
+  }
+
+  /** Whether raw output is waiting for the next `takeRaw`. */
+  get hasPendingRaw(): boolean {
+    return this.rawPending > 0 || this.rawSkipped > 0;
+  }
+
+  /** Adds a raw chunk. */
+  push(chunk: string): void {
+    this.rawBytes += chunk.length;
+    this.raw.push(chunk);
+    this.rawPending += chunk.length;
+    while (this.rawPending > RAW_UPDATE_CAP && this.raw.length > 1) {
+      const dropped = this.raw.shift()!;
+      this.rawPending -= dropped.length;
+      this.rawSkipped += dropped.length;
+    }
+    this.addText(this.text.push(chunk));
+  }
+
+  /** Raw output since the last call, for a terminal view. */
+  takeRaw(): RawSlice {
+    const slice = { chunk: this.raw.join(""), skippedBytes: this.rawSkipped };
+    this.raw = [];
+    this.rawPending = 0;
+    this.rawSkipped = 0;
+    return slice;
+  }
+
+  /** The last lines of sanitized output so far, including a progress bar's current state. */
+  textTail(maxLines = 20): string {
+    const current = this.head === undefined ? this.all : this.latestText(8 * 1024);
+    return truncateTail(current + this.text.peekPending(), { maxLines, maxBytes: 8 * 1024 }).text;
+  }
+
+  async finish(): Promise<CollectedOutput> {
+    this.addText(this.text.flush());
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+    if (this.head === undefined) {
+      return { text: this.all, truncated: false, totalLines: this.lines, totalBytes: this.bytes };
+    }
+    const half = { maxLines: Math.floor(this.bounds.maxLines / 2), maxBytes: Math.floor(this.bounds.maxBytes / 2) };
+    const head = truncateHead(this.head, half);
+    const tail = truncateTail(this.latestText(this.bounds.maxBytes), half);
+    const omitted = Math.max(0, this.lines - head.keptLines - tail.keptLines);
+    const where = this.fileError
+      ? `The full output could not be saved (${this.fileError.message}).`
+      : `Full output: ${this.filePath} (read it with the read tool and offset/limit, or grep it).`;
+    const notice =
+      `[Output truncated: ${this.lines} lines (${formatBytes(this.bytes)}); showing the first ${head.keptLines} ` +
+      `and the last ${tail.keptLines} lines, ${omitted} lines omitted. ${where}]`;
+    return {
+      text: `${head.text}\n\n${notice}\n\n${tail.text}`,
+      truncated: true,
+      totalLines: this.lines,
+      totalBytes: this.bytes,
+      outputFile: this.fileError ? undefined : this.filePath,
+    };
+  }
+
+  private addText(text: string): void {
+    if (text === "") return;
+    this.bytes += byteLength(text);
+    let newlines = 0;
+    for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) newlines++;
+    this.lines += newlines + (text.endsWith("\n") ? 0 : 1) - (this.endsOpen ? 1 : 0);
+    this.endsOpen = !text.endsWith("\n");
+    if (this.head === undefined) {
+      this.all += text;
+      if (this.lines <= this.bounds.maxLines && this.bytes <= this.bounds.maxBytes) return;
+      this.head = this.all;
+      this.tail = [this.all];
+      this.tailChars = this.all.length;
+      this.all = "";
+      this.openSpill();
+      this.writeSpill(this.head);
+      return;
+    }
+    this.tail.push(text);
+    this.tailChars += text.length;
+    while (this.tail.length > 1 && this.tailChars - this.tail[0]!.length >= this.bounds.maxBytes) {
+      this.tailChars -= this.tail.shift()!.length;
+    }
+    this.writeSpill(text);
+  }
+
+  /** At least the last `minChars` characters of text (whole pieces). */
+  private latestText(minChars: number): string {
+    let chars = 0;
+    let i = this.tail.length;
+    while (i > 0 && chars < minChars) chars += this.tail[--i]!.length;
+    return this.tail.slice(i).join("");
+  }
+
+  private openSpill(): void {
+    try {
+      this.filePath = this.spillPath();
+      mkdirSync(path.dirname(this.filePath), { recursive: true });
+      this.fd = openSync(this.filePath, "w");
+    } catch (err) {
+      this.fileError = err as Error;
+    }
+  }
+
+  /**
+   * Synchronous appends: a page-cache write of one chunk takes microseconds, and unlike a write
+   * stream it neither buffers nor leaves garbage buffers behind, which keeps memory flat.
+   */
+  private writeSpill(text: string): void {
+    if (this.fd === undefined || this.fileError) return;
+    try {
+      writeSync(this.fd, text);
+    } catch (err) {
+      this.fileError = err as Error;
+      closeSync(this.fd);
+      this.fd = undefined;
+    }
+  }
+}

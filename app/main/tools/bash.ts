@@ -1,0 +1,268 @@
+// The bash tool: runs `bash -c` in a real pseudo-terminal in the project folder, as its own session
+// and process group, with a sanitized environment. Streams throttled updates (raw terminal bytes
+// plus ANSI-free text), reports a command blocked on terminal input, and kills the whole process
+// family on timeout or abort (interrupt, terminate, kill, within about one second). The model gets
+// the exit code and the head and tail of the output; the full output goes to a file. Memory stays
+// bounded whatever the output size (see OutputCollector). Throws ToolExecutionError on non-zero
+// exit, timeout or abort, with the output in the message.
+import { existsSync, mkdtempSync, readlinkSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Type } from "@sinclair/typebox";
+import * as pty from "node-pty";
+import type { AgentTool } from "../loop/types.ts";
+import { OutputCollector } from "./bash-output.ts";
+import { resolveToolPath } from "./paths.ts";
+import { isWaitingForTerminalInput, killFamily } from "./process-tree.ts";
+import type { RunningCommands } from "./running-commands.ts";
+import { sanitizedShellEnv } from "./shell-env.ts";
+import { ToolExecutionError } from "./tool-error.ts";
+import { MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./truncate.ts";
+
+export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
+const UPDATE_INTERVAL_MS = 100;
+const INPUT_POLL_MS = 250;
+const INPUT_SILENCE_MS = 500;
+
+const bashParameters = Type.Object({
+  command: Type.String({ description: "The command line, run with `bash -c` in the project folder." }),
+  timeout: Type.Optional(
+    Type.Number({ exclusiveMinimum: 0, description: "Timeout in seconds for this call (default: the session's)." }),
+  ),
+});
+
+export interface BashOptions {
+  projectDir: string;
+  /** Default timeout of a call; a call's own `timeout` overrides it. */
+  timeoutMs?: number;
+  /** Where full outputs are saved; default: a temporary folder created on first use. */
+  outputDir?: string;
+  shell?: string;
+  /** Variables added to the sanitized environment. */
+  env?: Record<string, string>;
+  /** Registry through which the UI types into or interrupts a running call. */
+  running?: RunningCommands;
+}
+
+/** Details of updates while the command runs. */
+export interface BashProgressDetails {
+  phase: "running";
+  command: string;
+  pid: number;
+  /** Raw terminal output since the previous update, escape sequences included. */
+  chunk: string;
+  /** Raw characters dropped before `chunk` because updates fell behind (all are in the output file). */
+  skippedBytes: number;
+  waitingForInput: boolean;
+  elapsedMs: number;
+}
+
+/** Details of the final result (also carried by the thrown error). */
+export interface BashResultDetails {
+  phase: "done";
+  command: string;
+  exitCode: number | null;
+  signal: number | null;
+  timedOut: boolean;
+  aborted: boolean;
+  truncated: boolean;
+  totalLines: number;
+  totalBytes: number;
+  outputFile?: string;
+  durationMs: number;
+}
+
+export type BashDetails = BashProgressDetails | BashResultDetails;
+
+const DESCRIPTION = `Run a shell command with bash in the project folder, in a terminal. Returns the exit code and the output (stdout and stderr together). Output beyond ${MAX_OUTPUT_LINES} lines or ${MAX_OUTPUT_BYTES / 1024} KB is cut to its first and last lines, and the full output is saved to a file named in the result, which you can read or grep. A non-zero exit code is reported as an error with the output. Commands time out (default per session; set "timeout" in seconds for long runs). Prefer the read, edit, write, ls, find and grep tools over cat, sed, echo > file, ls, find and grep. Avoid interactive commands; if one waits for input, the user is shown the prompt and may answer it.`;
+
+export function createBashTool(options: BashOptions): AgentTool<typeof bashParameters, BashDetails> {
+  let outputDir = options.outputDir;
+  const spillPathFor = (toolCallId: string) => () => {
+    outputDir ??= mkdtempSync(path.join(tmpdir(), "lathe-bash-"));
+    const safeId = toolCallId.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
+    return path.join(outputDir, `bash-${Date.now()}-${safeId}.log`);
+  };
+  return {
+    name: "bash",
+    label: "Run command",
+    description: DESCRIPTION,
+    parameters: bashParameters,
+    async execute(toolCallId, params, signal, onUpdate) {
+      const cwd = resolveToolPath(".", options.projectDir);
+      if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new Error(`Project folder ${cwd} does not exist.`);
+      if (signal?.aborted) throw new Error("Command aborted before it started.");
+      const timeoutMs = params.timeout !== undefined ? params.timeout * 1000 : (options.timeoutMs ?? DEFAULT_BASH_TIMEOUT_MS);
+      return runCommand({
+        toolCallId,
+        command: params.command,
+        cwd,
+        timeoutMs,
+        shell: options.shell ?? "/bin/bash",
+        env: sanitizedShellEnv(process.env, options.env),
+        spillPath: spillPathFor(toolCallId),
+        running: options.running,
+        signal,
+        onUpdate,
+      });
+    },
+  };
+}
+
+interface RunRequest {
+  toolCallId: string;
+  command: string;
+  cwd: string;
+  timeoutMs: number;
+  shell: string;
+  env: Record<string, string>;
+  spillPath: () => string;
+  running: RunningCommands | undefined;
+  signal: AbortSignal | undefined;
+  onUpdate: ((update: { content: { type: "text"; text: string }[]; details: BashDetails }) => void) | undefined;
+}
+
+function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: string }[]; details: BashDetails }> {
+  const started = Date.now();
+  let term: pty.IPty;
+  try {
+    term = pty.spawn(req.shell, ["-c", req.command], {
+      name: "xterm-256color",
+      cols: 120,
+      rows: 30,
+      cwd: req.cwd,
+      env: req.env,
+      encoding: "utf8",
+    });
+  } catch (err) {
+    throw new Error(`Could not start ${req.shell}: ${(err as Error).message}`, { cause: err });
+  }
+  const pid = term.pid;
+  const ptsPath = (term as unknown as { ptsName?: string }).ptsName ?? safeReadlink(`/proc/${pid}/fd/0`);
+  const collector = new OutputCollector(req.spillPath);
+
+  let lastDataAt = Date.now();
+  let lastUpdateAt = 0;
+  let updateTimer: NodeJS.Timeout | undefined;
+  let waitingForInput = false;
+  let timedOut = false;
+  let aborted = false;
+  let killing: Promise<void> | undefined;
+
+  const emitUpdate = () => {
+    updateTimer = undefined;
+    lastUpdateAt = Date.now();
+    const raw = collector.takeRaw();
+    req.onUpdate?.({
+      content: [{ type: "text", text: waitingForInput ? `${collector.textTail()}\n[waiting for input]` : collector.textTail() }],
+      details: {
+        phase: "running",
+        command: req.command,
+        pid,
+        chunk: raw.chunk,
+        skippedBytes: raw.skippedBytes,
+        waitingForInput,
+        elapsedMs: Date.now() - started,
+      },
+    });
+  };
+  const scheduleUpdate = () => {
+    if (updateTimer) return;
+    updateTimer = setTimeout(emitUpdate, Math.max(0, lastUpdateAt + UPDATE_INTERVAL_MS - Date.now()));
+  };
+  const kill = () => {
+    killing ??= killFamily(pid);
+  };
+
+  const dataSub = term.onData((chunk) => {
+    lastDataAt = Date.now();
+    waitingForInput = false;
+    collector.push(chunk);
+    scheduleUpdate();
+  });
+  const inputPoll = setInterval(() => {
+    if (killing || Date.now() - lastDataAt < INPUT_SILENCE_MS) return;
+    const waiting = isWaitingForTerminalInput(pid, ptsPath);
+    if (waiting !== waitingForInput) {
+      waitingForInput = waiting;
+      scheduleUpdate();
+    }
+  }, INPUT_POLL_MS);
+  const timeoutTimer = setTimeout(() => {
+    timedOut = true;
+    kill();
+  }, req.timeoutMs);
+  const onAbort = () => {
+    aborted = true;
+    kill();
+  };
+  req.signal?.addEventListener("abort", onAbort, { once: true });
+  req.running?.register(req.toolCallId, {
+    write: (data) => term.write(data),
+    interrupt: () => {
+      try {
+        process.kill(-pid, "SIGINT");
+      } catch {
+        term.write("\x03");
+      }
+    },
+  });
+
+  return new Promise((resolve, reject) => {
+    term.onExit(({ exitCode, signal: exitSignal }) => {
+      void (async () => {
+        clearInterval(inputPoll);
+        clearTimeout(timeoutTimer);
+        req.signal?.removeEventListener("abort", onAbort);
+        req.running?.unregister(req.toolCallId);
+        // Background children may outlive the shell; on timeout or abort none may survive.
+        if (killing) await killing;
+        dataSub.dispose();
+        if (updateTimer) clearTimeout(updateTimer);
+        waitingForInput = false;
+        // The last raw bytes still go to the terminal view, without breaking the update interval.
+        const wait = lastUpdateAt + UPDATE_INTERVAL_MS - Date.now();
+        if (wait > 0 && collector.hasPendingRaw) await new Promise((r) => setTimeout(r, wait));
+        if (collector.hasPendingRaw) emitUpdate();
+        const output = await collector.finish();
+        const details: BashResultDetails = {
+          phase: "done",
+          command: req.command,
+          exitCode: timedOut || aborted ? null : exitCode,
+          signal: exitSignal ? exitSignal : null,
+          timedOut,
+          aborted,
+          truncated: output.truncated,
+          totalLines: output.totalLines,
+          totalBytes: output.totalBytes,
+          outputFile: output.outputFile,
+          durationMs: Date.now() - started,
+        };
+        const body = output.text.trim() === "" ? "(no output)" : output.text.replace(/\n+$/, "");
+        if (timedOut) {
+          reject(new ToolExecutionError(`${body}\n\nCommand timed out after ${formatSeconds(req.timeoutMs)} and was killed.`, details));
+        } else if (aborted) {
+          reject(new ToolExecutionError(`${body}\n\nCommand aborted.`, details));
+        } else if (exitSignal) {
+          reject(new ToolExecutionError(`${body}\n\nCommand was killed by signal ${exitSignal}.`, details));
+        } else if (exitCode !== 0) {
+          reject(new ToolExecutionError(`${body}\n\nCommand exited with code ${exitCode}.`, details));
+        } else {
+          resolve({ content: [{ type: "text", text: `${body}\n\nExit code: 0` }], details });
+        }
+      })().catch(reject);
+    });
+  });
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function safeReadlink(p: string): string {
+  try {
+    return readlinkSync(p);
+  } catch {
+    return "";
+  }
+}

@@ -1,0 +1,81 @@
+// The find tool: files and folders whose name (or, for a pattern with "/", whose path relative to
+// the search folder) matches a glob, respecting .gitignore and skipping .git and node_modules
+// unless `noIgnore` is set. Results in walk order, capped by `limit` with a notice. Throws on a
+// missing path or an invalid pattern.
+import { stat } from "node:fs/promises";
+import { Type } from "@sinclair/typebox";
+import picomatch from "picomatch";
+import type { AgentTool } from "../loop/types.ts";
+import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
+import { truncateHead } from "./truncate.ts";
+import { walk } from "./walk.ts";
+
+const DEFAULT_LIMIT = 1000;
+
+const findParameters = Type.Object({
+  pattern: Type.String({ description: 'Glob, e.g. "*.ts", "src/**/*.test.ts", "{README,LICENSE}*".' }),
+  path: Type.Optional(Type.String({ description: "Folder to search (default: the project folder)." })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, description: `Maximum results (default ${DEFAULT_LIMIT}).` })),
+  noIgnore: Type.Optional(Type.Boolean({ description: "Also search .gitignored files, .git and node_modules." })),
+});
+
+export interface FindDetails {
+  path: string;
+  absolutePath: string;
+  outsideProject: boolean;
+  matches: number;
+  truncated: boolean;
+}
+
+export function createFindTool(options: { projectDir: string }): AgentTool<typeof findParameters, FindDetails> {
+  return {
+    name: "find",
+    label: "Find files",
+    description: `Find files by glob pattern. A pattern without "/" matches names anywhere in the tree ("*.ts"); with "/" it matches paths relative to the search folder ("src/**/*.ts"). Respects .gitignore and skips .git and node_modules unless noIgnore is true. Folders in results end with "/". At most ${DEFAULT_LIMIT} results unless limit is set.`,
+    parameters: findParameters,
+    async execute(_toolCallId, params, signal) {
+      const absolutePath = resolveToolPath(params.path ?? ".", options.projectDir);
+      const shown = displayPath(absolutePath, options.projectDir);
+      const info = await stat(absolutePath).catch(() => {
+        throw new Error(`Folder not found: ${shown}`);
+      });
+      if (!info.isDirectory()) throw new Error(`${shown} is not a folder.`);
+      const byPath = params.pattern.includes("/");
+      let isMatch: (s: string) => boolean;
+      try {
+        isMatch = picomatch(params.pattern.replace(/^\.\//, ""), { dot: true });
+      } catch (err) {
+        throw new Error(`Invalid glob pattern ${JSON.stringify(params.pattern)}: ${(err as Error).message}`, { cause: err });
+      }
+      const limit = params.limit ?? DEFAULT_LIMIT;
+      const found: string[] = [];
+      let more = false;
+      for await (const entry of walk(absolutePath, { projectDir: options.projectDir, noIgnore: params.noIgnore, signal })) {
+        const subject = byPath ? entry.rel : entry.rel.slice(entry.rel.lastIndexOf("/") + 1);
+        if (!isMatch(subject)) continue;
+        if (found.length >= limit) {
+          more = true;
+          break;
+        }
+        found.push(entry.isDir ? `${entry.rel}/` : entry.rel);
+      }
+      if (signal?.aborted) throw new Error("Find aborted.");
+      const bounded = truncateHead(found.join("\n"));
+      const shownCount = bounded.truncated ? bounded.keptLines : found.length;
+      let text = found.length === 0 ? `No files match ${JSON.stringify(params.pattern)} in ${shown}.` : bounded.text;
+      if (more || bounded.truncated) {
+        text += `\n\n[Showing the first ${shownCount} matches; there are more. Narrow the pattern or the path${more ? ", or raise limit" : ""}.]`;
+      }
+      return {
+        content: [{ type: "text", text }],
+        details: {
+          path: shown,
+          absolutePath,
+          outsideProject: isOutsideProject(absolutePath, options.projectDir),
+          matches: shownCount,
+          truncated: more || bounded.truncated,
+        },
+      };
+    },
+  };
+}

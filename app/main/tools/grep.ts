@@ -1,0 +1,112 @@
+// The grep tool: searches file contents for a regex or literal, with case and context options and
+// a glob filter, respecting .gitignore; ripgrep when it is on PATH, a JavaScript search otherwise
+// (see grep-search.ts). Results are capped at `limit` matches and the output bounds, with a
+// notice. Throws on a missing path or an invalid pattern.
+import { stat } from "node:fs/promises";
+import { Type } from "@sinclair/typebox";
+import type { AgentTool } from "../loop/types.ts";
+import { findRipgrep, type GrepLine, type GrepQuery, searchWithJs, searchWithRipgrep } from "./grep-search.ts";
+import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
+import { truncateHead } from "./truncate.ts";
+
+const DEFAULT_LIMIT = 100;
+const MAX_LINE_CHARS = 500;
+
+const grepParameters = Type.Object({
+  pattern: Type.String({ description: "Regular expression (or literal text with literal: true)." }),
+  path: Type.Optional(Type.String({ description: "Folder or file to search (default: the project folder)." })),
+  glob: Type.Optional(Type.String({ description: 'Only files matching this glob, e.g. "*.ts" or "src/**/*.tsx".' })),
+  ignoreCase: Type.Optional(Type.Boolean({ description: "Case-insensitive search." })),
+  literal: Type.Optional(Type.Boolean({ description: "Treat pattern as plain text, not a regex." })),
+  context: Type.Optional(Type.Integer({ minimum: 0, maximum: 20, description: "Lines of context around each match." })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, description: `Maximum matches (default ${DEFAULT_LIMIT}).` })),
+  noIgnore: Type.Optional(Type.Boolean({ description: "Also search .gitignored files, .git and node_modules." })),
+});
+
+export interface GrepDetails {
+  path: string;
+  absolutePath: string;
+  outsideProject: boolean;
+  matches: number;
+  files: number;
+  truncated: boolean;
+  engine: "ripgrep" | "javascript";
+}
+
+export interface GrepToolOptions {
+  projectDir: string;
+  /** "auto" (default) uses ripgrep when on PATH; "javascript" forces the built-in search. */
+  engine?: "auto" | "javascript";
+}
+
+export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepParameters, GrepDetails> {
+  return {
+    name: "grep",
+    label: "Search files",
+    description: `Search file contents with a regular expression (or literal text). Output lines are "file:line: text" for matches and "file-line- text" for context. Respects .gitignore and skips binary files, .git and node_modules unless noIgnore is true. At most ${DEFAULT_LIMIT} matches unless limit is set; long lines are cut to ${MAX_LINE_CHARS} characters.`,
+    parameters: grepParameters,
+    async execute(_toolCallId, params, signal) {
+      const absolutePath = resolveToolPath(params.path ?? ".", options.projectDir);
+      const shown = displayPath(absolutePath, options.projectDir);
+      await stat(absolutePath).catch(() => {
+        throw new Error(`Path not found: ${shown}`);
+      });
+      const query: GrepQuery = {
+        pattern: params.pattern,
+        root: absolutePath,
+        projectDir: options.projectDir,
+        glob: params.glob,
+        ignoreCase: params.ignoreCase ?? false,
+        literal: params.literal ?? false,
+        context: params.context ?? 0,
+        limit: params.limit ?? DEFAULT_LIMIT,
+        noIgnore: params.noIgnore ?? false,
+        signal,
+      };
+      const rg = options.engine === "javascript" ? null : findRipgrep();
+      const outcome = rg ? await searchWithRipgrep(rg, query) : await searchWithJs(query);
+      const lines = trimTrailingContext(outcome.lines, query.context);
+      const bounded = truncateHead(formatLines(lines, query.context > 0));
+      let text = outcome.matches === 0 ? `No matches for ${JSON.stringify(params.pattern)} in ${shown}.` : bounded.text;
+      if (outcome.limited) {
+        text += `\n\n[Stopped at ${query.limit} matches; more exist. Narrow the pattern, path or glob, or raise limit.]`;
+      } else if (bounded.truncated) {
+        text += `\n\n[Output cut to ${bounded.keptLines} of ${bounded.totalLines} lines. Narrow the search.]`;
+      }
+      return {
+        content: [{ type: "text", text }],
+        details: {
+          path: shown,
+          absolutePath,
+          outsideProject: isOutsideProject(absolutePath, options.projectDir),
+          matches: outcome.matches,
+          files: new Set(lines.filter((l) => l.isMatch).map((l) => l.file)).size,
+          truncated: outcome.limited || bounded.truncated,
+          engine: rg ? "ripgrep" : "javascript",
+        },
+      };
+    },
+  };
+}
+
+/** Drops context lines beyond the last match's own (left by a search that stopped at its limit). */
+function trimTrailingContext(lines: GrepLine[], context: number): GrepLine[] {
+  const lastIndex = lines.findLastIndex((l) => l.isMatch);
+  if (lastIndex === -1) return [];
+  const last = lines[lastIndex]!;
+  let end = lastIndex + 1;
+  while (end < lines.length && lines[end]!.file === last.file && lines[end]!.line <= last.line + context) end++;
+  return lines.slice(0, end);
+}
+
+function formatLines(lines: GrepLine[], withSeparators: boolean): string {
+  const out: string[] = [];
+  let prev: GrepLine | undefined;
+  for (const l of lines) {
+    if (withSeparators && prev && (prev.file !== l.file || l.line > prev.line + 1)) out.push("--");
+    const text = l.text.length > MAX_LINE_CHARS ? `${l.text.slice(0, MAX_LINE_CHARS)}… [line cut]` : l.text;
+    out.push(`${l.file}${l.isMatch ? ":" : "-"}${l.line}${l.isMatch ? ":" : "-"} ${text}`);
+    prev = l;
+  }
+  return out.join("\n");
+}

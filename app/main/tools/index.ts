@@ -1,0 +1,76 @@
+// The coding tools of one session: bash, read, write, edit, ls, find and grep, bound to the
+// session's project folder. `createCodingTools` returns them with the handle through which the
+// sessions service types into or interrupts a running bash call. Writes and edits of one file are
+// serialized process-wide (file-lock.ts). `describeToolPaths` tells the permission layer which
+// paths a call touches and whether they are outside the project.
+import type { AnyAgentTool } from "../loop/types.ts";
+import { createBashTool } from "./bash.ts";
+import { createEditTool } from "./edit.ts";
+import { createFindTool } from "./find.ts";
+import { createGrepTool } from "./grep.ts";
+import { createLsTool } from "./ls.ts";
+import { createReadTool } from "./read.ts";
+import { RunningCommands } from "./running-commands.ts";
+import { createWriteTool } from "./write.ts";
+
+export { createBashTool, DEFAULT_BASH_TIMEOUT_MS } from "./bash.ts";
+export type { BashDetails, BashProgressDetails, BashResultDetails } from "./bash.ts";
+export { createEditTool } from "./edit.ts";
+export type { EditDetails } from "./edit.ts";
+export { EditError, type EditErrorKind } from "./edit-match.ts";
+export { createFindTool } from "./find.ts";
+export type { FindDetails } from "./find.ts";
+export { createGrepTool } from "./grep.ts";
+export type { GrepDetails } from "./grep.ts";
+export { createLsTool } from "./ls.ts";
+export type { LsDetails } from "./ls.ts";
+export { describeToolPaths, resolveToolPath, type ToolPath } from "./paths.ts";
+export { createReadTool } from "./read.ts";
+export type { ReadDetails } from "./read.ts";
+export { RunningCommands } from "./running-commands.ts";
+export { ToolExecutionError } from "./tool-error.ts";
+export { MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./truncate.ts";
+export { createWriteTool } from "./write.ts";
+export type { WriteDetails } from "./write.ts";
+
+export interface CodingToolsOptions {
+  projectDir: string;
+  /** Default bash timeout (a call's own `timeout` overrides it). Default 120 s. */
+  bashTimeoutMs?: number;
+  /** Where full bash outputs are saved. Default: a temporary folder per session, made on first use. */
+  outputDir?: string;
+  /** Variables added to the commands' sanitized environment. */
+  env?: Record<string, string>;
+  /** "javascript" forces grep's built-in search even when ripgrep is installed. */
+  grepEngine?: "auto" | "javascript";
+}
+
+export interface CodingTools {
+  tools: AnyAgentTool[];
+  /** Types into a running bash call's terminal ("\r" is Enter). False when it is not running. */
+  writeInput(toolCallId: string, data: string): boolean;
+  /** Interrupts a running bash call (like Ctrl-C). False when it is not running. */
+  interrupt(toolCallId: string): boolean;
+  /** Whether a bash call with this id is running. */
+  isRunning(toolCallId: string): boolean;
+}
+
+export function createCodingTools(options: CodingToolsOptions): CodingTools {
+  const running = new RunningCommands();
+  const { projectDir } = options;
+  const tools: AnyAgentTool[] = [
+    createReadTool({ projectDir }),
+    createBashTool({ projectDir, timeoutMs: options.bashTimeoutMs, outputDir: options.outputDir, env: options.env, running }),
+    createEditTool({ projectDir }),
+    createWriteTool({ projectDir }),
+    createGrepTool({ projectDir, engine: options.grepEngine }),
+    createFindTool({ projectDir }),
+    createLsTool({ projectDir }),
+  ];
+  return {
+    tools,
+    writeInput: (id, data) => running.writeInput(id, data),
+    interrupt: (id) => running.interrupt(id),
+    isRunning: (id) => running.isRunning(id),
+  };
+}
