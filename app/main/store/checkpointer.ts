@@ -1,0 +1,92 @@
+// WAL checkpoints off the main thread. SQLite's automatic checkpoint runs inside whichever commit
+// crosses the threshold and fsyncs, blocking that commit for several milliseconds; the loop's
+// writes must not wait for it. So the main connection turns it off and a worker thread with its
+// own connection runs PASSIVE checkpoints (which never block writers) every 200 ms while writes
+// come. If the worker cannot start (the driver cannot be located, e.g. in an unusual bundle), the
+// store falls back to SQLite's automatic checkpoint: correct, just with occasional slow commits.
+import type { Database } from "better-sqlite3";
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
+
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const Database = require(workerData.driverPath);
+const db = new Database(workerData.file, { fileMustExist: true });
+db.pragma("busy_timeout = 5000");
+parentPort.on("message", (message) => {
+  if (message === "close") { db.close(); parentPort.close(); return; }
+  try { db.pragma("wal_checkpoint(PASSIVE)"); } catch (err) { parentPort.postMessage(String(err && err.message || err)); }
+});
+parentPort.postMessage("ready");
+`;
+
+function driverPath(): string | undefined {
+  try {
+    return createRequire(import.meta.url).resolve("better-sqlite3");
+  } catch {
+    return undefined;
+  }
+}
+
+export class Checkpointer {
+  readonly #db: Database;
+  #worker: Worker | null = null;
+  #timer: ReturnType<typeof setInterval> | null = null;
+  #dirty = false;
+
+  constructor(db: Database, file: string, intervalMs = 200) {
+    this.#db = db;
+    const driver = driverPath();
+    if (!driver || file === ":memory:") return;
+    try {
+      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driverPath: driver, file } });
+      worker.unref();
+      worker.on("error", () => this.#fallBack());
+      worker.on("exit", () => this.#fallBack());
+      worker.on("message", (message) => {
+        if (message !== "ready") console.error(`[store] background checkpoint failed: ${String(message)}`);
+      });
+      this.#worker = worker;
+      db.pragma("wal_autocheckpoint = 0");
+      this.#timer = setInterval(() => this.#tick(), intervalMs);
+      this.#timer.unref?.();
+    } catch {
+      this.#fallBack();
+    }
+  }
+
+  /** True while checkpoints run in the worker. */
+  get inWorker(): boolean {
+    return this.#worker !== null;
+  }
+
+  /** Notes that something was committed. */
+  noteWrite(): void {
+    this.#dirty = true;
+  }
+
+  #tick(): void {
+    if (!this.#dirty || !this.#worker) return;
+    this.#dirty = false;
+    this.#worker.postMessage("checkpoint");
+  }
+
+  #fallBack(): void {
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+    this.#worker = null;
+    if (this.#db.open) this.#db.pragma("wal_autocheckpoint = 1000");
+  }
+
+  /** Stops the worker (the store then checkpoints on close). */
+  close(): void {
+    const worker = this.#worker;
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+    this.#worker = null;
+    if (worker) {
+      worker.removeAllListeners("exit");
+      void worker.terminate();
+    }
+  }
+}

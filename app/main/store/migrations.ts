@@ -1,0 +1,165 @@
+// The schema, as numbered migrations. Migration N brings a database from user_version N-1 to N;
+// open-database.ts runs each one in its own transaction and sets user_version with it. A shipped
+// migration is never edited: change the schema by appending a new one (test/store/fixtures keeps a
+// frozen copy of version 1 to prove old files still migrate).
+//
+// Layout choices (why the store stays fast at millions of messages):
+// - messages.id = session_id * 2^24 + position. The table is clustered on it, so one session's
+//   messages are one contiguous range of the B-tree (opening a session is a range scan, no index
+//   lookups), an FTS hit's rowid names its session and position directly, and positions stay dense.
+//   session_id and position exist as VIRTUAL generated columns (no storage) for readable SQL.
+// - sessions keep message_count, tokens and cost counters, updated in the same transaction as each
+//   append, so listing never counts rows.
+// - The full-text index is an FTS5 table with external content: its "content" is a view computing
+//   each message's text from the stored JSON, so the text is never stored twice.
+import type { Database } from "better-sqlite3";
+import { MESSAGE_TEXT_FUNCTION } from "./message-text.ts";
+
+export interface Migration {
+  version: number;
+  description: string;
+  up(db: Database): void;
+}
+
+/** Sessions hold at most 2^24 (16.7 million) messages; message ids encode session and position. */
+export const POSITION_BITS = 24;
+export const POSITION_SPAN = 2 ** POSITION_BITS;
+
+/**
+ * SQL expression: the searchable text of a stored message. It calls the app-defined function that
+ * open-database.ts registers on every connection (message-text.ts), because FTS5 cannot read a
+ * view that uses json_each. A connection without it (the sqlite3 shell) can read but not write messages.
+ */
+function messageTextSql(data: string): string {
+  return `${MESSAGE_TEXT_FUNCTION}(${data})`;
+}
+
+export const V1_SCHEMA = `
+CREATE TABLE projects (
+  id INTEGER PRIMARY KEY,
+  folder TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  last_opened_at INTEGER NOT NULL
+);
+CREATE INDEX projects_by_last_opened ON projects(last_opened_at DESC);
+
+CREATE TABLE sessions (
+  id INTEGER PRIMARY KEY,
+  project_id INTEGER NOT NULL REFERENCES projects(id),
+  title TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  model TEXT,
+  base_tool_names TEXT NOT NULL DEFAULT '[]',
+  parent_session_id INTEGER REFERENCES sessions(id) ON DELETE SET NULL,
+  fork_position INTEGER,
+  message_count INTEGER NOT NULL DEFAULT 0,
+  tokens INTEGER NOT NULL DEFAULT 0,
+  cost REAL NOT NULL DEFAULT 0,
+  archived_at INTEGER
+);
+CREATE INDEX sessions_by_updated ON sessions(updated_at DESC, id DESC);
+CREATE INDEX sessions_by_project ON sessions(project_id, updated_at DESC, id DESC);
+CREATE INDEX sessions_by_parent ON sessions(parent_session_id);
+
+CREATE TABLE messages (
+  id INTEGER PRIMARY KEY,
+  role TEXT NOT NULL,
+  data TEXT NOT NULL,
+  tokens INTEGER NOT NULL DEFAULT 0,
+  cost REAL NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  session_id INTEGER GENERATED ALWAYS AS (id >> 24) VIRTUAL,
+  position INTEGER GENERATED ALWAYS AS (id & 16777215) VIRTUAL
+);
+
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  started_at INTEGER NOT NULL,
+  ended_at INTEGER,
+  status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'interrupted'))
+);
+CREATE INDEX runs_by_session ON runs(session_id, id);
+CREATE INDEX runs_still_running ON runs(session_id) WHERE status = 'running';
+
+CREATE TABLE events (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  at INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  data TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE settings (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
+`;
+
+// Indexing is deferred: inserting a message only queues its id in message_fts_pending (cheap), and
+// search-indexer.ts moves queued messages into the index in small batches shortly after. A 'delete'
+// must only be sent to FTS5 for a message that was indexed, or the index would be damaged.
+const V2_SEARCH = `
+CREATE VIEW message_text(id, text) AS SELECT id, ${messageTextSql("data")} FROM messages;
+CREATE VIRTUAL TABLE message_fts USING fts5(
+  text, content = 'message_text', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TABLE message_fts_pending (id INTEGER PRIMARY KEY);
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+  INSERT INTO message_fts_pending(id) VALUES (new.id);
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+  INSERT INTO message_fts(message_fts, rowid, text)
+    SELECT 'delete', old.id, ${messageTextSql("old.data")} WHERE NOT EXISTS (SELECT 1 FROM message_fts_pending WHERE id = old.id);
+  DELETE FROM message_fts_pending WHERE id = old.id;
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF data ON messages BEGIN
+  INSERT INTO message_fts(message_fts, rowid, text)
+    SELECT 'delete', old.id, ${messageTextSql("old.data")} WHERE NOT EXISTS (SELECT 1 FROM message_fts_pending WHERE id = old.id);
+  INSERT OR IGNORE INTO message_fts_pending(id) VALUES (new.id);
+END;
+INSERT INTO message_fts(message_fts) VALUES ('rebuild');
+`;
+
+const V3_AUDIT_AND_RULES = `
+CREATE TABLE tool_audit (
+  id INTEGER PRIMARY KEY,
+  at INTEGER NOT NULL,
+  session_id INTEGER REFERENCES sessions(id) ON DELETE SET NULL,
+  tool_call_id TEXT,
+  tool_name TEXT NOT NULL,
+  args TEXT NOT NULL,
+  decision TEXT NOT NULL CHECK (decision IN ('allow', 'deny')),
+  decided_by TEXT NOT NULL,
+  duration_ms INTEGER,
+  outcome TEXT
+);
+CREATE INDEX tool_audit_by_session ON tool_audit(session_id, id);
+
+CREATE TABLE permission_rules (
+  id INTEGER PRIMARY KEY,
+  tool TEXT NOT NULL,
+  pattern TEXT NOT NULL DEFAULT '*',
+  action TEXT NOT NULL CHECK (action IN ('allow', 'deny')),
+  scope TEXT NOT NULL CHECK (scope IN ('session', 'project', 'global')),
+  scope_id INTEGER,
+  created_at INTEGER NOT NULL,
+  CHECK ((scope = 'global') = (scope_id IS NULL))
+);
+CREATE INDEX permission_rules_by_scope ON permission_rules(scope, scope_id, tool);
+CREATE TRIGGER sessions_drop_rules AFTER DELETE ON sessions BEGIN
+  DELETE FROM permission_rules WHERE scope = 'session' AND scope_id = old.id;
+END;
+`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, description: "projects, sessions, messages, runs, events, settings", up: (db) => db.exec(V1_SCHEMA) },
+  { version: 2, description: "full-text search over message text", up: (db) => db.exec(V2_SEARCH) },
+  { version: 3, description: "tool audit log and permission rules", up: (db) => db.exec(V3_AUDIT_AND_RULES) },
+];
+
+export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

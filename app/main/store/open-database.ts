@@ -1,0 +1,157 @@
+// Opens (or creates) the one database file in a data folder and brings it to the latest schema.
+// Contract: a corrupt file is moved aside (never deleted) and a fresh database started, with a
+// notice saying so; a file from a newer Lathe throws NewerDatabaseError and is left untouched;
+// before any migration a backup copy is written next to the file; each migration runs in one
+// transaction together with its user_version bump. Any other failure throws a StoreError.
+import Database from "better-sqlite3";
+import fs from "node:fs";
+import path from "node:path";
+import { NewerDatabaseError, StoreError, isCorruptionError, toStoreError } from "./errors.ts";
+import { MESSAGE_TEXT_FUNCTION, searchableTextOfJson } from "./message-text.ts";
+import { LATEST_VERSION, MIGRATIONS } from "./migrations.ts";
+
+export type StoreNotice =
+  | { kind: "database-corrupt"; message: string; movedTo: string }
+  | { kind: "database-migrated"; message: string; fromVersion: number; toVersion: number; backupPath: string };
+
+export interface OpenDatabaseOptions {
+  dataDir: string;
+  /** Default "lathe.db". */
+  fileName?: string;
+  /** Files up to this size get a full `PRAGMA quick_check` at open (default 256 MiB). */
+  quickCheckMaxBytes?: number;
+}
+
+export interface OpenedDatabase {
+  db: Database.Database;
+  path: string;
+  notices: StoreNotice[];
+}
+
+const DEFAULT_QUICK_CHECK_MAX_BYTES = 256 * 1024 * 1024;
+
+function stamp(): string {
+  return new Date().toISOString().replace(/[:.]/g, "-");
+}
+
+/** Registers what the schema needs on a fresh connection (the FTS text function). */
+export function prepareConnection(db: Database.Database): void {
+  db.function(MESSAGE_TEXT_FUNCTION, { deterministic: true }, searchableTextOfJson);
+}
+
+/** Opens and probes the file; returns its schema version, or "corrupt". */
+function probe(file: string, quickCheckMaxBytes: number): { db: Database.Database; version: number } | "corrupt" {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file);
+    prepareConnection(db);
+    const version = db.pragma("user_version", { simple: true }) as number;
+    db.prepare("SELECT count(*) FROM sqlite_schema").get();
+    const size = fs.statSync(file).size;
+    if (size > 0 && size <= quickCheckMaxBytes) {
+      const result = db.pragma("quick_check", { simple: true });
+      if (result !== "ok") {
+        db.close();
+        return "corrupt";
+      }
+    }
+    return { db, version };
+  } catch (err) {
+    db?.close();
+    if (isCorruptionError(err)) return "corrupt";
+    throw toStoreError(err, `opening the session database ${file}`);
+  }
+}
+
+/** Renames the file and its WAL/SHM companions to `<file>.corrupt-<time>`; returns the new main path. */
+function moveAside(file: string): string {
+  const target = `${file}.corrupt-${stamp()}`;
+  for (const suffix of ["", "-wal", "-shm"]) {
+    if (fs.existsSync(file + suffix)) fs.renameSync(file + suffix, target + suffix);
+  }
+  return target;
+}
+
+function configure(db: Database.Database): void {
+  const mode = db.pragma("journal_mode = WAL", { simple: true });
+  if (mode !== "wal") throw new StoreError("io", `The session database could not switch to WAL mode (got "${String(mode)}").`);
+  // NORMAL in WAL mode: a commit is in the WAL file (the OS's cache) when it returns, so it survives
+  // a killed process; only a power loss can drop the last commits, and it never corrupts the file.
+  db.pragma("synchronous = NORMAL");
+  db.pragma("foreign_keys = ON");
+  db.pragma("busy_timeout = 1000");
+  db.pragma("temp_store = MEMORY");
+  // After a checkpoint lets the WAL restart, shrink it back to 64 MiB at most.
+  db.pragma("journal_size_limit = 67108864");
+}
+
+function migrate(db: Database.Database, file: string, from: number, notices: StoreNotice[]): void {
+  if (from >= LATEST_VERSION) return;
+  if (from > 0) {
+    const backupPath = `${file}.backup-v${from}-${stamp()}`;
+    try {
+      db.prepare("VACUUM INTO ?").run(backupPath);
+    } catch (err) {
+      throw toStoreError(err, `writing the backup ${backupPath} before upgrading the database`);
+    }
+    notices.push({
+      kind: "database-migrated",
+      message: `The session database was upgraded from version ${from} to ${LATEST_VERSION}; a copy of the old file is at ${backupPath}.`,
+      fromVersion: from,
+      toVersion: LATEST_VERSION,
+      backupPath,
+    });
+  }
+  for (const migration of MIGRATIONS) {
+    if (migration.version <= from) continue;
+    try {
+      db.transaction(() => {
+        migration.up(db);
+        db.pragma(`user_version = ${migration.version}`);
+      })();
+    } catch (err) {
+      const cause = toStoreError(err, `upgrading the database to version ${migration.version} (${migration.description})`);
+      throw new StoreError(cause.failure, `${cause.message} The database was left at version ${migration.version - 1}.`, { cause: err });
+    }
+  }
+}
+
+export function openDatabase(options: OpenDatabaseOptions): OpenedDatabase {
+  const file = path.join(options.dataDir, options.fileName ?? "lathe.db");
+  const quickCheckMaxBytes = options.quickCheckMaxBytes ?? DEFAULT_QUICK_CHECK_MAX_BYTES;
+  const notices: StoreNotice[] = [];
+  try {
+    fs.mkdirSync(options.dataDir, { recursive: true });
+  } catch (err) {
+    throw toStoreError(err, `creating the data folder ${options.dataDir}`);
+  }
+  let probed = probe(file, quickCheckMaxBytes);
+  if (probed === "corrupt") {
+    let movedTo: string;
+    try {
+      movedTo = moveAside(file);
+    } catch (err) {
+      throw toStoreError(err, `moving the damaged database ${file} aside`);
+    }
+    notices.push({
+      kind: "database-corrupt",
+      message: `The session database was damaged. It was moved to ${movedTo} (nothing was deleted) and a fresh one was started.`,
+      movedTo,
+    });
+    probed = probe(file, quickCheckMaxBytes);
+    if (probed === "corrupt") throw new StoreError("corrupt", `A fresh session database at ${file} could not be created.`);
+  }
+  const { db, version } = probed;
+  if (version > LATEST_VERSION) {
+    db.close();
+    throw new NewerDatabaseError(file, version, LATEST_VERSION);
+  }
+  try {
+    configure(db);
+    migrate(db, file, version, notices);
+  } catch (err) {
+    db.close();
+    throw toStoreError(err, `opening the session database ${file}`);
+  }
+  return { db, path: file, notices };
+}

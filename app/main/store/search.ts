@@ -1,0 +1,84 @@
+// Full-text search over every message's text (FTS5). User input is never passed to FTS5 as query
+// syntax: it is split into words, each quoted, all required (AND); the last word also matches as
+// a prefix once it has 3 characters, for search-as-you-type. Hits come newest session first (then
+// latest message first): FTS5 walks its index in rowid order and stops at the page limit, so a
+// query costs the same over 2 million messages as over 2 thousand. Never throws on odd input.
+import type { Database } from "better-sqlite3";
+import type { AgentMessage } from "../../shared/agent-types.ts";
+import { positionOf, sessionOf } from "./messages.ts";
+import type { SearchHit, SearchOptions, SearchResult, SnippetPart } from "./store-types.ts";
+import { statement } from "./sql.ts";
+
+const OPEN = "\u0002";
+const CLOSE = "\u0003";
+const SNIPPET_WORDS = 16;
+
+/** The FTS5 query for what the user typed; null when it holds no searchable word. */
+export function toFtsQuery(input: string): string | null {
+  const words = input.match(/[\p{L}\p{N}\p{Co}]+/gu);
+  if (!words) return null;
+  const prefixLast = !/\s$/u.test(input) && words[words.length - 1]!.length >= 3;
+  return words.map((word, i) => `"${word}"${prefixLast && i === words.length - 1 ? "*" : ""}`).join(" ");
+}
+
+/** Splits FTS5 snippet output (matches between OPEN and CLOSE markers) into parts. */
+export function parseSnippet(snippet: string): SnippetPart[] {
+  const parts: SnippetPart[] = [];
+  let rest = snippet;
+  while (rest.length > 0) {
+    const open = rest.indexOf(OPEN);
+    if (open < 0) {
+      parts.push({ text: rest, match: false });
+      break;
+    }
+    if (open > 0) parts.push({ text: rest.slice(0, open), match: false });
+    const close = rest.indexOf(CLOSE, open + 1);
+    const end = close < 0 ? rest.length : close;
+    parts.push({ text: rest.slice(open + 1, end), match: true });
+    rest = close < 0 ? "" : rest.slice(close + 1);
+  }
+  return parts.filter((p) => p.text !== "");
+}
+
+interface HitRow {
+  id: number;
+  snippet: string;
+  title: string | null;
+  projectId: number;
+  role: AgentMessage["role"];
+}
+
+export function searchMessages(db: Database, input: string, options: SearchOptions = {}): SearchResult {
+  const query = toFtsQuery(input);
+  if (query === null) return { hits: [], nextCursor: null };
+  const limit = Math.max(1, Math.min(options.limit ?? 20, 200));
+  const conditions = ["message_fts MATCH @query"];
+  if (options.cursor != null) conditions.push("f.rowid < @cursor");
+  if (!options.includeArchived) conditions.push("s.archived_at IS NULL");
+  if (options.projectId !== undefined) conditions.push("s.project_id = @projectId");
+  const rows = statement(
+    db,
+    `SELECT f.rowid AS id, snippet(message_fts, 0, '${OPEN}', '${CLOSE}', '…', ${SNIPPET_WORDS}) AS snippet,
+            s.title, s.project_id AS projectId, m.role
+       FROM message_fts f
+       JOIN sessions s ON s.id = (f.rowid >> 24)
+       JOIN messages m ON m.id = f.rowid
+      WHERE ${conditions.join(" AND ")}
+      ORDER BY f.rowid DESC LIMIT @limit`,
+  ).all({
+    query,
+    limit: limit + 1,
+    ...(options.cursor != null ? { cursor: options.cursor } : {}),
+    ...(options.projectId !== undefined ? { projectId: options.projectId } : {}),
+  }) as HitRow[];
+  const page = rows.slice(0, limit);
+  const hits: SearchHit[] = page.map((row) => ({
+    sessionId: sessionOf(row.id),
+    sessionTitle: row.title,
+    projectId: row.projectId,
+    position: positionOf(row.id),
+    role: row.role,
+    snippet: parseSnippet(row.snippet),
+  }));
+  return { hits, nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
+}

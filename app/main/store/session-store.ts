@@ -1,0 +1,308 @@
+// The store's API over one open database: projects, sessions, messages, replay, history, search,
+// forks, export; plus settings, the audit log and permission rules. Synchronous (better-sqlite3):
+// every call is one short transaction. Reads never throw for absent rows (they return undefined or
+// empty); writes throw a StoreError with a plain message and leave nothing half-written.
+import type { Database } from "better-sqlite3";
+import type { AgentMessage } from "../../shared/agent-types.ts";
+import { activeToolNamesByMessage } from "../loop/tool-activation.ts";
+import { ToolAuditLog } from "./audit-log.ts";
+import { StoreError, toStoreError } from "./errors.ts";
+import { readSessionEvents } from "./event-log.ts";
+import { sessionToJson, sessionToMarkdown, type SessionExport } from "./export.ts";
+import { appendMessageRow, copyMessagePrefix, deleteSessionMessages, firstMessageId, readMessage, readMessages } from "./messages.ts";
+import { PermissionRules } from "./permission-rules.ts";
+import { SessionRecorder, type RecorderOptions } from "./recorder.ts";
+import { searchMessages } from "./search.ts";
+import { SearchIndexer } from "./search-indexer.ts";
+import { Checkpointer } from "./checkpointer.ts";
+import { SettingsStore } from "./settings.ts";
+import { statement } from "./sql.ts";
+import type {
+  ListSessionsOptions,
+  NewSession,
+  OpenedSession,
+  ProjectInfo,
+  RunInfo,
+  SearchOptions,
+  SearchResult,
+  SessionInfo,
+  SessionPage,
+} from "./store-types.ts";
+
+const SESSION_COLUMNS = `id, project_id AS projectId, title, created_at AS createdAt, updated_at AS updatedAt, model,
+  base_tool_names AS baseToolNames, parent_session_id AS parentSessionId, fork_position AS forkPosition,
+  message_count AS messageCount, tokens, cost, archived_at AS archivedAt`;
+
+const PROJECT_COLUMNS = "id, folder, name, created_at AS createdAt, last_opened_at AS lastOpenedAt";
+
+type SessionRow = Omit<SessionInfo, "baseToolNames"> & { baseToolNames: string };
+
+function toSession(row: SessionRow): SessionInfo {
+  return { ...row, baseToolNames: JSON.parse(row.baseToolNames) as string[] };
+}
+
+export class SessionStore {
+  /** The connection; for the recorder and tests. Other code goes through the methods. */
+  readonly db: Database;
+  readonly path: string;
+  readonly settings: SettingsStore;
+  readonly audit: ToolAuditLog;
+  readonly permissionRules: PermissionRules;
+  readonly #indexer: SearchIndexer;
+  readonly #checkpointer: Checkpointer;
+
+  constructor(db: Database, path: string) {
+    this.db = db;
+    this.path = path;
+    this.settings = new SettingsStore(db);
+    this.audit = new ToolAuditLog(db);
+    this.permissionRules = new PermissionRules(db);
+    this.#indexer = new SearchIndexer(db);
+    this.#checkpointer = new Checkpointer(db, path);
+    this.#indexer.schedule();
+  }
+
+  #write<T>(action: string, fn: () => T): T {
+    let result: T;
+    try {
+      result = this.db.transaction(fn)();
+    } catch (err) {
+      throw toStoreError(err, action);
+    }
+    this.#afterCommit();
+    return result;
+  }
+
+  readonly #afterCommit = (): void => {
+    this.#indexer.schedule();
+    this.#checkpointer.noteWrite();
+  };
+
+  /** Indexes every message still waiting for the search index (search does this itself). */
+  flushSearchIndex(): number {
+    return this.#indexer.flushAll();
+  }
+
+  /** Messages saved but not yet in the search index. */
+  pendingSearchIndex(): number {
+    return this.#indexer.pendingCount();
+  }
+
+  /**
+   * Checkpoints and truncates the WAL now, blocking: for idle moments and after bulk imports, when
+   * writes outpace the background checkpoint. Returns false if readers kept it from completing.
+   */
+  checkpoint(): boolean {
+    const [row] = this.db.pragma("wal_checkpoint(TRUNCATE)") as { busy: number }[];
+    return row?.busy === 0;
+  }
+
+  /** Whether WAL checkpoints run in a worker thread (false: SQLite's automatic ones). */
+  get checkpointsInWorker(): boolean {
+    return this.#checkpointer.inWorker;
+  }
+
+  // Projects
+
+  /** Adds the project for `folder` if new and marks it opened now. */
+  openProject(folder: string, name?: string): ProjectInfo {
+    const now = Date.now();
+    const displayName = name ?? (folder.split(/[\\/]/).filter(Boolean).pop() || folder);
+    return this.#write(`opening the project ${folder}`, () =>
+      statement(
+        this.db,
+        `INSERT INTO projects (folder, name, created_at, last_opened_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT(folder) DO UPDATE SET last_opened_at = excluded.last_opened_at RETURNING ${PROJECT_COLUMNS}`,
+      ).get(folder, displayName, now, now),
+    ) as ProjectInfo;
+  }
+
+  getProject(id: number): ProjectInfo | undefined {
+    return statement(this.db, `SELECT ${PROJECT_COLUMNS} FROM projects WHERE id = ?`).get(id) as ProjectInfo | undefined;
+  }
+
+  /** Most recently opened first. */
+  listProjects(): ProjectInfo[] {
+    return statement(this.db, `SELECT ${PROJECT_COLUMNS} FROM projects ORDER BY last_opened_at DESC, id DESC`).all() as ProjectInfo[];
+  }
+
+  // Sessions
+
+  createSession(input: NewSession): SessionInfo {
+    const now = Date.now();
+    return this.#write("creating a session", () => {
+      const row = statement(
+        this.db,
+        `INSERT INTO sessions (project_id, title, created_at, updated_at, model, base_tool_names)
+         VALUES (?, ?, ?, ?, ?, ?) RETURNING ${SESSION_COLUMNS}`,
+      ).get(input.projectId, input.title ?? null, now, now, input.model ?? null, JSON.stringify(input.baseToolNames ?? []));
+      return toSession(row as SessionRow);
+    });
+  }
+
+  getSession(id: number): SessionInfo | undefined {
+    const row = statement(this.db, `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`).get(id) as SessionRow | undefined;
+    return row && toSession(row);
+  }
+
+  #requireSession(id: number): SessionInfo {
+    const session = this.getSession(id);
+    if (!session) throw new StoreError("not-found", `Session ${id} does not exist.`);
+    return session;
+  }
+
+  /** Newest activity first, paged by cursor; message counts come from a counter column. */
+  listSessions(options: ListSessionsOptions = {}): SessionPage {
+    const limit = Math.max(1, Math.min(options.limit ?? 50, 500));
+    const where = [options.archived ? "archived_at IS NOT NULL" : "archived_at IS NULL"];
+    if (options.projectId !== undefined) where.push("project_id = @projectId");
+    if (options.cursor) where.push("(updated_at < @updatedAt OR (updated_at = @updatedAt AND id < @id))");
+    const rows = statement(
+      this.db,
+      `SELECT ${SESSION_COLUMNS} FROM sessions ${options.projectId !== undefined ? "INDEXED BY sessions_by_project" : ""}
+        WHERE ${where.join(" AND ")} ORDER BY updated_at DESC, id DESC LIMIT @limit`,
+    ).all({
+      limit: limit + 1,
+      ...(options.projectId !== undefined ? { projectId: options.projectId } : {}),
+      ...(options.cursor ? { updatedAt: options.cursor.updatedAt, id: options.cursor.id } : {}),
+    }) as SessionRow[];
+    const sessions = rows.slice(0, limit).map(toSession);
+    const last = sessions[sessions.length - 1];
+    return { sessions, nextCursor: rows.length > limit && last ? { updatedAt: last.updatedAt, id: last.id } : null };
+  }
+
+  renameSession(id: number, title: string): void {
+    const trimmed = title.trim();
+    if (trimmed === "") throw new StoreError("invalid", "A session title cannot be empty.");
+    this.#write("renaming the session", () => {
+      if (statement(this.db, "UPDATE sessions SET title = ? WHERE id = ?").run(trimmed, id).changes === 0)
+        throw new StoreError("not-found", `Session ${id} does not exist.`);
+    });
+  }
+
+  setSessionModel(id: number, model: string | null): void {
+    this.#write("saving the session's model", () => statement(this.db, "UPDATE sessions SET model = ? WHERE id = ?").run(model, id));
+  }
+
+  /** Archived sessions leave the default list and search; `false` brings one back. */
+  archiveSession(id: number, archived = true): void {
+    this.#write("archiving the session", () => {
+      const changed = statement(this.db, "UPDATE sessions SET archived_at = ? WHERE id = ?").run(archived ? Date.now() : null, id);
+      if (changed.changes === 0) throw new StoreError("not-found", `Session ${id} does not exist.`);
+    });
+  }
+
+  /** Deletes the session, its messages, runs and events. Forks of it keep their copied history. */
+  deleteSession(id: number): void {
+    this.#write("deleting the session", () => {
+      deleteSessionMessages(this.db, id);
+      statement(this.db, "DELETE FROM sessions WHERE id = ?").run(id);
+    });
+  }
+
+  /**
+   * A new session with the same history through `throughPosition` and a link back. When that
+   * message is an assistant message with tool calls, its tool results come along too, so the
+   * fork's transcript is valid for a provider.
+   */
+  forkSession(id: number, throughPosition: number): SessionInfo {
+    return this.#write("forking the session", () => {
+      const source = this.#requireSession(id);
+      if (!Number.isInteger(throughPosition) || throughPosition < 0 || throughPosition >= source.messageCount)
+        throw new StoreError("invalid", `Session ${id} has no message at position ${throughPosition}.`);
+      let through = throughPosition;
+      if (readMessage(this.db, id, through)?.role === "assistant") {
+        while (through + 1 < source.messageCount && readMessage(this.db, id, through + 1)?.role === "toolResult") through++;
+      }
+      const first = firstMessageId(id);
+      const created = statement(
+        this.db,
+        `INSERT INTO sessions (project_id, title, created_at, updated_at, model, base_tool_names, parent_session_id, fork_position,
+                               message_count, tokens, cost)
+         SELECT project_id, title, @now, @now, model, base_tool_names, id, @through, @through + 1,
+                (SELECT coalesce(sum(tokens), 0) FROM messages WHERE id BETWEEN @first AND @first + @through),
+                (SELECT coalesce(sum(cost), 0) FROM messages WHERE id BETWEEN @first AND @first + @through)
+           FROM sessions WHERE id = @id RETURNING id`,
+      )
+        .pluck()
+        .get({ now: Date.now(), through, first, id }) as number;
+      copyMessagePrefix(this.db, id, created, through);
+      return this.#requireSession(created);
+    });
+  }
+
+  // Messages
+
+  /** Commits one message at the session's next position (durable when this returns); returns the position. */
+  appendMessage(sessionId: number, message: AgentMessage): number {
+    return this.#write(`saving the ${message.role} message`, () => appendMessageRow(this.db, sessionId, message, Date.now()));
+  }
+
+  /** Commits several messages in one transaction (all or none); returns their positions. */
+  appendMessages(sessionId: number, messages: readonly AgentMessage[]): number[] {
+    const now = Date.now();
+    return this.#write(`saving ${messages.length} messages`, () => messages.map((m) => appendMessageRow(this.db, sessionId, m, now)));
+  }
+
+  /** Messages at positions [from, to). */
+  readMessages(sessionId: number, from?: number, to?: number): AgentMessage[] {
+    return readMessages(this.db, sessionId, from, to);
+  }
+
+  listRuns(sessionId: number): RunInfo[] {
+    return statement(
+      this.db,
+      "SELECT id, session_id AS sessionId, started_at AS startedAt, ended_at AS endedAt, status FROM runs WHERE session_id = ? ORDER BY id",
+    ).all(sessionId) as RunInfo[];
+  }
+
+  /** Everything needed to show, replay or resume a session; undefined if it does not exist. */
+  openSession(id: number): OpenedSession | undefined {
+    const session = this.getSession(id);
+    if (!session) return undefined;
+    const messages = readMessages(this.db, id);
+    return {
+      session,
+      messages,
+      activeToolNames: activeToolNamesByMessage(session.baseToolNames, messages),
+      runs: this.listRuns(id),
+      events: readSessionEvents(this.db, id, messages),
+    };
+  }
+
+  // History
+
+  search(query: string, options?: SearchOptions): SearchResult {
+    this.#indexer.flushAll();
+    return searchMessages(this.db, query, options);
+  }
+
+  exportJson(id: number): SessionExport {
+    const opened = this.openSession(id);
+    if (!opened) throw new StoreError("not-found", `Session ${id} does not exist.`);
+    return sessionToJson(opened, this.getProject(opened.session.projectId));
+  }
+
+  exportMarkdown(id: number): string {
+    const opened = this.openSession(id);
+    if (!opened) throw new StoreError("not-found", `Session ${id} does not exist.`);
+    return sessionToMarkdown(opened, this.getProject(opened.session.projectId));
+  }
+
+  /** A recorder that writes one session's runs from the loop's events. */
+  recorder(sessionId: number, options?: RecorderOptions): SessionRecorder {
+    this.#requireSession(sessionId);
+    return new SessionRecorder(this.db, sessionId, { ...options, onCommit: this.#afterCommit });
+  }
+
+  close(): void {
+    if (!this.db.open) return;
+    this.#indexer.close();
+    this.#checkpointer.close();
+    try {
+      this.db.pragma("wal_checkpoint(TRUNCATE)");
+    } finally {
+      this.db.close();
+    }
+  }
+}

@@ -1,0 +1,119 @@
+// The store's public data shapes: plain serialisable values, safe to send over IPC.
+import type { AgentEvent, AgentMessage } from "../../shared/agent-types.ts";
+
+export interface ProjectInfo {
+  id: number;
+  folder: string;
+  name: string;
+  createdAt: number;
+  lastOpenedAt: number;
+}
+
+export interface SessionInfo {
+  id: number;
+  projectId: number;
+  /** From the first prompt until renamed; null before the first user message. */
+  title: string | null;
+  createdAt: number;
+  updatedAt: number;
+  /** Free-form model reference, e.g. "anthropic/claude-sonnet-4-5". */
+  model: string | null;
+  /** Tools active from the start; tool-result messages' addedToolNames extend them. */
+  baseToolNames: string[];
+  /** Set on forks: the session this one was forked from (null once that one is deleted). */
+  parentSessionId: number | null;
+  /** Set on forks: the last position of the parent's history that this session copied. */
+  forkPosition: number | null;
+  messageCount: number;
+  tokens: number;
+  cost: number;
+  archivedAt: number | null;
+}
+
+export interface NewSession {
+  projectId: number;
+  model?: string | null;
+  baseToolNames?: readonly string[];
+  title?: string | null;
+}
+
+/** Keyset cursor for paging the session list (stable while sessions are added). */
+export interface SessionCursor {
+  updatedAt: number;
+  id: number;
+}
+
+export interface ListSessionsOptions {
+  /** Omit for all projects. */
+  projectId?: number;
+  /** false (default): active sessions only; true: archived only. */
+  archived?: boolean;
+  /** Default 50, at most 500. */
+  limit?: number;
+  cursor?: SessionCursor | null;
+}
+
+export interface SessionPage {
+  sessions: SessionInfo[];
+  nextCursor: SessionCursor | null;
+}
+
+export type RunStatus = "running" | "completed" | "interrupted";
+
+export interface RunInfo {
+  id: number;
+  sessionId: number;
+  startedAt: number;
+  endedAt: number | null;
+  status: RunStatus;
+}
+
+/** One logged lifecycle event, re-inflated: message payloads are the stored messages. */
+export interface StoredEvent {
+  runId: number;
+  seq: number;
+  /** Milliseconds since the epoch when the recorder received it. */
+  at: number;
+  event: AgentEvent;
+}
+
+export interface OpenedSession {
+  session: SessionInfo;
+  messages: AgentMessage[];
+  /** activeToolNames[i]: the tools active after message i (base tools plus every name added at or before i). */
+  activeToolNames: string[][];
+  runs: RunInfo[];
+  /** Every run's events in emission order (runs oldest first). */
+  events: StoredEvent[];
+}
+
+export interface SnippetPart {
+  text: string;
+  /** True for the parts that matched the query. */
+  match: boolean;
+}
+
+export interface SearchHit {
+  sessionId: number;
+  sessionTitle: string | null;
+  projectId: number;
+  /** Position of the message the hit is in (open the session and scroll to it). */
+  position: number;
+  role: AgentMessage["role"];
+  snippet: SnippetPart[];
+}
+
+export interface SearchOptions {
+  projectId?: number;
+  /** Include archived sessions (default false). */
+  includeArchived?: boolean;
+  /** Default 20, at most 200. */
+  limit?: number;
+  /** For the next page: the `nextCursor` of the previous result. */
+  cursor?: number | null;
+}
+
+export interface SearchResult {
+  hits: SearchHit[];
+  nextCursor: number | null;
+}
