@@ -1,0 +1,165 @@
+// The composition root shared by the Electron shell and the headless host: opens the store, builds
+// the settings, permissions and sessions services, and maps every request of the IPC contract to
+// them. Transports (Electron IPC, WebSocket) only carry requests to `router` and events from `hub`.
+// Platform pieces (the keyring, the native folder picker) come in as adapters.
+import type { AssistantMessage } from "../shared/agent-types.ts";
+import type { Session } from "../shared/ipc/contract.ts";
+import { EventHub } from "./ipc/event-hub.ts";
+import { IpcFailure, IpcRouter, type RequestHandlers } from "./ipc/router.ts";
+import { PermissionsService } from "./permissions/permissions-service.ts";
+import { createStreamModel, discoverModels, testProvider } from "./providers/index.ts";
+import type { StreamFn } from "./loop/types.ts";
+import { SessionsService } from "./sessions/sessions-service.ts";
+import { SettingsService, type SecretStore } from "./settings/settings-service.ts";
+import { openStore, StoreError, type SessionStore } from "./store/index.ts";
+
+export interface AppServicesOptions {
+  dataDir: string;
+  secrets: SecretStore;
+  host: "electron" | "browser";
+  version: string;
+  env?: Record<string, string | undefined>;
+  /** The native folder picker (Electron only). */
+  pickFolder?: () => Promise<string | null>;
+  /** Replaces the provider layer (tests point it at a local server instead through settings/env). */
+  streamFn?: StreamFn;
+  bashTimeoutMs?: number;
+  onRunEnd?: (session: Session | undefined, last: AssistantMessage | undefined) => void;
+  onPermissionRequest?: (sessionId: number) => void;
+}
+
+export interface AppServices {
+  router: IpcRouter;
+  hub: EventHub;
+  store: SessionStore;
+  sessions: SessionsService;
+  permissions: PermissionsService;
+  settings: SettingsService;
+  notices: string[];
+  close(): Promise<void>;
+}
+
+export function createAppServices(options: AppServicesOptions): AppServices {
+  const env = options.env ?? process.env;
+  const { store, notices } = openStore({ dataDir: options.dataDir });
+  const hub = new EventHub();
+  const settings = new SettingsService(store.settings, options.secrets, env);
+  const streamFn = options.streamFn ?? createStreamModel({ settings: () => settings.providerSettings(), env });
+  const permissions = new PermissionsService({
+    store,
+    hub,
+    mode: () => settings.permissionMode,
+    knownSecrets: () => {
+      const p = settings.providerSettings();
+      return [p.anthropic?.apiKey, p.openai?.apiKey, ...(p.custom ?? []).map((c) => c.apiKey), env.ANTHROPIC_API_KEY, env.OPENAI_API_KEY].filter(
+        (k): k is string => typeof k === "string" && k.length >= 8,
+      );
+    },
+    onPendingChange: (sessionId) => {
+      hub.emit("session.state", sessions.state(sessionId));
+      options.onPermissionRequest?.(sessionId);
+    },
+  });
+  const sessions: SessionsService = new SessionsService({ store, hub, settings, streamFn, permissions, env, bashTimeoutMs: options.bashTimeoutMs, onRunEnd: options.onRunEnd });
+
+  const ruleScopeId = (scope: "session" | "project" | "global", scopeId: number | undefined): number | null => {
+    if (scope === "global") return null;
+    if (scopeId === undefined) throw new IpcFailure("invalid-request", `A ${scope} rule needs a scopeId (the ${scope} id).`);
+    return scopeId;
+  };
+
+  const handlers: RequestHandlers = {
+    "app.info": () => ({
+      version: options.version,
+      platform: process.platform,
+      dataDir: options.dataDir,
+      notices: notices.map((n) => n.message),
+      host: options.host,
+    }),
+    "projects.list": () => store.listProjects(),
+    "projects.open": ({ folder }) => sessions.openProject(folder),
+    "projects.pickFolder": async () => {
+      if (!options.pickFolder) throw new IpcFailure("unavailable", "There is no folder picker in the browser: type the folder's path instead.");
+      return { folder: await options.pickFolder() };
+    },
+    "sessions.list": (p) => store.listSessions(p),
+    "sessions.create": ({ projectId, model }) => sessions.create(projectId, model),
+    "sessions.open": ({ sessionId }) => sessions.open(sessionId),
+    "sessions.prompt": ({ sessionId, text, images }) => sessions.prompt(sessionId, text, images),
+    "sessions.steer": ({ sessionId, text }) => (sessions.steer(sessionId, text), {}),
+    "sessions.followUp": ({ sessionId, text }) => (sessions.followUp(sessionId, text), {}),
+    "sessions.abort": ({ sessionId }) => (sessions.abort(sessionId), {}),
+    "sessions.state": ({ sessionId }) => sessions.state(sessionId),
+    "sessions.setModel": ({ sessionId, model }) => sessions.setModel(sessionId, model),
+    "sessions.rename": ({ sessionId, title }) => sessions.rename(sessionId, title),
+    "sessions.archive": ({ sessionId, archived }) => sessions.archive(sessionId, archived),
+    "sessions.delete": async ({ sessionId }) => (await sessions.delete(sessionId), {}),
+    "sessions.fork": ({ sessionId, position }) => sessions.fork(sessionId, position),
+    "sessions.export": ({ sessionId, format }) => {
+      const session = store.getSession(sessionId);
+      if (!session) throw new IpcFailure("not-found", `Session ${sessionId} does not exist.`);
+      const stem = `lathe-session-${sessionId}`;
+      return format === "markdown"
+        ? { fileName: `${stem}.md`, content: store.exportMarkdown(sessionId) }
+        : { fileName: `${stem}.json`, content: JSON.stringify(store.exportJson(sessionId), null, 2) };
+    },
+    "sessions.search": ({ query, ...rest }) => {
+      try {
+        return store.search(query, rest);
+      } catch (error) {
+        if (error instanceof StoreError && error.failure === "invalid") throw new IpcFailure("invalid-request", error.message);
+        throw error;
+      }
+    },
+    "tools.input": ({ sessionId, toolCallId, data }) => (sessions.writeInput(sessionId, toolCallId, data), {}),
+    "tools.interrupt": ({ sessionId, toolCallId }) => (sessions.interrupt(sessionId, toolCallId), {}),
+    "models.list": () => sessions.models(),
+    "models.refresh": async ({ provider }) => {
+      const custom = (settings.providerSettings().custom ?? []).find((c) => c.id === provider);
+      if (!custom) return sessions.models().filter((m) => m.provider === provider);
+      const found = await discoverModels(custom.baseUrl, custom.apiKey);
+      if (!found.ok) throw new IpcFailure("unavailable", found.error);
+      settings.setProvider({ id: provider, models: found.models });
+      return sessions.models().filter((m) => m.provider === provider);
+    },
+    "settings.get": () => settings.view(),
+    "settings.update": (changes) => settings.update(changes),
+    "settings.setProvider": (update) => settings.setProvider(update),
+    "settings.removeProvider": ({ id }) => settings.removeProvider(id),
+    "providers.test": async ({ id }) => {
+      const result = await testProvider(settings.providerSettings(), id, { env });
+      return { ok: result.ok, message: result.message };
+    },
+    "permissions.respond": (answer) => (permissions.respond(answer), {}),
+    "permissions.pending": () => permissions.allPending(),
+    "permissions.rules": (query) => permissions.rules(query),
+    "permissions.addRule": ({ tool, pattern, action, scope, scopeId }) =>
+      store.permissionRules.add({ tool, pattern, action, scope, scopeId: ruleScopeId(scope, scopeId) }),
+    "permissions.updateRule": ({ id, pattern, action }) => {
+      const rule = store.permissionRules.all().find((r) => r.id === id);
+      if (!rule) throw new IpcFailure("not-found", `No permission rule ${id}.`);
+      // Rules are immutable rows: an edit replaces the rule with its new version.
+      store.permissionRules.remove(id);
+      return store.permissionRules.add({ ...rule, pattern: pattern ?? rule.pattern, action: action ?? rule.action });
+    },
+    "permissions.removeRule": ({ id }) => {
+      if (!store.permissionRules.remove(id)) throw new IpcFailure("not-found", `No permission rule ${id}.`);
+      return {};
+    },
+  };
+
+  const router = new IpcRouter(handlers, (name, error) => console.error(`[ipc] ${name} failed:`, error));
+  return {
+    router,
+    hub,
+    store,
+    sessions,
+    permissions,
+    settings,
+    notices: notices.map((n) => n.message),
+    close: async () => {
+      await sessions.close();
+      store.close();
+    },
+  };
+}

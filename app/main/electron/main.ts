@@ -1,0 +1,150 @@
+// The Electron shell: the only main-process code that imports electron (with secrets.ts and
+// menu.ts). It owns the window and the platform pieces (folder picker, keyring, notifications,
+// menus) and carries requests and events between the renderer and the services, which are the
+// same ones the headless host runs.
+import { app, BrowserWindow, dialog, ipcMain, Notification, screen, session, shell } from "electron";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { AssistantMessage } from "../../shared/agent-types.ts";
+import { EVENT_CHANNEL, REQUEST_CHANNEL } from "../../shared/ipc/channels.ts";
+import type { Session } from "../../shared/ipc/contract.ts";
+import { createAppServices, type AppServices } from "../app-services.ts";
+import { EventBatcher } from "../ipc/event-batcher.ts";
+import { applyMainProcessFlags } from "../runtime-flags.ts";
+import { installMenu } from "./menu.ts";
+import { electronSecretStore } from "./secrets.ts";
+import { isAppUrl, mainWindowOptions, type WindowBounds } from "./window-config.ts";
+import { loadWindowState, saveWindowState } from "./window-state.ts";
+
+applyMainProcessFlags();
+
+const rendererIndex = path.join(__dirname, "..", "renderer", "index.html");
+const rendererUrl = pathToFileURL(rendererIndex).toString();
+let window: BrowserWindow | undefined;
+let services: AppServices | undefined;
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on("second-instance", () => showWindow());
+  app.on("web-contents-created", (_event, contents) => {
+    contents.on("will-navigate", (event, url) => {
+      if (!isAppUrl(url, rendererUrl)) event.preventDefault();
+    });
+    contents.on("will-attach-webview", (event) => event.preventDefault());
+    contents.setWindowOpenHandler(({ url }) => {
+      // Links in the transcript open in the user's browser, never in a Lathe window.
+      if (/^https?:\/\//.test(url)) void shell.openExternal(url);
+      return { action: "deny" };
+    });
+  });
+  app.whenReady().then(start, (error: unknown) => fatal(error));
+  app.on("window-all-closed", () => {
+    if (process.platform !== "darwin") app.quit();
+  });
+  app.on("activate", () => {
+    if (BrowserWindow.getAllWindows().length === 0 && services) createWindow(services);
+  });
+  app.on("before-quit", () => {
+    void services?.close();
+  });
+}
+
+function start(): void {
+  session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+  session.defaultSession.setPermissionCheckHandler(() => false);
+  try {
+    services = createAppServices({
+      dataDir: app.getPath("userData"),
+      secrets: electronSecretStore(),
+      host: "electron",
+      version: app.getVersion(),
+      pickFolder: pickFolder,
+      onRunEnd: notifyRunEnd,
+      onPermissionRequest: notifyPermission,
+    });
+  } catch (error) {
+    fatal(error);
+    return;
+  }
+  const ready = services;
+  ipcMain.handle(REQUEST_CHANNEL, (event, name: unknown, params: unknown) => {
+    // Only the app's own page in our window may call in.
+    const frameUrl = event.senderFrame?.url ?? "";
+    if (!window || event.sender !== window.webContents || !isAppUrl(frameUrl, rendererUrl)) {
+      return { ok: false, error: { code: "invalid-request", message: "Requests are accepted from the Lathe window only." } };
+    }
+    return ready.router.handle(name, params);
+  });
+  installMenu((command) => ready.hub.emit("app.command", { command }));
+  createWindow(ready);
+}
+
+function createWindow(ready: AppServices): void {
+  const stateFile = path.join(app.getPath("userData"), "window-state.json");
+  const bounds = visibleBounds(loadWindowState(stateFile));
+  const win = new BrowserWindow(mainWindowOptions(path.join(__dirname, "..", "preload", "index.cjs"), bounds));
+  window = win;
+  if (bounds.maximized) win.maximize();
+  const batcher = new EventBatcher((event, payload) => {
+    if (!win.isDestroyed()) win.webContents.send(EVENT_CHANNEL, event, payload);
+  });
+  const removeListener = ready.hub.add(batcher);
+  win.once("ready-to-show", () => win.show());
+  const remember = () => {
+    if (win.isDestroyed()) return;
+    saveWindowState(stateFile, { ...win.getNormalBounds(), maximized: win.isMaximized() });
+  };
+  win.on("resize", remember);
+  win.on("move", remember);
+  win.on("closed", () => {
+    removeListener();
+    batcher.dispose();
+    if (window === win) window = undefined;
+  });
+  void win.loadFile(rendererIndex);
+}
+
+/** Saved bounds on a screen that is no longer attached would open the window out of sight. */
+function visibleBounds(bounds: WindowBounds): WindowBounds {
+  if (bounds.x === undefined || bounds.y === undefined) return bounds;
+  const area = screen.getDisplayMatching({ x: bounds.x, y: bounds.y, width: bounds.width, height: bounds.height }).workArea;
+  const visible = bounds.x < area.x + area.width - 50 && bounds.y < area.y + area.height - 50 && bounds.x + bounds.width > area.x + 50 && bounds.y >= area.y - 10;
+  return visible ? bounds : { width: bounds.width, height: bounds.height, maximized: bounds.maximized };
+}
+
+async function pickFolder(): Promise<string | null> {
+  const options = { title: "Open a project folder", properties: ["openDirectory", "createDirectory"] as ("openDirectory" | "createDirectory")[] };
+  const result = window ? await dialog.showOpenDialog(window, options) : await dialog.showOpenDialog(options);
+  return result.canceled ? null : (result.filePaths[0] ?? null);
+}
+
+function showWindow(): void {
+  if (!window) return;
+  if (window.isMinimized()) window.restore();
+  window.show();
+  window.focus();
+}
+
+function notify(title: string, body: string): void {
+  if (!window || (window.isVisible() && window.isFocused()) || !Notification.isSupported()) return;
+  const notification = new Notification({ title, body });
+  notification.on("click", showWindow);
+  notification.show();
+}
+
+function notifyRunEnd(session: Session | undefined, last: AssistantMessage | undefined): void {
+  const title = session?.title ?? "Lathe";
+  if (last?.stopReason === "error") notify(title, `The run stopped with an error: ${last.errorMessage ?? "unknown error"}`);
+  else if (last?.stopReason !== "aborted") notify(title, "The run finished.");
+}
+
+function notifyPermission(sessionId: number): void {
+  const pending = services?.permissions.pendingFor(sessionId) ?? [];
+  if (pending.length > 0) notify("Lathe needs an answer", pending[0]!.summary.title);
+}
+
+function fatal(error: unknown): void {
+  dialog.showErrorBox("Lathe could not start", error instanceof Error ? error.message : String(error));
+  app.exit(1);
+}

@@ -1,0 +1,64 @@
+// IpcRouter: the one entry point for requests from any renderer transport (Electron IPC, the
+// headless host's WebSocket). Validates the name and the params against the contract before a
+// handler sees them, and answers { ok: true, data } or { ok: false, error }. Never throws and
+// never rejects, whatever arrives.
+import type { TSchema } from "@sinclair/typebox";
+import {
+  requests,
+  type IpcError,
+  type IpcResult,
+  type RequestName,
+  type RequestParams,
+  type RequestResult,
+} from "../../shared/ipc/contract.ts";
+import { checkerFor, schemaErrorLines } from "../loop/validation.ts";
+import { errorText } from "../loop/messages.ts";
+
+export type RequestHandlers = {
+  [N in RequestName]: (params: RequestParams<N>) => Promise<RequestResult<N>> | RequestResult<N>;
+};
+
+/** Thrown by a handler to answer with a specific error code. */
+export class IpcFailure extends Error {
+  readonly code: IpcError["code"];
+  constructor(code: IpcError["code"], message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export class IpcRouter {
+  private readonly handlers: RequestHandlers;
+  private readonly onHandlerError: ((name: string, error: unknown) => void) | undefined;
+
+  constructor(handlers: RequestHandlers, onHandlerError?: (name: string, error: unknown) => void) {
+    this.handlers = handlers;
+    this.onHandlerError = onHandlerError;
+  }
+
+  async handle(name: unknown, params: unknown): Promise<IpcResult<unknown>> {
+    if (typeof name !== "string" || !Object.hasOwn(requests, name)) {
+      const shown = typeof name === "string" ? `"${name.slice(0, 100)}"` : typeof name;
+      return failure("unknown-request", `Unknown request ${shown}.`);
+    }
+    const requestName = name as RequestName;
+    const schema: TSchema = requests[requestName].params;
+    const check = checkerFor(schema);
+    if (!check.Check(params)) {
+      const lines = schemaErrorLines(check, params).map((l) => l.replace("(the arguments object)", "(the params object)"));
+      return failure("invalid-request", `Invalid params for ${requestName}:\n${lines.join("\n")}`);
+    }
+    try {
+      const handler = this.handlers[requestName] as (p: unknown) => unknown;
+      return { ok: true, data: await handler(params) };
+    } catch (error) {
+      if (error instanceof IpcFailure) return failure(error.code, error.message);
+      this.onHandlerError?.(requestName, error);
+      return failure("failed", errorText(error));
+    }
+  }
+}
+
+function failure(code: IpcError["code"], message: string): IpcResult<never> {
+  return { ok: false, error: { code, message } };
+}

@@ -1,0 +1,238 @@
+// PermissionsService: the loop's beforeToolCall and afterToolCall for every session.
+// beforeToolCall decides allow, deny or ask (policy.ts); an "ask" becomes a permission request
+// event and waits until the user answers or the run is aborted. Requests live here, not in a
+// window, so they survive a renderer reload; an answer to an unknown or already answered request
+// is refused. afterToolCall redacts secrets from the output before it reaches the model or the
+// disk, and says so. Every call that reaches a decision is written to the audit log.
+import { randomUUID } from "node:crypto";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import type { AssistantMessage } from "../../shared/agent-types.ts";
+import type { PermissionRequest } from "../../shared/ipc/contract.ts";
+import type { EventHub } from "../ipc/event-hub.ts";
+import { IpcFailure } from "../ipc/router.ts";
+import type { AfterToolCallResult, BeforeToolCallResult } from "../loop/types.ts";
+import type { SessionScope, ToolHooks } from "../sessions/live-session.ts";
+import type { PermissionMode } from "../settings/settings-service.ts";
+import type { PermissionRule, SessionStore } from "../store/index.ts";
+import { summarizeCall } from "./call-summary.ts";
+import { EDIT_TOOLS, callSubjects, decide, proposeRule } from "./policy.ts";
+import { describeRedactions, redactSecrets } from "./redaction.ts";
+
+export type UserDecision = "allow-once" | "allow-session" | "allow-project" | "deny";
+
+export interface PermissionsServiceOptions {
+  store: SessionStore;
+  hub: EventHub;
+  mode: () => PermissionMode;
+  /** Secrets to redact besides the built-in formats: the configured provider keys. */
+  knownSecrets: () => string[];
+  /** Called when a session's pending requests change (the sessions service re-sends its state). */
+  onPendingChange?: (sessionId: number) => void;
+  /** Rate limit: file writes and edits allowed per turn (one assistant message). Default 25. */
+  maxFileWritesPerTurn?: number;
+}
+
+interface Pending {
+  request: PermissionRequest;
+  projectId: number;
+  settle: (answer: { decision: UserDecision | "aborted"; patterns?: string[]; reason?: string }) => void;
+}
+
+interface Started {
+  auditId: number;
+  startedAt: number;
+}
+
+export class PermissionsService {
+  private readonly o: PermissionsServiceOptions;
+  private readonly pending = new Map<string, Pending>();
+  private readonly started = new Map<string, Started>();
+  private readonly writesPerTurn = new WeakMap<AssistantMessage, number>();
+
+  constructor(options: PermissionsServiceOptions) {
+    this.o = options;
+  }
+
+  hooks(scope: SessionScope): ToolHooks {
+    return {
+      beforeToolCall: (ctx, signal) => this.before(scope, ctx.assistantMessage, ctx.toolCall.id, ctx.toolCall.name, ctx.args, signal),
+      afterToolCall: async (ctx) => this.after(ctx.toolCall.id, ctx.result, ctx.isError),
+    };
+  }
+
+  pendingFor(sessionId: number): PermissionRequest[] {
+    return [...this.pending.values()].filter((p) => p.request.sessionId === sessionId).map((p) => p.request);
+  }
+
+  allPending(): PermissionRequest[] {
+    return [...this.pending.values()].map((p) => p.request);
+  }
+
+  cancelSession(sessionId: number): void {
+    for (const p of [...this.pending.values()]) if (p.request.sessionId === sessionId) p.settle({ decision: "aborted" });
+  }
+
+  respond(answer: { requestId: string; decision: UserDecision; rule?: { tool: string; pattern: string }; reason?: string }): void {
+    const p = this.pending.get(answer.requestId);
+    if (!p) throw new IpcFailure("not-found", `There is no pending permission request ${answer.requestId}: it was already answered or cancelled.`);
+    const pattern = answer.rule?.pattern ?? p.request.proposedRule.pattern;
+    if (answer.rule && answer.rule.tool !== p.request.toolName) {
+      throw new IpcFailure("invalid-request", `The rule is for ${answer.rule.tool}, but the request is for ${p.request.toolName}.`);
+    }
+    const patterns = pattern.split("\n").map((l) => l.trim()).filter(Boolean);
+    if (answer.decision === "allow-project" && patterns.length === 0) throw new IpcFailure("invalid-request", "The rule's pattern is empty.");
+    p.settle({ decision: answer.decision, patterns, reason: answer.reason });
+  }
+
+  // Rules, for the settings screen
+
+  rules(query: { projectId?: number; sessionId?: number }): PermissionRule[] {
+    return query.projectId === undefined && query.sessionId === undefined
+      ? this.o.store.permissionRules.all()
+      : this.o.store.permissionRules.applicable(query);
+  }
+
+  private async before(
+    scope: SessionScope,
+    assistantMessage: AssistantMessage,
+    toolCallId: string,
+    toolName: string,
+    args: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<BeforeToolCallResult | undefined> {
+    const subjects = callSubjects(toolName, args, scope.projectDir);
+    const rules = this.o.store.permissionRules.applicable({ sessionId: scope.sessionId, projectId: scope.projectId });
+    const decision = decide({ toolName, subjects, rules, mode: this.o.mode() });
+    const audit = (allowed: boolean, decidedBy: string, outcome: string | null) => {
+      const auditId = this.o.store.audit.record({ sessionId: scope.sessionId, toolCallId, toolName, args, decision: allowed ? "allow" : "deny", decidedBy, durationMs: null, outcome });
+      if (allowed) this.started.set(toolCallId, { auditId, startedAt: performance.now() });
+    };
+
+    if (decision.action === "deny") {
+      audit(false, `rule #${decision.rule?.id}`, "blocked");
+      return { block: true, reason: decision.reason };
+    }
+    if (EDIT_TOOLS.has(toolName)) {
+      const writes = (this.writesPerTurn.get(assistantMessage) ?? 0) + 1;
+      this.writesPerTurn.set(assistantMessage, writes);
+      const limit = this.o.maxFileWritesPerTurn ?? 25;
+      if (writes > limit) {
+        audit(false, "policy: rate limit", "blocked");
+        return { block: true, reason: `Rate limit: at most ${limit} file writes and edits per turn. Check the work so far, then continue in the next turn.` };
+      }
+    }
+    if (decision.action === "allow") {
+      audit(true, decision.by === "rule" ? `rule #${decision.rule?.id}` : decision.by === "mode" ? `mode: ${this.o.mode()}` : "default", null);
+      return undefined;
+    }
+
+    const answer = await this.ask(scope, toolCallId, toolName, args, subjects, signal);
+    if (answer.decision === "aborted") {
+      audit(false, "aborted", "blocked");
+      return { block: true, reason: "The run was aborted before the user answered this permission request." };
+    }
+    if (answer.decision === "deny") {
+      audit(false, "user", "blocked");
+      return { block: true, reason: `The user denied this call${answer.reason?.trim() ? `: ${answer.reason.trim()}` : "."}` };
+    }
+    if (answer.decision !== "allow-once") {
+      const ruleScope = answer.decision === "allow-session" ? "session" : "project";
+      for (const pattern of answer.patterns ?? []) {
+        this.o.store.permissionRules.add({
+          tool: toolName,
+          pattern,
+          action: "allow",
+          scope: ruleScope,
+          scopeId: ruleScope === "session" ? scope.sessionId : scope.projectId,
+        });
+      }
+    }
+    audit(true, `user: ${answer.decision}`, null);
+    return undefined;
+  }
+
+  private ask(
+    scope: SessionScope,
+    toolCallId: string,
+    toolName: string,
+    args: unknown,
+    subjects: ReturnType<typeof callSubjects>,
+    signal: AbortSignal | undefined,
+  ): Promise<Parameters<Pending["settle"]>[0]> {
+    const request: PermissionRequest = {
+      id: randomUUID(),
+      sessionId: scope.sessionId,
+      toolCallId,
+      toolName,
+      args,
+      summary: summarizeCall(toolName, args, subjects),
+      proposedRule: proposeRule(toolName, subjects),
+      createdAt: Date.now(),
+    };
+    return new Promise((resolve) => {
+      const onAbort = () => settle({ decision: "aborted" });
+      const settle: Pending["settle"] = (answer) => {
+        if (!this.pending.delete(request.id)) return;
+        signal?.removeEventListener("abort", onAbort);
+        this.o.hub.emit("permission.resolved", { requestId: request.id, sessionId: scope.sessionId, decision: answer.decision });
+        this.o.onPendingChange?.(scope.sessionId);
+        resolve(answer);
+      };
+      this.pending.set(request.id, { request, projectId: scope.projectId, settle });
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.o.hub.emit("permission.request", request);
+      this.o.onPendingChange?.(scope.sessionId);
+    });
+  }
+
+  private after(toolCallId: string, result: { content: { type: string; text?: string }[]; details: unknown }, isError: boolean): AfterToolCallResult | undefined {
+    const started = this.started.get(toolCallId);
+    this.started.delete(toolCallId);
+    if (started) this.o.store.audit.finish(started.auditId, Math.round(performance.now() - started.startedAt), isError ? "error" : "ok");
+
+    const secrets = this.o.knownSecrets();
+    const found: Record<string, number> = {};
+    const add = (more: Record<string, number>) => {
+      for (const [k, n] of Object.entries(more)) found[k] = (found[k] ?? 0) + n;
+    };
+    const content = result.content.map((block) => {
+      if (block.type !== "text" || typeof block.text !== "string") return block;
+      const r = redactSecrets(block.text, secrets);
+      add(r.found);
+      return { ...block, text: r.text };
+    });
+    const details = redactDeep(result.details, secrets, add);
+    redactSavedOutput(details, secrets);
+    if (Object.keys(found).length === 0) return undefined;
+    const note = `[Lathe redacted ${describeRedactions(found)} from this output.]`;
+    return {
+      content: [...(content as AfterToolCallResult["content"] & object), { type: "text", text: note }],
+      details: details && typeof details === "object" ? { ...details, redactions: found } : details,
+    };
+  }
+}
+
+function redactDeep(value: unknown, secrets: string[], add: (found: Record<string, number>) => void, depth = 0): unknown {
+  if (typeof value === "string") {
+    const r = redactSecrets(value, secrets);
+    add(r.found);
+    return r.text;
+  }
+  if (depth > 6 || value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, secrets, add, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, secrets, add, depth + 1)]));
+}
+
+/** The bash tool saves the full output to a file the model can read: redact it there too. */
+function redactSavedOutput(details: unknown, secrets: string[]): void {
+  const file = (details as { outputFile?: unknown } | undefined)?.outputFile;
+  if (typeof file !== "string") return;
+  try {
+    if (statSync(file).size > 64 * 1024 * 1024) return;
+    const r = redactSecrets(readFileSync(file, "utf8"), secrets);
+    if (Object.keys(r.found).length > 0) writeFileSync(file, r.text);
+  } catch {
+    // the file is gone or unreadable: nothing to redact
+  }
+}

@@ -1,0 +1,272 @@
+// SessionsService: runs any number of sessions at once, each its own Agent over the store. Opens
+// (resumes) sessions from their stored messages, starts runs, steers, queues follow-ups, aborts,
+// switches models, forks. A session is "live" (holds an Agent and tools) from its first run until
+// it is deleted or the service closes. Errors meant for the user are IpcFailures with plain text.
+import { statSync } from "node:fs";
+import { basename, resolve } from "node:path";
+import type { AssistantMessage, ImageContent, Model } from "../../shared/agent-types.ts";
+import type { PermissionRequest, Session, SessionState } from "../../shared/ipc/contract.ts";
+import type { EventHub } from "../ipc/event-hub.ts";
+import { IpcFailure } from "../ipc/router.ts";
+import type { StreamFn } from "../loop/types.ts";
+import { findModel, listModels } from "../providers/index.ts";
+import type { SettingsService } from "../settings/settings-service.ts";
+import { StoreError, type OpenedSession, type ProjectInfo, type SessionStore } from "../store/index.ts";
+import { createCodingTools } from "../tools/index.ts";
+import { LiveSession, type SessionScope, type ToolHooks } from "./live-session.ts";
+
+export interface PermissionsPort {
+  hooks(scope: SessionScope): ToolHooks;
+  pendingFor(sessionId: number): PermissionRequest[];
+  /** Called when a session's run is aborted or the session goes away: its dialogs close. */
+  cancelSession(sessionId: number): void;
+}
+
+export interface SessionsServiceOptions {
+  store: SessionStore;
+  hub: EventHub;
+  settings: SettingsService;
+  streamFn: StreamFn;
+  permissions: PermissionsPort;
+  env?: Record<string, string | undefined>;
+  bashTimeoutMs?: number;
+  /** A run ended (for "done" notifications while the window is hidden). */
+  onRunEnd?: (session: Session | undefined, last: AssistantMessage | undefined) => void;
+}
+
+let toolNames: string[] | undefined;
+/** The names of the coding tools every session starts with. */
+function codingToolNames(): string[] {
+  return (toolNames ??= createCodingTools({ projectDir: process.cwd() }).tools.map((t) => t.name));
+}
+
+export class SessionsService {
+  private readonly live = new Map<number, LiveSession>();
+  private readonly o: SessionsServiceOptions;
+
+  constructor(options: SessionsServiceOptions) {
+    this.o = options;
+  }
+
+  // Projects
+
+  openProject(folder: string): ProjectInfo {
+    const path = resolve(folder.replace(/^~(?=$|\/)/, process.env.HOME ?? "~"));
+    let isDir: boolean;
+    try {
+      isDir = statSync(path).isDirectory();
+    } catch {
+      throw new IpcFailure("not-found", `There is no folder at ${path}.`);
+    }
+    if (!isDir) throw new IpcFailure("invalid-request", `${path} is a file, not a folder.`);
+    return this.o.store.openProject(path, basename(path) || path);
+  }
+
+  // Models
+
+  models(): Model[] {
+    return listModels(this.o.settings.providerSettings());
+  }
+
+  resolveModel(ref: string | null | undefined): Model | undefined {
+    if (!ref) return undefined;
+    const slash = ref.indexOf("/");
+    if (slash <= 0) return undefined;
+    return findModel(ref.slice(0, slash), ref.slice(slash + 1), this.o.settings.providerSettings());
+  }
+
+  /** The default for new sessions: the user's choice, else the first model of a provider with a key. */
+  defaultModel(): Model | undefined {
+    const chosen = this.resolveModel(this.o.settings.defaultModel);
+    if (chosen) return chosen;
+    const env = this.o.env ?? process.env;
+    const settings = this.o.settings.providerSettings();
+    const hasKey = (provider: string): boolean => {
+      if (provider === "anthropic") return Boolean(settings.anthropic?.apiKey || env.ANTHROPIC_API_KEY);
+      if (provider === "openai") return Boolean(settings.openai?.apiKey || env.OPENAI_API_KEY);
+      return (settings.custom ?? []).some((c) => c.id === provider);
+    };
+    return this.models().find((m) => hasKey(m.provider));
+  }
+
+  // Sessions
+
+  create(projectId: number, modelRef?: string): Session {
+    if (!this.o.store.getProject(projectId)) throw new IpcFailure("not-found", `Project ${projectId} does not exist.`);
+    const model = modelRef ? this.resolveModel(modelRef) : this.defaultModel();
+    if (modelRef && !model) throw new IpcFailure("not-found", `Unknown model "${modelRef}".`);
+    return this.o.store.createSession({
+      projectId,
+      model: model ? `${model.provider}/${model.id}` : null,
+      baseToolNames: codingToolNames(),
+    });
+  }
+
+  open(sessionId: number): { opened: OpenedSession; state: SessionState } {
+    const opened = this.o.store.openSession(sessionId);
+    if (!opened) throw new IpcFailure("not-found", `Session ${sessionId} does not exist.`);
+    return { opened, state: this.state(sessionId, opened.session) };
+  }
+
+  state(sessionId: number, info?: Session): SessionState {
+    const live = this.live.get(sessionId);
+    const pending = this.o.permissions.pendingFor(sessionId);
+    if (live) return live.state(pending);
+    const session = info ?? this.session(sessionId);
+    const model = this.resolveModel(session.model);
+    return {
+      sessionId,
+      running: false,
+      model: session.model,
+      queued: { steering: [], followUp: [] },
+      pendingPermissions: pending,
+      contextTokens: 0,
+      contextWindow: model?.contextWindow ?? 0,
+    };
+  }
+
+  /** Starts a run, or (while one is going) steers it. */
+  prompt(sessionId: number, text: string, images: ImageContent[] = []): { delivery: "prompt" | "steer" } {
+    const live = this.liveSession(sessionId);
+    if (live.agent.isRunning) {
+      live.steer(text);
+      return { delivery: "steer" };
+    }
+    if (!text.trim() && images.length === 0) throw new IpcFailure("invalid-request", "The message is empty.");
+    live.prompt(text, images);
+    return { delivery: "prompt" };
+  }
+
+  steer(sessionId: number, text: string): void {
+    const live = this.liveSession(sessionId);
+    if (!live.agent.isRunning) throw new IpcFailure("invalid-request", "The session is not running: send the message as a prompt.");
+    live.steer(text);
+  }
+
+  followUp(sessionId: number, text: string): void {
+    const live = this.liveSession(sessionId);
+    if (!live.agent.isRunning) live.prompt(text);
+    else live.followUp(text);
+  }
+
+  abort(sessionId: number): void {
+    this.o.permissions.cancelSession(sessionId);
+    this.live.get(sessionId)?.abort();
+  }
+
+  setModel(sessionId: number, ref: string): SessionState {
+    const model = this.resolveModel(ref);
+    if (!model) throw new IpcFailure("not-found", `Unknown model "${ref}".`);
+    const live = this.live.get(sessionId);
+    if (live) live.setModel(model);
+    else this.o.store.setSessionModel(this.session(sessionId).id, ref);
+    const state = this.state(sessionId);
+    this.o.hub.emit("session.state", state);
+    return state;
+  }
+
+  rename(sessionId: number, title: string): Session {
+    this.guard(() => this.o.store.renameSession(sessionId, title));
+    return this.updated(sessionId);
+  }
+
+  archive(sessionId: number, archived: boolean): Session {
+    this.guard(() => this.o.store.archiveSession(sessionId, archived));
+    return this.updated(sessionId);
+  }
+
+  async delete(sessionId: number): Promise<void> {
+    this.session(sessionId);
+    this.o.permissions.cancelSession(sessionId);
+    const live = this.live.get(sessionId);
+    this.live.delete(sessionId);
+    await live?.dispose();
+    this.guard(() => this.o.store.deleteSession(sessionId));
+  }
+
+  fork(sessionId: number, position: number): Session {
+    return this.guard(() => this.o.store.forkSession(sessionId, position));
+  }
+
+  writeInput(sessionId: number, toolCallId: string, data: string): void {
+    if (!this.live.get(sessionId)?.tools.writeInput(toolCallId, data)) {
+      throw new IpcFailure("not-found", "That command is no longer running.");
+    }
+  }
+
+  interrupt(sessionId: number, toolCallId: string): void {
+    if (!this.live.get(sessionId)?.tools.interrupt(toolCallId)) {
+      throw new IpcFailure("not-found", "That command is no longer running.");
+    }
+  }
+
+  isRunning(sessionId: number): boolean {
+    return this.live.get(sessionId)?.agent.isRunning ?? false;
+  }
+
+  async close(): Promise<void> {
+    const sessions = [...this.live.values()];
+    this.live.clear();
+    await Promise.all(sessions.map((s) => s.dispose()));
+  }
+
+  private session(sessionId: number): Session {
+    const session = this.o.store.getSession(sessionId);
+    if (!session) throw new IpcFailure("not-found", `Session ${sessionId} does not exist.`);
+    return session;
+  }
+
+  private updated(sessionId: number): Session {
+    const session = this.session(sessionId);
+    this.o.hub.emit("session.updated", session);
+    return session;
+  }
+
+  private guard<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (error) {
+      if (error instanceof StoreError && error.failure === "not-found") throw new IpcFailure("not-found", error.message);
+      if (error instanceof StoreError && error.failure === "invalid") throw new IpcFailure("invalid-request", error.message);
+      throw error;
+    }
+  }
+
+  private liveSession(sessionId: number): LiveSession {
+    const existing = this.live.get(sessionId);
+    if (existing) return existing;
+    const opened = this.o.store.openSession(sessionId);
+    if (!opened) throw new IpcFailure("not-found", `Session ${sessionId} does not exist.`);
+    const project = this.o.store.getProject(opened.session.projectId);
+    if (!project) throw new IpcFailure("not-found", `The project of session ${sessionId} is gone.`);
+    const model = this.resolveModel(opened.session.model) ?? this.defaultModel();
+    if (!model) {
+      throw new IpcFailure(
+        "unavailable",
+        "No model is available: add an Anthropic or OpenAI key, or a local server, in Settings → Providers (or set ANTHROPIC_API_KEY / OPENAI_API_KEY).",
+      );
+    }
+    if (!opened.session.model) this.o.store.setSessionModel(sessionId, `${model.provider}/${model.id}`);
+    const live = new LiveSession({
+      sessionId,
+      projectId: project.id,
+      projectDir: project.folder,
+      messages: opened.messages,
+      baseToolNames: opened.session.baseToolNames,
+      model,
+      store: this.o.store,
+      hub: this.o.hub,
+      streamFn: this.o.streamFn,
+      hooks: (scope) => this.o.permissions.hooks(scope),
+      bashTimeoutMs: this.o.bashTimeoutMs,
+      onStateChange: (s) => this.o.hub.emit("session.state", s.state(this.o.permissions.pendingFor(s.sessionId))),
+      onRunEnd: (s, last) => {
+        const info = this.o.store.getSession(s.sessionId);
+        if (info) this.o.hub.emit("session.updated", info);
+        this.o.onRunEnd?.(info, last);
+      },
+    });
+    this.live.set(sessionId, live);
+    return live;
+  }
+}

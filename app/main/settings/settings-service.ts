@@ -1,0 +1,226 @@
+// SettingsService: the user's settings (providers, default model, theme, permission mode), kept
+// in the store. API keys are stored only encrypted by the OS keyring (a SecretStore: Electron's
+// safeStorage in the app); where there is none, storing a key is refused with a message saying so,
+// and keys come from the environment. Keys never leave the main process: the renderer sees only
+// where a key comes from.
+import type { Settings } from "../../shared/ipc/contract.ts";
+import type { ProviderSettings } from "../providers/index.ts";
+import type { CustomModelSettings } from "../providers/types.ts";
+import { IpcFailure } from "../ipc/router.ts";
+import type { SettingsStore } from "../store/settings.ts";
+
+export interface SecretStore {
+  /** False when the OS offers no keyring (then nothing may be stored). */
+  readonly available: boolean;
+  /** Why it is unavailable, for the user. */
+  readonly unavailableReason?: string;
+  encrypt(plain: string): string;
+  decrypt(sealed: string): string;
+}
+
+export const noSecretStore: SecretStore = {
+  available: false,
+  unavailableReason: "This host has no OS keyring to encrypt keys with.",
+  encrypt: () => {
+    throw new Error("No keyring");
+  },
+  decrypt: () => {
+    throw new Error("No keyring");
+  },
+};
+
+interface StoredEndpoint {
+  baseUrl?: string;
+  sealedKey?: string;
+}
+
+interface StoredCustom extends StoredEndpoint {
+  id: string;
+  name: string;
+  baseUrl: string;
+  models?: CustomModelSettings[];
+}
+
+interface StoredProviders {
+  anthropic?: StoredEndpoint;
+  openai?: StoredEndpoint;
+  custom?: StoredCustom[];
+}
+
+export type PermissionMode = Settings["permissionMode"];
+
+const KEY_VARS: Record<string, string> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY" };
+
+export interface ProviderUpdate {
+  id: string;
+  name?: string;
+  kind?: "anthropic" | "openai" | "compatible";
+  baseUrl?: string | null;
+  apiKey?: string | null;
+  models?: CustomModelSettings[];
+}
+
+export class SettingsService {
+  private readonly store: SettingsStore;
+  private readonly secrets: SecretStore;
+  private readonly env: Record<string, string | undefined>;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(store: SettingsStore, secrets: SecretStore, env: Record<string, string | undefined> = process.env) {
+    this.store = store;
+    this.secrets = secrets;
+    this.env = env;
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get permissionMode(): PermissionMode {
+    return this.store.get<PermissionMode>("permissionMode", "ask");
+  }
+
+  get defaultModel(): string | null {
+    return this.store.get<string | null>("defaultModel", null);
+  }
+
+  /** Keys and endpoints as the provider layer wants them (keys decrypted, env left to it). */
+  providerSettings(): ProviderSettings {
+    const stored = this.storedProviders();
+    const endpoint = (e: StoredEndpoint | undefined) =>
+      e ? { baseUrl: e.baseUrl, apiKey: this.unseal(e.sealedKey) } : undefined;
+    return {
+      anthropic: endpoint(stored.anthropic),
+      openai: endpoint(stored.openai),
+      custom: (stored.custom ?? []).map((c) => ({ id: c.id, name: c.name, baseUrl: c.baseUrl, apiKey: this.unseal(c.sealedKey), models: c.models })),
+    };
+  }
+
+  view(): Settings {
+    const stored = this.storedProviders();
+    const builtin = (id: "anthropic" | "openai", name: string) => ({
+      id,
+      name,
+      kind: id,
+      ...(stored[id]?.baseUrl ? { baseUrl: stored[id]!.baseUrl } : {}),
+      keySource: stored[id]?.sealedKey ? ("settings" as const) : this.env[KEY_VARS[id]!] ? ("environment" as const) : ("none" as const),
+    });
+    return {
+      providers: [
+        builtin("anthropic", "Anthropic"),
+        builtin("openai", "OpenAI"),
+        ...(stored.custom ?? []).map((c) => ({
+          id: c.id,
+          name: c.name,
+          kind: "compatible" as const,
+          baseUrl: c.baseUrl,
+          keySource: c.sealedKey ? ("settings" as const) : ("none" as const),
+        })),
+      ],
+      defaultModel: this.defaultModel,
+      theme: this.store.get<Settings["theme"]>("theme", "system"),
+      permissionMode: this.permissionMode,
+      canStoreKeys: this.secrets.available,
+    };
+  }
+
+  update(changes: { defaultModel?: string | null; theme?: Settings["theme"]; permissionMode?: PermissionMode }): Settings {
+    if (changes.defaultModel !== undefined) this.store.set("defaultModel", changes.defaultModel);
+    if (changes.theme !== undefined) this.store.set("theme", changes.theme);
+    if (changes.permissionMode !== undefined) this.store.set("permissionMode", changes.permissionMode);
+    this.changed();
+    return this.view();
+  }
+
+  setProvider(update: ProviderUpdate): Settings {
+    const stored = this.storedProviders();
+    const isBuiltin = update.id === "anthropic" || update.id === "openai";
+    if (!isBuiltin && update.kind && update.kind !== "compatible") {
+      throw new IpcFailure("invalid-request", `"${update.id}" is not a built-in provider; custom servers are of kind "compatible".`);
+    }
+    let entry: StoredEndpoint;
+    if (isBuiltin) {
+      entry = stored[update.id as "anthropic" | "openai"] ??= {};
+    } else {
+      if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(update.id)) {
+        throw new IpcFailure("invalid-request", "A server id is 1 to 64 lowercase letters, digits, dots, dashes or underscores.");
+      }
+      const list = (stored.custom ??= []);
+      let custom = list.find((c) => c.id === update.id);
+      if (!custom) {
+        if (!update.baseUrl) throw new IpcFailure("invalid-request", `A new server needs a base URL (for Ollama: http://127.0.0.1:11434/v1).`);
+        custom = { id: update.id, name: update.name ?? update.id, baseUrl: update.baseUrl };
+        list.push(custom);
+      }
+      if (update.name) custom.name = update.name;
+      if (update.models) custom.models = update.models;
+      entry = custom;
+    }
+    if (update.baseUrl !== undefined) {
+      if (update.baseUrl === null || update.baseUrl === "") {
+        if (!isBuiltin) throw new IpcFailure("invalid-request", "A custom server cannot be without a base URL.");
+        delete entry.baseUrl;
+      } else {
+        entry.baseUrl = checkedUrl(update.baseUrl);
+      }
+    }
+    if (update.apiKey !== undefined) {
+      if (update.apiKey === null || update.apiKey === "") delete entry.sealedKey;
+      else entry.sealedKey = this.seal(update.apiKey.trim());
+    }
+    this.store.set("providers", stored);
+    this.changed();
+    return this.view();
+  }
+
+  removeProvider(id: string): Settings {
+    const stored = this.storedProviders();
+    if (id === "anthropic" || id === "openai") delete stored[id];
+    else if (!(stored.custom ?? []).some((c) => c.id === id)) throw new IpcFailure("not-found", `No provider "${id}".`);
+    else stored.custom = stored.custom!.filter((c) => c.id !== id);
+    this.store.set("providers", stored);
+    this.changed();
+    return this.view();
+  }
+
+  private storedProviders(): StoredProviders {
+    return this.store.get<StoredProviders>("providers", {});
+  }
+
+  private seal(key: string): string {
+    if (!this.secrets.available) {
+      throw new IpcFailure(
+        "unavailable",
+        `${this.secrets.unavailableReason ?? "No OS keyring is available."} Lathe will not store an API key in plain text: set ANTHROPIC_API_KEY or OPENAI_API_KEY in the environment instead.`,
+      );
+    }
+    return this.secrets.encrypt(key);
+  }
+
+  private unseal(sealed: string | undefined): string | undefined {
+    if (!sealed || !this.secrets.available) return undefined;
+    try {
+      return this.secrets.decrypt(sealed);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private changed(): void {
+    for (const l of this.listeners) l();
+  }
+}
+
+function checkedUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new IpcFailure("invalid-request", `"${value}" is not a URL (expected something like http://127.0.0.1:11434/v1).`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new IpcFailure("invalid-request", `A provider URL must use http or https, not ${url.protocol}`);
+  }
+  return url.toString().replace(/\/$/, "");
+}

@@ -1,0 +1,144 @@
+// TypeBox schemas of the agent's data as it crosses IPC: messages, content blocks, models and
+// lifecycle events. They mirror app/shared/agent-types.ts; test/ipc checks that every event the
+// loop emits validates against them.
+import { Type, type Static } from "@sinclair/typebox";
+
+export const TextContentSchema = Type.Object({ type: Type.Literal("text"), text: Type.String() });
+export const ThinkingContentSchema = Type.Object({
+  type: Type.Literal("thinking"),
+  thinking: Type.String(),
+  thinkingSignature: Type.Optional(Type.String()),
+  redacted: Type.Optional(Type.Boolean()),
+});
+export const ImageContentSchema = Type.Object({
+  type: Type.Literal("image"),
+  data: Type.String({ description: "base64" }),
+  mimeType: Type.String(),
+});
+export const ToolCallSchema = Type.Object({
+  type: Type.Literal("toolCall"),
+  id: Type.String(),
+  name: Type.String(),
+  arguments: Type.Record(Type.String(), Type.Unknown()),
+  argumentsError: Type.Optional(Type.String()),
+});
+
+const CostSchema = Type.Object({
+  input: Type.Number(),
+  output: Type.Number(),
+  cacheRead: Type.Number(),
+  cacheWrite: Type.Number(),
+  total: Type.Number(),
+});
+export const UsageSchema = Type.Object({
+  input: Type.Number(),
+  output: Type.Number(),
+  cacheRead: Type.Number(),
+  cacheWrite: Type.Number(),
+  totalTokens: Type.Number(),
+  cost: CostSchema,
+});
+
+export const UserMessageSchema = Type.Object({
+  role: Type.Literal("user"),
+  content: Type.Union([Type.String(), Type.Array(Type.Union([TextContentSchema, ImageContentSchema]))]),
+  timestamp: Type.Number(),
+});
+export const AssistantMessageSchema = Type.Object({
+  role: Type.Literal("assistant"),
+  content: Type.Array(Type.Union([TextContentSchema, ThinkingContentSchema, ToolCallSchema])),
+  api: Type.String(),
+  provider: Type.String(),
+  model: Type.String(),
+  usage: UsageSchema,
+  stopReason: Type.Union(["stop", "length", "toolUse", "error", "aborted"].map((s) => Type.Literal(s))),
+  errorMessage: Type.Optional(Type.String()),
+  contextOverflow: Type.Optional(Type.Boolean()),
+  timestamp: Type.Number(),
+});
+export const ToolResultMessageSchema = Type.Object({
+  role: Type.Literal("toolResult"),
+  toolCallId: Type.String(),
+  toolName: Type.String(),
+  content: Type.Array(Type.Union([TextContentSchema, ImageContentSchema])),
+  details: Type.Optional(Type.Unknown()),
+  isError: Type.Boolean(),
+  addedToolNames: Type.Optional(Type.Array(Type.String())),
+  timestamp: Type.Number(),
+});
+export const CustomMessageSchema = Type.Object({
+  role: Type.Literal("custom"),
+  customType: Type.String(),
+  content: Type.String(),
+  display: Type.Boolean(),
+  details: Type.Optional(Type.Unknown()),
+  timestamp: Type.Number(),
+});
+export const AgentMessageSchema = Type.Union([
+  UserMessageSchema,
+  AssistantMessageSchema,
+  ToolResultMessageSchema,
+  CustomMessageSchema,
+]);
+
+export const ModelSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  api: Type.Union([Type.Literal("anthropic-messages"), Type.Literal("openai-responses"), Type.Literal("openai-completions")]),
+  provider: Type.String(),
+  baseUrl: Type.Optional(Type.String()),
+  contextWindow: Type.Number(),
+  maxTokens: Type.Number(),
+  input: Type.Array(Type.Union([Type.Literal("text"), Type.Literal("image")])),
+  reasoning: Type.Boolean(),
+  cost: Type.Object({ input: Type.Number(), output: Type.Number(), cacheRead: Type.Number(), cacheWrite: Type.Number() }),
+});
+
+const ToolResultPayloadSchema = Type.Object({
+  content: Type.Array(Type.Union([TextContentSchema, ImageContentSchema])),
+  details: Type.Unknown(),
+  terminate: Type.Optional(Type.Boolean()),
+  addedToolNames: Type.Optional(Type.Array(Type.String())),
+});
+
+/**
+ * A streaming delta as sent to the renderer: the event's kind and delta without its `partial`
+ * (the event's `message` already is the partial message).
+ */
+export const WireAssistantEventSchema = Type.Object({
+  type: Type.String(),
+  contentIndex: Type.Optional(Type.Number()),
+  delta: Type.Optional(Type.String()),
+});
+
+const event = <T extends string, P extends Parameters<typeof Type.Object>[0]>(type: T, props: P) =>
+  Type.Object({ type: Type.Literal(type), ...props });
+
+/** AgentEvent on the wire (see app/shared/agent-types.ts). */
+export const WireAgentEventSchema = Type.Union([
+  event("agent_start", {}),
+  event("agent_end", { messages: Type.Array(AgentMessageSchema) }),
+  event("turn_start", {}),
+  event("turn_end", { message: AssistantMessageSchema, toolResults: Type.Array(ToolResultMessageSchema) }),
+  event("message_start", { message: AgentMessageSchema }),
+  event("message_update", { message: AssistantMessageSchema, assistantMessageEvent: WireAssistantEventSchema }),
+  event("message_end", { message: AgentMessageSchema }),
+  event("provider_retry", {
+    retry: Type.Object({ attempt: Type.Number(), maxAttempts: Type.Number(), delayMs: Type.Number(), error: Type.String() }),
+  }),
+  event("tool_execution_start", { toolCallId: Type.String(), toolName: Type.String(), args: Type.Unknown() }),
+  event("tool_execution_update", {
+    toolCallId: Type.String(),
+    toolName: Type.String(),
+    args: Type.Unknown(),
+    partialResult: ToolResultPayloadSchema,
+  }),
+  event("tool_execution_end", {
+    toolCallId: Type.String(),
+    toolName: Type.String(),
+    result: ToolResultPayloadSchema,
+    isError: Type.Boolean(),
+  }),
+]);
+
+export type WireAgentEvent = Static<typeof WireAgentEventSchema>;

@@ -1,0 +1,260 @@
+// The IPC contract: every request (renderer to main) and every event (main to renderer), named
+// once, with TypeBox schemas for arguments, results and payloads. The router validates requests
+// against it; the preload and the WebSocket client are generated from `requestNames`.
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { ImageContentSchema, ModelSchema, WireAgentEventSchema } from "./agent-schemas.ts";
+import {
+  Nullable,
+  OpenedSessionSchema,
+  ProjectInfoSchema,
+  SearchResultSchema,
+  SessionCursorSchema,
+  SessionInfoSchema,
+  SessionPageSchema,
+} from "./store-schemas.ts";
+
+const Id = Type.Integer({ minimum: 1 });
+const NonEmpty = (maxLength: number) => Type.String({ minLength: 1, maxLength });
+const SessionRef = { sessionId: Id };
+
+export const PermissionModeSchema = Type.Union([Type.Literal("ask"), Type.Literal("auto-edit"), Type.Literal("full-auto")]);
+export const ThemeSchema = Type.Union([Type.Literal("light"), Type.Literal("dark"), Type.Literal("system")]);
+
+export const RuleSchema = Type.Object({
+  id: Id,
+  tool: Type.String(),
+  pattern: Type.String(),
+  action: Type.Union([Type.Literal("allow"), Type.Literal("deny")]),
+  scope: Type.Union([Type.Literal("session"), Type.Literal("project"), Type.Literal("global")]),
+  scopeId: Nullable(Type.Integer()),
+  createdAt: Type.Number(),
+});
+
+export const PermissionRequestSchema = Type.Object({
+  id: Type.String(),
+  sessionId: Id,
+  toolCallId: Type.String(),
+  toolName: Type.String(),
+  args: Type.Unknown(),
+  /** What the call would do, for a person: the exact command, or the file and its diff. */
+  summary: Type.Object({
+    title: Type.String(),
+    command: Type.Optional(Type.String()),
+    path: Type.Optional(Type.String()),
+    diff: Type.Optional(Type.String()),
+    outsideProject: Type.Boolean(),
+  }),
+  /** The rule "always allow in this project" would save (editable before saving). */
+  proposedRule: Type.Object({ tool: Type.String(), pattern: Type.String() }),
+  createdAt: Type.Number(),
+});
+
+export const SessionStateSchema = Type.Object({
+  sessionId: Id,
+  running: Type.Boolean(),
+  model: Nullable(Type.String()),
+  queued: Type.Object({ steering: Type.Array(Type.String()), followUp: Type.Array(Type.String()) }),
+  pendingPermissions: Type.Array(PermissionRequestSchema),
+  /** Context used by the last request, and the model's window. */
+  contextTokens: Type.Number(),
+  contextWindow: Type.Number(),
+});
+
+const ProviderEntrySchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  kind: Type.Union([Type.Literal("anthropic"), Type.Literal("openai"), Type.Literal("compatible")]),
+  baseUrl: Type.Optional(Type.String()),
+  /** Keys never reach the renderer: only whether one is set, and where from. */
+  keySource: Type.Union([Type.Literal("settings"), Type.Literal("environment"), Type.Literal("none")]),
+});
+
+export const SettingsSchema = Type.Object({
+  providers: Type.Array(ProviderEntrySchema),
+  defaultModel: Nullable(Type.String()),
+  theme: ThemeSchema,
+  permissionMode: PermissionModeSchema,
+  /** False where the OS has no keyring: keys can then only come from the environment. */
+  canStoreKeys: Type.Boolean(),
+});
+
+/** Params are closed objects: an unknown field is an error, not something silently ignored. */
+function request<P extends TSchema, R extends TSchema>(params: P, result: R) {
+  return { params: { ...params, additionalProperties: false } as P, result };
+}
+
+export const requests = {
+  "app.info": request(
+    Type.Object({}),
+    Type.Object({ version: Type.String(), platform: Type.String(), dataDir: Type.String(), notices: Type.Array(Type.String()), host: Type.Union([Type.Literal("electron"), Type.Literal("browser")]) }),
+  ),
+  "projects.list": request(Type.Object({}), Type.Array(ProjectInfoSchema)),
+  "projects.open": request(Type.Object({ folder: NonEmpty(4096) }), ProjectInfoSchema),
+  "projects.pickFolder": request(Type.Object({}), Type.Object({ folder: Nullable(Type.String()) })),
+  "sessions.list": request(
+    Type.Object({
+      projectId: Type.Optional(Id),
+      archived: Type.Optional(Type.Boolean()),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+      cursor: Type.Optional(Nullable(SessionCursorSchema)),
+    }),
+    SessionPageSchema,
+  ),
+  "sessions.create": request(Type.Object({ projectId: Id, model: Type.Optional(Type.String()) }), SessionInfoSchema),
+  "sessions.open": request(Type.Object(SessionRef), Type.Object({ opened: OpenedSessionSchema, state: SessionStateSchema })),
+  "sessions.prompt": request(
+    Type.Object({ ...SessionRef, text: Type.String({ maxLength: 1_000_000 }), images: Type.Optional(Type.Array(ImageContentSchema, { maxItems: 20 })) }),
+    Type.Object({ delivery: Type.Union([Type.Literal("prompt"), Type.Literal("steer"), Type.Literal("followUp")]) }),
+  ),
+  "sessions.steer": request(Type.Object({ ...SessionRef, text: NonEmpty(1_000_000) }), Type.Object({})),
+  "sessions.followUp": request(Type.Object({ ...SessionRef, text: NonEmpty(1_000_000) }), Type.Object({})),
+  "sessions.abort": request(Type.Object(SessionRef), Type.Object({})),
+  "sessions.state": request(Type.Object(SessionRef), SessionStateSchema),
+  "sessions.setModel": request(Type.Object({ ...SessionRef, model: NonEmpty(300) }), SessionStateSchema),
+  "sessions.rename": request(Type.Object({ ...SessionRef, title: NonEmpty(500) }), SessionInfoSchema),
+  "sessions.archive": request(Type.Object({ ...SessionRef, archived: Type.Boolean() }), SessionInfoSchema),
+  "sessions.delete": request(Type.Object(SessionRef), Type.Object({})),
+  "sessions.fork": request(Type.Object({ ...SessionRef, position: Type.Integer({ minimum: 0 }) }), SessionInfoSchema),
+  "sessions.export": request(
+    Type.Object({ ...SessionRef, format: Type.Union([Type.Literal("markdown"), Type.Literal("json")]) }),
+    Type.Object({ fileName: Type.String(), content: Type.String() }),
+  ),
+  "sessions.search": request(
+    Type.Object({
+      query: NonEmpty(1000),
+      projectId: Type.Optional(Id),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+      cursor: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
+    }),
+    SearchResultSchema,
+  ),
+  "tools.input": request(Type.Object({ ...SessionRef, toolCallId: NonEmpty(200), data: Type.String({ maxLength: 65_536 }) }), Type.Object({})),
+  "tools.interrupt": request(Type.Object({ ...SessionRef, toolCallId: NonEmpty(200) }), Type.Object({})),
+  "models.list": request(Type.Object({}), Type.Array(ModelSchema)),
+  "models.refresh": request(Type.Object({ provider: NonEmpty(100) }), Type.Array(ModelSchema)),
+  "settings.get": request(Type.Object({}), SettingsSchema),
+  "settings.update": request(
+    Type.Object({
+      defaultModel: Type.Optional(Nullable(Type.String())),
+      theme: Type.Optional(ThemeSchema),
+      permissionMode: Type.Optional(PermissionModeSchema),
+    }),
+    SettingsSchema,
+  ),
+  "settings.setProvider": request(
+    Type.Object({
+      id: NonEmpty(100),
+      name: Type.Optional(NonEmpty(200)),
+      kind: Type.Optional(Type.Union([Type.Literal("anthropic"), Type.Literal("openai"), Type.Literal("compatible")])),
+      baseUrl: Type.Optional(Nullable(Type.String({ maxLength: 2048 }))),
+      /** null removes a stored key. */
+      apiKey: Type.Optional(Nullable(Type.String({ maxLength: 4096 }))),
+    }),
+    SettingsSchema,
+  ),
+  "settings.removeProvider": request(Type.Object({ id: NonEmpty(100) }), SettingsSchema),
+  "providers.test": request(Type.Object({ id: NonEmpty(100) }), Type.Object({ ok: Type.Boolean(), message: Type.String() })),
+  "permissions.respond": request(
+    Type.Object({
+      requestId: NonEmpty(200),
+      decision: Type.Union([Type.Literal("allow-once"), Type.Literal("allow-session"), Type.Literal("allow-project"), Type.Literal("deny")]),
+      /** With allow-project: the rule as the user edited it. */
+      rule: Type.Optional(Type.Object({ tool: NonEmpty(100), pattern: NonEmpty(4096) })),
+      /** With deny: sent back to the model as the tool's error. */
+      reason: Type.Optional(Type.String({ maxLength: 10_000 })),
+    }),
+    Type.Object({}),
+  ),
+  "permissions.pending": request(Type.Object({}), Type.Array(PermissionRequestSchema)),
+  "permissions.rules": request(Type.Object({ projectId: Type.Optional(Id), sessionId: Type.Optional(Id) }), Type.Array(RuleSchema)),
+  "permissions.addRule": request(
+    Type.Object({
+      tool: NonEmpty(100),
+      pattern: NonEmpty(4096),
+      action: Type.Union([Type.Literal("allow"), Type.Literal("deny")]),
+      scope: Type.Union([Type.Literal("session"), Type.Literal("project"), Type.Literal("global")]),
+      scopeId: Type.Optional(Id),
+    }),
+    RuleSchema,
+  ),
+  "permissions.updateRule": request(
+    Type.Object({ id: Id, pattern: Type.Optional(NonEmpty(4096)), action: Type.Optional(Type.Union([Type.Literal("allow"), Type.Literal("deny")])) }),
+    RuleSchema,
+  ),
+  "permissions.removeRule": request(Type.Object({ id: Id }), Type.Object({})),
+} as const;
+
+export const events = {
+  /** A frame's worth of one session's lifecycle events, in the loop's order. */
+  "session.events": Type.Object({ sessionId: Id, events: Type.Array(WireAgentEventSchema) }),
+  "session.state": SessionStateSchema,
+  "session.updated": SessionInfoSchema,
+  "permission.request": PermissionRequestSchema,
+  "permission.resolved": Type.Object({ requestId: Type.String(), sessionId: Id, decision: Type.String() }),
+  /** A menu command or shortcut handled by the renderer. */
+  "app.command": Type.Object({
+    command: Type.Union([Type.Literal("open-project"), Type.Literal("new-session"), Type.Literal("show-history"), Type.Literal("show-settings")]),
+  }),
+  "app.notice": Type.Object({ level: Type.Union([Type.Literal("info"), Type.Literal("warning"), Type.Literal("error")]), message: Type.String() }),
+} as const;
+
+export type Requests = typeof requests;
+export type RequestName = keyof Requests;
+export type RequestParams<N extends RequestName> = Static<Requests[N]["params"]>;
+export type RequestResult<N extends RequestName> = Static<Requests[N]["result"]>;
+export type EventName = keyof typeof events;
+export type EventPayload<N extends EventName> = Static<(typeof events)[N]>;
+
+export type IpcError = { code: "invalid-request" | "unknown-request" | "not-found" | "failed" | "unavailable"; message: string };
+export type IpcResult<T> = { ok: true; data: T } | { ok: false; error: IpcError };
+
+export const requestNames = Object.keys(requests) as RequestName[];
+export const eventNames = Object.keys(events) as EventName[];
+
+type Namespace = RequestName extends `${infer NS}.${string}` ? NS : never;
+type Listener<E extends EventName> = (payload: EventPayload<E>) => void;
+export type EventFunctionName<E extends string> = E extends `${infer A}.${infer B}` ? `on${Capitalize<A>}${Capitalize<B>}` : never;
+
+/**
+ * The API the renderer calls: one named, typed function per request (`api.sessions.prompt(...)`)
+ * and one named subscription per event (`api.events.onSessionEvents(listener)`, returning an
+ * unsubscribe function). There is no generic send or on.
+ */
+export type LatheApi = {
+  [NS in Namespace]: {
+    [N in RequestName as N extends `${NS}.${infer M}` ? M : never]: (params: RequestParams<N>) => Promise<IpcResult<RequestResult<N>>>;
+  };
+} & {
+  events: { [E in EventName as EventFunctionName<E>]: (listener: Listener<E>) => () => void };
+};
+
+export function eventFunctionName<E extends EventName>(event: E): EventFunctionName<E> {
+  const [a = "", b = ""] = event.split(".");
+  return `on${a.charAt(0).toUpperCase()}${a.slice(1)}${b.charAt(0).toUpperCase()}${b.slice(1)}` as EventFunctionName<E>;
+}
+
+/**
+ * Builds a LatheApi over any transport: `invoke` sends one request, `subscribe` listens to one
+ * event. The preload (over ipcRenderer) and the WebSocket client both use it.
+ */
+export function buildApi(
+  invoke: (name: RequestName, params: unknown) => Promise<IpcResult<unknown>>,
+  subscribe: (event: EventName, listener: (payload: unknown) => void) => () => void,
+): LatheApi {
+  const api: Record<string, Record<string, unknown>> = { events: {} };
+  for (const name of requestNames) {
+    const [ns = "", method = ""] = name.split(".");
+    (api[ns] ??= {})[method] = (params: unknown) => invoke(name, params ?? {});
+  }
+  for (const event of eventNames) {
+    api.events![eventFunctionName(event)] = (listener: (payload: unknown) => void) => subscribe(event, listener);
+  }
+  return api as unknown as LatheApi;
+}
+
+export type Project = Static<typeof ProjectInfoSchema>;
+export type Session = Static<typeof SessionInfoSchema>;
+export type SessionState = Static<typeof SessionStateSchema>;
+export type PermissionRequest = Static<typeof PermissionRequestSchema>;
+export type PermissionRule = Static<typeof RuleSchema>;
+export type Settings = Static<typeof SettingsSchema>;

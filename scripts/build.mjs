@@ -1,0 +1,47 @@
+// Builds everything the app runs, into out/:
+//   out/main/index.cjs     Electron main process (esbuild; CommonJS, like Electron's own loader)
+//   out/preload/index.cjs  the preload, one CommonJS file as the sandbox requires
+//   out/host/index.mjs     the headless host (`npm run serve`)
+//   out/renderer/          the React renderer (Vite)
+// Only the native modules (better-sqlite3, node-pty) and electron stay outside the bundles.
+// Usage: node scripts/build.mjs [--no-renderer]
+import { build as esbuild } from "esbuild";
+import { build as viteBuild } from "vite";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const native = ["electron", "better-sqlite3", "node-pty"];
+const common = {
+  bundle: true,
+  platform: "node",
+  target: "node22",
+  sourcemap: "linked",
+  logLevel: "warning",
+  external: native,
+  absWorkingDir: root,
+};
+
+await Promise.all([
+  esbuild({
+    ...common,
+    entryPoints: ["app/main/electron/main.ts"],
+    outfile: "out/main/index.cjs",
+    format: "cjs",
+    // Code written as ESM (the store's checkpoint worker) asks import.meta.url where it is.
+    define: { "import.meta.url": "__lathe_import_meta_url" },
+    banner: { js: 'var __lathe_import_meta_url = require("url").pathToFileURL(__filename).href;' },
+  }),
+  esbuild({ ...common, entryPoints: ["app/preload/index.ts"], outfile: "out/preload/index.cjs", format: "cjs", sourcemap: false }),
+  esbuild({
+    ...common,
+    entryPoints: ["app/main/host/cli.ts"],
+    outfile: "out/host/index.mjs",
+    format: "esm",
+    // esbuild's ESM output needs a require for the CommonJS packages it bundles.
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  }),
+]);
+if (!process.argv.includes("--no-renderer")) {
+  await viteBuild({ configFile: `${root}vite.config.ts`, logLevel: "warn" });
+}
+console.log("built out/main, out/preload, out/host" + (process.argv.includes("--no-renderer") ? "" : ", out/renderer"));

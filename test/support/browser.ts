@@ -1,0 +1,18 @@
+// Launches the machine's Chromium (Debian's /usr/bin/chromium, or CHROME_PATH) headless through
+// playwright-core, with the flags that keep it off the network. Never downloads a browser.
+import { existsSync } from "node:fs";
+import { chromium, type Browser } from "playwright-core";
+
+export const CHROME_PATH = process.env.CHROME_PATH ?? "/usr/bin/chromium";
+
+export function chromiumAvailable(): boolean {
+  return existsSync(CHROME_PATH);
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!chromiumAvailable()) throw new Error(`Chromium not found at ${CHROME_PATH}: install it (apt-get install -y chromium) or set CHROME_PATH.`);
+  return chromium.launch({
+    executablePath: CHROME_PATH,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}
