@@ -51,7 +51,7 @@ export const AssistantMessageSchema = Type.Object({
   provider: Type.String(),
   model: Type.String(),
   usage: UsageSchema,
-  stopReason: Type.Union(["stop", "length", "toolUse", "error", "aborted"].map((s) => Type.Literal(s))),
+  stopReason: Type.Union([Type.Literal("stop"), Type.Literal("length"), Type.Literal("toolUse"), Type.Literal("error"), Type.Literal("aborted")]),
   errorMessage: Type.Optional(Type.String()),
   contextOverflow: Type.Optional(Type.Boolean()),
   timestamp: Type.Number(),
