@@ -24,6 +24,8 @@ export interface AppServicesOptions {
   /** Replaces the provider layer (tests point it at a local server instead through settings/env). */
   streamFn?: StreamFn;
   bashTimeoutMs?: number;
+  /** Rate limit on file writes and edits per turn (default 25). */
+  maxFileWritesPerTurn?: number;
   onRunEnd?: (session: Session | undefined, last: AssistantMessage | undefined) => void;
   onPermissionRequest?: (sessionId: number) => void;
 }
@@ -49,6 +51,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     store,
     hub,
     mode: () => settings.permissionMode,
+    maxFileWritesPerTurn: options.maxFileWritesPerTurn,
     knownSecrets: () => {
       const p = settings.providerSettings();
       return [p.anthropic?.apiKey, p.openai?.apiKey, ...(p.custom ?? []).map((c) => c.apiKey), env.ANTHROPIC_API_KEY, env.OPENAI_API_KEY].filter(

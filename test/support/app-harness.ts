@@ -39,7 +39,7 @@ function assertSchema(schema: Parameters<typeof checkerFor>[0], value: unknown, 
   if (!check.Check(value)) throw new Error(`${what} does not match its schema:\n${schemaErrorLines(check, value).join("\n")}`);
 }
 
-export async function startApp(options: { steps?: ScriptStep[]; env?: Record<string, string> } = {}): Promise<AppHarness> {
+export async function startApp(options: { steps?: ScriptStep[]; env?: Record<string, string>; maxFileWritesPerTurn?: number } = {}): Promise<AppHarness> {
   const dataDir = realpathSync(mkdtempSync(path.join(tmpdir(), "lathe-app-data-")));
   const projectDir = realpathSync(mkdtempSync(path.join(tmpdir(), "lathe-project-")));
   const scripted = createScriptedModel(options.steps ?? []);
@@ -50,6 +50,7 @@ export async function startApp(options: { steps?: ScriptStep[]; env?: Record<str
     version: "test",
     env: options.env ?? {},
     streamFn: scripted.streamFn,
+    maxFileWritesPerTurn: options.maxFileWritesPerTurn,
   });
   // A local OpenAI-compatible server entry gives the scripted model a name in the registry.
   services.settings.setProvider({ id: "local", kind: "compatible", name: "Local", baseUrl: "http://127.0.0.1:9/v1", models: [{ id: "scripted" }] });

@@ -192,20 +192,24 @@ export class PermissionsService {
     if (started) this.o.store.audit.finish(started.auditId, Math.round(performance.now() - started.startedAt), isError ? "error" : "ok");
 
     const secrets = this.o.knownSecrets();
-    const found: Record<string, number> = {};
-    const add = (more: Record<string, number>) => {
-      for (const [k, n] of Object.entries(more)) found[k] = (found[k] ?? 0) + n;
+    // Details often repeat the output the content shows: count each kind where it was seen most.
+    const inContent: Record<string, number> = {};
+    const inDetails: Record<string, number> = {};
+    const adder = (into: Record<string, number>) => (more: Record<string, number>) => {
+      for (const [k, n] of Object.entries(more)) into[k] = (into[k] ?? 0) + n;
     };
     const content = result.content.map((block) => {
       if (block.type !== "text" || typeof block.text !== "string") return block;
       const r = redactSecrets(block.text, secrets);
-      add(r.found);
+      adder(inContent)(r.found);
       return { ...block, text: r.text };
     });
-    const details = redactDeep(result.details, secrets, add);
+    const details = redactDeep(result.details, secrets, adder(inDetails));
+    const found: Record<string, number> = { ...inDetails };
+    for (const [k, n] of Object.entries(inContent)) found[k] = Math.max(n, found[k] ?? 0);
     redactSavedOutput(details, secrets);
     if (Object.keys(found).length === 0) return undefined;
-    const note = `[Lathe redacted ${describeRedactions(found)} from this output.]`;
+    const note = `\n[Lathe redacted ${describeRedactions(found)} from this output.]`;
     return {
       content: [...(content as AfterToolCallResult["content"] & object), { type: "text", text: note }],
       details: details && typeof details === "object" ? { ...details, redactions: found } : details,

@@ -22,7 +22,7 @@ function splitInto(text: string, parts: string[]): boolean {
   let current = "";
   let ok = true;
   const push = (): void => {
-    const trimmed = current.trim().replace(/^\(+|\)+$/g, "").trim();
+    const trimmed = current.trim();
     if (trimmed) parts.push(trimmed);
     current = "";
   };

@@ -1,0 +1,61 @@
+// The provider layer's entry point: `streamModel`, the loop's StreamFn, picks the adapter from
+// `model.api` and hands it the user's provider settings; keys and endpoints are then resolved
+// per request (options, settings, environment). Never throws, not even for an unknown api.
+import type { Model } from "../../shared/agent-types.ts";
+import type { AssistantMessageEventStream, LlmContext, StreamFn } from "../loop/types.ts";
+import { streamAnthropic } from "./anthropic.ts";
+import { streamOpenAICompletions } from "./openai-completions.ts";
+import { streamOpenAIResponses } from "./openai-responses.ts";
+import { runProviderStream } from "./stream-runner.ts";
+import type { ProviderSettings, ProviderStreamOptions, RetryPolicy } from "./types.ts";
+
+export interface StreamModelConfig {
+  /** The current settings, read on every request so a changed key applies from the next turn. */
+  settings?: ProviderSettings | (() => ProviderSettings);
+  env?: Record<string, string | undefined>;
+  retry?: Partial<RetryPolicy>;
+  idleTimeoutMs?: number;
+}
+
+export function createStreamModel(config: StreamModelConfig = {}): StreamFn {
+  return (model: Model, context: LlmContext, options: ProviderStreamOptions = {}): AssistantMessageEventStream => {
+    try {
+      const settings = typeof config.settings === "function" ? config.settings() : config.settings;
+      const merged: ProviderStreamOptions = {
+        settings,
+        env: config.env,
+        retry: config.retry,
+        idleTimeoutMs: config.idleTimeoutMs,
+        ...withoutUndefined(options),
+      };
+      switch (model.api) {
+        case "anthropic-messages":
+          return streamAnthropic(model, context, merged);
+        case "openai-responses":
+          return streamOpenAIResponses(model, context, merged);
+        case "openai-completions":
+          return streamOpenAICompletions(model, context, merged);
+        default:
+          throw new Error(`Unknown model API "${String((model as { api: unknown }).api)}" for ${model.provider}/${model.id}.`);
+      }
+    } catch (error) {
+      return runProviderStream(model, options, () => {
+        throw error;
+      });
+    }
+  };
+}
+
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** The StreamFn with no settings: keys and endpoints from the environment only. */
+export const streamModel: StreamFn = createStreamModel();
+
+export { streamAnthropic, streamOpenAICompletions, streamOpenAIResponses };
+export { BUILTIN_MODELS, calculateCost, customModel, findModel, listModels } from "./models.ts";
+export { discoverModels, testProvider } from "./discovery.ts";
+export { isContextOverflowText } from "./errors.ts";
+export type { CustomModelSettings, CustomProviderSettings, ProviderSettings, ProviderStreamOptions, RetryPolicy } from "./types.ts";
+export { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_RETRY_POLICY } from "./types.ts";

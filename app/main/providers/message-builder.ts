@@ -1,0 +1,210 @@
+// Builds one assistant message as a provider streams it, and pushes each change as an event into
+// the AssistantEventStream. The message is mutated in place (every event's `partial` is the same
+// object); raw tool-call JSON is kept here, off the message, so the message stays plain data.
+// Tool-call arguments are parsed best-effort while streaming and strictly at the end: invalid JSON
+// becomes `arguments: {}` plus `argumentsError`, so the loop can tell the model what went wrong.
+import { parse as parsePartialJson } from "partial-json";
+import type { AssistantMessage, Model, StopReason, ThinkingContent, ToolCall, Usage } from "../../shared/agent-types.ts";
+import { emptyUsage } from "../../shared/agent-types.ts";
+import type { AssistantEventStream } from "../loop/event-stream.ts";
+import { calculateCost } from "./models.ts";
+
+type BlockKind = "text" | "thinking" | "toolCall";
+
+export class MessageBuilder {
+  readonly message: AssistantMessage;
+  private readonly open = new Map<number, BlockKind>();
+  private readonly rawArguments = new Map<number, string>();
+  /** Set by finish/fail: later calls (a late chunk racing an abort) change nothing. */
+  private closed = false;
+
+  private readonly model: Model;
+  private readonly stream: AssistantEventStream;
+
+  constructor(model: Model, stream: AssistantEventStream) {
+    this.model = model;
+    this.stream = stream;
+    this.message = {
+      role: "assistant",
+      content: [],
+      api: model.api,
+      provider: model.provider,
+      model: model.id,
+      usage: emptyUsage(),
+      stopReason: "stop",
+      timestamp: Date.now(),
+    };
+  }
+
+  start(): void {
+    this.stream.push({ type: "start", partial: this.message });
+  }
+
+  get hasContent(): boolean {
+    return this.message.content.length > 0;
+  }
+
+  get hasToolCalls(): boolean {
+    return this.message.content.some((block) => block.type === "toolCall");
+  }
+
+  textStart(): number {
+    const index = this.add({ type: "text", text: "" }, "text");
+    if (index >= 0) this.stream.push({ type: "text_start", contentIndex: index, partial: this.message });
+    return index;
+  }
+
+  textDelta(index: number, delta: string): void {
+    if (this.closed) return;
+    const block = this.message.content[index];
+    if (block?.type !== "text" || delta === "") return;
+    block.text += delta;
+    this.stream.push({ type: "text_delta", contentIndex: index, delta, partial: this.message });
+  }
+
+  thinkingStart(init: Partial<Omit<ThinkingContent, "type">> = {}): number {
+    const index = this.add({ type: "thinking", thinking: "", ...init }, "thinking");
+    if (index >= 0) this.stream.push({ type: "thinking_start", contentIndex: index, partial: this.message });
+    return index;
+  }
+
+  thinkingDelta(index: number, delta: string): void {
+    if (this.closed) return;
+    const block = this.message.content[index];
+    if (block?.type !== "thinking" || delta === "") return;
+    block.thinking += delta;
+    this.stream.push({ type: "thinking_delta", contentIndex: index, delta, partial: this.message });
+  }
+
+  setThinkingSignature(index: number, signature: string, append = false): void {
+    if (this.closed) return;
+    const block = this.message.content[index];
+    if (block?.type !== "thinking") return;
+    block.thinkingSignature = append ? (block.thinkingSignature ?? "") + signature : signature;
+  }
+
+  toolCallStart(id: string, name: string): number {
+    const index = this.add({ type: "toolCall", id, name, arguments: {} }, "toolCall");
+    this.rawArguments.set(index, "");
+    if (index >= 0) this.stream.push({ type: "toolcall_start", contentIndex: index, partial: this.message });
+    return index;
+  }
+
+  /** Appends a piece of the arguments' JSON and re-parses what has arrived, best effort. */
+  toolCallDelta(index: number, delta: string): void {
+    if (this.closed) return;
+    const block = this.message.content[index];
+    if (block?.type !== "toolCall" || delta === "") return;
+    const raw = (this.rawArguments.get(index) ?? "") + delta;
+    this.rawArguments.set(index, raw);
+    try {
+      const parsed: unknown = parsePartialJson(raw);
+      if (isPlainObject(parsed)) block.arguments = parsed;
+    } catch {
+      // Malformed so far: keep the last good parse; the end of the call decides.
+    }
+    this.stream.push({ type: "toolcall_delta", contentIndex: index, delta, partial: this.message });
+  }
+
+  /** Sets the call's id/name when a server sends them late (some compatible servers do). */
+  patchToolCall(index: number, patch: { id?: string; name?: string }): void {
+    if (this.closed) return;
+    const block = this.message.content[index];
+    if (block?.type !== "toolCall") return;
+    if (patch.id) block.id = patch.id;
+    if (patch.name) block.name = block.name ? block.name : patch.name;
+  }
+
+  rawToolArguments(index: number): string {
+    return this.rawArguments.get(index) ?? "";
+  }
+
+  /** Ends a block. For a tool call, `fullJson` (when the server repeats it) wins over the deltas. */
+  endBlock(index: number, fullJson?: string): void {
+    const kind = this.open.get(index);
+    const block = this.message.content[index];
+    if (!kind || !block || this.closed) return;
+    this.open.delete(index);
+    if (block.type === "text") {
+      this.stream.push({ type: "text_end", contentIndex: index, content: block.text, partial: this.message });
+    } else if (block.type === "thinking") {
+      this.stream.push({ type: "thinking_end", contentIndex: index, content: block.thinking, partial: this.message });
+    } else {
+      finalizeArguments(block, fullJson ?? this.rawArguments.get(index) ?? "");
+      this.stream.push({ type: "toolcall_end", contentIndex: index, toolCall: block, partial: this.message });
+    }
+  }
+
+  endAllBlocks(): void {
+    for (const index of [...this.open.keys()].sort((a, b) => a - b)) this.endBlock(index);
+  }
+
+  /** Replaces the usage counts and recomputes their cost from the model's prices. */
+  setUsage(counts: Pick<Usage, "input" | "output" | "cacheRead" | "cacheWrite">): void {
+    if (this.closed) return;
+    const usage = this.message.usage;
+    Object.assign(usage, counts);
+    usage.totalTokens = usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+    usage.cost = calculateCost(this.model, usage);
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  finish(reason: "stop" | "length" | "toolUse"): AssistantMessage {
+    if (this.closed) return this.message;
+    this.endAllBlocks();
+    this.closed = true;
+    this.message.stopReason = reason;
+    this.stream.push({ type: "done", reason, message: this.message });
+    return this.message;
+  }
+
+  fail(reason: Extract<StopReason, "error" | "aborted">, errorMessage: string, contextOverflow = false): AssistantMessage {
+    if (this.closed) return this.message;
+    this.endAllBlocks();
+    this.closed = true;
+    this.message.stopReason = reason;
+    this.message.errorMessage = errorMessage;
+    if (contextOverflow) this.message.contextOverflow = true;
+    this.stream.push({ type: "error", reason, error: this.message });
+    return this.message;
+  }
+
+  private add(block: AssistantMessage["content"][number], kind: BlockKind): number {
+    if (this.closed) return -1;
+    this.message.content.push(block);
+    const index = this.message.content.length - 1;
+    this.open.set(index, kind);
+    return index;
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** Strict parse at the end of a call; a failure is recorded for the loop, never thrown. */
+export function finalizeArguments(call: ToolCall, raw: string): void {
+  if (raw.trim() === "") {
+    call.arguments = {};
+    return;
+  }
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (isPlainObject(parsed)) {
+      call.arguments = parsed;
+      delete call.argumentsError;
+      return;
+    }
+    call.argumentsError = `The arguments of ${call.name} must be a JSON object, got ${Array.isArray(parsed) ? "an array" : typeof parsed}: ${truncate(raw)}`;
+  } catch (error) {
+    call.argumentsError = `The arguments of ${call.name} are not valid JSON (${(error as Error).message}): ${truncate(raw)}`;
+  }
+  call.arguments = {};
+}
+
+function truncate(text: string, max = 500): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

@@ -1,0 +1,93 @@
+// The Chat Completions adapter, for any OpenAI-compatible server at any base URL. Reads the
+// documented chunks (choices[0].delta with content, reasoning_content or reasoning, tool_calls
+// pieces keyed by index; finish_reason; usage in the last chunk with include_usage) and ends on
+// [DONE]. A keyless local server is fine. Never throws.
+import type { ChatCompletionChunk } from "openai/resources/chat/completions";
+import type { Model } from "../../shared/agent-types.ts";
+import type { AssistantMessageEventStream, LlmContext } from "../loop/types.ts";
+import { openaiClient } from "./openai-client.ts";
+import { buildCompletionsParams } from "./openai-completions-request.ts";
+import { missingKeyMessage, resolveEndpoint } from "./resolve.ts";
+import { ReportedError, runProviderStream, StreamEndedEarlyError, type AttemptContext } from "./stream-runner.ts";
+import type { ProviderStreamOptions } from "./types.ts";
+
+export function streamOpenAICompletions(model: Model, context: LlmContext, options: ProviderStreamOptions = {}): AssistantMessageEventStream {
+  return runProviderStream(model, options, () => {
+    const endpoint = resolveEndpoint(model, options, options.settings ?? {}, options.env ?? process.env);
+    if (!endpoint.baseUrl) throw new Error(`No base URL for ${endpoint.label.name}. Add the server's URL in Settings → Providers.`);
+    const missing = missingKeyMessage(endpoint);
+    if (missing) throw new Error(missing);
+    const params = buildCompletionsParams(model, context, options);
+    return {
+      provider: endpoint.label,
+      attempt: async (ctx) => {
+        const chunks = await openaiClient(endpoint, ctx, options.headers).chat.completions.create(params, { signal: ctx.signal });
+        return consume(chunks, ctx);
+      },
+    };
+  });
+}
+
+type Delta = ChatCompletionChunk.Choice.Delta & { reasoning_content?: string | null; reasoning?: string | null };
+
+async function consume(chunks: AsyncIterable<ChatCompletionChunk>, { builder }: AttemptContext): Promise<"stop" | "length" | "toolUse"> {
+  let thinking: number | undefined;
+  let text: number | undefined;
+  const calls = new Map<number, number>();
+  let finish: string | null | undefined;
+
+  const closeProse = () => {
+    if (thinking !== undefined) builder.endBlock(thinking);
+    if (text !== undefined) builder.endBlock(text);
+    thinking = text = undefined;
+  };
+
+  for await (const chunk of chunks) {
+    if (chunk.usage) {
+      const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
+      builder.setUsage({ input: (chunk.usage.prompt_tokens ?? 0) - cached, output: chunk.usage.completion_tokens ?? 0, cacheRead: cached, cacheWrite: 0 });
+    }
+    const choice = chunk.choices?.[0];
+    if (!choice) continue;
+    const delta = (choice.delta ?? {}) as Delta;
+    const reasoning = delta.reasoning_content ?? delta.reasoning;
+    if (typeof reasoning === "string" && reasoning !== "") {
+      if (text !== undefined) closeProse();
+      thinking ??= builder.thinkingStart();
+      builder.thinkingDelta(thinking, reasoning);
+    }
+    if (typeof delta.content === "string" && delta.content !== "") {
+      if (thinking !== undefined) {
+        builder.endBlock(thinking);
+        thinking = undefined;
+      }
+      text ??= builder.textStart();
+      builder.textDelta(text, delta.content);
+    }
+    delta.tool_calls?.forEach((piece, position) => {
+      const key = piece.index ?? position;
+      let index = calls.get(key);
+      if (index === undefined) {
+        // Servers stream calls one after another: a new index means the previous calls are complete.
+        closeProse();
+        for (const previous of calls.values()) builder.endBlock(previous);
+        index = builder.toolCallStart(piece.id || `call_${key}`, piece.function?.name ?? "");
+        calls.set(key, index);
+      } else {
+        builder.patchToolCall(index, { id: piece.id ?? undefined, name: piece.function?.name ?? undefined });
+      }
+      if (piece.function?.arguments) builder.toolCallDelta(index, piece.function.arguments);
+    });
+    if (choice.finish_reason) finish = choice.finish_reason;
+  }
+
+  if (!finish) throw new StreamEndedEarlyError();
+  switch (finish) {
+    case "length":
+      return "length";
+    case "content_filter":
+      throw new ReportedError("The server stopped the response: content filter.");
+    default:
+      return builder.hasToolCalls ? "toolUse" : "stop";
+  }
+}

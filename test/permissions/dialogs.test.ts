@@ -1,0 +1,183 @@
+// Permissions end to end through the router: dialogs as events, answers, scoped grants, denial
+// reasons reaching the model, abort while a dialog is open, redaction and the audit log.
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { AgentEvent, ToolResultMessage } from "../../app/shared/agent-types.ts";
+import type { PermissionRequest } from "../../app/shared/ipc/contract.ts";
+import { startApp, type AppHarness } from "../support/app-harness.ts";
+import type { ScriptStep } from "../support/scripted-model.ts";
+
+let app: AppHarness | undefined;
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+const requestsOf = (h: AppHarness) => h.events.filter((e) => e.event === "permission.request").map((e) => e.payload as PermissionRequest);
+const ended = (events: AgentEvent[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
+const textOf = (m: ToolResultMessage) => m.content.map((c) => (c.type === "text" ? c.text : "")).join("");
+
+async function run(steps: ScriptStep[], prompt = "go", options: Parameters<typeof startApp>[0] = {}) {
+  app = await startApp({ steps, ...options });
+  const project = await app.call("projects.open", { folder: app.projectDir });
+  const session = await app.call("sessions.create", { projectId: project.id });
+  await app.call("sessions.prompt", { sessionId: session.id, text: prompt });
+  return { h: app, session, project };
+}
+
+async function nextRequest(h: AppHarness, count: number): Promise<PermissionRequest> {
+  await h.waitFor(() => requestsOf(h).length >= count, `permission request #${count}`);
+  return requestsOf(h)[count - 1]!;
+}
+
+async function results(h: AppHarness, sessionId: number): Promise<ToolResultMessage[]> {
+  const { opened } = await h.call("sessions.open", { sessionId });
+  return opened.messages.filter((m): m is ToolResultMessage => m.role === "toolResult");
+}
+
+describe("permission dialogs", () => {
+  it("asks before bash, shows the exact command, runs it once allowed", async () => {
+    const { h, session } = await run([{ toolCalls: [{ name: "bash", args: { command: "echo hello from bash" } }] }, { text: "done" }]);
+    const request = await nextRequest(h, 1);
+    expect(request).toMatchObject({ sessionId: session.id, toolName: "bash", summary: { title: "Run a command", command: "echo hello from bash" }, proposedRule: { tool: "bash", pattern: "echo hello *" } });
+    expect((await h.call("sessions.state", { sessionId: session.id })).pendingPermissions.map((p) => p.id)).toEqual([request.id]);
+    // A reloaded renderer finds the request still pending.
+    expect((await h.call("permissions.pending", {})).map((p) => p.id)).toEqual([request.id]);
+    await h.call("permissions.respond", { requestId: request.id, decision: "allow-once" });
+    await h.waitFor(() => ended(h.sessionEvents.get(session.id)) === 1, "the run");
+    const [result] = await results(h, session.id);
+    expect(result!.isError).toBe(false);
+    expect(textOf(result!)).toContain("hello from bash");
+    // Answering again is refused, as is an unknown request.
+    expect(await h.raw("permissions.respond", { requestId: request.id, decision: "allow-once" })).toMatchObject({ ok: false, error: { code: "not-found" } });
+    expect(await h.raw("permissions.respond", { requestId: "no-such-request", decision: "deny" })).toMatchObject({ ok: false, error: { code: "not-found" } });
+    expect(h.events.some((e) => e.event === "permission.resolved" && (e.payload as { requestId: string }).requestId === request.id)).toBe(true);
+  });
+
+  it("shows an edit's diff; a denial's reason goes back to the model and nothing is written", async () => {
+    const steps: ScriptStep[] = [{ toolCalls: [{ name: "edit", args: { path: "notes.txt", edits: [{ oldText: "alpha", newText: "beta" }] } }] }, { text: "understood" }];
+    app = await startApp({ steps });
+    writeFileSync(path.join(app.projectDir, "notes.txt"), "one\nalpha\nthree\n");
+    const project = await app.call("projects.open", { folder: app.projectDir });
+    const session = await app.call("sessions.create", { projectId: project.id });
+    await app.call("sessions.prompt", { sessionId: session.id, text: "rename alpha" });
+    const request = await nextRequest(app, 1);
+    expect(request.summary).toMatchObject({ title: "Edit notes.txt", path: "notes.txt", outsideProject: false });
+    expect(request.summary.diff).toContain("-alpha");
+    expect(request.summary.diff).toContain("+beta");
+    await app.call("permissions.respond", { requestId: request.id, decision: "deny", reason: "keep alpha, it is a product name" });
+    await app.waitFor(() => ended(app!.sessionEvents.get(session.id)) === 1, "the run");
+    const [result] = await results(app, session.id);
+    expect(result).toMatchObject({ isError: true });
+    expect(textOf(result!)).toBe("The user denied this call: keep alpha, it is a product name");
+    const sentToModel = app.scripted.requests[1]!.context.messages.find((m) => m.role === "toolResult") as ToolResultMessage;
+    expect(textOf(sentToModel)).toContain("keep alpha, it is a product name");
+    expect(readFileSync(path.join(app.projectDir, "notes.txt"), "utf8")).toBe("one\nalpha\nthree\n");
+  });
+
+  it("asks one call at a time, in source order", async () => {
+    const { h, session } = await run([
+      { toolCalls: [{ name: "bash", id: "first", args: { command: "echo 1" } }, { name: "bash", id: "second", args: { command: "echo 2" } }] },
+      { text: "ok" },
+    ]);
+    const first = await nextRequest(h, 1);
+    expect(first.toolCallId).toBe("first");
+    await new Promise((r) => setTimeout(r, 100));
+    expect(requestsOf(h)).toHaveLength(1);
+    await h.call("permissions.respond", { requestId: first.id, decision: "allow-once" });
+    const second = await nextRequest(h, 2);
+    expect(second.toolCallId).toBe("second");
+    await h.call("permissions.respond", { requestId: second.id, decision: "deny" });
+    await h.waitFor(() => ended(h.sessionEvents.get(session.id)) === 1, "the run");
+    expect((await results(h, session.id)).map((r) => [r.toolCallId, r.isError])).toEqual([["first", false], ["second", true]]);
+  });
+
+  it("allow for this session and always allow in this project save scoped rules", async () => {
+    const { h, session, project } = await run([
+      { toolCalls: [{ name: "bash", args: { command: "echo a" } }] },
+      { toolCalls: [{ name: "bash", args: { command: "echo b" } }] },
+      { toolCalls: [{ name: "bash", args: { command: "npm run lint" } }] },
+      { toolCalls: [{ name: "bash", args: { command: "npm run lint --fix" } }] },
+      { text: "ok" },
+    ]);
+    const first = await nextRequest(h, 1);
+    await h.call("permissions.respond", { requestId: first.id, decision: "allow-session" });
+    // "echo b" matches the session rule "echo a": no wait, no dialog... but "echo a" only covers itself.
+    const second = await nextRequest(h, 2);
+    expect(second.summary.command).toBe("echo b");
+    await h.call("permissions.respond", { requestId: second.id, decision: "allow-project", rule: { tool: "bash", pattern: "echo *" } });
+    const third = await nextRequest(h, 3);
+    expect(third.proposedRule).toEqual({ tool: "bash", pattern: "npm run *" });
+    await h.call("permissions.respond", { requestId: third.id, decision: "allow-project" });
+    await h.waitFor(() => ended(h.sessionEvents.get(session.id)) === 1, "the run");
+    expect(requestsOf(h)).toHaveLength(3); // "npm run lint --fix" ran under the saved rule
+    const sessionRules = await h.call("permissions.rules", { sessionId: session.id });
+    expect(sessionRules.filter((r) => r.scope === "session").map((r) => r.pattern)).toEqual(["echo a"]);
+    const projectRules = await h.call("permissions.rules", { projectId: project.id });
+    expect(projectRules.filter((r) => r.scope === "project").map((r) => r.pattern).sort()).toEqual(["echo *", "npm run *"]);
+    // Rules can be edited and revoked.
+    const echoRule = projectRules.find((r) => r.pattern === "echo *")!;
+    const edited = await h.call("permissions.updateRule", { id: echoRule.id, action: "deny" });
+    expect(edited).toMatchObject({ pattern: "echo *", action: "deny", scope: "project" });
+    await h.call("permissions.removeRule", { id: edited.id });
+    expect((await h.call("permissions.rules", {})).some((r) => r.id === edited.id)).toBe(false);
+  });
+
+  it("an abort while a dialog is open closes it and ends the run", async () => {
+    const { h, session } = await run([{ toolCalls: [{ name: "bash", args: { command: "touch should-not-exist" } }] }, { text: "never" }]);
+    const request = await nextRequest(h, 1);
+    await h.call("sessions.abort", { sessionId: session.id });
+    await h.waitFor(() => ended(h.sessionEvents.get(session.id)) === 1, "the run to end");
+    const resolved = h.events.find((e) => e.event === "permission.resolved")!.payload as { requestId: string; decision: string };
+    expect(resolved).toMatchObject({ requestId: request.id, decision: "aborted" });
+    expect(await h.call("permissions.pending", {})).toEqual([]);
+    const [result] = await results(h, session.id);
+    expect(result).toMatchObject({ isError: true });
+    expect(() => readFileSync(path.join(h.projectDir, "should-not-exist"))).toThrow();
+  });
+
+  it("redacts secrets from tool output before the model or the store sees them, and says so", async () => {
+    const token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+    const { h, session } = await run([{ toolCalls: [{ name: "bash", args: { command: `echo "token=${token}"` } }] }, { text: "ok" }]);
+    const request = await nextRequest(h, 1);
+    await h.call("permissions.respond", { requestId: request.id, decision: "allow-once" });
+    await h.waitFor(() => ended(h.sessionEvents.get(session.id)) === 1, "the run");
+    const [result] = await results(h, session.id);
+    const text = textOf(result!);
+    expect(text).not.toContain(token);
+    expect(text).toContain("[REDACTED: GitHub token]");
+    expect(text).toContain("[Lathe redacted 1 GitHub token from this output.]");
+    const sent = h.scripted.requests[1]!.context.messages.find((m) => m.role === "toolResult");
+    expect(JSON.stringify(sent)).not.toContain(token);
+    expect(JSON.stringify(result!.details)).not.toContain(token);
+  });
+
+  it("limits file writes per turn", async () => {
+    const writes = Array.from({ length: 3 }, (_, i) => ({ name: "write", args: { path: `f${i}.txt`, content: "x" } }));
+    const { h, session } = await run([{ toolCalls: writes }, { text: "ok" }], "write files", { maxFileWritesPerTurn: 2 });
+    await h.call("settings.update", { permissionMode: "auto-edit" });
+    await h.waitFor(() => ended(h.sessionEvents.get(session.id)) === 1, "the run");
+    const r = await results(h, session.id);
+    expect(r.map((x) => x.isError)).toEqual([false, false, true]);
+    expect(textOf(r[2]!)).toMatch(/Rate limit: at most 2 file writes/);
+  });
+
+  it("audits every decision: who made it, how long the call ran, how it ended", async () => {
+    const { h, session } = await run([
+      { toolCalls: [{ name: "ls", args: {} }, { name: "bash", args: { command: "exit 3" } }, { name: "bash", args: { command: "echo no" } }] },
+      { text: "ok" },
+    ]);
+    await h.call("permissions.respond", { requestId: (await nextRequest(h, 1)).id, decision: "allow-once" });
+    await h.call("permissions.respond", { requestId: (await nextRequest(h, 2)).id, decision: "deny" });
+    await h.waitFor(() => ended(h.sessionEvents.get(session.id)) === 1, "the run");
+    const audit = h.services.store.audit.list({ sessionId: session.id }).sort((a, b) => a.id - b.id);
+    expect(audit.map((a) => [a.toolName, a.decision, a.decidedBy, a.outcome])).toEqual([
+      ["ls", "allow", "default", "ok"],
+      ["bash", "allow", "user: allow-once", "error"],
+      ["bash", "deny", "user", "blocked"],
+    ]);
+    expect(audit[1]!.durationMs).toBeGreaterThanOrEqual(0);
+    expect(audit[1]!.args).toEqual({ command: "exit 3" });
+  });
+});
