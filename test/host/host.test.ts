@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { startHost, type RunningHost } from "../../app/main/host/start-host.ts";
 import { isLoopback, startHostServer } from "../../app/main/host/server.ts";
-import { malformedPayloads } from "../ipc/router.test.ts";
+import { malformedPayloads } from "../support/fuzz.ts";
 
 let host: RunningHost;
 let dataDir: string;
