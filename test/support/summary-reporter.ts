@@ -1,5 +1,5 @@
 // Prints the closing line CI reads: "N passed, N failed, N skipped". A file that fails to load
-// (its suite errored) and an unhandled error each count as a failure, so a broken file never
+// or whose hooks fail, and an unhandled error, each count as a failure, so a broken file never
 // disappears from the count.
 import type { Reporter, TestModule } from "vitest/node";
 
@@ -9,16 +9,16 @@ export default class SummaryReporter implements Reporter {
     let failed = unhandledErrors.length;
     let skipped = 0;
     for (const mod of testModules) {
-      let tests = 0;
+      let failedHere = 0;
       for (const test of mod.children.allTests()) {
-        tests++;
         const state = test.result().state;
         if (state === "passed") passed++;
-        else if (state === "failed") failed++;
+        else if (state === "failed") failedHere++;
         else skipped++;
       }
-      if (mod.state() === "failed" && tests === 0) failed++;
-      else if (mod.errors().length > 0) failed += mod.errors().length;
+      // A file that failed without a failing test (it did not load, or a hook threw) is a failure.
+      if (mod.state() === "failed" && failedHere === 0) failedHere = 1;
+      failed += failedHere;
     }
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
