@@ -39,7 +39,8 @@ export async function runAgentLoop(
 
 /**
  * Continues from the context as it is (a resumed session, a retry): the last message must be one
- * the model answers, a user or tool-result message.
+ * the model answers (a user or tool-result message), or a failed answer to retry. The
+ * `transformContext` / `convertToLlm` pipeline decides what of a failed answer the model sees.
  */
 export async function runAgentLoopContinue(
   context: AgentContext,
@@ -50,7 +51,9 @@ export async function runAgentLoopContinue(
 ): Promise<AgentMessage[]> {
   const last = context.messages.at(-1);
   if (!last) throw new Error("Cannot continue: the session has no messages.");
-  if (last.role === "assistant") throw new Error("Cannot continue from an assistant message.");
+  if (last.role === "assistant" && last.stopReason !== "error" && last.stopReason !== "aborted") {
+    throw new Error("Cannot continue from a completed assistant message: send a new prompt.");
+  }
   const newMessages: AgentMessage[] = [];
   const current: AgentContext = { ...context, messages: [...context.messages] };
   await emit({ type: "agent_start" });

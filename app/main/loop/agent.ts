@@ -101,12 +101,24 @@ export class Agent {
     );
   }
 
-  /** Resumes from the transcript as it is (its last message must be a user or tool result). */
+  /**
+   * Resumes from the transcript as it is: its last message must be a user or tool result, or a
+   * failed answer (then this is a retry).
+   */
   continue(): Promise<void> {
     if (this.running) return Promise.reject(new Error("The agent is already running."));
     return this.run((context, config, signal) =>
       runAgentLoopContinue(context, config, (e) => this.dispatch(e), signal, this.options.streamFn),
     );
+  }
+
+  /**
+   * Adds an app entry (a custom message, such as a compaction summary) to the transcript, with
+   * its message events, at the current point: between turns when a run is going.
+   */
+  async appendEntry(message: AgentMessage): Promise<void> {
+    await this.dispatch({ type: "message_start", message });
+    await this.dispatch({ type: "message_end", message });
   }
 
   /** Injected after the current tool batch, before the model is asked again. */

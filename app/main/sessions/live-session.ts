@@ -8,6 +8,8 @@ import type { AgentLoopConfig, StreamFn } from "../loop/types.ts";
 import type { EventHub } from "../ipc/event-hub.ts";
 import type { SessionRecorder, SessionStore } from "../store/index.ts";
 import { createCodingTools, type CodingTools } from "../tools/index.ts";
+import { compactTranscript } from "./compaction.ts";
+import { COMPACTION, COMPACTION_UNDO, compactionPolicy, contextTokens, modelView, needsCompaction, type CompactionDetails } from "./context.ts";
 import { buildSystemPrompt, loadProjectInstructions } from "./system-prompt.ts";
 
 export type ToolHooks = Pick<AgentLoopConfig, "beforeToolCall" | "afterToolCall">;
@@ -33,6 +35,8 @@ export interface LiveSessionOptions {
   hooks: (scope: SessionScope) => ToolHooks;
   /** Called whenever what `state()` returns may have changed. */
   onStateChange: (session: LiveSession) => void;
+  /** Whether to compact automatically (read at each request). */
+  autoCompact: () => boolean;
   /** Called after each run, for notifications and the session list. */
   onRunEnd?: (session: LiveSession, last: AssistantMessage | undefined) => void;
   bashTimeoutMs?: number;
@@ -46,7 +50,10 @@ export class LiveSession {
   readonly tools: CodingTools;
   private readonly recorder: SessionRecorder;
   private readonly options: LiveSessionOptions;
-  private contextTokens = 0;
+  private instructionFiles: string[] = [];
+  /** Set while an entry is written outside a run: the store gets it directly, not the recorder. */
+  private outOfBand = false;
+  private overflowRetried = false;
 
   constructor(options: LiveSessionOptions) {
     this.options = options;
@@ -65,9 +72,11 @@ export class LiveSession {
       systemPrompt: this.systemPrompt(baseToolNames),
       beforeToolCall: hooks.beforeToolCall,
       afterToolCall: hooks.afterToolCall,
+      transformContext: (_messages, signal) => this.transformContext(signal),
+      // transformContext already gives the model's view (summary, kept messages, no app entries).
+      convertToLlm: (messages) => messages.filter((m) => m.role !== "custom") as ReturnType<typeof modelView>,
       onSubscriberError: (error) => console.error("[sessions] event subscriber failed:", error),
     });
-    this.contextTokens = lastContextTokens(options.messages);
     this.recorder = options.store.recorder(this.sessionId, {
       onError: (error) => options.hub.emit("app.notice", { level: "error", message: `Could not save session ${this.sessionId}: ${error.message}` }),
     });
@@ -85,6 +94,7 @@ export class LiveSession {
   }
 
   prompt(text: string, images: ImageContent[] = []): void {
+    this.overflowRetried = false;
     this.agent.systemPrompt = this.systemPrompt(this.agent.activeToolNames);
     this.agent.prompt(text, images).catch((error: unknown) => this.options.hub.emit("app.notice", { level: "error", message: String(error) }));
     this.options.onStateChange(this);
@@ -112,9 +122,83 @@ export class LiveSession {
       model: `${this.model.provider}/${this.model.id}`,
       queued: { steering: this.agent.queued.steering.map(text), followUp: this.agent.queued.followUp.map(text) },
       pendingPermissions,
-      contextTokens: this.contextTokens,
+      contextTokens: contextTokens(this.agent.messages),
       contextWindow: this.model.contextWindow,
+      instructionFiles: this.instructionFiles,
     };
+  }
+
+  /** Summarizes the older part of the session now. */
+  async compactNow(): Promise<{ compacted: boolean; message: string }> {
+    this.assertIdle("compact");
+    const entry = await this.compact("manual");
+    const message = entry
+      ? `Compacted: about ${(entry.details as CompactionDetails).tokensBefore} tokens of context became ${(entry.details as CompactionDetails).tokensAfter}.`
+      : "Nothing to compact yet: the session is shorter than the part kept verbatim.";
+    return { compacted: entry !== undefined, message };
+  }
+
+  async editCompaction(index: number, summary: string): Promise<void> {
+    this.assertIdle("edit a summary");
+    const target = this.compactionAt(index);
+    const details: CompactionDetails = { ...(target.details as CompactionDetails), trigger: "edit", replaces: index };
+    await this.append({ role: "custom", customType: COMPACTION, content: summary.trim(), display: true, details, timestamp: Date.now() });
+  }
+
+  async undoCompaction(index: number): Promise<void> {
+    this.assertIdle("undo a compaction");
+    this.compactionAt(index);
+    await this.append({ role: "custom", customType: COMPACTION_UNDO, content: "Compaction undone: the model sees the full history again.", display: true, details: { undoes: index }, timestamp: Date.now() });
+  }
+
+  private compactionAt(index: number) {
+    const target = this.agent.messages[index];
+    if (target?.role !== "custom" || target.customType !== COMPACTION) throw new Error(`Message ${index} of this session is not a compaction summary.`);
+    return target;
+  }
+
+  private assertIdle(what: string): void {
+    if (this.agent.isRunning) throw new Error(`Cannot ${what} while the session is running: wait for the run to end or stop it.`);
+  }
+
+  private async transformContext(signal: AbortSignal | undefined): Promise<AgentMessage[]> {
+    if (this.options.autoCompact() && needsCompaction(this.agent.messages, compactionPolicy(this.model))) {
+      await this.compact("threshold", signal);
+    }
+    return modelView(this.agent.messages);
+  }
+
+  /** Appends a compaction entry; a failure to summarize is reported and leaves the context as it was. */
+  private async compact(trigger: CompactionDetails["trigger"], signal?: AbortSignal) {
+    try {
+      const entry = await compactTranscript({
+        transcript: this.agent.messages,
+        model: this.model,
+        streamFn: this.options.streamFn,
+        keepRecentTokens: compactionPolicy(this.model).keepRecentTokens,
+        trigger,
+        signal,
+      });
+      if (entry) await this.append(entry);
+      return entry;
+    } catch (error) {
+      this.options.hub.emit("app.notice", { level: "warning", message: `Session ${this.sessionId}: ${(error as Error).message}` });
+      if (trigger === "manual") throw error;
+      return undefined;
+    }
+  }
+
+  /** Adds an app entry to the transcript: within a run through the recorder, otherwise directly. */
+  private async append(entry: AgentMessage): Promise<void> {
+    if (this.agent.isRunning) return this.agent.appendEntry(entry);
+    this.options.store.appendMessage(this.sessionId, entry);
+    this.outOfBand = true;
+    try {
+      await this.agent.appendEntry(entry);
+    } finally {
+      this.outOfBand = false;
+    }
+    this.options.onStateChange(this);
   }
 
   /** Stops the run and waits for it; used when the session is deleted or the app quits. */
@@ -126,33 +210,34 @@ export class LiveSession {
 
   private systemPrompt(toolNames: readonly string[]): string {
     const active = this.tools.tools.filter((t) => toolNames.includes(t.name));
-    return buildSystemPrompt({ projectDir: this.projectDir, tools: active, instructions: loadProjectInstructions(this.projectDir) });
+    const instructions = loadProjectInstructions(this.projectDir);
+    this.instructionFiles = instructions.map((i) => i.path);
+    return buildSystemPrompt({ projectDir: this.projectDir, tools: active, instructions });
   }
 
   private onEvent(event: AgentEvent): void {
-    this.recorder.handle(event);
+    if (!this.outOfBand) this.recorder.handle(event);
     this.options.hub.sessionEvent(this.sessionId, event);
-    if (event.type === "message_end" && event.message.role === "assistant") {
-      this.contextTokens = lastContextTokens([event.message]) || this.contextTokens;
-    }
     if (event.type === "agent_start") this.options.onStateChange(this);
     if (event.type === "message_start" && event.message.role === "user") this.options.onStateChange(this);
     if (event.type === "agent_end") {
-      // The agent clears its running flag after this event: report the state once it has.
-      queueMicrotask(() => {
-        void this.agent.waitForIdle().then(() => {
-          this.options.onStateChange(this);
-          const last = this.agent.messages.findLast((m): m is AssistantMessage => m.role === "assistant");
-          this.options.onRunEnd?.(this, last);
-        });
-      });
+      // The agent clears its running flag after this event: act once it has.
+      queueMicrotask(() => void this.agent.waitForIdle().then(() => this.afterRun()));
     }
   }
-}
 
-function lastContextTokens(messages: readonly AgentMessage[]): number {
-  const last = messages.findLast((m): m is AssistantMessage => m.role === "assistant" && m.usage.totalTokens > 0);
-  if (!last) return 0;
-  const u = last.usage;
-  return u.input + u.cacheRead + u.cacheWrite + u.output;
+  private async afterRun(): Promise<void> {
+    const last = this.agent.messages.findLast((m): m is AssistantMessage => m.role === "assistant");
+    // A context overflow: compact and retry the turn once, unless the user turned compaction off.
+    if (last?.contextOverflow && this.options.autoCompact() && !this.overflowRetried && !this.agent.isRunning) {
+      this.overflowRetried = true;
+      if (await this.compact("overflow")) {
+        this.agent.continue().catch((error: unknown) => this.options.hub.emit("app.notice", { level: "error", message: String(error) }));
+        this.options.onStateChange(this);
+        return;
+      }
+    }
+    this.options.onStateChange(this);
+    this.options.onRunEnd?.(this, last);
+  }
 }

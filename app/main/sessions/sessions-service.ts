@@ -4,7 +4,7 @@
 // it is deleted or the service closes. Errors meant for the user are IpcFailures with plain text.
 import { statSync } from "node:fs";
 import { basename, resolve } from "node:path";
-import type { AssistantMessage, ImageContent, Model } from "../../shared/agent-types.ts";
+import type { AgentMessage, AssistantMessage, ImageContent, Model } from "../../shared/agent-types.ts";
 import type { PermissionRequest, Session, SessionState } from "../../shared/ipc/contract.ts";
 import type { EventHub } from "../ipc/event-hub.ts";
 import { IpcFailure } from "../ipc/router.ts";
@@ -13,6 +13,7 @@ import { findModel, listModels } from "../providers/index.ts";
 import type { SettingsService } from "../settings/settings-service.ts";
 import { StoreError, type OpenedSession, type ProjectInfo, type SessionStore } from "../store/index.ts";
 import { createCodingTools } from "../tools/index.ts";
+import { contextTokens } from "./context.ts";
 import { LiveSession, type SessionScope, type ToolHooks } from "./live-session.ts";
 
 export interface PermissionsPort {
@@ -105,10 +106,10 @@ export class SessionsService {
   open(sessionId: number): { opened: OpenedSession; state: SessionState } {
     const opened = this.o.store.openSession(sessionId);
     if (!opened) throw new IpcFailure("not-found", `Session ${sessionId} does not exist.`);
-    return { opened, state: this.state(sessionId, opened.session) };
+    return { opened, state: this.state(sessionId, opened.session, opened.messages) };
   }
 
-  state(sessionId: number, info?: Session): SessionState {
+  state(sessionId: number, info?: Session, messages?: readonly AgentMessage[]): SessionState {
     const live = this.live.get(sessionId);
     const pending = this.o.permissions.pendingFor(sessionId);
     if (live) return live.state(pending);
@@ -120,8 +121,9 @@ export class SessionsService {
       model: session.model,
       queued: { steering: [], followUp: [] },
       pendingPermissions: pending,
-      contextTokens: 0,
+      contextTokens: messages ? contextTokens(messages) : 0,
       contextWindow: model?.contextWindow ?? 0,
+      instructionFiles: [],
     };
   }
 
@@ -163,6 +165,28 @@ export class SessionsService {
     const state = this.state(sessionId);
     this.o.hub.emit("session.state", state);
     return state;
+  }
+
+  compact(sessionId: number): Promise<{ compacted: boolean; message: string }> {
+    return this.userAction(() => this.liveSession(sessionId).compactNow());
+  }
+
+  editCompaction(sessionId: number, index: number, summary: string): Promise<void> {
+    return this.userAction(() => this.liveSession(sessionId).editCompaction(index, summary));
+  }
+
+  undoCompaction(sessionId: number, index: number): Promise<void> {
+    return this.userAction(() => this.liveSession(sessionId).undoCompaction(index));
+  }
+
+  /** Runs an action whose failures are the user's to read, as invalid-request errors. */
+  private async userAction<T>(action: () => Promise<T>): Promise<T> {
+    try {
+      return await action();
+    } catch (error) {
+      if (error instanceof IpcFailure) throw error;
+      throw new IpcFailure("failed", (error as Error).message);
+    }
   }
 
   rename(sessionId: number, title: string): Session {
@@ -258,6 +282,7 @@ export class SessionsService {
       hub: this.o.hub,
       streamFn: this.o.streamFn,
       hooks: (scope) => this.o.permissions.hooks(scope),
+      autoCompact: () => this.o.settings.autoCompact,
       bashTimeoutMs: this.o.bashTimeoutMs,
       onStateChange: (s) => this.o.hub.emit("session.state", s.state(this.o.permissions.pendingFor(s.sessionId))),
       onRunEnd: (s, last) => {

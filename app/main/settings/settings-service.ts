@@ -81,6 +81,10 @@ export class SettingsService {
     return this.store.get<PermissionMode>("permissionMode", "ask");
   }
 
+  get autoCompact(): boolean {
+    return this.store.get<boolean>("autoCompact", true);
+  }
+
   get defaultModel(): string | null {
     return this.store.get<string | null>("defaultModel", null);
   }
@@ -121,14 +125,16 @@ export class SettingsService {
       defaultModel: this.defaultModel,
       theme: this.store.get<Settings["theme"]>("theme", "system"),
       permissionMode: this.permissionMode,
+      autoCompact: this.autoCompact,
       canStoreKeys: this.secrets.available,
     };
   }
 
-  update(changes: { defaultModel?: string | null; theme?: Settings["theme"]; permissionMode?: PermissionMode }): Settings {
+  update(changes: { defaultModel?: string | null; theme?: Settings["theme"]; permissionMode?: PermissionMode; autoCompact?: boolean }): Settings {
     if (changes.defaultModel !== undefined) this.store.set("defaultModel", changes.defaultModel);
     if (changes.theme !== undefined) this.store.set("theme", changes.theme);
     if (changes.permissionMode !== undefined) this.store.set("permissionMode", changes.permissionMode);
+    if (changes.autoCompact !== undefined) this.store.set("autoCompact", changes.autoCompact);
     this.changed();
     return this.view();
   }

@@ -55,9 +55,11 @@ export const SessionStateSchema = Type.Object({
   model: Nullable(Type.String()),
   queued: Type.Object({ steering: Type.Array(Type.String()), followUp: Type.Array(Type.String()) }),
   pendingPermissions: Type.Array(PermissionRequestSchema),
-  /** Context used by the last request, and the model's window. */
+  /** Context the next request would carry (provider counts, estimates beyond), and the model's window. */
   contextTokens: Type.Number(),
   contextWindow: Type.Number(),
+  /** Project instruction files (AGENTS.md, CLAUDE.md) loaded into the system prompt. */
+  instructionFiles: Type.Array(Type.String()),
 });
 
 const ProviderEntrySchema = Type.Object({
@@ -74,6 +76,8 @@ export const SettingsSchema = Type.Object({
   defaultModel: Nullable(Type.String()),
   theme: ThemeSchema,
   permissionMode: PermissionModeSchema,
+  /** Compact automatically near the context window (and retry once on an overflow). */
+  autoCompact: Type.Boolean(),
   /** False where the OS has no keyring: keys can then only come from the environment. */
   canStoreKeys: Type.Boolean(),
 });
@@ -111,6 +115,12 @@ export const requests = {
   "sessions.abort": request(Type.Object(SessionRef), Type.Object({})),
   "sessions.state": request(Type.Object(SessionRef), SessionStateSchema),
   "sessions.setModel": request(Type.Object({ ...SessionRef, model: NonEmpty(300) }), SessionStateSchema),
+  /** Summarizes the older part of the session now (not while it runs). */
+  "sessions.compact": request(Type.Object(SessionRef), Type.Object({ compacted: Type.Boolean(), message: Type.String() })),
+  /** Replaces the summary of the compaction entry at transcript index `index`. */
+  "sessions.editCompaction": request(Type.Object({ ...SessionRef, index: Type.Integer({ minimum: 0 }), summary: NonEmpty(200_000) }), Type.Object({})),
+  /** Cancels the compaction entry at `index`: the model sees the full history again. */
+  "sessions.undoCompaction": request(Type.Object({ ...SessionRef, index: Type.Integer({ minimum: 0 }) }), Type.Object({})),
   "sessions.rename": request(Type.Object({ ...SessionRef, title: NonEmpty(500) }), SessionInfoSchema),
   "sessions.archive": request(Type.Object({ ...SessionRef, archived: Type.Boolean() }), SessionInfoSchema),
   "sessions.delete": request(Type.Object(SessionRef), Type.Object({})),
@@ -138,6 +148,7 @@ export const requests = {
       defaultModel: Type.Optional(Nullable(Type.String())),
       theme: Type.Optional(ThemeSchema),
       permissionMode: Type.Optional(PermissionModeSchema),
+      autoCompact: Type.Optional(Type.Boolean()),
     }),
     SettingsSchema,
   ),

@@ -1,0 +1,167 @@
+// Context accounting and the model's view of a transcript. Pure functions, no I/O.
+//
+// The transcript keeps everything; compaction adds a `compaction` entry (a custom message) whose
+// summary stands in for every message before `details.firstKeptIndex`. The model's view is then
+// the summary, as a user message, followed by the transcript from that index on. An edit of a
+// summary is a newer compaction entry with the same cut; an undo is a `compaction_undo` entry
+// naming the compaction it cancels (and the versions an edit of it replaced). The transcript is
+// append-only, so replaying a stored session rebuilds the same view.
+import type { AgentMessage, AssistantMessage, CustomMessage, Message, UserMessage } from "../../shared/agent-types.ts";
+
+export const COMPACTION = "compaction";
+export const COMPACTION_UNDO = "compaction_undo";
+
+export interface CompactionDetails {
+  /** Transcript index of the first message kept verbatim. */
+  firstKeptIndex: number;
+  /** Estimated tokens of the context before and after. */
+  tokensBefore: number;
+  tokensAfter: number;
+  trigger: "threshold" | "overflow" | "manual" | "edit";
+  /** For an edit: the transcript index of the entry it replaces. */
+  replaces?: number;
+}
+
+export interface ActiveCompaction {
+  index: number;
+  entry: CustomMessage;
+  details: CompactionDetails;
+}
+
+/** Rough tokens of a message: a quarter of its characters, ~1,200 per image. */
+export function estimateTokens(message: AgentMessage): number {
+  const chars = (text: string) => Math.ceil(text.length / 4);
+  switch (message.role) {
+    case "user":
+      return typeof message.content === "string"
+        ? chars(message.content)
+        : message.content.reduce((n, c) => n + (c.type === "text" ? chars(c.text) : 1200), 0);
+    case "assistant":
+      return message.content.reduce(
+        (n, c) => n + (c.type === "text" ? chars(c.text) : c.type === "thinking" ? chars(c.thinking) : chars(c.name + JSON.stringify(c.arguments))),
+        0,
+      );
+    case "toolResult":
+      return message.content.reduce((n, c) => n + (c.type === "text" ? chars(c.text) : 1200), 0);
+    case "custom":
+      return chars(message.content);
+  }
+}
+
+/** The compaction in force: the newest compaction entry that no later undo cancels. */
+export function activeCompaction(transcript: readonly AgentMessage[]): ActiveCompaction | undefined {
+  const undone = new Set<number>();
+  for (let i = transcript.length - 1; i >= 0; i--) {
+    const m = transcript[i]!;
+    if (m.role !== "custom") continue;
+    if (m.customType === COMPACTION_UNDO) {
+      // Undoing a compaction also undoes the versions an edit of it replaced.
+      let target = (m.details as { undoes?: number } | undefined)?.undoes;
+      while (typeof target === "number" && !undone.has(target)) {
+        undone.add(target);
+        const entry = transcript[target];
+        target = entry?.role === "custom" ? (entry.details as CompactionDetails | undefined)?.replaces : undefined;
+      }
+    } else if (m.customType === COMPACTION && !undone.has(i)) {
+      return { index: i, entry: m, details: m.details as CompactionDetails };
+    }
+  }
+  return undefined;
+}
+
+export function summaryMessage(summary: string, timestamp: number): UserMessage {
+  return {
+    role: "user",
+    content: `The conversation so far was compacted to stay within the context window. Summary of the earlier part:\n\n<summary>\n${summary}\n</summary>`,
+    timestamp,
+  };
+}
+
+/**
+ * What the model is sent: the active compaction's summary plus the kept messages, without app
+ * entries, and without failed answers that carry nothing (a context overflow, an empty error).
+ */
+export function modelView(transcript: readonly AgentMessage[]): Message[] {
+  const active = activeCompaction(transcript);
+  const start = active ? active.details.firstKeptIndex : 0;
+  const view: Message[] = active ? [summaryMessage(active.entry.content, active.entry.timestamp)] : [];
+  for (let i = start; i < transcript.length; i++) {
+    const m = transcript[i]!;
+    if (m.role === "custom") continue;
+    if (m.role === "assistant" && isEmptyFailure(m)) continue;
+    view.push(m);
+  }
+  return view;
+}
+
+function isEmptyFailure(m: AssistantMessage): boolean {
+  return (m.stopReason === "error" || m.stopReason === "aborted") && (m.contextOverflow === true || m.content.length === 0);
+}
+
+/**
+ * Tokens the next request would carry: the provider's count for everything up to the last
+ * answer that reported usage (when no compaction came after it), plus estimates for the rest.
+ */
+export function contextTokens(transcript: readonly AgentMessage[]): number {
+  const active = activeCompaction(transcript);
+  const floor = active ? active.index : -1;
+  let lastUsage = -1;
+  for (let i = transcript.length - 1; i > floor; i--) {
+    const m = transcript[i]!;
+    if (m.role === "assistant" && m.usage.totalTokens > 0 && !isEmptyFailure(m)) {
+      lastUsage = i;
+      break;
+    }
+  }
+  if (lastUsage >= 0) {
+    const u = (transcript[lastUsage] as AssistantMessage).usage;
+    let tokens = u.input + u.cacheRead + u.cacheWrite + u.output;
+    for (let i = lastUsage + 1; i < transcript.length; i++) if (transcript[i]!.role !== "custom") tokens += estimateTokens(transcript[i]!);
+    return tokens;
+  }
+  return modelView(transcript).reduce((n, m) => n + estimateTokens(m), 0);
+}
+
+export interface CompactionPolicy {
+  contextWindow: number;
+  /** Tokens left free for the answer. */
+  reserveTokens: number;
+  /** Recent context kept verbatim. */
+  keepRecentTokens: number;
+}
+
+export function compactionPolicy(model: { contextWindow: number; maxTokens: number }): CompactionPolicy {
+  return {
+    contextWindow: model.contextWindow,
+    reserveTokens: Math.min(model.maxTokens, 16_384, Math.floor(model.contextWindow / 4)),
+    keepRecentTokens: Math.min(20_000, Math.floor(model.contextWindow * 0.3)),
+  };
+}
+
+export function needsCompaction(transcript: readonly AgentMessage[], policy: CompactionPolicy): boolean {
+  return contextTokens(transcript) > policy.contextWindow - policy.reserveTokens;
+}
+
+/**
+ * Where to cut: the transcript index of the user message from which the recent turns are kept,
+ * so that they fit `keepRecentTokens`. A cut is always at a user message (never between a tool
+ * call and its result) and after the active compaction's own cut; undefined when there is no such
+ * point with anything before it to summarize.
+ */
+export function findCut(transcript: readonly AgentMessage[], keepRecentTokens: number): number | undefined {
+  const active = activeCompaction(transcript);
+  const floor = active ? active.details.firstKeptIndex : 0;
+  let kept = 0;
+  let cut: number | undefined;
+  for (let i = transcript.length - 1; i > floor; i--) {
+    const m = transcript[i]!;
+    if (m.role === "custom") continue;
+    kept += estimateTokens(m);
+    if (m.role === "user") {
+      if (kept > keepRecentTokens && cut !== undefined) break;
+      cut = i;
+      if (kept > keepRecentTokens) break;
+    }
+  }
+  return cut;
+}
