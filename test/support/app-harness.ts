@@ -39,7 +39,15 @@ function assertSchema(schema: Parameters<typeof checkerFor>[0], value: unknown, 
   if (!check.Check(value)) throw new Error(`${what} does not match its schema:\n${schemaErrorLines(check, value).join("\n")}`);
 }
 
-export async function startApp(options: { steps?: ScriptStep[]; env?: Record<string, string>; maxFileWritesPerTurn?: number } = {}): Promise<AppHarness> {
+export interface StartAppOptions {
+  steps?: ScriptStep[];
+  env?: Record<string, string>;
+  maxFileWritesPerTurn?: number;
+  /** Limits of the scripted model (default: a compatible server's defaults). */
+  model?: { contextWindow?: number; maxTokens?: number };
+}
+
+export async function startApp(options: StartAppOptions = {}): Promise<AppHarness> {
   const dataDir = realpathSync(mkdtempSync(path.join(tmpdir(), "lathe-app-data-")));
   const projectDir = realpathSync(mkdtempSync(path.join(tmpdir(), "lathe-project-")));
   const scripted = createScriptedModel(options.steps ?? []);
@@ -53,7 +61,7 @@ export async function startApp(options: { steps?: ScriptStep[]; env?: Record<str
     maxFileWritesPerTurn: options.maxFileWritesPerTurn,
   });
   // A local OpenAI-compatible server entry gives the scripted model a name in the registry.
-  services.settings.setProvider({ id: "local", kind: "compatible", name: "Local", baseUrl: "http://127.0.0.1:9/v1", models: [{ id: "scripted" }] });
+  services.settings.setProvider({ id: "local", kind: "compatible", name: "Local", baseUrl: "http://127.0.0.1:9/v1", models: [{ id: "scripted", ...options.model }] });
   services.settings.update({ defaultModel: "local/scripted" });
 
   const sessionEvents = new Map<number, AgentEvent[]>();

@@ -20,6 +20,8 @@ export interface ScriptedResponse {
   toolCalls?: ScriptedToolCall[];
   /** Ends the response with stopReason "error" and this text, after streaming what came before. */
   error?: string;
+  /** With `error`: the provider recognised it as a context-window overflow. */
+  contextOverflow?: boolean;
   /** Waits this long before the first event, and again between deltas when `deltaDelayMs` is set. */
   delayMs?: number;
   deltaDelayMs?: number;
@@ -181,6 +183,7 @@ async function play(
   if (response.error !== undefined) {
     message.stopReason = "error";
     message.errorMessage = response.error;
+    if (response.contextOverflow) message.contextOverflow = true;
     stream.push({ type: "error", reason: "error", error: message });
     return;
   }
