@@ -25,11 +25,14 @@ const brain: Brain = (user, results) => {
     return { text: `Edit outcome: ${results[1]}` };
   }
   if (user.includes("slow")) return results.length === 0 ? { calls: [{ name: "bash", args: { command: "sleep 4; echo slept-well" } }] } : { text: "Slow task done." };
+  if (user.includes("parallel"))
+    return results.length === 0 ? { calls: [{ name: "bash", args: { command: "sleep 1; echo first-done" } }, { name: "bash", args: { command: "echo second-done" } }] } : { text: "Both ran." };
   if (user.includes("long")) return results.length === 0 ? { calls: [{ name: "bash", args: { command: "sleep 60" } }] } : { text: "unexpected" };
   return { text: LONG_ANSWER };
 };
 
-describe.skipIf(!chromiumAvailable())("renderer end to end", () => {
+// Without Chromium the suite is skipped on a developer machine, but never in CI: there it must run.
+describe.skipIf(!chromiumAvailable() && !process.env.CI)("renderer end to end", () => {
   let host: RunningHost;
   let model: Awaited<ReturnType<typeof startFakeModel>>;
   let browser: Browser;
@@ -67,6 +70,11 @@ describe.skipIf(!chromiumAvailable())("renderer end to end", () => {
     await box.press("Enter");
   };
   const permission = () => page.getByRole("dialog");
+  /** Answers the visible permission request with a key, once the dialog has the focus. */
+  const answer = async (key: "y" | "n") => {
+    await expect.poll(() => permission().evaluate((el) => el.contains(document.activeElement)), { timeout: 10_000 }).toBe(true);
+    await page.keyboard.press(key);
+  };
 
   test("a person's day: setup, prompt, tools, permissions, steering, abort, history", async () => {
     try {
@@ -104,7 +112,7 @@ describe.skipIf(!chromiumAvailable())("renderer end to end", () => {
     // Approve a bash call with the keyboard; its coloured output shows in the terminal.
     await send("run the demo");
     await permission().getByText("printf").first().waitFor({ timeout: 15_000 });
-    await page.keyboard.press("y");
+    await answer("y");
     const bashCard = page.locator("section.card").filter({ hasText: "printf" });
     await expect.poll(() => bashCard.getAttribute("data-status"), { timeout: 15_000 }).toBe("done");
     await expect.poll(() => bashCard.locator(".xterm-rows").innerText()).toContain("green-ok");
@@ -114,7 +122,7 @@ describe.skipIf(!chromiumAvailable())("renderer end to end", () => {
     await permission().getByLabel("Proposed change").waitFor({ timeout: 15_000 });
     expect(await permission().getByLabel("Proposed change").innerText()).toContain("HELLO");
     await page.screenshot({ path: join(shots, "permission.png") });
-    await page.keyboard.press("n");
+    await answer("n");
     await page.getByLabel("Reason, sent to the model (optional)").fill("leave notes.txt alone");
     await page.keyboard.press("Enter");
     await transcript().getByText("Edit outcome:").waitFor({ timeout: 15_000 });
@@ -128,7 +136,7 @@ describe.skipIf(!chromiumAvailable())("renderer end to end", () => {
     // Steer while a command runs: the message is delivered after the tool, and the model sees it.
     await send("a slow task please");
     await permission().waitFor({ timeout: 15_000 });
-    await page.keyboard.press("y");
+    await answer("y");
     const slowCard = page.locator("section.card").filter({ hasText: "sleep 4" });
     await expect.poll(() => slowCard.getAttribute("data-status"), { timeout: 15_000 }).toBe("running");
     await send("steer: use tabs");
@@ -137,10 +145,22 @@ describe.skipIf(!chromiumAvailable())("renderer end to end", () => {
     await transcript().getByText("Steering received: steer: use tabs").waitFor({ timeout: 20_000 });
     expect(await slowCard.getAttribute("data-status")).toBe("done");
 
+    // A parallel batch: two approvals, one at a time; cards stay in source order; a timeline.
+    await send("two in parallel");
+    await permission().getByText("sleep 1; echo first-done").first().waitFor({ timeout: 15_000 });
+    await answer("y");
+    await permission().getByText("echo second-done").first().waitFor({ timeout: 15_000 });
+    await answer("y");
+    await transcript().getByText("Both ran.").waitFor({ timeout: 20_000 });
+    const batch = page.locator("section.card").filter({ hasText: /first-done|second-done/ });
+    expect(await batch.evaluateAll((cards) => cards.map((c) => c.getAttribute("aria-label")))).toEqual(["bash sleep 1; echo first-done", "bash echo second-done"]);
+    expect(await page.locator(".timeline .timeline-bar").count()).toBe(2);
+    await page.screenshot({ path: join(shots, "session-parallel.png") });
+
     // Abort a long command with Stop.
     await send("a long task");
     await permission().waitFor({ timeout: 15_000 });
-    await page.keyboard.press("y");
+    await answer("y");
     const longCard = page.locator("section.card").filter({ hasText: "sleep 60" });
     await expect.poll(() => longCard.getAttribute("data-status"), { timeout: 15_000 }).toBe("running");
     await page.getByRole("button", { name: /^Stop/ }).click();
@@ -161,6 +181,7 @@ describe.skipIf(!chromiumAvailable())("renderer end to end", () => {
     expect(await page.locator(".transcript-row.jump").first().innerText()).toContain("tabs");
 
     // Fork from the first answer: a new session with just that much history.
+    await transcript().evaluate((el) => el.scrollTo(0, 0));
     await transcript().getByText("That is all for now").waitFor();
     await page.locator('.msg.assistant[data-position="1"]').getByRole("button", { name: /Fork/ }).click();
     await expect.poll(() => page.locator(".msg[data-position]").count(), { timeout: 10_000 }).toBe(2);
@@ -184,5 +205,11 @@ describe.skipIf(!chromiumAvailable())("renderer end to end", () => {
     await page.getByRole("button", { name: "Settings" }).click();
     await page.getByRole("listitem", { name: "Provider Local server" }).waitFor();
     await page.screenshot({ path: join(shots, "settings.png") });
+    await page.getByLabel("Theme").selectOption("dark");
+    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
+    await page.getByRole("button", { name: "project", exact: true }).click();
+    await page.getByRole("button", { name: /hello there/ }).first().click();
+    await transcript().waitFor();
+    await page.screenshot({ path: join(shots, "session-dark.png") });
   }
 });

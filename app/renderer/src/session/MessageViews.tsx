@@ -1,0 +1,88 @@
+// The transcript's message rows: user messages with their images, assistant messages (Markdown
+// text, collapsible thinking, an unmistakable error when the response failed) and displayed
+// custom notices. Each row offers "Fork from here" (a new session through this message).
+import { memo } from "react";
+import type { AssistantMessage, CustomMessage, UserMessage } from "../../../shared/agent-types";
+import { Markdown } from "./Markdown";
+
+export interface RowActions {
+  onFork?: (position: number) => void;
+}
+
+function ForkButton({ position, actions }: { position: number; actions: RowActions }) {
+  if (!actions.onFork) return null;
+  return (
+    <button className="link actions" onClick={() => actions.onFork?.(position)} aria-label={`Fork a new session from message ${position + 1}`}>
+      Fork from here
+    </button>
+  );
+}
+
+export const UserMessageView = memo(function UserMessageView({ message, position, actions }: { message: UserMessage; position: number; actions: RowActions }) {
+  const blocks = typeof message.content === "string" ? [{ type: "text" as const, text: message.content }] : message.content;
+  return (
+    <div className="msg user" data-position={position} data-role="user">
+      <ForkButton position={position} actions={actions} />
+      <div className="bubble" aria-label="You said">
+        {blocks.map((block, i) =>
+          block.type === "text" ? <span key={i}>{block.text}</span> : <img key={i} src={`data:${block.mimeType};base64,${block.data}`} alt="Attached image" />,
+        )}
+      </div>
+    </div>
+  );
+});
+
+export const AssistantMessageView = memo(function AssistantMessageView({
+  message,
+  position,
+  streaming,
+  actions,
+}: {
+  message: AssistantMessage;
+  position: number;
+  streaming: boolean;
+  actions: RowActions;
+}) {
+  const lastText = message.content.findLastIndex((b) => b.type === "text");
+  return (
+    <div className="msg assistant" data-position={position} data-role="assistant" aria-busy={streaming}>
+      {message.content.map((block, i) => {
+        if (block.type === "thinking") {
+          if (block.redacted) return <div key={i} className="thinking muted">Thinking (redacted by the provider)</div>;
+          return (
+            <details key={i} className="thinking" open={streaming && i === message.content.length - 1}>
+              <summary>Thinking{streaming && i === message.content.length - 1 ? "…" : ""}</summary>
+              <div className="body">{block.thinking}</div>
+            </details>
+          );
+        }
+        if (block.type === "text") {
+          return (
+            <div key={i} className={streaming && i === lastText ? "stream-caret" : undefined}>
+              <Markdown text={block.text} />
+            </div>
+          );
+        }
+        return null;
+      })}
+      {streaming && message.content.length === 0 && <div className="muted stream-caret">Waiting for the model</div>}
+      {message.stopReason === "error" && !streaming && (
+        <div className="assistant-error" role="alert">
+          The model's response failed: {message.errorMessage ?? "unknown error"}
+          {message.contextOverflow ? " (the conversation is larger than the model's context window)" : ""}
+        </div>
+      )}
+      {message.stopReason === "aborted" && !streaming && <div className="assistant-error">Stopped{message.errorMessage ? `: ${message.errorMessage}` : "."}</div>}
+      {message.stopReason === "length" && !streaming && <div className="notice">The response hit the model's output limit.</div>}
+      {!streaming && <ForkButton position={position} actions={actions} />}
+    </div>
+  );
+});
+
+export function CustomMessageView({ message, position }: { message: CustomMessage; position: number }) {
+  return (
+    <div className="msg custom-msg" data-position={position}>
+      {message.content}
+    </div>
+  );
+}

@@ -1,0 +1,53 @@
+// The session view: transcript, the pending permission request, composer and status bar for one
+// session. Esc anywhere in the view (outside the dialog) stops a running agent.
+import { useMemo, useState } from "react";
+import type { Session } from "../../../shared/ipc/contract";
+import { getApi } from "../api/client";
+import { errorText, unwrap } from "../state/api-hooks";
+import { visibleItems } from "../state/session-model";
+import { useSession } from "../state/use-session";
+import { Composer } from "./Composer";
+import { PermissionDialog } from "./PermissionDialog";
+import { StatusBar } from "./StatusBar";
+import { Transcript } from "./Transcript";
+
+export function SessionView({ sessionId, jumpTo, projectName, onOpenSession }: { sessionId: number; jumpTo: number | null; projectName: string; onOpenSession: (session: Session) => void }) {
+  const view = useSession(sessionId);
+  const [error, setError] = useState<string | null>(null);
+  const items = useMemo(() => visibleItems(view.model), [view.model]);
+  const running = view.state?.running ?? view.model.running;
+  const actions = useMemo(
+    () => ({
+      onFork: (position: number) => {
+        setError(null);
+        unwrap(getApi().sessions.fork({ sessionId, position })).then(onOpenSession, (e: unknown) => setError(errorText(e)));
+      },
+    }),
+    [sessionId, onOpenSession],
+  );
+
+  if (view.loading) return <div className="page muted">Opening the session…</div>;
+  if (view.error) return <div className="page error-text" role="alert">Could not open the session: {view.error}</div>;
+  const request = view.permissions[0];
+
+  return (
+    <div
+      className="session"
+      data-running={running}
+      onKeyDown={(e) => {
+        if (e.key === "Escape" && running && !(e.target as HTMLElement).closest(".permission")) {
+          e.preventDefault();
+          void getApi().sessions.abort({ sessionId });
+        }
+      }}
+    >
+      <Transcript sessionId={sessionId} model={view.model} items={items} jumpTo={jumpTo} actions={actions} />
+      {error && <div className="notice error" role="alert">{error}</div>}
+      {request ? <PermissionDialog key={request.id} request={request} count={view.permissions.length} projectName={projectName} /> : <div />}
+      <div>
+        <Composer sessionId={sessionId} running={running} queued={view.state?.queued} disabled={false} />
+        <StatusBar state={view.state} info={view.info} retry={view.model.retry} onState={view.applyState} />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,132 @@
+// One tool call as a card: name, a one-line summary of its arguments, status, elapsed time (live,
+// with a spinner, while it runs), then its output: a terminal for bash, a diff for edit and write,
+// an excerpt for read, plain text otherwise. Errors are shown in red with their message.
+import { memo, useEffect, useState } from "react";
+import type { BashDetails, EditDetails, ReadDetails, WriteDetails } from "../state/tool-details";
+import { formatElapsed, summarizeArgs, textOf } from "../state/format";
+import type { ToolCardState } from "../state/session-model";
+import { DiffView, editArgsDiff, ExcerptView, writeArgsDiff } from "./FileViews";
+import { TerminalView } from "./TerminalView";
+
+const STATUS_LABEL = { pending: "waiting", running: "running", done: "done", error: "failed" } as const;
+
+function useNow(active: boolean): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => setNow(Date.now()), 200);
+    return () => clearInterval(timer);
+  }, [active]);
+  return now;
+}
+
+function elapsedOf(card: ToolCardState, now: number): number | null {
+  const done = card.result?.details as { durationMs?: number } | undefined;
+  if (card.startedAt !== null) return Math.max(0, (card.endedAt ?? now) - card.startedAt);
+  return typeof done?.durationMs === "number" ? done.durationMs : null;
+}
+
+export const ToolCard = memo(function ToolCard({ card, sessionId, expanded, onToggle }: { card: ToolCardState; sessionId: number; expanded: boolean; onToggle: (id: string) => void }) {
+  const running = card.status === "running";
+  const now = useNow(running);
+  const elapsed = elapsedOf(card, now);
+  const summary = summarizeArgs(card.toolName, card.args);
+  const bodyId = `card-body-${card.toolCallId}`;
+  return (
+    <section className={`card${card.status === "error" ? " error" : ""}`} data-tool-call-id={card.toolCallId} data-status={card.status} aria-label={`${card.toolName} ${summary}`}>
+      <button className="card-head" aria-expanded={expanded} aria-controls={bodyId} onClick={() => onToggle(card.toolCallId)}>
+        {running ? <span className="spinner" aria-hidden="true" /> : <span aria-hidden="true">{expanded ? "▾" : "▸"}</span>}
+        <span className="name">{card.toolName}</span>
+        <span className="summary" title={summary}>
+          {summary}
+        </span>
+        {elapsed !== null && <span className="elapsed">{formatElapsed(elapsed)}</span>}
+        <span className={`status ${card.status}`}>{STATUS_LABEL[card.status]}</span>
+      </button>
+      {expanded && (
+        <div className="card-body" id={bodyId}>
+          <CardBody card={card} sessionId={sessionId} />
+        </div>
+      )}
+    </section>
+  );
+});
+
+function CardBody({ card, sessionId }: { card: ToolCardState; sessionId: number }) {
+  const resultText = card.result ? textOf(card.result.content) : "";
+  const error = card.argumentsError ?? (card.result?.isError ? resultText : null);
+  const path = typeof card.args.path === "string" ? card.args.path : "";
+  switch (card.toolName) {
+    case "bash": {
+      const details = (card.result?.details ?? card.progress) as Partial<BashDetails> | null | undefined;
+      const done = details && details.phase === "done" ? details : null;
+      return (
+        <>
+          {(card.status !== "pending" || card.chunkCount > 0 || resultText) && (
+            <TerminalView
+              sessionId={sessionId}
+              toolCallId={card.toolCallId}
+              chunks={card.chunks}
+              chunkCount={card.chunkCount}
+              fallbackText={card.result ? resultText : ""}
+              running={card.status === "running"}
+              waitingForInput={card.waitingForInput}
+            />
+          )}
+          {card.skippedBytes > 0 && <div className="card-meta">{card.skippedBytes} bytes of output were skipped while the view caught up (all are in the output file).</div>}
+          {done && (
+            <div className="card-meta">
+              exit {done.exitCode ?? "none"}
+              {done.signal ? `, signal ${done.signal}` : ""}
+              {done.timedOut ? ", timed out" : ""}
+              {done.aborted ? ", interrupted" : ""}
+              {done.truncated ? `, output truncated (${done.totalLines} lines)` : ""}
+              {done.outputFile ? `, full output in ${done.outputFile}` : ""}
+            </div>
+          )}
+          {error && card.chunkCount > 0 && <div className="card-error" role="alert">{lastLines(error, 6)}</div>}
+          {error && card.chunkCount === 0 && !resultText && <div className="card-error" role="alert">{error}</div>}
+        </>
+      );
+    }
+    case "edit": {
+      const details = card.result?.isError ? undefined : (card.result?.details as EditDetails | undefined);
+      return (
+        <>
+          {error && <div className="card-error" role="alert">{error}</div>}
+          <DiffView diff={details?.diff ?? editArgsDiff(path, card.args.edits)} label={details ? `Changes to ${path}` : `Proposed changes to ${path}`} />
+        </>
+      );
+    }
+    case "write": {
+      const details = card.result?.isError ? undefined : (card.result?.details as WriteDetails | undefined);
+      return (
+        <>
+          {error && <div className="card-error" role="alert">{error}</div>}
+          {details && <div className="card-meta">{details.created ? "Created" : "Replaced"} {details.path}: {details.lines} lines, {details.bytes} bytes</div>}
+          <DiffView diff={writeArgsDiff(path, card.args.content)} label={`Content written to ${path}`} />
+        </>
+      );
+    }
+    case "read": {
+      if (error) return <div className="card-error" role="alert">{error}</div>;
+      const details = card.result?.details as ReadDetails | undefined;
+      const image = card.result?.content.find((b) => b.type === "image");
+      if (image?.data) return <img src={`data:${image.mimeType};base64,${image.data}`} alt={`Image ${path}`} style={{ maxWidth: "100%", maxHeight: 320 }} />;
+      return (
+        <>
+          {resultText && <ExcerptView text={resultText} />}
+          {details?.truncated && <div className="card-meta">Shown: lines {details.startLine}-{details.endLine}{details.totalLines ? ` of ${details.totalLines}` : ""}</div>}
+        </>
+      );
+    }
+    default:
+      if (error) return <div className="card-error" role="alert">{error}</div>;
+      return resultText ? <pre className="excerpt"><div>{resultText}</div></pre> : <div className="card-meta">{card.status === "pending" ? "Not started" : "No output"}</div>;
+  }
+}
+
+function lastLines(text: string, n: number): string {
+  const lines = text.trimEnd().split("\n");
+  return lines.length > n ? `…\n${lines.slice(-n).join("\n")}` : text;
+}
