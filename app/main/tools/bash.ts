@@ -18,6 +18,8 @@ import type { RunningCommands } from "./running-commands.ts";
 import { sanitizedShellEnv } from "./shell-env.ts";
 import { ToolExecutionError } from "./tool-error.ts";
 import { MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./truncate.ts";
+import type { BashProgressDetails, BashResultDetails, BashDetails } from "../../shared/tool-details.ts";
+export type { BashProgressDetails, BashResultDetails, BashDetails };
 
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
 const UPDATE_INTERVAL_MS = 100;
@@ -43,36 +45,6 @@ export interface BashOptions {
   /** Registry through which the UI types into or interrupts a running call. */
   running?: RunningCommands;
 }
-
-/** Details of updates while the command runs. */
-export interface BashProgressDetails {
-  phase: "running";
-  command: string;
-  pid: number;
-  /** Raw terminal output since the previous update, escape sequences included. */
-  chunk: string;
-  /** Raw characters dropped before `chunk` because updates fell behind (all are in the output file). */
-  skippedBytes: number;
-  waitingForInput: boolean;
-  elapsedMs: number;
-}
-
-/** Details of the final result (also carried by the thrown error). */
-export interface BashResultDetails {
-  phase: "done";
-  command: string;
-  exitCode: number | null;
-  signal: number | null;
-  timedOut: boolean;
-  aborted: boolean;
-  truncated: boolean;
-  totalLines: number;
-  totalBytes: number;
-  outputFile?: string;
-  durationMs: number;
-}
-
-export type BashDetails = BashProgressDetails | BashResultDetails;
 
 const DESCRIPTION = `Run a shell command with bash in the project folder, in a terminal. Returns the exit code and the output (stdout and stderr together). Output beyond ${MAX_OUTPUT_LINES} lines or ${MAX_OUTPUT_BYTES / 1024} KB is cut to its first and last lines, and the full output is saved to a file named in the result, which you can read or grep. A non-zero exit code is reported as an error with the output. Commands time out (default per session; set "timeout" in seconds for long runs). Prefer the read, edit, write, ls, find and grep tools over cat, sed, echo > file, ls, find and grep. Avoid interactive commands; if one waits for input, the user is shown the prompt and may answer it.`;
 

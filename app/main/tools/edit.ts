@@ -11,6 +11,8 @@ import { applyEdits, EditError } from "./edit-match.ts";
 import { looksBinary } from "./file-kind.ts";
 import { withFileLock } from "./file-lock.ts";
 import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
+import type { EditDetails } from "../../shared/tool-details.ts";
+export type { EditDetails };
 
 const editParameters = Type.Object({
   path: Type.String({ description: "File to edit, relative to the project folder (or absolute, or ~/...)." }),
@@ -22,21 +24,6 @@ const editParameters = Type.Object({
     { minItems: 1, description: "Replacements, each matched against the original file (not after the others)." },
   ),
 });
-
-export interface EditDetails {
-  path: string;
-  absolutePath: string;
-  outsideProject: boolean;
-  /** Unified diff of the change (LF line endings). */
-  diff: string;
-  /** 1-based line of the first changed line in the new file. */
-  firstChangedLine: number;
-  editCount: number;
-  /** 1-based numbers of edits that matched only after whitespace/quote normalisation. */
-  normalizedEdits: number[];
-  lineEnding: "lf" | "crlf";
-  bom: boolean;
-}
 
 const DESCRIPTION =
   "Edit a file by exact text replacement. Each edit's oldText must match exactly one place in the current file (whitespace and indentation included) and is replaced by newText. Several edits to one file go in one call; they are all matched against the original file and must not overlap. Read the file first. Use write to create a file or replace all of it.";

@@ -1,7 +1,9 @@
 // Sniffs what a file is from its first bytes: one of the image types models accept, binary, or
 // text. Pure functions over a Buffer; never throws.
 
-export type ImageMime = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+import type { ImageMime } from "../../shared/tool-details.ts";
+
+export type { ImageMime };
 
 export function detectImage(head: Buffer): ImageMime | undefined {
   if (head.length >= 8 && head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) {

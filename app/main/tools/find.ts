@@ -9,6 +9,8 @@ import type { AgentTool } from "../loop/types.ts";
 import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
 import { truncateHead } from "./truncate.ts";
 import { walk } from "./walk.ts";
+import type { FindDetails } from "../../shared/tool-details.ts";
+export type { FindDetails };
 
 const DEFAULT_LIMIT = 1000;
 
@@ -18,14 +20,6 @@ const findParameters = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, description: `Maximum results (default ${DEFAULT_LIMIT}).` })),
   noIgnore: Type.Optional(Type.Boolean({ description: "Also search .gitignored files, .git and node_modules." })),
 });
-
-export interface FindDetails {
-  path: string;
-  absolutePath: string;
-  outsideProject: boolean;
-  matches: number;
-  truncated: boolean;
-}
 
 export function createFindTool(options: { projectDir: string }): AgentTool<typeof findParameters, FindDetails> {
   return {

@@ -8,6 +8,8 @@ import type { AgentTool } from "../loop/types.ts";
 import { findRipgrep, type GrepLine, type GrepQuery, searchWithJs, searchWithRipgrep } from "./grep-search.ts";
 import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
 import { truncateHead } from "./truncate.ts";
+import type { GrepDetails } from "../../shared/tool-details.ts";
+export type { GrepDetails };
 
 const DEFAULT_LIMIT = 100;
 const MAX_LINE_CHARS = 500;
@@ -22,16 +24,6 @@ const grepParameters = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, description: `Maximum matches (default ${DEFAULT_LIMIT}).` })),
   noIgnore: Type.Optional(Type.Boolean({ description: "Also search .gitignored files, .git and node_modules." })),
 });
-
-export interface GrepDetails {
-  path: string;
-  absolutePath: string;
-  outsideProject: boolean;
-  matches: number;
-  files: number;
-  truncated: boolean;
-  engine: "ripgrep" | "javascript";
-}
 
 export interface GrepToolOptions {
   projectDir: string;

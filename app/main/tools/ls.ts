@@ -6,6 +6,8 @@ import { Type } from "@sinclair/typebox";
 import type { AgentTool } from "../loop/types.ts";
 import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
 import { truncateHead } from "./truncate.ts";
+import type { LsDetails } from "../../shared/tool-details.ts";
+export type { LsDetails };
 
 const DEFAULT_LIMIT = 500;
 
@@ -13,15 +15,6 @@ const lsParameters = Type.Object({
   path: Type.Optional(Type.String({ description: "Folder to list (default: the project folder)." })),
   limit: Type.Optional(Type.Integer({ minimum: 1, description: `Maximum entries (default ${DEFAULT_LIMIT}).` })),
 });
-
-export interface LsDetails {
-  path: string;
-  absolutePath: string;
-  outsideProject: boolean;
-  entries: number;
-  shown: number;
-  truncated: boolean;
-}
 
 export function createLsTool(options: { projectDir: string }): AgentTool<typeof lsParameters, LsDetails> {
   return {

@@ -9,6 +9,8 @@ import { describeBinary, detectImage, type ImageMime, looksBinary } from "./file
 import { scanLines } from "./line-scanner.ts";
 import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
 import { byteLength, cutToBytes, formatBytes, MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./truncate.ts";
+import type { ReadDetails } from "../../shared/tool-details.ts";
+export type { ReadDetails };
 
 /** Images larger than this are refused: model APIs reject them. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -20,22 +22,6 @@ const readParameters = Type.Object({
   offset: Type.Optional(Type.Integer({ minimum: 1, description: "First line to show (1-based). Default 1." })),
   limit: Type.Optional(Type.Integer({ minimum: 1, description: "Maximum number of lines to show." })),
 });
-
-export interface ReadDetails {
-  path: string;
-  absolutePath: string;
-  outsideProject: boolean;
-  kind: "text" | "image";
-  mimeType?: ImageMime;
-  /** First and last line shown (text only). */
-  startLine?: number;
-  endLine?: number;
-  /** Lines in the file, when counted (files up to 16 MB). */
-  totalLines?: number;
-  truncated: boolean;
-  /** The offset to continue from, when more lines follow. */
-  nextOffset?: number;
-}
 
 const DESCRIPTION = `Read a file. Text comes back with line numbers (as "   N\\tline"); at most ${MAX_OUTPUT_LINES} lines or ${MAX_OUTPUT_BYTES / 1024} KB at a time: the result then names the offset to continue from. Use offset and limit to read parts of large files. PNG, JPEG, GIF and WebP images are returned as images. Other binary files are refused.`;
 

@@ -7,21 +7,13 @@ import { writeFileAtomic } from "./atomic-write.ts";
 import { withFileLock } from "./file-lock.ts";
 import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
 import { byteLength, formatBytes } from "./truncate.ts";
+import type { WriteDetails } from "../../shared/tool-details.ts";
+export type { WriteDetails };
 
 const writeParameters = Type.Object({
   path: Type.String({ description: "File to write, relative to the project folder (or absolute, or ~/...)." }),
   content: Type.String({ description: "The complete new content of the file." }),
 });
-
-export interface WriteDetails {
-  path: string;
-  absolutePath: string;
-  outsideProject: boolean;
-  created: boolean;
-  bytes: number;
-  lines: number;
-  previousBytes?: number;
-}
 
 const DESCRIPTION =
   "Write a file: creates it (and any missing parent folders) or replaces its whole content. Use edit for changes to part of an existing file.";

@@ -2,7 +2,7 @@
 // with a spinner, while it runs), then its output: a terminal for bash, a diff for edit and write,
 // an excerpt for read, plain text otherwise. Errors are shown in red with their message.
 import { memo, useEffect, useState } from "react";
-import type { BashDetails, EditDetails, ReadDetails, WriteDetails } from "../state/tool-details";
+import type { BashDetails, EditDetails, ReadDetails, WriteDetails } from "../../../shared/tool-details";
 import { formatElapsed, summarizeArgs, textOf } from "../state/format";
 import type { ToolCardState } from "../state/session-model";
 import { DiffView, editArgsDiff, ExcerptView, writeArgsDiff } from "./FileViews";
