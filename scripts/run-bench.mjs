@@ -21,6 +21,8 @@ await build({
   target: "node22",
   // Bundled like the app: everything but the native modules, which load from node_modules.
   external: ["better-sqlite3", "node-pty"],
+  // esbuild's ESM output needs a require for the CommonJS packages it bundles.
+  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   logLevel: "warning",
 });
 const run = spawnSync(process.execPath, ["--expose-gc", outfile, ...args], { stdio: "inherit" });

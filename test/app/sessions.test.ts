@@ -76,14 +76,16 @@ describe("sessions through the router", () => {
     await app.call("sessions.prompt", { sessionId: session.id, text: "wait a bit" });
     await app.waitFor(() => (app!.sessionEvents.get(session.id) ?? []).some((e) => e.type === "tool_execution_start"), "the tool to start");
     expect(await app.call("sessions.prompt", { sessionId: session.id, text: "use tabs" })).toEqual({ delivery: "steer" });
-    await app.call("sessions.followUp", { sessionId: session.id, text: "write the changelog" });
+    const image = { type: "image" as const, data: "iVBORw0KGgo=", mimeType: "image/png" };
+    await app.call("sessions.followUp", { sessionId: session.id, text: "write the changelog", images: [image] });
     const state = await app.call("sessions.state", { sessionId: session.id });
-    expect(state).toMatchObject({ running: true, queued: { steering: ["use tabs"], followUp: ["write the changelog"] } });
+    expect(state).toMatchObject({ running: true, queued: { steering: ["use tabs"], followUp: ["write the changelog [image]"] } });
     await app.waitFor(() => ended(app!.sessionEvents.get(session.id)) === 1, "the run to end");
     const { opened } = await app.call("sessions.open", { sessionId: session.id });
     expect(roles(opened.messages)).toEqual(["user", "assistant", "toolResult", "user", "assistant", "user", "assistant"]);
     expect(opened.messages[4]).toMatchObject({ content: [{ type: "text", text: "saw: use tabs" }] });
     expect(opened.messages[6]).toMatchObject({ content: [{ type: "text", text: "then: write the changelog" }] });
+    expect(opened.messages[5]).toMatchObject({ role: "user", content: [{ type: "text", text: "write the changelog" }, image] });
     expect((opened.messages[2] as ToolResultMessage).isError).toBe(false);
   });
 

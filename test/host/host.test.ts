@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { startHost, type RunningHost } from "../../app/main/host/start-host.ts";
 import { isLoopback, startHostServer } from "../../app/main/host/server.ts";
+import { CONTENT_SECURITY_POLICY } from "../../app/shared/csp.ts";
 import { malformedPayloads } from "../support/fuzz.ts";
 
 let host: RunningHost;
@@ -73,6 +74,7 @@ describe("headless host", () => {
     const page = await fetch(host.url);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("<title>Lathe</title>");
+    expect(page.headers.get("content-security-policy")).toBe(CONTENT_SECURITY_POLICY);
     const cookie = page.headers.get("set-cookie")!.split(";")[0]!;
     const asset = await fetch(`http://127.0.0.1:${host.port}/assets/app.js`, { headers: { cookie } });
     expect(asset.status).toBe(200);

@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { extname, join, normalize, sep } from "node:path";
 import { WebSocketServer, type WebSocket } from "ws";
+import { CONTENT_SECURITY_POLICY } from "../../shared/csp.ts";
 import type { EventName } from "../../shared/ipc/contract.ts";
 import { EventBatcher } from "../ipc/event-batcher.ts";
 import type { EventHub } from "../ipc/event-hub.ts";
@@ -169,7 +170,10 @@ function serveStatic(root: string, req: IncomingMessage, res: ServerResponse, to
     "cache-control": "no-cache",
     "x-content-type-options": "nosniff",
   };
-  if (relative === "index.html") headers["set-cookie"] = `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+  if (relative === "index.html") {
+    headers["set-cookie"] = `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+    headers["content-security-policy"] = CONTENT_SECURITY_POLICY;
+  }
   res.writeHead(200, headers);
   createReadStream(file).pipe(res);
 }

@@ -3,7 +3,7 @@
 // as they end) and to the event hub (so every connected renderer sees them), in the loop's order.
 import type { AgentEvent, AgentMessage, AssistantMessage, ImageContent, Model } from "../../shared/agent-types.ts";
 import type { SessionState } from "../../shared/ipc/contract.ts";
-import { Agent } from "../loop/agent.ts";
+import { Agent, userMessage } from "../loop/agent.ts";
 import type { AgentLoopConfig, StreamFn } from "../loop/types.ts";
 import type { EventHub } from "../ipc/event-hub.ts";
 import type { SessionRecorder, SessionStore } from "../store/index.ts";
@@ -100,13 +100,13 @@ export class LiveSession {
     this.options.onStateChange(this);
   }
 
-  steer(text: string): void {
-    this.agent.steer(text);
+  steer(text: string, images: ImageContent[] = []): void {
+    this.agent.steer(userMessage(text, images));
     this.options.onStateChange(this);
   }
 
-  followUp(text: string): void {
-    this.agent.followUp(text);
+  followUp(text: string, images: ImageContent[] = []): void {
+    this.agent.followUp(userMessage(text, images));
     this.options.onStateChange(this);
   }
 

@@ -131,7 +131,7 @@ export class SessionsService {
   prompt(sessionId: number, text: string, images: ImageContent[] = []): { delivery: "prompt" | "steer" } {
     const live = this.liveSession(sessionId);
     if (live.agent.isRunning) {
-      live.steer(text);
+      live.steer(text, images);
       return { delivery: "steer" };
     }
     if (!text.trim() && images.length === 0) throw new IpcFailure("invalid-request", "The message is empty.");
@@ -139,16 +139,16 @@ export class SessionsService {
     return { delivery: "prompt" };
   }
 
-  steer(sessionId: number, text: string): void {
+  steer(sessionId: number, text: string, images: ImageContent[] = []): void {
     const live = this.liveSession(sessionId);
     if (!live.agent.isRunning) throw new IpcFailure("invalid-request", "The session is not running: send the message as a prompt.");
-    live.steer(text);
+    live.steer(text, images);
   }
 
-  followUp(sessionId: number, text: string): void {
+  followUp(sessionId: number, text: string, images: ImageContent[] = []): void {
     const live = this.liveSession(sessionId);
-    if (!live.agent.isRunning) live.prompt(text);
-    else live.followUp(text);
+    if (!live.agent.isRunning) live.prompt(text, images);
+    else live.followUp(text, images);
   }
 
   abort(sessionId: number): void {

@@ -28,6 +28,9 @@ function driverPath(): string | undefined {
   }
 }
 
+/** Only ever waited on, to sleep a few milliseconds between checkpoint attempts. */
+const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
+
 export class Checkpointer {
   readonly #db: Database;
   #worker: Worker | null = null;
@@ -76,6 +79,21 @@ export class Checkpointer {
     this.#timer = null;
     this.#worker = null;
     if (this.#db.open) this.#db.pragma("wal_autocheckpoint = 1000");
+  }
+
+  /**
+   * Checkpoints and truncates the WAL on the calling thread, blocking. A background checkpoint in
+   * progress holds SQLite's checkpoint lock (an attempt then fails at once), so this retries every
+   * 2 ms for up to `waitMs`. Returns false if the WAL could not be fully checkpointed by then.
+   */
+  checkpointNow(waitMs: number): boolean {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const [row] = this.#db.pragma("wal_checkpoint(TRUNCATE)") as { busy: number }[];
+      if (row?.busy === 0) return true;
+      if (Date.now() >= deadline) return false;
+      Atomics.wait(SLEEPER, 0, 0, 2);
+    }
   }
 
   /** Stops the worker (the store then checkpoints on close). */

@@ -100,7 +100,7 @@ CREATE TABLE settings (
 ) WITHOUT ROWID;
 `;
 
-// Indexing is deferred: inserting a message only queues its id in message_fts_pending (cheap), and
+// Indexing is deferred (version 4 changed how: see V4_APPEND_PAGES): inserting a message only queues its id in message_fts_pending (cheap), and
 // search-indexer.ts moves queued messages into the index in small batches shortly after. A 'delete'
 // must only be sent to FTS5 for a message that was indexed, or the index would be damaged.
 const V2_SEARCH = `
@@ -156,10 +156,47 @@ CREATE TRIGGER sessions_drop_rules AFTER DELETE ON sessions BEGIN
 END;
 `;
 
+// Version 4 replaces the search queue table with a watermark: sessions.indexed_count says how many of the
+// session's messages (positions 0..indexed_count-1) are in the index. Appending then writes no page
+// beyond the message and its session row (the queue cost one more page per commit, ~12% of an
+// append). Everything still queued is indexed here, so every stored message is below its session's
+// watermark afterwards. Only messages below the watermark are ever sent to FTS5 as 'delete'; an
+// edited message below it is re-indexed at once (edits are rare), one above it is indexed later.
+// Version 4 also keeps one session list index instead of two: every append moves its session's
+// entry (updated_at changes), so each index costs a page per commit. The remaining one covers
+// project_id and archived_at, so a project's list is a scan of index entries alone (no table
+// lookups until a row is returned); the all-projects list reads its first entries as before.
+const V4_APPEND_PAGES = `
+INSERT INTO message_fts(rowid, text)
+  SELECT m.id, ${messageTextSql("m.data")} FROM message_fts_pending p JOIN messages m ON m.id = p.id ORDER BY p.id;
+DROP TRIGGER messages_fts_insert;
+DROP TRIGGER messages_fts_delete;
+DROP TRIGGER messages_fts_update;
+DROP TABLE message_fts_pending;
+DROP INDEX sessions_by_project;
+DROP INDEX sessions_by_updated;
+CREATE INDEX sessions_by_updated ON sessions(updated_at DESC, id DESC, project_id, archived_at);
+ALTER TABLE sessions ADD COLUMN indexed_count INTEGER NOT NULL DEFAULT 0;
+UPDATE sessions SET indexed_count = coalesce(
+  (SELECT (max(m.id) & ${POSITION_SPAN - 1}) + 1 FROM messages m WHERE m.id >= sessions.id * ${POSITION_SPAN} AND m.id < (sessions.id + 1) * ${POSITION_SPAN}), 0);
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages
+  WHEN (old.id & ${POSITION_SPAN - 1}) < (SELECT indexed_count FROM sessions WHERE id = old.id >> ${POSITION_BITS})
+BEGIN
+  INSERT INTO message_fts(message_fts, rowid, text) VALUES ('delete', old.id, ${messageTextSql("old.data")});
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF data ON messages
+  WHEN (old.id & ${POSITION_SPAN - 1}) < (SELECT indexed_count FROM sessions WHERE id = old.id >> ${POSITION_BITS})
+BEGIN
+  INSERT INTO message_fts(message_fts, rowid, text) VALUES ('delete', old.id, ${messageTextSql("old.data")});
+  INSERT INTO message_fts(rowid, text) VALUES (new.id, ${messageTextSql("new.data")});
+END;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: "projects, sessions, messages, runs, events, settings", up: (db) => db.exec(V1_SCHEMA) },
   { version: 2, description: "full-text search over message text", up: (db) => db.exec(V2_SEARCH) },
   { version: 3, description: "tool audit log and permission rules", up: (db) => db.exec(V3_AUDIT_AND_RULES) },
+  { version: 4, description: "fewer pages per append: search watermark, one session list index", up: (db) => db.exec(V4_APPEND_PAGES) },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

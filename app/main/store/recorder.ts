@@ -18,6 +18,8 @@ import { encodeEvent, insertEvents, type PendingEvent } from "./event-log.ts";
 import { appendMessageRow } from "./messages.ts";
 import { statement } from "./sql.ts";
 
+type MessageEndEvent = Extract<AgentEvent, { type: "message_end" }>;
+
 export interface RecorderOptions {
   /** Called with every write failure; default logs to stderr. */
   onError?: (error: StoreError) => void;
@@ -25,8 +27,8 @@ export interface RecorderOptions {
   flushDelayMs?: number;
   /** Events per transaction, to keep each write short; default 256. */
   maxEventsPerFlush?: number;
-  /** Called after each successful commit (the store schedules indexing and checkpoints). */
-  onCommit?: () => void;
+  /** Called after each successful commit, with the session (the store schedules indexing and checkpoints). */
+  onCommit?: (sessionId: number) => void;
 }
 
 export class SessionRecorder {
@@ -37,7 +39,7 @@ export class SessionRecorder {
   readonly #onError: (error: StoreError) => void;
   readonly #flushDelayMs: number;
   readonly #maxEventsPerFlush: number;
-  readonly #onCommit: () => void;
+  readonly #onCommit: (sessionId: number) => void;
   #runId: number | null = null;
   #seq = 0;
   #pending: PendingEvent[] = [];
@@ -45,6 +47,8 @@ export class SessionRecorder {
   readonly #positions = new WeakMap<AgentMessage, number>();
   /** The message between its message_start and message_end, and the position it will take. */
   #streaming: { role: AgentMessage["role"]; position: number } | null = null;
+  /** Built once: wrapping a function in a transaction costs more than a small commit's statements. */
+  readonly #commitMessage: (pending: PendingEvent[], event: MessageEndEvent, runId: number, seq: number, at: number) => void;
 
   constructor(db: Database, sessionId: number, options: RecorderOptions = {}) {
     this.#db = db;
@@ -53,6 +57,13 @@ export class SessionRecorder {
     this.#flushDelayMs = options.flushDelayMs ?? 10;
     this.#maxEventsPerFlush = Math.max(1, options.maxEventsPerFlush ?? 256);
     this.#onCommit = options.onCommit ?? (() => {});
+    this.#commitMessage = db.transaction((pending: PendingEvent[], event: MessageEndEvent, runId: number, seq: number, at: number) => {
+      insertEvents(db, pending);
+      const position = appendMessageRow(db, this.sessionId, event.message, at);
+      this.#positions.set(event.message, position);
+      const encoded = encodeEvent(event, this.#ref)!;
+      insertEvents(db, [{ runId, seq, at, type: encoded.type, data: encoded.data }]);
+    });
   }
 
   /** The run being recorded, or null between runs. */
@@ -80,7 +91,7 @@ export class SessionRecorder {
     const batch = this.#pending.splice(0, this.#maxEventsPerFlush);
     try {
       this.#db.transaction(() => insertEvents(this.#db, batch))();
-      this.#onCommit();
+      this.#onCommit(this.sessionId);
     } catch (err) {
       this.#fail(err, `logging ${batch.length} run events`);
     }
@@ -100,17 +111,9 @@ export class SessionRecorder {
       this.#streaming = { role: event.message.role, position: this.#messageCount() };
     }
     if (event.type === "message_end") {
-      const pending = this.#takePending();
-      const seq = this.#seq++;
-      this.#db.transaction(() => {
-        insertEvents(this.#db, pending);
-        const position = appendMessageRow(this.#db, this.sessionId, event.message, at);
-        this.#positions.set(event.message, position);
-        const encoded = encodeEvent(event, this.#ref)!;
-        insertEvents(this.#db, [{ runId, seq, at, type: encoded.type, data: encoded.data }]);
-      })();
+      this.#commitMessage(this.#takePending(), event, runId, this.#seq++, at);
       this.#streaming = null;
-      this.#onCommit();
+      this.#onCommit(this.sessionId);
       return;
     }
     const encoded = encodeEvent(event, this.#ref);
@@ -123,7 +126,7 @@ export class SessionRecorder {
         statement(this.#db, "UPDATE runs SET status = 'completed', ended_at = ? WHERE id = ?").run(at, runId);
       })();
       this.#runId = null;
-      this.#onCommit();
+      this.#onCommit(this.sessionId);
       return;
     }
     this.#schedule();

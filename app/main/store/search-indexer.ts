@@ -1,11 +1,17 @@
-// Moves queued messages (message_fts_pending) into the full-text index, off the append path:
-// appends stay cheap and a message is searchable a few tens of milliseconds after it is saved.
-// Work is done in batches of `batchSize` messages per transaction, one batch per macrotask, so no
-// slice blocks the event loop for long. flushAll() indexes everything now (search calls it first,
-// so results are always complete). Never throws from the timer; flushAll throws a StoreError.
+// Moves saved messages into the full-text index, off the append path: appends stay cheap and a
+// message is searchable a few tens of milliseconds after it is saved. What is indexed is a
+// watermark per session (sessions.indexed_count, see V4_APPEND_PAGES in migrations.ts): positions below it
+// are in the index, positions from it up to message_count are waiting. The sessions that may be
+// behind are kept in memory (writers report them through noteSession); the first batch after
+// opening scans the sessions table once, which also covers messages written before this object
+// existed (crash repair, another connection). Work is done in batches of `batchSize` messages per
+// transaction, one batch per macrotask, so no slice blocks the event loop for long. flushAll()
+// indexes everything now (search calls it first, so results are always complete). Never throws
+// from the timer; flushAll throws a StoreError.
 import type { Database } from "better-sqlite3";
 import { toStoreError } from "./errors.ts";
 import { MESSAGE_TEXT_FUNCTION } from "./message-text.ts";
+import { POSITION_SPAN } from "./migrations.ts";
 import { statement } from "./sql.ts";
 
 export class SearchIndexer {
@@ -14,11 +20,18 @@ export class SearchIndexer {
   readonly #delayMs: number;
   #timer: ReturnType<typeof setTimeout> | null = null;
   #closed = false;
+  /** Sessions that may have unindexed messages; null until the first scan. */
+  #behind: Set<number> | null = null;
 
   constructor(db: Database, options: { batchSize?: number; delayMs?: number } = {}) {
     this.#db = db;
     this.#batchSize = options.batchSize ?? 64;
     this.#delayMs = options.delayMs ?? 25;
+  }
+
+  /** Records that the session has new messages (call after committing them). */
+  noteSession(sessionId: number): void {
+    this.#behind?.add(sessionId);
   }
 
   /** Indexes soon (call after committing messages). */
@@ -35,7 +48,7 @@ export class SearchIndexer {
     this.#timer.unref?.();
   }
 
-  /** Indexes every queued message now; returns how many. */
+  /** Indexes every waiting message now; returns how many. */
   flushAll(): number {
     let total = 0;
     try {
@@ -47,7 +60,7 @@ export class SearchIndexer {
   }
 
   pendingCount(): number {
-    return statement(this.#db, "SELECT count(*) FROM message_fts_pending").pluck().get() as number;
+    return statement(this.#db, "SELECT coalesce(sum(max(message_count - indexed_count, 0)), 0) FROM sessions").pluck().get() as number;
   }
 
   close(): void {
@@ -56,19 +69,41 @@ export class SearchIndexer {
     this.#timer = null;
   }
 
+  /** Indexes up to `size` waiting messages in one transaction; returns how many. */
   #indexBatch(size: number): number {
     if (!this.#db.open) return 0;
+    const behind = (this.#behind ??= new Set(
+      statement(this.#db, "SELECT id FROM sessions WHERE indexed_count < message_count").pluck().all() as number[],
+    ));
+    if (behind.size === 0) return 0;
+    try {
+      return this.#indexBatchOf(behind, size);
+    } catch (err) {
+      this.#behind = null; // the rolled-back batch's sessions are found again by the next scan
+      throw err;
+    }
+  }
+
+  #indexBatchOf(behind: Set<number>, size: number): number {
     return this.#db.transaction(() => {
-      const ids = statement(this.#db, "SELECT id FROM message_fts_pending ORDER BY id LIMIT ?").pluck().all(size) as number[];
-      if (ids.length === 0) return 0;
-      const last = ids[ids.length - 1]!;
-      statement(
-        this.#db,
-        `INSERT INTO message_fts(rowid, text) SELECT m.id, ${MESSAGE_TEXT_FUNCTION}(m.data)
-           FROM message_fts_pending p JOIN messages m ON m.id = p.id WHERE p.id <= ? ORDER BY p.id`,
-      ).run(last);
-      statement(this.#db, "DELETE FROM message_fts_pending WHERE id <= ?").run(last);
-      return ids.length;
+      let indexed = 0;
+      for (const sessionId of behind) {
+        if (indexed >= size) break;
+        const row = statement(this.#db, "SELECT indexed_count AS done, message_count AS total FROM sessions WHERE id = ?").get(sessionId) as
+          | { done: number; total: number }
+          | undefined;
+        const count = row ? Math.min(row.total - row.done, size - indexed) : 0;
+        if (!row || count <= 0 || row.done + count >= row.total) behind.delete(sessionId);
+        if (!row || count <= 0) continue;
+        const from = sessionId * POSITION_SPAN + row.done;
+        statement(
+          this.#db,
+          `INSERT INTO message_fts(rowid, text) SELECT id, ${MESSAGE_TEXT_FUNCTION}(data) FROM messages WHERE id >= ? AND id < ? ORDER BY id`,
+        ).run(from, from + count);
+        statement(this.#db, "UPDATE sessions SET indexed_count = ? WHERE id = ?").run(row.done + count, sessionId);
+        indexed += count;
+      }
+      return indexed;
     })();
   }
 }

@@ -62,18 +62,20 @@ export class SessionStore {
     this.#indexer.schedule();
   }
 
-  #write<T>(action: string, fn: () => T): T {
+  /** Runs `fn` in a transaction; `sessionOf` names the session it added messages to, if any. */
+  #write<T>(action: string, fn: () => T, sessionOf?: (result: T) => number): T {
     let result: T;
     try {
       result = this.db.transaction(fn)();
     } catch (err) {
       throw toStoreError(err, action);
     }
-    this.#afterCommit();
+    this.#afterCommit(sessionOf?.(result));
     return result;
   }
 
-  readonly #afterCommit = (): void => {
+  readonly #afterCommit = (sessionWithNewMessages?: number): void => {
+    if (sessionWithNewMessages !== undefined) this.#indexer.noteSession(sessionWithNewMessages);
     this.#indexer.schedule();
     this.#checkpointer.noteWrite();
   };
@@ -89,12 +91,12 @@ export class SessionStore {
   }
 
   /**
-   * Checkpoints and truncates the WAL now, blocking: for idle moments and after bulk imports, when
-   * writes outpace the background checkpoint. Returns false if readers kept it from completing.
+   * Checkpoints and truncates the WAL now, blocking (waiting up to `waitMs` for a background
+   * checkpoint in progress): for idle moments and after bulk imports, when writes outpace the
+   * background checkpoint. Returns false if it could not complete (e.g. a reader kept it busy).
    */
-  checkpoint(): boolean {
-    const [row] = this.db.pragma("wal_checkpoint(TRUNCATE)") as { busy: number }[];
-    return row?.busy === 0;
+  checkpoint(waitMs = 5000): boolean {
+    return this.#checkpointer.checkpointNow(waitMs);
   }
 
   /** Whether WAL checkpoints run in a worker thread (false: SQLite's automatic ones). */
@@ -159,7 +161,7 @@ export class SessionStore {
     if (options.cursor) where.push("(updated_at < @updatedAt OR (updated_at = @updatedAt AND id < @id))");
     const rows = statement(
       this.db,
-      `SELECT ${SESSION_COLUMNS} FROM sessions ${options.projectId !== undefined ? "INDEXED BY sessions_by_project" : ""}
+      `SELECT ${SESSION_COLUMNS} FROM sessions INDEXED BY sessions_by_updated
         WHERE ${where.join(" AND ")} ORDER BY updated_at DESC, id DESC LIMIT @limit`,
     ).all({
       limit: limit + 1,
@@ -228,20 +230,20 @@ export class SessionStore {
         .get({ now: Date.now(), through, first, id }) as number;
       copyMessagePrefix(this.db, id, created, through);
       return this.#requireSession(created);
-    });
+    }, (fork) => fork.id);
   }
 
   // Messages
 
   /** Commits one message at the session's next position (durable when this returns); returns the position. */
   appendMessage(sessionId: number, message: AgentMessage): number {
-    return this.#write(`saving the ${message.role} message`, () => appendMessageRow(this.db, sessionId, message, Date.now()));
+    return this.#write(`saving the ${message.role} message`, () => appendMessageRow(this.db, sessionId, message, Date.now()), () => sessionId);
   }
 
   /** Commits several messages in one transaction (all or none); returns their positions. */
   appendMessages(sessionId: number, messages: readonly AgentMessage[]): number[] {
     const now = Date.now();
-    return this.#write(`saving ${messages.length} messages`, () => messages.map((m) => appendMessageRow(this.db, sessionId, m, now)));
+    return this.#write(`saving ${messages.length} messages`, () => messages.map((m) => appendMessageRow(this.db, sessionId, m, now)), () => sessionId);
   }
 
   /** Messages at positions [from, to). */

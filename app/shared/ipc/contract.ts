@@ -110,8 +110,14 @@ export const requests = {
     Type.Object({ ...SessionRef, text: Type.String({ maxLength: 1_000_000 }), images: Type.Optional(Type.Array(ImageContentSchema, { maxItems: 20 })) }),
     Type.Object({ delivery: Type.Union([Type.Literal("prompt"), Type.Literal("steer"), Type.Literal("followUp")]) }),
   ),
-  "sessions.steer": request(Type.Object({ ...SessionRef, text: NonEmpty(1_000_000) }), Type.Object({})),
-  "sessions.followUp": request(Type.Object({ ...SessionRef, text: NonEmpty(1_000_000) }), Type.Object({})),
+  "sessions.steer": request(
+    Type.Object({ ...SessionRef, text: NonEmpty(1_000_000), images: Type.Optional(Type.Array(ImageContentSchema, { maxItems: 20 })) }),
+    Type.Object({}),
+  ),
+  "sessions.followUp": request(
+    Type.Object({ ...SessionRef, text: NonEmpty(1_000_000), images: Type.Optional(Type.Array(ImageContentSchema, { maxItems: 20 })) }),
+    Type.Object({}),
+  ),
   "sessions.abort": request(Type.Object(SessionRef), Type.Object({})),
   "sessions.state": request(Type.Object(SessionRef), SessionStateSchema),
   "sessions.setModel": request(Type.Object({ ...SessionRef, model: NonEmpty(300) }), SessionStateSchema),
