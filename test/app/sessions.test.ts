@@ -16,7 +16,8 @@ afterEach(async () => {
 
 const lastUserText = (context: LlmContext): string => {
   const user = context.messages.findLast((m) => m.role === "user");
-  return typeof user?.content === "string" ? user.content : "";
+  if (!user) return "";
+  return typeof user.content === "string" ? user.content : user.content.map((c) => (c.type === "text" ? c.text : "")).join("");
 };
 const roles = (messages: AgentMessage[]) => messages.map((m) => m.role);
 const ended = (events: AgentEvent[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
