@@ -12,6 +12,7 @@ import { createAppServices, type AppServices } from "../app-services.ts";
 import { EventBatcher } from "../ipc/event-batcher.ts";
 import { applyMainProcessFlags } from "../runtime-flags.ts";
 import { installMenu } from "./menu.ts";
+import { startAutoUpdates } from "./updater.ts";
 import { electronSecretStore } from "./secrets.ts";
 import { isAppUrl, mainWindowOptions, type WindowBounds } from "./window-config.ts";
 import { loadWindowState, saveWindowState } from "./window-state.ts";
@@ -78,6 +79,7 @@ function start(): void {
   });
   installMenu((command) => ready.hub.emit("app.command", { command }));
   createWindow(ready);
+  void startAutoUpdates(() => window);
 }
 
 function createWindow(ready: AppServices): void {
