@@ -187,6 +187,29 @@ describe("abort", () => {
   });
 });
 
+describe("message pipeline", () => {
+  it("transformContext runs before every request, then convertToLlm; custom messages never reach the model", async () => {
+    const seen: number[] = [];
+    const { agent, scripted } = agentWith([{ toolCalls: [{ name: "t" }] }, { text: "done" }], [testTool("t")], {
+      transformContext: async (messages) => {
+        seen.push(messages.length);
+        return messages.filter((m) => !(m.role === "user" && m.content === "drop me"));
+      },
+    });
+    agent.messages.push(
+      { role: "custom", customType: "note", content: "an app notice", display: true, timestamp: 1 },
+      { role: "user", content: "drop me", timestamp: 1 },
+    );
+    await agent.prompt("go");
+    expect(seen).toEqual([3, 5]);
+    for (const request of scripted.requests) {
+      expect(request.context.messages.some((m) => (m as { role: string }).role === "custom")).toBe(false);
+      expect(JSON.stringify(request.context.messages)).not.toContain("drop me");
+    }
+    expect(roles(agent.messages)).toEqual(["custom", "user", "user", "assistant", "toolResult", "assistant"]);
+  });
+});
+
 describe("stream errors", () => {
   it("end the run with turn_end and agent_end; no tool runs", async () => {
     const log: ExecutionRecord[] = [];
