@@ -28,6 +28,11 @@ export default tseslint.config(
     },
   },
   {
+    files: ["**/*.cjs"],
+    languageOptions: { sourceType: "commonjs" },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
+  },
+  {
     files: ["app/main/electron/**", "app/preload/**"],
     rules: { "no-restricted-imports": "off" },
   },

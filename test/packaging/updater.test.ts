@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
-import { startUpdater, updateDecision, type UpdaterDeps, type UpdaterLike } from "../../app/main/electron/updater.ts";
+import { startUpdater, updateDecision, type UpdaterDeps, type UpdaterLike } from "../../app/main/electron/update-policy.ts";
 
 class FakeUpdater extends EventEmitter implements UpdaterLike {
   autoDownload = true;
