@@ -58,7 +58,7 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
-  fake?.app.emit("before-quit");
+  fake?.app.emit("before-quit", { preventDefault: () => {} });
   rmSync(dir, { recursive: true, force: true });
 });
 

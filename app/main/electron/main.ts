@@ -46,8 +46,13 @@ if (!app.requestSingleInstanceLock()) {
   app.on("activate", () => {
     if (BrowserWindow.getAllWindows().length === 0 && services) createWindow(services);
   });
-  app.on("before-quit", () => {
-    void services?.close();
+  app.on("before-quit", (event) => {
+    // Stop running sessions and flush the store before the process goes away.
+    const closing = services;
+    if (!closing) return;
+    event.preventDefault();
+    services = undefined;
+    void closing.close().finally(() => app.quit());
   });
 }
 
