@@ -1,7 +1,10 @@
 import Database from "better-sqlite3";
 import crypto from "node:crypto";
 import fs from "node:fs";
+import { once } from "node:events";
+import { createRequire } from "node:module";
 import path from "node:path";
+import { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
 import { NewerDatabaseError, openStore, StoreError } from "../../app/main/store/index.ts";
 import { LATEST_VERSION } from "../../app/main/store/migrations.ts";
@@ -28,6 +31,35 @@ describe("opening the database", () => {
     expect(store.db.pragma("user_version", { simple: true })).toBe(LATEST_VERSION);
     store.close();
     expect(fs.readdirSync(dir).filter((f) => f.includes("backup"))).toEqual([]);
+  });
+
+  it("truncates the WAL on request even while another thread is checkpointing it", async () => {
+    const dir = dataDir();
+    const { store } = openStore({ dataDir: dir });
+    try {
+      const project = store.openProject("/p");
+      const session = store.createSession({ projectId: project.id });
+      store.appendMessages(session.id, Array.from({ length: 12_000 }, (_, i) => user(`message ${i} ${"x".repeat(1500)}`)));
+      const wal = path.join(dir, "lathe.db-wal");
+      expect(fs.statSync(wal).size).toBeGreaterThan(16 * 1024 * 1024);
+      // A passive checkpoint of that WAL in another thread holds SQLite's checkpoint lock for a while.
+      const other = new Worker(
+        `const { parentPort, workerData } = require("node:worker_threads");
+         const db = new (require(workerData.driver))(workerData.file);
+         parentPort.postMessage("starting");
+         db.pragma("wal_checkpoint(PASSIVE)");
+         db.close();`,
+        { eval: true, workerData: { driver: createRequire(import.meta.url).resolve("better-sqlite3"), file: path.join(dir, "lathe.db") } },
+      );
+      const exited = once(other, "exit");
+      await once(other, "message");
+      expect(store.checkpoint()).toBe(true);
+      expect(fs.statSync(wal).size).toBe(0);
+      await exited;
+      expect(store.getSession(session.id)!.messageCount).toBe(12_000);
+    } finally {
+      store.close();
+    }
   });
 
   it("moves a file that is not a database aside, keeps it, and starts fresh", () => {

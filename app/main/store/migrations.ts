@@ -100,9 +100,10 @@ CREATE TABLE settings (
 ) WITHOUT ROWID;
 `;
 
-// Indexing is deferred (version 4 changed how: see V4_APPEND_PAGES): inserting a message only queues its id in message_fts_pending (cheap), and
+// Indexing is deferred: inserting a message only queues its id in message_fts_pending (cheap), and
 // search-indexer.ts moves queued messages into the index in small batches shortly after. A 'delete'
 // must only be sent to FTS5 for a message that was indexed, or the index would be damaged.
+// (Version 4 replaced the queue: see V4_APPEND_PAGES.)
 const V2_SEARCH = `
 CREATE VIEW message_text(id, text) AS SELECT id, ${messageTextSql("data")} FROM messages;
 CREATE VIRTUAL TABLE message_fts USING fts5(
