@@ -129,12 +129,12 @@ export class SessionsService {
 
   /** Starts a run, or (while one is going) steers it. */
   prompt(sessionId: number, text: string, images: ImageContent[] = []): { delivery: "prompt" | "steer" } {
+    if (!text.trim() && images.length === 0) throw new IpcFailure("invalid-request", "The message is empty.");
     const live = this.liveSession(sessionId);
     if (live.agent.isRunning) {
       live.steer(text, images);
       return { delivery: "steer" };
     }
-    if (!text.trim() && images.length === 0) throw new IpcFailure("invalid-request", "The message is empty.");
     live.prompt(text, images);
     return { delivery: "prompt" };
   }
