@@ -6,27 +6,10 @@
 // summary is a newer compaction entry with the same cut; an undo is a `compaction_undo` entry
 // naming the compaction it cancels (and the versions an edit of it replaced). The transcript is
 // append-only, so replaying a stored session rebuilds the same view.
-import type { AgentMessage, AssistantMessage, CustomMessage, Message, UserMessage } from "../../shared/agent-types.ts";
+import type { AgentMessage, AssistantMessage, Message, UserMessage } from "../../shared/agent-types.ts";
+import { activeCompaction } from "../../shared/compaction.ts";
 
-export const COMPACTION = "compaction";
-export const COMPACTION_UNDO = "compaction_undo";
-
-export interface CompactionDetails {
-  /** Transcript index of the first message kept verbatim. */
-  firstKeptIndex: number;
-  /** Estimated tokens of the context before and after. */
-  tokensBefore: number;
-  tokensAfter: number;
-  trigger: "threshold" | "overflow" | "manual" | "edit";
-  /** For an edit: the transcript index of the entry it replaces. */
-  replaces?: number;
-}
-
-export interface ActiveCompaction {
-  index: number;
-  entry: CustomMessage;
-  details: CompactionDetails;
-}
+export { activeCompaction, COMPACTION, COMPACTION_UNDO, type ActiveCompaction, type CompactionDetails } from "../../shared/compaction.ts";
 
 /** Rough tokens of a message: a quarter of its characters, ~1,200 per image. */
 export function estimateTokens(message: AgentMessage): number {
@@ -46,27 +29,6 @@ export function estimateTokens(message: AgentMessage): number {
     case "custom":
       return chars(message.content);
   }
-}
-
-/** The compaction in force: the newest compaction entry that no later undo cancels. */
-export function activeCompaction(transcript: readonly AgentMessage[]): ActiveCompaction | undefined {
-  const undone = new Set<number>();
-  for (let i = transcript.length - 1; i >= 0; i--) {
-    const m = transcript[i]!;
-    if (m.role !== "custom") continue;
-    if (m.customType === COMPACTION_UNDO) {
-      // Undoing a compaction also undoes the versions an edit of it replaced.
-      let target = (m.details as { undoes?: number } | undefined)?.undoes;
-      while (typeof target === "number" && !undone.has(target)) {
-        undone.add(target);
-        const entry = transcript[target];
-        target = entry?.role === "custom" ? (entry.details as CompactionDetails | undefined)?.replaces : undefined;
-      }
-    } else if (m.customType === COMPACTION && !undone.has(i)) {
-      return { index: i, entry: m, details: m.details as CompactionDetails };
-    }
-  }
-  return undefined;
 }
 
 export function summaryMessage(summary: string, timestamp: number): UserMessage {
