@@ -3,18 +3,15 @@
 // approve a bash call and see its output in the terminal, deny an edit with a reason and see the
 // model told so, steer mid-run, abort, then search the history, reopen at the hit, fork, export,
 // delete with undo. Saves a screenshot of each main screen in screenshots/.
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startHost, type RunningHost } from "../../app/main/host/start-host.ts";
-import { chromiumAvailable, launchBrowser } from "../support/browser.ts";
-import { MODEL_ID, startFakeModel, type Brain } from "./support/fake-model.ts";
+import type { RunningHost } from "../../app/main/host/start-host.ts";
+import { chromiumAvailable } from "../support/browser.ts";
+import { sessionHelpers, shots, startE2e, type E2e } from "./support/e2e-harness.ts";
+import { MODEL_ID, type Brain, type FakeModel } from "./support/fake-model.ts";
 
-const root = join(import.meta.dirname, "..", "..");
-const shots = join(root, "screenshots");
 const LONG_ANSWER = "Here is **the plan**:\n\n1. Read the code\n2. Change it\n\n```ts\nconst answer: number = 42;\nfunction greet(name: string) {\n  return `hello ${name}`;\n}\n```\n\nThat is all for now, thanks for waiting while this streams in.";
 
 const brain: Brain = (user, results) => {
@@ -33,48 +30,26 @@ const brain: Brain = (user, results) => {
 
 // Without Chromium the suite is skipped on a developer machine, but never in CI: there it must run.
 describe.skipIf(!chromiumAvailable() && !process.env.CI)("renderer end to end", () => {
+  let e2e: E2e;
   let host: RunningHost;
-  let model: Awaited<ReturnType<typeof startFakeModel>>;
-  let browser: Browser;
+  let model: FakeModel;
   let page: Page;
-  let dir: string;
   let project: string;
+  let h: ReturnType<typeof sessionHelpers>;
 
   beforeAll(async () => {
-    const built = spawnSync(process.execPath, [join(root, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "error"], { cwd: root, encoding: "utf8" });
-    if (built.status !== 0) throw new Error(`vite build failed: ${built.stderr}`);
-    dir = mkdtempSync(join(tmpdir(), "lathe-e2e-"));
-    project = join(dir, "project");
-    mkdirSync(project);
+    e2e = await startE2e(brain, "e2e-day");
+    ({ host, model, page, project } = e2e);
     writeFileSync(join(project, "notes.txt"), "hello\nworld\n");
-    mkdirSync(shots, { recursive: true });
-    model = await startFakeModel(brain);
-    host = await startHost({ dataDir: join(dir, "data"), rendererDir: join(root, "out/renderer"), env: { PATH: process.env.PATH, HOME: dir }, bashTimeoutMs: 90_000 });
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
-    page.on("pageerror", (e) => console.error("page error:", e.message));
-    page.on("console", (m) => m.type() === "error" && console.error("console:", m.text()));
+    h = sessionHelpers(page);
   }, 90_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await host?.close();
-    await model?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => e2e?.close());
 
-  const transcript = () => page.getByRole("log", { name: "Transcript" });
-  const send = async (text: string) => {
-    const box = page.getByRole("textbox", { name: "Message to the agent" });
-    await box.fill(text);
-    await box.press("Enter");
-  };
-  const permission = () => page.getByRole("dialog");
-  /** Answers the visible permission request with a key, once the dialog has the focus. */
-  const answer = async (key: "y" | "n") => {
-    await expect.poll(() => permission().evaluate((el) => el.contains(document.activeElement)), { timeout: 10_000 }).toBe(true);
-    await page.keyboard.press(key);
-  };
+  const transcript = () => h.transcript();
+  const send = (text: string) => h.send(text);
+  const permission = () => h.permission();
+  const answer = (key: "y" | "n") => h.answer(key);
 
   test("a person's day: setup, prompt, tools, permissions, steering, abort, history", async () => {
     try {

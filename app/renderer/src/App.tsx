@@ -1,12 +1,13 @@
 // The app shell: top bar with navigation, and one screen at a time: welcome, a project's page, a
 // session, the history browser or settings. Which project is current follows what was opened last.
+// Menu commands from the Electron menu (open a project, new session, history, settings) land here.
 import { useCallback, useEffect, useState } from "react";
-import type { Project, Session } from "../../shared/ipc/contract";
-import { getApi, onConnectionStatus } from "./api/client";
+import type { EventPayload, Project, Session } from "../../shared/ipc/contract";
+import { getApi, isBrowserHost, onConnectionStatus } from "./api/client";
 import { HistoryBrowser } from "./history/HistoryBrowser";
 import { SessionView } from "./session/SessionView";
 import { SettingsScreen } from "./settings/SettingsScreen";
-import { unwrap } from "./state/api-hooks";
+import { errorText, unwrap, useSubscription } from "./state/api-hooks";
 import { AppDataProvider } from "./state/app-data";
 import { ProjectHome } from "./welcome/ProjectHome";
 import { Welcome } from "./welcome/Welcome";
@@ -55,6 +56,36 @@ function Shell() {
   }, [project]);
 
   const go = (screen: "welcome" | "project" | "history" | "settings") => setRoute({ screen });
+
+  const onAppCommand = async ({ command }: EventPayload<"app.command">) => {
+    const api = getApi();
+    try {
+      switch (command) {
+        case "show-history":
+          return go("history");
+        case "show-settings":
+          return go("settings");
+        case "open-project": {
+          // The browser host has no native picker: the welcome screen's path field is the way.
+          if (isBrowserHost()) return go("welcome");
+          const { folder } = await unwrap(api.projects.pickFolder({}));
+          if (!folder) return;
+          setProject(await unwrap(api.projects.open({ folder })));
+          return go("project");
+        }
+        case "new-session": {
+          if (!project) {
+            setNotice("Open a project first: a session belongs to a project.");
+            return go("welcome");
+          }
+          return void openSession(await unwrap(api.sessions.create({ projectId: project.id })));
+        }
+      }
+    } catch (e) {
+      setNotice(errorText(e));
+    }
+  };
+  useSubscription(getApi().events.onAppCommand, (payload) => void onAppCommand(payload));
 
   return (
     <div className="app">

@@ -1,7 +1,8 @@
 // A model server on 127.0.0.1 speaking the OpenAI Chat Completions protocol (what local servers
 // such as Ollama or vLLM speak), scripted by conversation: the reply depends on the latest user
 // message and on how many tool results follow it, so one server drives every e2e scenario.
-// GET /v1/models lists one model for discovery. Built on the providers' scripted SSE server.
+// GET /v1/models lists one model for discovery. `failNext` makes the next chat request fail (e.g.
+// 429 with retry-after) before the brain is asked. Built on the providers' scripted SSE server.
 import { chunk, completionsText, pieces, usageChunk } from "../../providers/support/conversation.ts";
 import { sseData, startServer, type RecordedRequest, type ScriptedReply, type TestServer } from "../../providers/support/sse-server.ts";
 
@@ -38,13 +39,22 @@ function toolCallsReply(calls: Call[], turn: number): string {
   return out + sseData("[DONE]");
 }
 
-export async function startFakeModel(brain: Brain): Promise<TestServer & { chatRequests: () => RecordedRequest[] }> {
+export type FakeModel = TestServer & {
+  chatRequests: () => RecordedRequest[];
+  /** The next chat request gets this error reply instead of an answer. */
+  failNext: (status: number, headers?: Record<string, string>) => void;
+};
+
+export async function startFakeModel(brain: Brain): Promise<FakeModel> {
   let turn = 0;
+  const failures: ScriptedReply[] = [];
   const server = await startServer((request): ScriptedReply => {
     if (request.method === "GET" && request.path.endsWith("/models")) {
       return { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ object: "list", data: [{ id: MODEL_ID, object: "model", context_length: 32768 }] }) };
     }
     if (!request.path.endsWith("/chat/completions")) return { status: 404, headers: { "content-type": "application/json" }, body: '{"error":{"message":"not found"}}' };
+    const failure = failures.shift();
+    if (failure) return failure;
     const messages = ((request.body as { messages?: ChatMessage[] })?.messages ?? []) as ChatMessage[];
     let lastUser = -1;
     messages.forEach((m, i) => {
@@ -58,5 +68,11 @@ export async function startFakeModel(brain: Brain): Promise<TestServer & { chatR
     if ("text" in step) return { body: completionsText(step.text), chunkSize: 64, delayMs: 15 };
     return { body: toolCallsReply(step.calls, turn), chunkSize: 96, delayMs: 10 };
   }, "/v1");
-  return { ...server, chatRequests: () => server.requests.filter((r) => r.path.endsWith("/chat/completions")) };
+  return {
+    ...server,
+    chatRequests: () => server.requests.filter((r) => r.path.endsWith("/chat/completions")),
+    failNext: (status, headers = {}) => {
+      failures.push({ status, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ error: { message: `scripted failure ${status}`, type: "rate_limit_error" } }) });
+    },
+  };
 }

@@ -185,8 +185,10 @@ function SessionRow({ session, onOpen, onRenamed, onDelete, onError }: { session
   const [renaming, setRenaming] = useState(false);
   const [title, setTitle] = useState(session.title ?? "");
   const title0 = session.title ?? "Untitled session";
+  const cancelled = useRef(false);
   const rename = () => {
     setRenaming(false);
+    if (cancelled.current) return;
     if (!title.trim() || title.trim() === session.title) return;
     unwrap(getApi().sessions.rename({ sessionId: session.id, title: title.trim() })).then(onRenamed, (e: unknown) => onError(errorText(e)));
   };
@@ -207,7 +209,12 @@ function SessionRow({ session, onOpen, onRenamed, onDelete, onError }: { session
           onBlur={rename}
           onKeyDown={(e) => {
             if (e.key === "Enter") rename();
-            if (e.key === "Escape") setRenaming(false);
+            if (e.key === "Escape") {
+              // Cancel: the old title stays (also if the field's removal fires a blur).
+              cancelled.current = true;
+              setTitle(session.title ?? "");
+              setRenaming(false);
+            }
           }}
         />
       ) : (
@@ -219,7 +226,13 @@ function SessionRow({ session, onOpen, onRenamed, onDelete, onError }: { session
       <span className="meta">
         {session.messageCount} msgs · {formatCost(session.cost)} · {formatWhen(session.updatedAt)}
       </span>
-      <button onClick={() => setRenaming(true)} aria-label={`Rename ${title0}`}>
+      <button
+        onClick={() => {
+          cancelled.current = false;
+          setRenaming(true);
+        }}
+        aria-label={`Rename ${title0}`}
+      >
         Rename
       </button>
       <button onClick={() => void exportMarkdown()} aria-label={`Export ${title0} to Markdown`}>

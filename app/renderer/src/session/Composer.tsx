@@ -1,13 +1,13 @@
 // The composer: multi-line; Enter sends, Shift+Enter starts a new line. While the agent runs a
 // message goes either as steering (delivered after the current tools finish) or as a follow-up
 // (queued until the agent would stop); the choice is visible and the queued messages are listed
-// under their kind. Esc or Stop aborts the run. Images can be pasted or dropped (sent with a
-// prompt; steering and follow-ups are text only in the API).
+// under their kind. Esc or Stop aborts the run. Images can be pasted or dropped, and go with a
+// prompt, a steering message or a follow-up alike.
 import { useRef, useState } from "react";
 import type { ImageContent } from "../../../shared/agent-types";
 import type { SessionState } from "../../../shared/ipc/contract";
 import { getApi } from "../api/client";
-import { errorText, unwrap } from "../state/api-hooks";
+import { ApiError, errorText, unwrap } from "../state/api-hooks";
 
 type RunningMode = "steer" | "followUp";
 
@@ -42,10 +42,18 @@ export function Composer({ sessionId, running, queued, disabled }: { sessionId: 
     setError(null);
     try {
       if (running) {
-        if (images.length > 0) throw new Error("Images can only be sent with a new prompt, not while the agent runs.");
-        if (mode === "steer") await unwrap(api.sessions.steer({ sessionId, text: body }));
-        else await unwrap(api.sessions.followUp({ sessionId, text: body }));
-        setSentNote(mode === "steer" ? "Sent as steering: the agent reads it after the current tools finish." : "Queued as a follow-up: sent when the agent would stop.");
+        // The API wants text with steering and follow-ups: an image alone gets a word to go with it.
+        const params = { sessionId, text: body || (images.length === 1 ? "(image attached)" : "(images attached)"), ...(images.length ? { images } : {}) };
+        try {
+          if (mode === "steer") await unwrap(api.sessions.steer(params));
+          else await unwrap(api.sessions.followUp(params));
+          setSentNote(mode === "steer" ? "Sent as steering: the agent reads it after the current tools finish." : "Queued as a follow-up: sent when the agent would stop.");
+        } catch (e) {
+          // The run may have ended before this view heard of it: then the message is a prompt.
+          if (!(e instanceof ApiError && e.code === "invalid-request") || (await unwrap(api.sessions.state({ sessionId }))).running) throw e;
+          await unwrap(api.sessions.prompt({ sessionId, text: body, ...(images.length ? { images } : {}) }));
+          setSentNote(null);
+        }
       } else {
         const { delivery } = await unwrap(api.sessions.prompt({ sessionId, text: body, ...(images.length ? { images } : {}) }));
         setSentNote(delivery === "prompt" ? null : delivery === "steer" ? "The agent was already running: sent as steering." : "Queued as a follow-up.");
@@ -142,8 +150,10 @@ export function Composer({ sessionId, running, queued, disabled }: { sessionId: 
         ) : (
           <span className="muted">Paste or drop images to attach them.</span>
         )}
+        {running && <span className="muted">Images can be pasted or dropped here too.</span>}
         <span className="spacer" />
-        {sentNote && <span className="muted" role="status">{sentNote}</span>}
+        {/* Notes about steering and follow-ups matter only while the run they joined lasts. */}
+        {sentNote && running && <span className="muted" role="status">{sentNote}</span>}
         {error && <span className="error-text" role="alert">{error}</span>}
         {running && (
           <button className="danger" onClick={abort} title="Stop the agent (Esc)">

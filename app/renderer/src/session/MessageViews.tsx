@@ -1,11 +1,13 @@
 // The transcript's message rows: user messages with their images, assistant messages (Markdown
 // text, collapsible thinking, an unmistakable error when the response failed) and displayed
-// custom notices. Each row offers "Fork from here" (a new session through this message).
+// custom notices (an unexpected stop shown as an error). Each row offers "Fork from here" (a new
+// session through this message). Compaction entries have their own view (CompactionEntry).
 import { memo } from "react";
 import type { AssistantMessage, CustomMessage, UserMessage } from "../../../shared/agent-types";
+import type { CompactionActions } from "./CompactionEntry";
 import { Markdown } from "./Markdown";
 
-export interface RowActions {
+export interface RowActions extends CompactionActions {
   onFork?: (position: number) => void;
 }
 
@@ -80,6 +82,15 @@ export const AssistantMessageView = memo(function AssistantMessageView({
 });
 
 export function CustomMessageView({ message, position }: { message: CustomMessage; position: number }) {
+  if (message.customType === "error") {
+    return (
+      <div className="msg" data-position={position}>
+        <div className="assistant-error" role="alert">
+          {message.content}
+        </div>
+      </div>
+    );
+  }
   return (
     <div className="msg custom-msg" data-position={position}>
       {message.content}

@@ -1,9 +1,11 @@
 // The session view: transcript, the pending permission request, composer and status bar for one
-// session. Esc anywhere in the view (outside the dialog) stops a running agent.
+// session. Esc anywhere in the view (outside the dialog) stops a running agent. Compaction entries’
+// Edit and Undo go through here.
 import { useMemo, useState } from "react";
 import type { Session } from "../../../shared/ipc/contract";
 import { getApi } from "../api/client";
 import { errorText, unwrap } from "../state/api-hooks";
+import { compactionState } from "../state/compaction";
 import { visibleItems } from "../state/session-model";
 import { useSession } from "../state/use-session";
 import { Composer } from "./Composer";
@@ -16,11 +18,18 @@ export function SessionView({ sessionId, jumpTo, projectName, onOpenSession }: {
   const [error, setError] = useState<string | null>(null);
   const items = useMemo(() => visibleItems(view.model), [view.model]);
   const running = view.state?.running ?? view.model.running;
+  const compaction = useMemo(() => compactionState(view.model.messages), [view.model.messages]);
   const actions = useMemo(
     () => ({
       onFork: (position: number) => {
         setError(null);
         unwrap(getApi().sessions.fork({ sessionId, position })).then(onOpenSession, (e: unknown) => setError(errorText(e)));
+      },
+      onEditCompaction: async (index: number, summary: string) => {
+        await unwrap(getApi().sessions.editCompaction({ sessionId, index, summary }));
+      },
+      onUndoCompaction: async (index: number) => {
+        await unwrap(getApi().sessions.undoCompaction({ sessionId, index }));
       },
     }),
     [sessionId, onOpenSession],
@@ -33,6 +42,7 @@ export function SessionView({ sessionId, jumpTo, projectName, onOpenSession }: {
   return (
     <div
       className="session"
+      data-session-id={sessionId}
       data-running={running}
       onKeyDown={(e) => {
         if (e.key === "Escape" && running && !(e.target as HTMLElement).closest(".permission")) {
@@ -41,7 +51,7 @@ export function SessionView({ sessionId, jumpTo, projectName, onOpenSession }: {
         }
       }}
     >
-      <Transcript sessionId={sessionId} model={view.model} items={items} jumpTo={jumpTo} actions={actions} />
+      <Transcript sessionId={sessionId} model={view.model} items={items} jumpTo={jumpTo} actions={actions} compaction={compaction} running={running} />
       {error && <div className="notice error" role="alert">{error}</div>}
       {request ? <PermissionDialog key={request.id} request={request} count={view.permissions.length} projectName={projectName} /> : <div />}
       <div>

@@ -1,5 +1,6 @@
 // The session's status bar: model picker, permission mode, context used out of the model's
-// window, the session's tokens and cost, and provider retry notices while they happen.
+// window with "Compact now", the project instruction files in the system prompt, the session's
+// tokens and cost, and provider retry notices while they happen.
 import { useState } from "react";
 import type { ProviderRetry } from "../../../shared/agent-types";
 import type { Session, SessionState } from "../../../shared/ipc/contract";
@@ -17,6 +18,8 @@ const MODES = [
 export function StatusBar({ state, info, retry, onState }: { state: SessionState | null; info: Session | null; retry: ProviderRetry | null; onState: (s: SessionState) => void }) {
   const { settings, models, setSettings } = useAppData();
   const [error, setError] = useState<string | null>(null);
+  const [compacting, setCompacting] = useState(false);
+  const [compactNote, setCompactNote] = useState<string | null>(null);
   const current = state?.model ?? info?.model ?? settings?.defaultModel ?? "";
   const used = state?.contextTokens ?? 0;
   const window = state?.contextWindow ?? 0;
@@ -67,6 +70,31 @@ export function StatusBar({ state, info, retry, onState }: { state: SessionState
           <span style={{ width: `${share * 100}%` }} />
         </span>
       </span>
+      <button
+        className="small"
+        disabled={!state || state.running || compacting}
+        title={state?.running ? "Wait for the run to end" : "Summarize the older part of the session so the model gets a shorter context"}
+        onClick={() => {
+          if (!state) return;
+          setError(null);
+          setCompactNote(null);
+          setCompacting(true);
+          unwrap(getApi().sessions.compact({ sessionId: state.sessionId }))
+            .then((r) => setCompactNote(r.message), (err: unknown) => setError(errorText(err)))
+            .finally(() => setCompacting(false));
+        }}
+      >
+        {compacting ? "Compacting…" : "Compact now"}
+      </button>
+      {compactNote && (
+        <span role="status" className="compact-note" title={compactNote}>
+          {compactNote}{" "}
+          <button className="link" aria-label="Dismiss" onClick={() => setCompactNote(null)}>
+            ×
+          </button>
+        </span>
+      )}
+      <InstructionFiles paths={state?.instructionFiles ?? []} />
       <span>
         {formatTokens(info?.tokens ?? 0)} tokens · {formatCost(info?.cost ?? 0)}
       </span>
@@ -79,5 +107,29 @@ export function StatusBar({ state, info, retry, onState }: { state: SessionState
       {error && <span className="error-text" role="alert">{error}</span>}
       {state?.running && <span role="status">Agent running…</span>}
     </footer>
+  );
+}
+
+/** "Instructions: AGENTS.md": the project instruction files in the system prompt; full paths on hover and in a popover. */
+function InstructionFiles({ paths }: { paths: readonly string[] }) {
+  // The host reports the files once the session's system prompt is built (at its first prompt).
+  if (paths.length === 0) return null;
+  const names = paths.map((p) => p.split(/[\\/]/).at(-1) ?? p);
+  return (
+    <details className="popover instructions">
+      <summary title={paths.join("\n")} aria-label={`Instruction files: ${paths.join(", ")}`}>
+        Instructions: {names.join(", ")}
+      </summary>
+      <div className="popover-body" role="group" aria-label="Instruction files loaded into the system prompt">
+        <div className="muted">Loaded into the system prompt, in this order:</div>
+        <ul>
+          {paths.map((p) => (
+            <li key={p}>
+              <code>{p}</code>
+            </li>
+          ))}
+        </ul>
+      </div>
+    </details>
   );
 }

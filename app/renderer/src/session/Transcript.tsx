@@ -1,10 +1,13 @@
 // The virtualized transcript: only the rows in view (plus a margin) are in the DOM, each measured
 // after render, so a 10,000-message session opens as fast as a short one. It follows the bottom
 // while the agent writes, unless the person has scrolled up; `jumpTo` scrolls to a message
-// position (search hits) and flashes it.
+// position (search hits) and flashes it. Messages a compaction in force summarizes stay, marked
+// as not sent to the model.
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { COMPACTION, COMPACTION_UNDO, type CompactionState } from "../state/compaction";
 import { itemIndexOfPosition, type SessionModel, type TranscriptItem } from "../state/session-model";
+import { CompactionEntry, CompactionUndoNote } from "./CompactionEntry";
 import { AssistantMessageView, CustomMessageView, UserMessageView, type RowActions } from "./MessageViews";
 import { Timeline } from "./Timeline";
 import { ToolCard } from "./ToolCard";
@@ -15,11 +18,13 @@ export interface TranscriptProps {
   items: TranscriptItem[];
   jumpTo: number | null;
   actions: RowActions;
+  compaction: CompactionState;
+  running: boolean;
 }
 
 const DEFAULT_COLLAPSED = new Set(["read", "ls", "find", "grep"]);
 
-export function Transcript({ sessionId, model, items, jumpTo, actions }: TranscriptProps) {
+export function Transcript({ sessionId, model, items, jumpTo, actions, compaction, running }: TranscriptProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
   const [toggled, setToggled] = useState<ReadonlySet<string>>(new Set());
@@ -69,9 +74,17 @@ export function Transcript({ sessionId, model, items, jumpTo, actions }: Transcr
       <div className="transcript-inner" style={{ height: virtualizer.getTotalSize() }}>
         {virtualizer.getVirtualItems().map((row) => {
           const item = items[row.index]!;
+          const summarized = item.position < compaction.firstKeptIndex && item.kind !== "custom";
           return (
-            <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className={`transcript-row${flash === item.position && item.kind !== "tool" ? " jump" : ""}`} style={{ transform: `translateY(${row.start}px)` }}>
-              <Row item={item} model={model} sessionId={sessionId} toggled={toggled} onToggle={onToggle} actions={actions} />
+            <div
+              key={row.key}
+              data-index={row.index}
+              ref={virtualizer.measureElement}
+              className={`transcript-row${flash === item.position && item.kind !== "tool" ? " jump" : ""}${summarized ? " summarized" : ""}`}
+              title={summarized ? "Summarized: not sent to the model while the summary is in force" : undefined}
+              style={{ transform: `translateY(${row.start}px)` }}
+            >
+              <Row item={item} model={model} sessionId={sessionId} toggled={toggled} onToggle={onToggle} actions={actions} compaction={compaction} running={running} />
             </div>
           );
         })}
@@ -80,13 +93,26 @@ export function Transcript({ sessionId, model, items, jumpTo, actions }: Transcr
   );
 }
 
-function Row({ item, model, sessionId, toggled, onToggle, actions }: { item: TranscriptItem; model: SessionModel; sessionId: number; toggled: ReadonlySet<string>; onToggle: (id: string) => void; actions: RowActions }) {
+interface RowProps {
+  item: TranscriptItem;
+  model: SessionModel;
+  sessionId: number;
+  toggled: ReadonlySet<string>;
+  onToggle: (id: string) => void;
+  actions: RowActions;
+  compaction: CompactionState;
+  running: boolean;
+}
+
+function Row({ item, model, sessionId, toggled, onToggle, actions, compaction, running }: RowProps) {
   switch (item.kind) {
     case "user":
       return <UserMessageView message={item.message} position={item.position} actions={actions} />;
     case "assistant":
       return <AssistantMessageView message={item.message} position={item.position} streaming={item.streaming} actions={actions} />;
     case "custom":
+      if (item.message.customType === COMPACTION) return <CompactionEntry message={item.message} position={item.position} status={compaction.statusOf.get(item.position)} running={running} actions={actions} />;
+      if (item.message.customType === COMPACTION_UNDO) return <CompactionUndoNote message={item.message} position={item.position} />;
       return <CustomMessageView message={item.message} position={item.position} />;
     case "tool": {
       const card = model.tools.get(item.toolCallId);

@@ -1,6 +1,6 @@
 // Settings: providers (where each key comes from, base URL, set or clear a key, refresh models,
-// test, remove; add one), the default model, the theme, and permission rules (list, edit the
-// pattern or action, revoke).
+// test, remove; add one), the default model, the theme, the permission mode, automatic
+// compaction, and permission rules (list, edit the pattern or action, revoke).
 import { useCallback, useEffect, useState } from "react";
 import type { PermissionRule, Project, Settings } from "../../../shared/ipc/contract";
 import { getApi } from "../api/client";
@@ -64,6 +64,16 @@ export function SettingsScreen({ project }: { project: Project | null }) {
                 <option value="full-auto">Full auto</option>
               </select>
             </label>
+          </div>
+          <div style={{ marginTop: 10 }}>
+            <label className="checkbox">
+              <input type="checkbox" checked={settings.autoCompact} onChange={(e) => update({ autoCompact: e.target.checked })} />
+              Compact automatically
+            </label>
+            <p className="setting-help">
+              When a session nears the model’s context window, the older part is summarized and the recent turns are kept (the full history stays in the session; you can edit or undo a summary).
+              Off means nothing is summarized unless you click Compact now: a request that overflows the window is reported as an error instead.
+            </p>
           </div>
         </section>
         <RulesPanel project={project} />

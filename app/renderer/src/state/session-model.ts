@@ -58,14 +58,6 @@ export interface SessionModel {
   retry: ProviderRetry | null;
 }
 
-/**
- * The wire schema types `stopReason` as a plain string (its literals are built with map), so wire
- * messages are narrowed here; the values are the loop's own.
- */
-type Wire<T> = T extends { stopReason: unknown } ? Omit<T, "stopReason"> & { stopReason: string } : T;
-export type WireMessage = Wire<AgentMessage>;
-const narrow = (message: WireMessage | AgentMessage): AgentMessage => message as AgentMessage;
-
 export interface StoredEventLike {
   at: number;
   event: WireAgentEvent;
@@ -137,7 +129,7 @@ export function applyEvents(model: SessionModel, events: readonly WireAgentEvent
       case "message_start":
       case "message_update":
         if (event.message.role === "assistant") {
-          streaming = narrow(event.message) as AssistantMessage;
+          streaming = event.message;
           retry = null;
           for (const block of event.message.content) {
             if (block.type === "toolCall" && !tools.has(block.id)) tools.set(block.id, newCard(block.id, block.name, block.arguments, null));
@@ -151,7 +143,7 @@ export function applyEvents(model: SessionModel, events: readonly WireAgentEvent
           messagesCopied = true;
         }
         const position = messages.length;
-        const message = narrow(event.message);
+        const message = event.message;
         messages.push(message);
         items.push(...itemsFor(message, position, tools));
         if (event.message.role === "assistant") streaming = null;
@@ -202,7 +194,7 @@ export function applyEvents(model: SessionModel, events: readonly WireAgentEvent
 }
 
 /** The model of a stored session: its messages, then its logged events for timings and states. */
-export function modelFromStored(wireMessages: readonly WireMessage[], storedEvents: readonly StoredEventLike[], stillRunning = false): SessionModel {
+export function modelFromStored(storedMessages: readonly AgentMessage[], storedEvents: readonly StoredEventLike[], stillRunning = false): SessionModel {
   const tools = new Map<string, ToolCardState>();
   // Timings first (from the event log), so the cards built from messages carry them.
   for (const { at, event } of storedEvents) {
@@ -213,7 +205,7 @@ export function modelFromStored(wireMessages: readonly WireMessage[], storedEven
       tools.set(event.toolCallId, { ...card, status: event.isError ? "error" : "done", endedAt: at, result: { content: event.result.content, details: event.result.details, isError: event.isError } });
     }
   }
-  const messages = wireMessages.map(narrow);
+  const messages = storedMessages.slice();
   const items: TranscriptItem[] = [];
   messages.forEach((message, position) => items.push(...itemsFor(message, position, tools)));
   // A call that started but never ended in a stored (finished) run was cut off.
