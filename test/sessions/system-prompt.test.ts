@@ -36,3 +36,19 @@ describe("system prompt", () => {
     expect(prompt).not.toMatch(/^- bash: /m);
   });
 });
+
+describe("instruction files in the session state", () => {
+  it("are listed before the session's first run", async () => {
+    const { startApp } = await import("../support/app-harness.ts");
+    const app = await startApp();
+    try {
+      writeFileSync(path.join(app.projectDir, "AGENTS.md"), "Use tabs.");
+      const project = await app.call("projects.open", { folder: app.projectDir });
+      const session = await app.call("sessions.create", { projectId: project.id });
+      const { state } = await app.call("sessions.open", { sessionId: session.id });
+      expect(state.instructionFiles).toContain(path.join(app.projectDir, "AGENTS.md"));
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -14,6 +14,7 @@ import type { SettingsService } from "../settings/settings-service.ts";
 import { StoreError, type OpenedSession, type ProjectInfo, type SessionStore } from "../store/index.ts";
 import { createCodingTools } from "../tools/index.ts";
 import { contextTokens } from "./context.ts";
+import { loadProjectInstructions } from "./system-prompt.ts";
 import { LiveSession, type SessionScope, type ToolHooks } from "./live-session.ts";
 
 export interface PermissionsPort {
@@ -115,6 +116,7 @@ export class SessionsService {
     if (live) return live.state(pending);
     const session = info ?? this.session(sessionId);
     const model = this.resolveModel(session.model);
+    const project = this.o.store.getProject(session.projectId);
     return {
       sessionId,
       running: false,
@@ -123,7 +125,7 @@ export class SessionsService {
       pendingPermissions: pending,
       contextTokens: messages ? contextTokens(messages) : 0,
       contextWindow: model?.contextWindow ?? 0,
-      instructionFiles: [],
+      instructionFiles: project ? loadProjectInstructions(project.folder).map((f) => f.path) : [],
     };
   }
 
