@@ -15,7 +15,7 @@ import { executeToolCalls } from "./tool-execution.ts";
 import type { AgentContext, AgentEventSink, AgentLoopConfig, LlmContext, StreamFn } from "./types.ts";
 
 /** Starts a run with new prompt messages; resolves with every message the run added. */
-export async function runAgentLoop(
+export function runAgentLoop(
   prompts: AgentMessage[],
   context: AgentContext,
   config: AgentLoopConfig,
@@ -23,18 +23,7 @@ export async function runAgentLoop(
   signal: AbortSignal | undefined,
   streamFn: StreamFn,
 ): Promise<AgentMessage[]> {
-  const newMessages: AgentMessage[] = [];
-  const current: AgentContext = { ...context, messages: [...context.messages] };
-  await emit({ type: "agent_start" });
-  await emit({ type: "turn_start" });
-  for (const prompt of prompts) {
-    await emit({ type: "message_start", message: prompt });
-    await emit({ type: "message_end", message: prompt });
-    current.messages.push(prompt);
-    newMessages.push(prompt);
-  }
-  await runLoop(current, newMessages, config, emit, signal, streamFn, true);
-  return newMessages;
+  return startRun(prompts, context, config, emit, signal, streamFn);
 }
 
 /**
@@ -54,11 +43,28 @@ export async function runAgentLoopContinue(
   if (last.role === "assistant" && last.stopReason !== "error" && last.stopReason !== "aborted") {
     throw new Error("Cannot continue from a completed assistant message: send a new prompt.");
   }
+  return startRun([], context, config, emit, signal, streamFn);
+}
+
+async function startRun(
+  prompts: AgentMessage[],
+  context: AgentContext,
+  config: AgentLoopConfig,
+  emit: AgentEventSink,
+  signal: AbortSignal | undefined,
+  streamFn: StreamFn,
+): Promise<AgentMessage[]> {
   const newMessages: AgentMessage[] = [];
   const current: AgentContext = { ...context, messages: [...context.messages] };
   await emit({ type: "agent_start" });
   await emit({ type: "turn_start" });
-  await runLoop(current, newMessages, config, emit, signal, streamFn, true);
+  for (const prompt of prompts) {
+    await emit({ type: "message_start", message: prompt });
+    await emit({ type: "message_end", message: prompt });
+    current.messages.push(prompt);
+    newMessages.push(prompt);
+  }
+  await runLoop(current, newMessages, config, emit, signal, streamFn);
   return newMessages;
 }
 
@@ -100,13 +106,13 @@ async function runLoop(
   emit: AgentEventSink,
   signal: AbortSignal | undefined,
   streamFn: StreamFn,
-  turnStarted: boolean,
 ): Promise<void> {
   const append = (message: AgentMessage): void => {
     current.messages.push(message);
     newMessages.push(message);
   };
-  let firstTurn = turnStarted;
+  // The first turn's turn_start was emitted by startRun, before the prompts.
+  let firstTurn = true;
   let pending: AgentMessage[] = (await config.getSteeringMessages?.()) ?? [];
   for (;;) {
     let hasMoreToolCalls = true;
