@@ -64,6 +64,7 @@ describe("permission dialogs", () => {
     await app.call("sessions.prompt", { sessionId: session.id, text: "rename alpha" });
     const request = await nextRequest(app, 1);
     expect(request.summary).toMatchObject({ title: "Edit notes.txt", path: "notes.txt", outsideProject: false });
+    expect(request.summary.diff).toMatch(/^--- a\/notes.txt\n\+\+\+ b\/notes.txt\n@@ /);
     expect(request.summary.diff).toContain("-alpha");
     expect(request.summary.diff).toContain("+beta");
     await app.call("permissions.respond", { requestId: request.id, decision: "deny", reason: "keep alpha, it is a product name" });

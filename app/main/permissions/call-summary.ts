@@ -42,7 +42,8 @@ function currentText(file: string): string | null | undefined {
 }
 
 function patch(name: string, before: string, after: string): string {
-  const text = createTwoFilesPatch(`a/${name}`, `b/${name}`, before, after, undefined, undefined, { context: 3 });
+  // Drop jsdiff's "=====" separator line: the dialog starts at the file names.
+  const text = createTwoFilesPatch(`a/${name}`, `b/${name}`, before, after, undefined, undefined, { context: 3 }).replace(/^=+\n/, "");
   return text.length > MAX_DIFF_CHARS ? `${text.slice(0, MAX_DIFF_CHARS)}\n… (diff cut at ${MAX_DIFF_CHARS} characters)` : text;
 }
 
