@@ -173,6 +173,21 @@ describe("sessions through the router", () => {
     expect(stale).toMatchObject({ ok: false, error: { code: "not-found" } });
   });
 
+  it("switches a session's model: the next request goes to the new one", async () => {
+    app = await startApp({ steps: [{ text: "from the first" }, { text: "from the second" }] });
+    app.services.settings.setProvider({ id: "other", kind: "compatible", name: "Other", baseUrl: "http://127.0.0.1:9/v1", models: [{ id: "big", contextWindow: 64_000 }] });
+    const session = await newSession(app);
+    await app.call("sessions.prompt", { sessionId: session.id, text: "one" });
+    await app.waitFor(() => ended(app!.sessionEvents.get(session.id)) === 1, "run 1");
+    await app.waitFor(() => !app!.services.sessions.isRunning(session.id), "idle");
+    const state = await app.call("sessions.setModel", { sessionId: session.id, model: "other/big" });
+    expect(state).toMatchObject({ model: "other/big", contextWindow: 64_000 });
+    await app.call("sessions.prompt", { sessionId: session.id, text: "two" });
+    await app.waitFor(() => ended(app!.sessionEvents.get(session.id)) === 2, "run 2");
+    expect(app.scripted.requests.map((r) => `${r.model.provider}/${r.model.id}`)).toEqual(["local/scripted", "other/big"]);
+    expect((await app.call("sessions.open", { sessionId: session.id })).opened.session.model).toBe("other/big");
+  });
+
   it("reports a missing model, a missing project folder and a missing session clearly", async () => {
     app = await startApp();
     expect(await app.raw("projects.open", { folder: path.join(app.projectDir, "nope") })).toMatchObject({ ok: false, error: { code: "not-found" } });

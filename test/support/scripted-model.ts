@@ -48,7 +48,7 @@ export interface ScriptedModel {
   streamFn: StreamFn;
   model: Model;
   /** Every request received, in order (a structured copy at the time of the call). */
-  requests: { context: LlmContext; options: StreamOptions }[];
+  requests: { context: LlmContext; options: StreamOptions; model: Model }[];
   push(...steps: ScriptStep[]): void;
   remaining(): number;
 }
@@ -67,7 +67,7 @@ export function createScriptedModel(
   const requests: ScriptedModel["requests"] = [];
   let callCounter = 0;
   const streamFn: StreamFn = (m, context, options) => {
-    if (recordRequests) requests.push({ context: snapshot(context), options });
+    if (recordRequests) requests.push({ context: snapshot(context), options, model: m });
     const stream = new AssistantEventStream();
     const step = queue.shift();
     const response: ScriptedResponse = !step
