@@ -13,7 +13,9 @@
 // - frameMaxMs and slowFrames: the longest frame and how many took over 16 ms; worstFrame names
 //   what ran in the longest animation frame (Long Animation Frames API), to explain stalls.
 // - historyScrollP95Ms / historyScrollMaxMs: frame times, same method, while the History list of
-//   10,000 sessions is scrolled at 8,000 px/s (pages of 200 load as the list reaches them).
+//   10,000 sessions is scrolled from top to bottom, one viewport per frame (a held Page Down; pages
+//   of 200 sessions load as the list reaches them, the scroll waits at the end of what is loaded).
+//   historyScrolledRows and historyReachedEnd tell how far it got, historyScrollMs how long it took.
 // Prints one JSON line. Needs Chromium (/usr/bin/chromium or CHROME_PATH).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -107,16 +109,17 @@ const START_FRAMES = `(() => {
 })()`;
 const STOP_FRAMES = `(() => { window.__stop = true; window.__observer.disconnect(); return { intervals: window.__intervals.slice(1), loaf: window.__loaf }; })()`;
 const RUN_FINISHED = `document.querySelector('.session[data-running="false"]') !== null && document.querySelectorAll('section.card[data-status="done"]').length === 4`;
-// Scrolls the History list at a steady speed (per elapsed time, whatever the frame rate).
+// Scrolls the History list from top to bottom, one viewport per frame, until its last session
+// (the oldest, "Listed session 0") is shown or 30 s have passed.
 const SCROLL_HISTORY = `new Promise((resolve) => {
   const list = document.querySelector(".vlist");
   const t0 = performance.now();
-  let last = t0;
+  const lastTitle = () => [...document.querySelectorAll(".session-row .title")].at(-1)?.textContent ?? "";
   const step = (t) => {
-    list.scrollTop += (t - last) * 8;
-    last = t;
-    if (t - t0 < 4000) requestAnimationFrame(step);
-    else resolve({ scrolledPx: Math.round(list.scrollTop), rows: document.querySelectorAll(".session-row").length, lastTitle: [...document.querySelectorAll(".session-row .title")].at(-1)?.textContent ?? "" });
+    list.scrollTop += list.clientHeight;
+    const atEnd = lastTitle() === "Listed session 0" && list.scrollTop + list.clientHeight >= list.scrollHeight - 1;
+    if (!atEnd && t - t0 < 30000) requestAnimationFrame(step);
+    else resolve({ scrolledPx: Math.round(list.scrollTop), ms: Math.round(t - t0), reachedEnd: atEnd, lastTitle: lastTitle() });
   };
   requestAnimationFrame(step);
 })`;
@@ -184,7 +187,7 @@ try {
   await page.locator(".session-row", { hasText: "Listed session" }).first().waitFor();
   await page.evaluate(START_FRAMES);
   await browser.startTracing(page, { categories: ["toplevel", "blink.user_timing"] });
-  const scrolled = await page.evaluate<{ scrolledPx: number; rows: number; lastTitle: string }>(SCROLL_HISTORY);
+  const scrolled = await page.evaluate<{ scrolledPx: number; ms: number; reachedEnd: boolean; lastTitle: string }>(SCROLL_HISTORY);
   const scrollTrace = await browser.stopTracing();
   await page.evaluate(STOP_FRAMES);
   const scrollFrames = frameTimes(scrollTrace).sort((a, b) => a - b);
@@ -220,6 +223,8 @@ try {
       historyScrollP95Ms: round(pct(scrollFrames, 0.95)),
       historyScrollMaxMs: round(scrollFrames.at(-1) ?? 0),
       historyScrolledRows: Math.round(scrolled.scrolledPx / 34),
+      historyReachedEnd: scrolled.reachedEnd,
+      historyScrollMs: scrolled.ms,
       streamedDeltas: DELTAS * 2,
       deltasPerSecondSent: 2000,
       bashCalls: 4,

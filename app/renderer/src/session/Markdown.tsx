@@ -1,10 +1,13 @@
 // Markdown for assistant text: react-markdown builds React elements (no innerHTML), GFM tables and
 // lists, and code blocks highlighted by highlight.js through rehype-highlight (a syntax tree, no
 // eval, so it works under the CSP). Links open nothing inside the app window.
-import { memo } from "react";
+// The text is rendered block by block (splitMarkdownBlocks), each block memoized: a streaming
+// message re-parses only its growing last block, not the whole text on every update.
+import { memo, useMemo } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
+import { splitMarkdownBlocks } from "./markdown-blocks";
 
 const components: Components = {
   a: ({ href, children }) => (
@@ -16,15 +19,28 @@ const components: Components = {
   img: ({ alt, src }) => <span className="muted">[image: {alt ?? ""} {typeof src === "string" ? src : ""}]</span>,
 };
 
+// rehype-highlight builds its highlighter (registering ~40 languages) each time its plugin is
+// attached, which react-markdown does on every render: build it once and reuse the transform.
+const highlight = rehypeHighlight({ detect: false });
+const cachedHighlight = () => highlight;
 const remarkPlugins = [remarkGfm];
-const rehypePlugins = [[rehypeHighlight, { detect: false, ignoreMissing: true }] as [typeof rehypeHighlight, object]];
+const rehypePlugins = [cachedHighlight];
+
+const MarkdownBlock = memo(function MarkdownBlock({ text }: { text: string }) {
+  return (
+    <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components}>
+      {text}
+    </ReactMarkdown>
+  );
+});
 
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
+  const blocks = useMemo(() => splitMarkdownBlocks(text), [text]);
   return (
     <div className="markdown">
-      <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components}>
-        {text}
-      </ReactMarkdown>
+      {blocks.map((block, i) => (
+        <MarkdownBlock key={i} text={block} />
+      ))}
     </div>
   );
 });

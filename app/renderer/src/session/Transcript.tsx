@@ -3,10 +3,14 @@
 // while the agent writes, unless the person has scrolled up; `jumpTo` scrolls to a message
 // position (search hits) and flashes it. Messages a compaction in force summarizes stay, marked
 // as not sent to the model.
+// Performance: rows are memoized and get only what they show (a tool row its card), so a
+// streaming update re-renders the streaming message and the cards that changed; following the
+// bottom scrolls at most once per frame, in an animation frame, not after every commit (each
+// would force a layout).
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useRef, useState } from "react";
 import { COMPACTION, COMPACTION_UNDO, type CompactionState } from "../state/compaction";
-import { itemIndexOfPosition, type SessionModel, type TranscriptItem } from "../state/session-model";
+import { itemIndexOfPosition, type SessionModel, type ToolCardState, type TranscriptItem } from "../state/session-model";
 import { CompactionEntry, CompactionUndoNote } from "./CompactionEntry";
 import { AssistantMessageView, CustomMessageView, UserMessageView, type RowActions } from "./MessageViews";
 import { Timeline } from "./Timeline";
@@ -26,7 +30,24 @@ const DEFAULT_COLLAPSED = new Set(["read", "ls", "find", "grep"]);
 
 export function Transcript({ sessionId, model, items, jumpTo, actions, compaction, running }: TranscriptProps) {
   const scroller = useRef<HTMLDivElement>(null);
-  const atBottom = useRef(true);
+  // Whether to follow the bottom: cleared when the person scrolls up (or jumps), set again when
+  // they scroll back to the end.
+  const atBottom = useRef(jumpTo === null);
+  const lastScrollTop = useRef(0);
+  const lastInput = useRef(-Infinity);
+  const noteInput = () => {
+    lastInput.current = performance.now();
+  };
+  const followFrame = useRef<number | null>(null);
+  // Follows the bottom once per frame, before paint, if we are there and were not opened at a
+  // message; called after every render and on every virtualizer change (rows measured or resized).
+  const follow = (instance: { options: { count: number }; scrollToEnd: () => void }) => {
+    if (jumpTo !== null || !atBottom.current || instance.options.count === 0 || followFrame.current !== null) return;
+    followFrame.current = requestAnimationFrame(() => {
+      followFrame.current = null;
+      if (atBottom.current) instance.scrollToEnd();
+    });
+  };
   const [toggled, setToggled] = useState<ReadonlySet<string>>(new Set());
   const [flash, setFlash] = useState<number | null>(null);
   // TanStack Virtual returns a mutable instance; these components are not memoized by the compiler.
@@ -37,6 +58,7 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
     estimateSize: (i) => (items[i]?.kind === "tool" ? 40 : 60),
     getItemKey: (i) => items[i]?.key ?? i,
     overscan: 6,
+    onChange: follow,
   });
 
   const onToggle = useCallback((id: string) => {
@@ -47,10 +69,13 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
     });
   }, []);
 
-  // Follow the bottom while new content arrives, if we were there.
-  useLayoutEffect(() => {
-    if (atBottom.current && items.length > 0 && jumpTo === null) virtualizer.scrollToIndex(items.length - 1, { align: "end" });
-  });
+  useEffect(() => follow(virtualizer));
+  useEffect(
+    () => () => {
+      if (followFrame.current !== null) cancelAnimationFrame(followFrame.current);
+    },
+    [],
+  );
 
   useEffect(() => {
     if (jumpTo === null || items.length === 0) return;
@@ -66,15 +91,21 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
 
   const onScroll = () => {
     const el = scroller.current;
-    if (el) atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+    if (!el) return;
+    if (el.scrollHeight - el.scrollTop - el.clientHeight < 40) atBottom.current = true;
+    // Up by the person (wheel, keys, scrollbar, touch) or by a long way; not a clamp when the view
+    // grows or the content shrinks under it.
+    else if (el.scrollTop < lastScrollTop.current && (performance.now() - lastInput.current < 1000 || lastScrollTop.current - el.scrollTop > el.clientHeight)) atBottom.current = false;
+    lastScrollTop.current = el.scrollTop;
   };
 
   return (
-    <div className="transcript" ref={scroller} onScroll={onScroll} role="log" aria-label="Transcript" aria-live="off" tabIndex={0}>
+    <div className="transcript" ref={scroller} onScroll={onScroll} onWheel={noteInput} onKeyDown={noteInput} onPointerDown={noteInput} onTouchStart={noteInput} role="log" aria-label="Transcript" aria-live="off" tabIndex={0}>
       <div className="transcript-inner" style={{ height: virtualizer.getTotalSize() }}>
         {virtualizer.getVirtualItems().map((row) => {
           const item = items[row.index]!;
           const summarized = item.position < compaction.firstKeptIndex && item.kind !== "custom";
+          const card = item.kind === "tool" ? model.tools.get(item.toolCallId) : undefined;
           return (
             <div
               key={row.key}
@@ -84,7 +115,17 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
               title={summarized ? "Summarized: not sent to the model while the summary is in force" : undefined}
               style={{ transform: `translateY(${row.start}px)` }}
             >
-              <Row item={item} model={model} sessionId={sessionId} toggled={toggled} onToggle={onToggle} actions={actions} compaction={compaction} running={running} />
+              <Row
+                item={item}
+                card={card}
+                cards={item.kind === "timeline" ? timelineCards(model, item.toolCallIds) : undefined}
+                sessionId={sessionId}
+                toggled={card ? toggled.has(card.toolCallId) : false}
+                onToggle={onToggle}
+                actions={actions}
+                compaction={compaction}
+                running={running}
+              />
             </div>
           );
         })}
@@ -93,18 +134,32 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
   );
 }
 
+/** A timeline's cards; the same array while none of them changed, so its row can skip a render. */
+const timelineCache = new WeakMap<readonly string[], ToolCardState[]>();
+function timelineCards(model: SessionModel, ids: readonly string[]): ToolCardState[] {
+  const cards = ids.map((id) => model.tools.get(id)).filter((c) => c !== undefined);
+  const previous = timelineCache.get(ids);
+  if (previous && previous.length === cards.length && previous.every((c, i) => c === cards[i])) return previous;
+  timelineCache.set(ids, cards);
+  return cards;
+}
+
 interface RowProps {
   item: TranscriptItem;
-  model: SessionModel;
+  /** The tool row's card. */
+  card: ToolCardState | undefined;
+  /** The timeline row's cards. */
+  cards: ToolCardState[] | undefined;
   sessionId: number;
-  toggled: ReadonlySet<string>;
+  /** Whether the person toggled the tool card away from its default. */
+  toggled: boolean;
   onToggle: (id: string) => void;
   actions: RowActions;
   compaction: CompactionState;
   running: boolean;
 }
 
-function Row({ item, model, sessionId, toggled, onToggle, actions, compaction, running }: RowProps) {
+const Row = memo(function Row({ item, card, cards, sessionId, toggled, onToggle, actions, compaction, running }: RowProps) {
   switch (item.kind) {
     case "user":
       return <UserMessageView message={item.message} position={item.position} actions={actions} />;
@@ -115,14 +170,11 @@ function Row({ item, model, sessionId, toggled, onToggle, actions, compaction, r
       if (item.message.customType === COMPACTION_UNDO) return <CompactionUndoNote message={item.message} position={item.position} />;
       return <CustomMessageView message={item.message} position={item.position} />;
     case "tool": {
-      const card = model.tools.get(item.toolCallId);
       if (!card) return null;
       const byDefault = card.status === "error" || card.status === "running" || !DEFAULT_COLLAPSED.has(card.toolName);
-      return <ToolCard card={card} sessionId={sessionId} expanded={toggled.has(card.toolCallId) ? !byDefault : byDefault} onToggle={onToggle} />;
+      return <ToolCard card={card} sessionId={sessionId} expanded={toggled ? !byDefault : byDefault} onToggle={onToggle} />;
     }
-    case "timeline": {
-      const cards = item.toolCallIds.map((id) => model.tools.get(id)).filter((c) => c !== undefined);
-      return <Timeline cards={cards} />;
-    }
+    case "timeline":
+      return cards ? <Timeline cards={cards} /> : null;
   }
-}
+});
