@@ -1,8 +1,9 @@
-// Compaction entries in a transcript, shared by the main process (which sends the model only
-// what the compaction in force leaves) and the renderer (which shows every entry and its status).
+// Compaction entries in a transcript, shared by the main process (which sends the model only what
+// the compaction in force leaves) and the renderer (which shows every entry with its status).
 // A `compaction` entry's summary stands in for every message before `details.firstKeptIndex`; an
 // edit is a newer entry with the same cut that `replaces` the old one; a `compaction_undo` entry
-// cancels a compaction and the versions an edit of it replaced. Pure functions over plain data.
+// cancels a compaction and the versions an edit of it replaced. The compaction in force is the
+// newest entry no undo cancels. Pure functions over plain data; odd details never throw.
 import type { AgentMessage, CustomMessage } from "./agent-types.ts";
 
 export const COMPACTION = "compaction";
@@ -19,29 +20,65 @@ export interface CompactionDetails {
   replaces?: number;
 }
 
+/** active: in force; replaced: an edit took its place; undone: cancelled; superseded: a newer summary covers it. */
+export type CompactionStatus = "active" | "replaced" | "undone" | "superseded";
+
+export interface CompactionState {
+  /** Transcript index of the compaction in force, or null. */
+  activeIndex: number | null;
+  /** Messages before this index are summarized: not sent to the model (0 when none are). */
+  firstKeptIndex: number;
+  statusOf: ReadonlyMap<number, CompactionStatus>;
+}
+
+export const NO_COMPACTION: CompactionState = { activeIndex: null, firstKeptIndex: 0, statusOf: new Map() };
+
+export function compactionDetails(details: unknown): CompactionDetails | null {
+  const d = details as Partial<CompactionDetails> | null | undefined;
+  return d && typeof d.firstKeptIndex === "number" ? (d as CompactionDetails) : null;
+}
+
+export function compactionState(messages: readonly AgentMessage[]): CompactionState {
+  const entries: number[] = [];
+  const undone = new Set<number>();
+  const replaced = new Set<number>();
+  messages.forEach((m, i) => {
+    if (m.role !== "custom") return;
+    if (m.customType === COMPACTION) {
+      entries.push(i);
+      const replaces = compactionDetails(m.details)?.replaces;
+      if (typeof replaces === "number") replaced.add(replaces);
+    } else if (m.customType === COMPACTION_UNDO) {
+      let target = (m.details as { undoes?: unknown } | undefined)?.undoes;
+      while (typeof target === "number" && !undone.has(target)) {
+        undone.add(target);
+        const entry = messages[target];
+        target = entry?.role === "custom" ? compactionDetails(entry.details)?.replaces : undefined;
+      }
+    }
+  });
+  if (entries.length === 0) return NO_COMPACTION;
+  const activeIndex = entries.findLast((i) => !undone.has(i)) ?? null;
+  const statusOf = new Map<number, CompactionStatus>();
+  for (const i of entries) {
+    statusOf.set(i, i === activeIndex ? "active" : replaced.has(i) ? "replaced" : undone.has(i) ? "undone" : "superseded");
+  }
+  const active = activeIndex === null ? null : messages[activeIndex];
+  const firstKeptIndex = active?.role === "custom" ? (compactionDetails(active.details)?.firstKeptIndex ?? 0) : 0;
+  return { activeIndex, firstKeptIndex, statusOf };
+}
+
 export interface ActiveCompaction {
   index: number;
   entry: CustomMessage;
   details: CompactionDetails;
 }
 
-/** The compaction in force: the newest compaction entry that no later undo cancels. */
+/** The compaction in force, with its entry and details. */
 export function activeCompaction(transcript: readonly AgentMessage[]): ActiveCompaction | undefined {
-  const undone = new Set<number>();
-  for (let i = transcript.length - 1; i >= 0; i--) {
-    const m = transcript[i]!;
-    if (m.role !== "custom") continue;
-    if (m.customType === COMPACTION_UNDO) {
-      // Undoing a compaction also undoes the versions an edit of it replaced.
-      let target = (m.details as { undoes?: number } | undefined)?.undoes;
-      while (typeof target === "number" && !undone.has(target)) {
-        undone.add(target);
-        const entry = transcript[target];
-        target = entry?.role === "custom" ? (entry.details as CompactionDetails | undefined)?.replaces : undefined;
-      }
-    } else if (m.customType === COMPACTION && !undone.has(i)) {
-      return { index: i, entry: m, details: m.details as CompactionDetails };
-    }
-  }
-  return undefined;
+  const { activeIndex } = compactionState(transcript);
+  if (activeIndex === null) return undefined;
+  const entry = transcript[activeIndex] as CustomMessage;
+  const details = compactionDetails(entry.details);
+  return details ? { index: activeIndex, entry, details } : undefined;
 }
