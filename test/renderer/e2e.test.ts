@@ -87,8 +87,11 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("renderer end to end", 
     // Approve a bash call with the keyboard; its coloured output shows in the terminal.
     await send("run the demo");
     await permission().getByText("printf").first().waitFor({ timeout: 15_000 });
-    await answer("y");
     const bashCard = page.locator("section.card").filter({ hasText: "printf" });
+    // Until answered, the card says it waits for the person, not that it runs.
+    expect(await bashCard.getAttribute("data-status")).toBe("awaiting");
+    expect(await bashCard.locator(".status").innerText()).toBe("needs your approval");
+    await answer("y");
     await expect.poll(() => bashCard.getAttribute("data-status"), { timeout: 15_000 }).toBe("done");
     await expect.poll(() => bashCard.locator(".xterm-rows").innerText()).toContain("green-ok");
     expect(await bashCard.locator(".xterm-rows").innerText()).toContain("second-line");

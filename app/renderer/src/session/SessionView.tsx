@@ -35,6 +35,8 @@ export function SessionView({ sessionId, jumpTo, projectName, onOpenSession }: {
     [sessionId, onOpenSession],
   );
 
+  const awaitingApproval = useMemo(() => new Set(view.permissions.map((p) => p.toolCallId)), [view.permissions]);
+
   if (view.loading) return <div className="page muted">Opening the session…</div>;
   if (view.error) return <div className="page error-text" role="alert">Could not open the session: {view.error}</div>;
   const request = view.permissions[0];
@@ -51,7 +53,16 @@ export function SessionView({ sessionId, jumpTo, projectName, onOpenSession }: {
         }
       }}
     >
-      <Transcript sessionId={sessionId} model={view.model} items={items} jumpTo={jumpTo} actions={actions} compaction={compaction} running={running} />
+      <Transcript
+        sessionId={sessionId}
+        model={view.model}
+        items={items}
+        jumpTo={jumpTo}
+        actions={actions}
+        compaction={compaction}
+        running={running}
+        awaitingApproval={awaitingApproval}
+      />
       {error && <div className="notice error" role="alert">{error}</div>}
       {request ? <PermissionDialog key={request.id} request={request} count={view.permissions.length} projectName={projectName} /> : <div />}
       <div>

@@ -26,22 +26,40 @@ function elapsedOf(card: ToolCardState, now: number): number | null {
   return typeof done?.durationMs === "number" ? done.durationMs : null;
 }
 
-export const ToolCard = memo(function ToolCard({ card, sessionId, expanded, onToggle }: { card: ToolCardState; sessionId: number; expanded: boolean; onToggle: (id: string) => void }) {
-  const running = card.status === "running";
+export const ToolCard = memo(function ToolCard({
+  card,
+  sessionId,
+  expanded,
+  onToggle,
+  awaitingApproval = false,
+}: {
+  card: ToolCardState;
+  sessionId: number;
+  expanded: boolean;
+  onToggle: (id: string) => void;
+  /** A permission request for this call is open: it has not started. */
+  awaitingApproval?: boolean;
+}) {
+  const running = card.status === "running" && !awaitingApproval;
   const now = useNow(running);
   const elapsed = elapsedOf(card, now);
   const summary = summarizeArgs(card.toolName, card.args);
   const bodyId = `card-body-${card.toolCallId}`;
   return (
-    <section className={`card${card.status === "error" ? " error" : ""}`} data-tool-call-id={card.toolCallId} data-status={card.status} aria-label={`${card.toolName} ${summary}`}>
+    <section
+      className={`card${card.status === "error" ? " error" : ""}`}
+      data-tool-call-id={card.toolCallId}
+      data-status={awaitingApproval ? "awaiting" : card.status}
+      aria-label={`${card.toolName} ${summary}`}
+    >
       <button className="card-head" aria-expanded={expanded} aria-controls={bodyId} onClick={() => onToggle(card.toolCallId)}>
         {running ? <span className="spinner" aria-hidden="true" /> : <span aria-hidden="true">{expanded ? "▾" : "▸"}</span>}
         <span className="name">{card.toolName}</span>
         <span className="summary" title={summary}>
           {summary}
         </span>
-        {elapsed !== null && <span className="elapsed">{formatElapsed(elapsed)}</span>}
-        <span className={`status ${card.status}`}>{STATUS_LABEL[card.status]}</span>
+        {elapsed !== null && !awaitingApproval && <span className="elapsed">{formatElapsed(elapsed)}</span>}
+        {awaitingApproval ? <span className="status awaiting">needs your approval</span> : <span className={`status ${card.status}`}>{STATUS_LABEL[card.status]}</span>}
       </button>
       {expanded && (
         <div className="card-body" id={bodyId}>

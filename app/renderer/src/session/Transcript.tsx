@@ -24,11 +24,13 @@ export interface TranscriptProps {
   actions: RowActions;
   compaction: CompactionState;
   running: boolean;
+  /** Tool calls waiting for the person's permission. */
+  awaitingApproval: ReadonlySet<string>;
 }
 
 const DEFAULT_COLLAPSED = new Set(["read", "ls", "find", "grep"]);
 
-export function Transcript({ sessionId, model, items, jumpTo, actions, compaction, running }: TranscriptProps) {
+export function Transcript({ sessionId, model, items, jumpTo, actions, compaction, running, awaitingApproval }: TranscriptProps) {
   const scroller = useRef<HTMLDivElement>(null);
   // Whether to follow the bottom: cleared when the person scrolls up (or jumps), set again when
   // they scroll back to the end.
@@ -125,6 +127,7 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
                 actions={actions}
                 compaction={compaction}
                 running={running}
+                awaiting={card ? awaitingApproval.has(card.toolCallId) : false}
               />
             </div>
           );
@@ -157,9 +160,11 @@ interface RowProps {
   actions: RowActions;
   compaction: CompactionState;
   running: boolean;
+  /** The tool row's call waits for permission. */
+  awaiting: boolean;
 }
 
-const Row = memo(function Row({ item, card, cards, sessionId, toggled, onToggle, actions, compaction, running }: RowProps) {
+const Row = memo(function Row({ item, card, cards, sessionId, toggled, onToggle, actions, compaction, running, awaiting }: RowProps) {
   switch (item.kind) {
     case "user":
       return <UserMessageView message={item.message} position={item.position} actions={actions} />;
@@ -172,7 +177,7 @@ const Row = memo(function Row({ item, card, cards, sessionId, toggled, onToggle,
     case "tool": {
       if (!card) return null;
       const byDefault = card.status === "error" || card.status === "running" || !DEFAULT_COLLAPSED.has(card.toolName);
-      return <ToolCard card={card} sessionId={sessionId} expanded={toggled ? !byDefault : byDefault} onToggle={onToggle} />;
+      return <ToolCard card={card} sessionId={sessionId} expanded={toggled ? !byDefault : byDefault} onToggle={onToggle} awaitingApproval={awaiting} />;
     }
     case "timeline":
       return cards ? <Timeline cards={cards} /> : null;
