@@ -45,6 +45,14 @@ function Shell() {
       }),
     [],
   );
+  // What happened at start-up, before this window connected: a damaged database moved aside, an
+  // upgrade with its backup, sessions a crash interrupted.
+  useEffect(() => {
+    void unwrap(getApi().app.info({})).then(
+      (info) => info.notices.length > 0 && setNotice(info.notices.join(" ")),
+      () => undefined,
+    );
+  }, []);
 
   const openSession = useCallback(async (session: Pick<Session, "id" | "projectId">, jumpTo: number | null = null) => {
     setRoute({ screen: "session", sessionId: session.id, jumpTo });

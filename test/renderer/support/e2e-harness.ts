@@ -26,7 +26,7 @@ export interface E2e {
   close(): Promise<void>;
 }
 
-export async function startE2e(brain: Brain, name: string): Promise<E2e> {
+export async function startE2e(brain: Brain, name: string, options: { prepareData?: (dataDir: string) => void } = {}): Promise<E2e> {
   const dir = mkdtempSync(join(tmpdir(), `lathe-${name}-`));
   const rendererDir = join(dir, "renderer");
   const vite = join(root, "node_modules/vite/bin/vite.js");
@@ -36,6 +36,8 @@ export async function startE2e(brain: Brain, name: string): Promise<E2e> {
   mkdirSync(project);
   mkdirSync(shots, { recursive: true });
   const model = await startFakeModel(brain);
+  mkdirSync(join(dir, "data"), { recursive: true });
+  options.prepareData?.(join(dir, "data"));
   const host = await startHost({ dataDir: join(dir, "data"), rendererDir, env: { PATH: process.env.PATH, HOME: dir }, bashTimeoutMs: 90_000 });
   const browser = await launchBrowser();
   const page = await browser.newPage({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
