@@ -31,8 +31,8 @@ export function toolCallsOf(message: AssistantMessage): ToolCall[] {
   return message.content.filter((c): c is ToolCall => c.type === "toolCall");
 }
 
-/** The assistant message the loop records when a run is aborted before the model could answer. */
-export function abortedAssistantMessage(model: Model, reason = "Aborted by the user."): AssistantMessage {
+/** A new assistant message from `model`, with nothing in it yet. */
+export function emptyAssistantMessage(model: Model): AssistantMessage {
   return {
     role: "assistant",
     content: [],
@@ -40,8 +40,12 @@ export function abortedAssistantMessage(model: Model, reason = "Aborted by the u
     provider: model.provider,
     model: model.id,
     usage: emptyUsage(),
-    stopReason: "aborted",
-    errorMessage: reason,
+    stopReason: "stop",
     timestamp: Date.now(),
   };
+}
+
+/** The assistant message the loop records when a run is aborted before the model could answer. */
+export function abortedAssistantMessage(model: Model, reason = "Aborted by the user."): AssistantMessage {
+  return { ...emptyAssistantMessage(model), stopReason: "aborted", errorMessage: reason };
 }

@@ -5,8 +5,8 @@
 // becomes `arguments: {}` plus `argumentsError`, so the loop can tell the model what went wrong.
 import { parse as parsePartialJson } from "partial-json";
 import type { AssistantMessage, Model, StopReason, ThinkingContent, ToolCall, Usage } from "../../shared/agent-types.ts";
-import { emptyUsage } from "../../shared/agent-types.ts";
 import type { AssistantEventStream } from "../loop/event-stream.ts";
+import { emptyAssistantMessage } from "../loop/messages.ts";
 import { calculateCost } from "./models.ts";
 
 type BlockKind = "text" | "thinking" | "toolCall";
@@ -24,16 +24,7 @@ export class MessageBuilder {
   constructor(model: Model, stream: AssistantEventStream) {
     this.model = model;
     this.stream = stream;
-    this.message = {
-      role: "assistant",
-      content: [],
-      api: model.api,
-      provider: model.provider,
-      model: model.id,
-      usage: emptyUsage(),
-      stopReason: "stop",
-      timestamp: Date.now(),
-    };
+    this.message = emptyAssistantMessage(model);
   }
 
   start(): void {
