@@ -1,12 +1,12 @@
 import { defineConfig, type Plugin } from "vite";
 import react from "@vitejs/plugin-react";
 import { fileURLToPath } from "node:url";
-import { CONTENT_SECURITY_POLICY } from "./app/shared/csp.ts";
+import { META_CONTENT_SECURITY_POLICY } from "./app/shared/csp.ts";
 
 // index.html carries `%LATHE_CSP%` in its CSP meta tag; the policy itself lives in app/shared/csp.ts.
 const injectCsp: Plugin = {
   name: "lathe-csp",
-  transformIndexHtml: (html) => html.replace("%LATHE_CSP%", CONTENT_SECURITY_POLICY),
+  transformIndexHtml: (html) => html.replace("%LATHE_CSP%", META_CONTENT_SECURITY_POLICY),
 };
 
 // The renderer is loaded from file:// in Electron and over HTTP by the headless host: relative

@@ -16,3 +16,8 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
   "object-src 'none'",
 ].join("; ");
+
+/** The same policy for the meta tag: browsers ignore `frame-ancestors` there (and say so). */
+export const META_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.split("; ")
+  .filter((directive) => !directive.startsWith("frame-ancestors"))
+  .join("; ");

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { isAppUrl, mainWindowOptions } from "../../app/main/electron/window-config.ts";
-import { CONTENT_SECURITY_POLICY } from "../../app/shared/csp.ts";
+import { CONTENT_SECURITY_POLICY, META_CONTENT_SECURITY_POLICY } from "../../app/shared/csp.ts";
 import { buildApi, eventNames, requestNames } from "../../app/shared/ipc/contract.ts";
 
 describe("the main window", () => {
@@ -46,6 +46,12 @@ describe("the Content Security Policy", () => {
     expect(directives["frame-ancestors"]).toEqual(["'none'"]);
     expect(directives["connect-src"]).toEqual(["'self'"]);
     expect(CONTENT_SECURITY_POLICY).not.toMatch(/https?:/);
+  });
+
+  it("goes into the meta tag without frame-ancestors, which browsers ignore there", () => {
+    expect(META_CONTENT_SECURITY_POLICY).not.toContain("frame-ancestors");
+    expect(META_CONTENT_SECURITY_POLICY).toContain("script-src 'self'");
+    expect(CONTENT_SECURITY_POLICY.startsWith(META_CONTENT_SECURITY_POLICY.split("; ")[0]!)).toBe(true);
   });
 
   it("is in the renderer's index.html", () => {
