@@ -78,7 +78,10 @@ const app = Object.assign(new EventEmitter(), {
   whenReady: () => Promise.resolve(),
   getPath: () => app.dataDir,
   getVersion: () => "0.0.0-test",
-  quit: () => {},
+  quitCalls: 0,
+  quit: () => {
+    app.quitCalls++;
+  },
   exit: (code) => recorded.errors.push(`exit ${code}`),
 });
 

@@ -24,7 +24,7 @@ interface Fake {
     menu?: unknown;
     errors: string[];
   };
-  app: NodeJS.EventEmitter & { dataDir?: string };
+  app: NodeJS.EventEmitter & { dataDir?: string; quitCalls: number };
 }
 let fake: Fake;
 let dir: string;
@@ -57,8 +57,13 @@ beforeAll(async () => {
   for (let i = 0; i < 100 && fake.recorded.windows.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
 });
 
-afterAll(() => {
-  fake?.app.emit("before-quit", { preventDefault: () => {} });
+afterAll(async () => {
+  if (fake) {
+    // Quitting closes the services (sessions, then the store) before the app quits for real.
+    fake.app.emit("before-quit", { preventDefault: () => {} });
+    for (let i = 0; i < 200 && fake.app.quitCalls === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(fake.app.quitCalls).toBe(1);
+  }
   rmSync(dir, { recursive: true, force: true });
 });
 

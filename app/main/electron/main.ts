@@ -52,7 +52,10 @@ if (!app.requestSingleInstanceLock()) {
     if (!closing) return;
     event.preventDefault();
     services = undefined;
-    void closing.close().finally(() => app.quit());
+    void closing
+      .close()
+      .catch((error: unknown) => console.error("Lathe could not close cleanly:", error))
+      .finally(() => app.quit());
   });
 }
 
