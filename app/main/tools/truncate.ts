@@ -51,32 +51,16 @@ function splitLines(text: string): string[] {
 
 /** Keeps the first lines within the bounds. */
 export function truncateHead(text: string, bounds: Bounds = DEFAULT_BOUNDS): Truncation {
-  const lines = splitLines(text);
-  const totalBytes = byteLength(text);
-  if (lines.length <= bounds.maxLines && totalBytes <= bounds.maxBytes) {
-    return { text, truncated: false, totalLines: lines.length, totalBytes, keptLines: lines.length, partialLine: false };
-  }
-  const kept: string[] = [];
-  let bytes = 0;
-  let partialLine = false;
-  for (const line of lines) {
-    if (kept.length >= bounds.maxLines) break;
-    const size = byteLength(line) + 1;
-    if (bytes + size > bounds.maxBytes) {
-      if (kept.length === 0) {
-        kept.push(cutToBytes(line, bounds.maxBytes));
-        partialLine = true;
-      }
-      break;
-    }
-    kept.push(line);
-    bytes += size;
-  }
-  return { text: kept.join("\n"), truncated: true, totalLines: lines.length, totalBytes, keptLines: kept.length, partialLine };
+  return truncate(text, bounds, "head");
 }
 
 /** Keeps the last lines within the bounds. */
 export function truncateTail(text: string, bounds: Bounds = DEFAULT_BOUNDS): Truncation {
+  return truncate(text, bounds, "tail");
+}
+
+/** Keeps whole lines from one end while both bounds hold; a single line over the byte bound is cut. */
+function truncate(text: string, bounds: Bounds, keep: "head" | "tail"): Truncation {
   const lines = splitLines(text);
   const totalBytes = byteLength(text);
   if (lines.length <= bounds.maxLines && totalBytes <= bounds.maxBytes) {
@@ -85,13 +69,12 @@ export function truncateTail(text: string, bounds: Bounds = DEFAULT_BOUNDS): Tru
   const kept: string[] = [];
   let bytes = 0;
   let partialLine = false;
-  for (let i = lines.length - 1; i >= 0; i--) {
-    if (kept.length >= bounds.maxLines) break;
-    const line = lines[i]!;
+  for (let n = 0; n < lines.length && kept.length < bounds.maxLines; n++) {
+    const line = lines[keep === "head" ? n : lines.length - 1 - n]!;
     const size = byteLength(line) + 1;
     if (bytes + size > bounds.maxBytes) {
       if (kept.length === 0) {
-        kept.push(cutToBytesFromEnd(line, bounds.maxBytes));
+        kept.push(keep === "head" ? cutToBytes(line, bounds.maxBytes) : cutToBytesFromEnd(line, bounds.maxBytes));
         partialLine = true;
       }
       break;
@@ -99,7 +82,7 @@ export function truncateTail(text: string, bounds: Bounds = DEFAULT_BOUNDS): Tru
     kept.push(line);
     bytes += size;
   }
-  kept.reverse();
+  if (keep === "tail") kept.reverse();
   return { text: kept.join("\n"), truncated: true, totalLines: lines.length, totalBytes, keptLines: kept.length, partialLine };
 }
 
