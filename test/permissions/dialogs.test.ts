@@ -154,6 +154,21 @@ describe("permission dialogs", () => {
     expect(JSON.stringify(result!.details)).not.toContain(token);
   });
 
+  it("redacts the full output bash saved for the model to read later", async () => {
+    const token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2";
+    const command = `seq 1 3000; echo "token=${token}"; seq 1 10`;
+    const { h, session } = await run([{ toolCalls: [{ name: "bash", args: { command } }] }, { text: "ok" }]);
+    await h.call("permissions.respond", { requestId: (await nextRequest(h, 1)).id, decision: "allow-once" });
+    await h.waitFor(() => ended(h.sessionEvents.get(session.id)) === 1, "the run");
+    const [result] = await results(h, session.id);
+    const file = (result!.details as { outputFile?: string }).outputFile;
+    expect(file, "a truncated output is saved to a file").toBeTypeOf("string");
+    const saved = readFileSync(file!, "utf8");
+    expect(saved).toContain("token=[REDACTED: GitHub token]");
+    expect(saved).not.toContain(token);
+    expect(saved).toContain("2999\n3000\n");
+  });
+
   it("limits file writes per turn", async () => {
     const writes = Array.from({ length: 3 }, (_, i) => ({ name: "write", args: { path: `f${i}.txt`, content: "x" } }));
     const { h, session } = await run([{ toolCalls: writes }, { text: "ok" }], "write files", { maxFileWritesPerTurn: 2 });

@@ -5,7 +5,7 @@
 // is refused. afterToolCall redacts secrets from the output before it reaches the model or the
 // disk, and says so. Every call that reaches a decision is written to the audit log.
 import { randomUUID } from "node:crypto";
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFile, stat, writeFile } from "node:fs/promises";
 import type { AssistantMessage } from "../../shared/agent-types.ts";
 import type { PermissionRequest } from "../../shared/ipc/contract.ts";
 import type { EventHub } from "../ipc/event-hub.ts";
@@ -56,7 +56,7 @@ export class PermissionsService {
   hooks(scope: SessionScope): ToolHooks {
     return {
       beforeToolCall: (ctx, signal) => this.before(scope, ctx.assistantMessage, ctx.toolCall.id, ctx.toolCall.name, ctx.args, signal),
-      afterToolCall: async (ctx) => this.after(ctx.toolCall.id, ctx.result, ctx.isError),
+      afterToolCall: (ctx) => this.after(ctx.toolCall.id, ctx.result, ctx.isError),
     };
   }
 
@@ -186,7 +186,11 @@ export class PermissionsService {
     });
   }
 
-  private after(toolCallId: string, result: { content: { type: string; text?: string }[]; details: unknown }, isError: boolean): AfterToolCallResult | undefined {
+  private async after(
+    toolCallId: string,
+    result: { content: { type: string; text?: string }[]; details: unknown },
+    isError: boolean,
+  ): Promise<AfterToolCallResult | undefined> {
     const started = this.started.get(toolCallId);
     this.started.delete(toolCallId);
     if (started) this.o.store.audit.finish(started.auditId, Math.round(performance.now() - started.startedAt), isError ? "error" : "ok");
@@ -207,7 +211,7 @@ export class PermissionsService {
     const details = redactDeep(result.details, secrets, adder(inDetails));
     const found: Record<string, number> = { ...inDetails };
     for (const [k, n] of Object.entries(inContent)) found[k] = Math.max(n, found[k] ?? 0);
-    redactSavedOutput(details, secrets);
+    await redactSavedOutput(details, secrets);
     if (Object.keys(found).length === 0) return undefined;
     const note = `\n[Lathe redacted ${describeRedactions(found)} from this output.]`;
     return {
@@ -229,13 +233,14 @@ function redactDeep(value: unknown, secrets: string[], add: (found: Record<strin
 }
 
 /** The bash tool saves the full output to a file the model can read: redact it there too. */
-function redactSavedOutput(details: unknown, secrets: string[]): void {
+async function redactSavedOutput(details: unknown, secrets: string[]): Promise<void> {
   const file = (details as { outputFile?: unknown } | undefined)?.outputFile;
   if (typeof file !== "string") return;
   try {
-    if (statSync(file).size > 64 * 1024 * 1024) return;
-    const r = redactSecrets(readFileSync(file, "utf8"), secrets);
-    if (Object.keys(r.found).length > 0) writeFileSync(file, r.text);
+    // Read without blocking the main process; very large logs are left as they are.
+    if ((await stat(file)).size > 64 * 1024 * 1024) return;
+    const r = redactSecrets(await readFile(file, "utf8"), secrets);
+    if (Object.keys(r.found).length > 0) await writeFile(file, r.text);
   } catch {
     // the file is gone or unreadable: nothing to redact
   }
