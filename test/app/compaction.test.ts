@@ -141,6 +141,35 @@ describe("compaction in sessions", () => {
     expect(JSON.stringify(app.scripted.requests[4]!.context.messages)).not.toContain("maximum context length");
   });
 
+  it("after a restart, a resumed session sends the stored summary, not what it stands in for", async () => {
+    app = await startApp({ steps: [{ text: "first" }, { text: "second" }, { text: "Stored summary: keep tabs" }] });
+    const s = await session(app);
+    await promptAndWait(app, s.id, "question one", 1);
+    await promptAndWait(app, s.id, "question two", 2);
+    expect((await app.call("sessions.compact", { sessionId: s.id })).compacted).toBe(true);
+    await app.services.close();
+
+    const { createAppServices } = await import("../../app/main/app-services.ts");
+    const { noSecretStore } = await import("../../app/main/settings/settings-service.ts");
+    const { createScriptedModel } = await import("../support/scripted-model.ts");
+    const scripted = createScriptedModel([{ text: "resumed" }]);
+    const reopened = createAppServices({ dataDir: app.dataDir, secrets: noSecretStore, host: "browser", version: "test", env: {}, streamFn: scripted.streamFn });
+    let done = false;
+    reopened.hub.add({ sessionEvent: (_id, e) => void (e.type === "agent_end" && (done = true)), emit: () => {} });
+    try {
+      await reopened.router.handle("sessions.prompt", { sessionId: s.id, text: "question three" });
+      await app.waitFor(() => done, "the resumed run");
+      const sent = JSON.stringify(scripted.requests[0]!.context.messages);
+      expect(JSON.stringify(scripted.requests[0]!.context.messages[0])).toContain("Stored summary: keep tabs");
+      expect(sent).not.toContain("question one");
+      expect(sent).toContain("question two");
+      expect(sent).toContain("question three");
+    } finally {
+      await reopened.close();
+    }
+    app.services.close = async () => {};
+  });
+
   it("replays the summary on reopen, and the user can edit or undo it", async () => {
     app = await startApp({ steps: [{ text: "first" }, { text: "second" }, { text: "Original summary" }, { text: "after edit" }, { text: "after undo" }] });
     const s = await session(app);
