@@ -29,8 +29,9 @@ export interface ToolCall {
   name: string;
   arguments: Record<string, unknown>;
   /**
-   * Set when the model's argument JSON could not be parsed: the loop turns the call into an
-   * error result naming the problem, so the model can correct itself. `arguments` is then {}.
+   * Set when the model's arguments cannot be used: JSON that does not parse, or arguments over the
+   * loop's bounds (too deep, too large). A sentence naming the problem: the loop turns the call
+   * into an error result carrying it, so the model can correct itself. `arguments` is then {}.
    */
   argumentsError?: string;
 }

@@ -1,5 +1,5 @@
-// The headless host: loopback only, a token on every request, the renderer served, the router
-// behind a WebSocket that survives garbage.
+// The headless host: loopback only, the token as the WebSocket's first message, the renderer
+// served (public code, no token), the router behind a WebSocket that survives garbage.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
@@ -28,62 +28,81 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-function connect(token = host.token): Promise<{ ws: WebSocket; call: (method: unknown, params?: unknown, raw?: string) => Promise<{ ok: boolean; data?: unknown; error?: { code: string } }> }> {
+type Reply = { ok: boolean; data?: unknown; error?: { code: string } };
+type Client = { ws: WebSocket; call: (method: unknown, params?: unknown, raw?: string) => Promise<Reply> };
+
+/** Opens the WebSocket the way the page does: the host's own Origin, then the token first. */
+function connect(token: string = host.token): Promise<Client> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${host.port}/ws?token=${token}`);
+    const ws = new WebSocket(`ws://127.0.0.1:${host.port}/ws`, { origin: host.origin });
     let id = 0;
-    type Reply = { ok: boolean; data?: unknown; error?: { code: string } };
     const waiting = new Map<number | null, (v: Reply) => void>();
+    const client: Client = {
+      ws,
+      call: (method, params, raw) =>
+        new Promise((res) => {
+          const myId = raw === undefined ? ++id : null;
+          waiting.set(myId, res);
+          ws.send(raw ?? JSON.stringify({ id: myId, method, params }));
+        }),
+    };
     ws.on("message", (data) => {
       const msg = JSON.parse(String(data));
+      if (msg.authenticated === true) resolve(client);
       if ("result" in msg) {
         waiting.get(msg.id)?.(msg.result);
         waiting.delete(msg.id);
       }
     });
-    ws.on("open", () =>
-      resolve({
-        ws,
-        call: (method, params, raw) =>
-          new Promise((res) => {
-            const myId = raw === undefined ? ++id : null;
-            waiting.set(myId, res);
-            ws.send(raw ?? JSON.stringify({ id: myId, method, params }));
-          }),
-      }),
-    );
+    ws.on("open", () => ws.send(JSON.stringify({ token })));
+    ws.on("close", (code, reason) => reject(new Error(`closed ${code} ${String(reason)}`)));
     ws.on("error", reject);
     ws.on("unexpected-response", (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
   });
 }
 
 describe("headless host", () => {
-  it("prints a loopback URL carrying its token", () => {
-    expect(host.url).toBe(`http://127.0.0.1:${host.port}/?token=${host.token}`);
+  it("prints a loopback URL carrying its token in the fragment, never sent to a server", () => {
+    expect(host.url).toBe(`http://127.0.0.1:${host.port}/#token=${host.token}`);
+    expect(host.origin).toBe(`http://127.0.0.1:${host.port}`);
     expect(host.token.length).toBeGreaterThanOrEqual(32);
   });
 
-  it("refuses requests without the right token", async () => {
-    expect((await fetch(`http://127.0.0.1:${host.port}/`)).status).toBe(401);
-    expect((await fetch(`http://127.0.0.1:${host.port}/?token=wrong`)).status).toBe(401);
-    expect((await fetch(`http://127.0.0.1:${host.port}/assets/app.js`)).status).toBe(401);
-    await expect(connect("wrong")).rejects.toThrow(/401/);
+  it("accepts a WebSocket only with the token as its first message", async () => {
+    await expect(connect("wrong")).rejects.toThrow(/closed 4401/);
+    await expect(connect("")).rejects.toThrow(/closed 4401/);
+    const { ws, call } = await connect();
+    expect(await call("app.info", {})).toMatchObject({ ok: true });
+    ws.close();
   });
 
-  it("serves the renderer with the token, then its assets by cookie", async () => {
-    const page = await fetch(host.url);
+  it("serves the page and its assets without any token or cookie, with no-referrer", async () => {
+    const page = await fetch(`${host.origin}/`);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain("<title>Lathe</title>");
+    const html = await page.text();
+    expect(html).toContain("<title>Lathe</title>");
+    expect(html).not.toContain(host.token);
     expect(page.headers.get("content-security-policy")).toBe(CONTENT_SECURITY_POLICY);
-    const cookie = page.headers.get("set-cookie")!.split(";")[0]!;
-    const asset = await fetch(`http://127.0.0.1:${host.port}/assets/app.js`, { headers: { cookie } });
+    expect(page.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(page.headers.get("set-cookie")).toBeNull();
+    const asset = await fetch(`${host.origin}/assets/app.js`);
     expect(asset.status).toBe(200);
-    expect((await fetch(`http://127.0.0.1:${host.port}/assets/../../data/lathe.db`, { headers: { cookie } })).status).toBe(404);
+    expect(asset.headers.get("referrer-policy")).toBe("no-referrer");
+    expect((await fetch(`${host.origin}/%2e%2e/data/lathe.db`)).status).toBe(404);
+    expect((await fetch(`${host.origin}/assets/..%2f..%2fdata%2flathe.db`)).status).toBe(404);
+  });
+
+  it("refuses other methods and other origins over HTTP", async () => {
+    expect((await fetch(`${host.origin}/`, { method: "POST", body: "x", headers: { origin: host.origin } })).status).toBe(405);
+    expect((await fetch(`${host.origin}/`, { method: "POST", body: "x" })).status).toBe(403);
+    expect((await fetch(`${host.origin}/`, { method: "PUT", body: "x", headers: { origin: "http://127.0.0.1:1" } })).status).toBe(403);
+    expect((await fetch(`${host.origin}/`, { headers: { origin: "http://127.0.0.1:1" } })).status).toBe(403);
+    expect((await fetch(`${host.origin}/assets/app.js`, { headers: { "sec-fetch-site": "same-site", "sec-fetch-mode": "no-cors" } })).status).toBe(403);
   });
 
   it("refuses a foreign Host header (DNS rebinding) and a non-loopback address", async () => {
     const status = await new Promise<number | undefined>((resolve, reject) => {
-      const req = request(host.url, { headers: { host: "attacker.example" } }, (res) => resolve(res.statusCode));
+      const req = request(host.origin, { headers: { host: "attacker.example" } }, (res) => resolve(res.statusCode));
       req.on("error", reject);
       req.end();
     });

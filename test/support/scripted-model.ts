@@ -175,7 +175,7 @@ async function play(
     try {
       toolCall.arguments = JSON.parse(json) as Record<string, unknown>;
     } catch (error) {
-      toolCall.argumentsError = (error as Error).message;
+      toolCall.argumentsError = `The arguments of ${call.name} are not valid JSON (${(error as Error).message})`;
     }
     stream.push({ type: "toolcall_end", contentIndex: index, toolCall, partial: message });
   }

@@ -1,20 +1,53 @@
 // The headless host's server: the built renderer over HTTP and the IPC router over a WebSocket,
-// bound to a loopback address only. Every request must carry the session token, in the URL
-// (`?token=`) or in the cookie set when the page was opened with it; anything else gets 401, and
-// connections from a non-loopback peer or with a foreign Host header (DNS rebinding) get 403.
-// WebSocket protocol: client sends { id, method, params }; server answers { id, result } with the
-// router's IpcResult, and pushes { event, payload }.
-import { randomBytes, timingSafeEqual } from "node:crypto";
-import { createReadStream, statSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+// bound to a loopback address only. Nothing a request sends can crash it: every parse of a target,
+// path, header or frame is guarded (see request-policy.ts, static-files.ts, ws-connection.ts).
+//
+// Who gets in, and why it is built this way:
+// - The token is the only credential, and it never travels in a cookie. A cookie is shared by every
+//   port of 127.0.0.1 and sent by the browser with a WebSocket any local page opens (cross-site
+//   WebSocket hijacking). Instead the page keeps the token itself and sends it as the first
+//   WebSocket message (ws-connection.ts); until then the connection is unauthenticated, reads
+//   nothing else, and is closed after a short deadline.
+// - The printed address carries the token in its fragment (`/#token=…`), which the browser never
+//   sends to any server. The page reads it, keeps it in sessionStorage (per tab and per origin,
+//   port included; it survives a reload) and takes it out of the address with
+//   history.replaceState, keeping `?session=`. A new tab needs the printed address again.
+// - So the HTML and its assets hold no token and no data: they are the public renderer build,
+//   served to any loopback request that passes the policy. A foreign origin cannot get the token
+//   from them, and cannot read them either (Cross-Origin-Resource-Policy, Sec-Fetch-Site).
+// - The WebSocket upgrade must carry an Origin that is exactly this host's origin as the browser
+//   addressed it (`http://` + Host: scheme, host and port, so an SSH tunnel on another local port
+//   works), and any request with another Origin is refused 403: a page served from another port
+//   of 127.0.0.1 fails at the upgrade, before it could even try a token. The Host header must name
+//   a loopback host (DNS rebinding), and the peer must be a loopback address.
+// - Only GET and HEAD exist over HTTP (everything that changes state goes through the WebSocket);
+//   anything else is 405. Answers carry Referrer-Policy: no-referrer.
+// - Silent connections are closed: HTTP sockets that do not send a whole request in time (408),
+//   WebSockets that do not answer pings.
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { extname, join, normalize, sep } from "node:path";
-import { WebSocketServer, type WebSocket } from "ws";
-import { CONTENT_SECURITY_POLICY } from "../../shared/csp.ts";
-import type { EventName } from "../../shared/ipc/contract.ts";
-import { EventBatcher } from "../ipc/event-batcher.ts";
+import type { Duplex } from "node:stream";
+import { WebSocketServer } from "ws";
+import { MAX_REQUEST_BYTES } from "../../shared/ipc/limits.ts";
 import type { EventHub } from "../ipc/event-hub.ts";
 import type { IpcRouter } from "../ipc/router.ts";
+import { isLoopback, refuseRequest } from "./request-policy.ts";
+import { answer, COMMON_HEADERS, requestedFile, serveStatic } from "./static-files.ts";
+import { serveConnection } from "./ws-connection.ts";
+
+export { isLoopback } from "./request-policy.ts";
+
+export interface HostTimeouts {
+  /** Whole request headers must arrive within this (default 10 s). */
+  headersMs: number;
+  /** A whole request must arrive within this (default 30 s). */
+  requestMs: number;
+  /** The token must be the first WebSocket message within this (default 10 s). */
+  authMs: number;
+  /** Ping interval; a WebSocket silent for a whole interval is closed (default 30 s). */
+  heartbeatMs: number;
+}
 
 export interface HostServerOptions {
   router: IpcRouter;
@@ -25,47 +58,24 @@ export interface HostServerOptions {
   /** Must be a loopback address; default 127.0.0.1. */
   host?: string;
   token?: string;
+  timeouts?: Partial<HostTimeouts>;
+  /** Largest WebSocket message accepted (default MAX_REQUEST_BYTES); larger ones close with 1009. */
+  maxFrameBytes?: number;
+  /** A failure of the host itself (not of a client); default console.error. */
+  report?: (what: string, error: unknown) => void;
 }
 
 export interface HostServer {
+  /** The address to open: the origin, with the token in the fragment. */
   url: string;
+  /** `http://host:port`, no token. */
+  origin: string;
   port: number;
   token: string;
   close(): Promise<void>;
 }
 
-const COOKIE = "lathe_token";
-const MIME: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".woff2": "font/woff2",
-  ".json": "application/json",
-  ".map": "application/json",
-};
-
-export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  const a = address.startsWith("::ffff:") ? address.slice(7) : address;
-  return a === "::1" || a === "localhost" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
-}
-
-function tokenMatches(expected: string, given: string | undefined | null): boolean {
-  if (!given) return false;
-  const a = Buffer.from(expected);
-  const b = Buffer.from(given);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-function cookieToken(req: IncomingMessage): string | undefined {
-  for (const part of (req.headers.cookie ?? "").split(";")) {
-    const [k, v] = part.trim().split("=");
-    if (k === COOKIE) return v;
-  }
-  return undefined;
-}
+const DEFAULT_TIMEOUTS: HostTimeouts = { headersMs: 10_000, requestMs: 30_000, authMs: 10_000, heartbeatMs: 30_000 };
 
 export async function startHostServer(options: HostServerOptions): Promise<HostServer> {
   const host = options.host ?? "127.0.0.1";
@@ -73,42 +83,55 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
     throw new Error(`The headless host only listens on a loopback address (127.0.0.1 or ::1), not "${host}". Use an SSH tunnel to reach it from another machine.`);
   }
   const token = options.token ?? randomBytes(24).toString("base64url");
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const report = options.report ?? ((what: string, error: unknown) => console.error(`[host] ${what} failed:`, error));
 
-  const authorize = (req: IncomingMessage): 401 | 403 | null => {
-    if (!isLoopback(req.socket.remoteAddress)) return 403;
-    const hostHeader = (req.headers.host ?? "").replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
-    if (!isLoopback(hostHeader)) return 403;
-    const url = new URL(req.url ?? "/", "http://localhost");
-    return tokenMatches(token, url.searchParams.get("token")) || tokenMatches(token, cookieToken(req)) ? null : 401;
-  };
+  const server: Server = createServer(
+    {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs),
+    },
+    (req, res) => {
+      res.on("error", () => res.destroy());
+      const stateChanging = req.method !== "GET" && req.method !== "HEAD";
+      const refusal = refuseRequest(req.socket.remoteAddress, req.headers, stateChanging);
+      if (refusal) return answer(res, refusal.status, refusal.reason);
+      if (stateChanging) return answer(res, 405, "Only GET and HEAD are served here; the app talks over its WebSocket.", { allow: "GET, HEAD" });
+      serveStatic(options.rendererDir, req, res);
+    },
+  );
 
-  const server: Server = createServer((req, res) => {
-    const denied = authorize(req);
-    if (denied) {
-      res.writeHead(denied, { "content-type": "text/plain" }).end(denied === 401 ? "A valid token is required: open the URL the host printed.\n" : "Forbidden\n");
-      return;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes ?? MAX_REQUEST_BYTES });
+  wss.on("error", (error) => report("the WebSocket server", error));
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => socket.destroy());
+    const refusal = refuseRequest(req.socket.remoteAddress, req.headers, true);
+    const wanted = requestedFile(req.url);
+    if (refusal) return refuseUpgrade(socket, refusal.status, refusal.reason);
+    if (!wanted.ok) return refuseUpgrade(socket, 400, wanted.reason);
+    if (wanted.relative !== "ws") return refuseUpgrade(socket, 404, "The WebSocket is at /ws.");
+    try {
+      wss.handleUpgrade(req, socket, head, (ws) => serveConnection(ws, { router: options.router, hub: options.hub, token, authDeadlineMs: timeouts.authMs, heartbeatMs: timeouts.heartbeatMs, report }));
+    } catch (error) {
+      report("a WebSocket upgrade", error);
+      socket.destroy();
     }
-    serveStatic(options.rendererDir, req, res, token);
-  });
-
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 32 * 1024 * 1024 });
-  server.on("upgrade", (req, socket, head) => {
-    const denied = authorize(req);
-    if (denied) {
-      socket.end(`HTTP/1.1 ${denied} ${denied === 401 ? "Unauthorized" : "Forbidden"}\r\nConnection: close\r\n\r\n`);
-      return;
-    }
-    wss.handleUpgrade(req, socket, head, (ws) => connect(ws, options));
   });
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? 0, host, () => resolve());
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject);
+      server.on("error", (error) => report("the HTTP server", error));
+      resolve();
+    });
   });
   const port = (server.address() as AddressInfo).port;
-  const shownHost = host.includes(":") ? `[${host}]` : host;
+  const origin = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
   return {
-    url: `http://${shownHost}:${port}/?token=${token}`,
+    url: `${origin}/#token=${token}`,
+    origin,
     port,
     token,
     close: () =>
@@ -121,59 +144,13 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
   };
 }
 
-function connect(ws: WebSocket, options: HostServerOptions): void {
-  const send = (message: unknown): void => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
-  };
-  const batcher = new EventBatcher((event: EventName, payload: unknown) => send({ event, payload }));
-  const remove = options.hub.add(batcher);
-  ws.on("message", async (raw) => {
-    let message: { id?: unknown; method?: unknown; params?: unknown };
-    try {
-      message = JSON.parse(raw.toString()) as typeof message;
-      if (message === null || typeof message !== "object" || Array.isArray(message)) throw new Error("not an object");
-    } catch {
-      send({ id: null, result: { ok: false, error: { code: "invalid-request", message: "Messages must be JSON objects { id, method, params }." } } });
-      return;
-    }
-    const { id = null, method, params } = message;
-    const result = await options.router.handle(method, params);
-    send({ id: typeof id === "number" || typeof id === "string" ? id : null, result });
-  });
-  ws.on("close", () => {
-    remove();
-    batcher.dispose();
-  });
-  ws.on("error", () => ws.terminate());
-}
+const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 403: "Forbidden", 404: "Not Found" };
 
-function serveStatic(root: string, req: IncomingMessage, res: ServerResponse, token: string): void {
-  const url = new URL(req.url ?? "/", "http://localhost");
-  const relative = url.pathname === "/" ? "index.html" : decodeURIComponent(url.pathname.slice(1));
-  const file = normalize(join(root, relative));
-  if (!file.startsWith(normalize(root) + sep)) {
-    res.writeHead(404).end();
-    return;
-  }
-  let size: number;
-  try {
-    const stat = statSync(file);
-    if (!stat.isFile()) throw new Error("not a file");
-    size = stat.size;
-  } catch {
-    res.writeHead(404, { "content-type": "text/plain" }).end(`Not found: ${url.pathname}\n`);
-    return;
-  }
-  const headers: Record<string, string | number> = {
-    "content-type": MIME[extname(file)] ?? "application/octet-stream",
-    "content-length": size,
-    "cache-control": "no-cache",
-    "x-content-type-options": "nosniff",
-  };
-  if (relative === "index.html") {
-    headers["set-cookie"] = `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
-    headers["content-security-policy"] = CONTENT_SECURITY_POLICY;
-  }
-  res.writeHead(200, headers);
-  createReadStream(file).pipe(res);
+function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
+  const body = `${reason}\n`;
+  const headers = Object.entries(COMMON_HEADERS).map(([k, v]) => `${k}: ${v}\r\n`).join("");
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nConnection: close\r\ncontent-type: text/plain; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\n${headers}\r\n${body}`,
+  );
 }

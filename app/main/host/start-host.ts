@@ -2,7 +2,7 @@
 // WebSocket server. Used by the `serve` command and by the browser tests.
 import { createAppServices, type AppServices, type AppServicesOptions } from "../app-services.ts";
 import { noSecretStore } from "../settings/settings-service.ts";
-import { startHostServer, type HostServer } from "./server.ts";
+import { startHostServer, type HostServer, type HostServerOptions } from "./server.ts";
 
 export interface StartHostOptions extends Partial<Omit<AppServicesOptions, "dataDir" | "host">> {
   dataDir: string;
@@ -10,6 +10,8 @@ export interface StartHostOptions extends Partial<Omit<AppServicesOptions, "data
   port?: number;
   host?: string;
   token?: string;
+  timeouts?: HostServerOptions["timeouts"];
+  maxFrameBytes?: number;
 }
 
 export interface RunningHost extends HostServer {
@@ -17,10 +19,10 @@ export interface RunningHost extends HostServer {
 }
 
 export async function startHost(options: StartHostOptions): Promise<RunningHost> {
-  const { rendererDir, port, host, token, ...rest } = options;
+  const { rendererDir, port, host, token, timeouts, maxFrameBytes, ...rest } = options;
   const services = createAppServices({ secrets: noSecretStore, version: "dev", ...rest, host: "browser" });
   try {
-    const server = await startHostServer({ router: services.router, hub: services.hub, rendererDir, port, host, token });
+    const server = await startHostServer({ router: services.router, hub: services.hub, rendererDir, port, host, token, timeouts, maxFrameBytes });
     return {
       ...server,
       services,

@@ -1,7 +1,8 @@
 // IpcRouter: the one entry point for requests from any renderer transport (Electron IPC, the
 // headless host's WebSocket). Validates the name and the params against the contract before a
-// handler sees them, and answers { ok: true, data } or { ok: false, error }. Never throws and
-// never rejects, whatever arrives.
+// handler sees them, and answers { ok: true, data } or { ok: false, error }. Params nested deeper
+// or larger than the request bounds are refused before anything walks them recursively. Never
+// throws and never rejects, whatever arrives.
 import type { TSchema } from "@sinclair/typebox";
 import {
   requests,
@@ -11,6 +12,8 @@ import {
   type RequestParams,
   type RequestResult,
 } from "../../shared/ipc/contract.ts";
+import { MAX_REQUEST_BYTES, MAX_REQUEST_DEPTH } from "../../shared/ipc/limits.ts";
+import { exceedsBounds } from "../loop/json-bounds.ts";
 import { checkerFor, schemaErrorLines } from "../loop/validation.ts";
 import { errorText } from "../loop/messages.ts";
 
@@ -42,11 +45,17 @@ export class IpcRouter {
       return failure("unknown-request", `Unknown request ${shown}.`);
     }
     const requestName = name as RequestName;
-    const schema: TSchema = requests[requestName].params;
-    const check = checkerFor(schema);
-    if (!check.Check(params)) {
-      const lines = schemaErrorLines(check, params).map((l) => l.replace("(the arguments object)", "(the params object)"));
-      return failure("invalid-request", `Invalid params for ${requestName}:\n${lines.join("\n")}`);
+    const outOfBounds = exceedsBounds(params, { maxDepth: MAX_REQUEST_DEPTH, maxChars: MAX_REQUEST_BYTES });
+    if (outOfBounds) return failure("invalid-request", `Invalid params for ${requestName}: ${outOfBounds}.`);
+    try {
+      const schema: TSchema = requests[requestName].params;
+      const check = checkerFor(schema);
+      if (!check.Check(params)) {
+        const lines = schemaErrorLines(check, params).map((l) => l.replace("(the arguments object)", "(the params object)"));
+        return failure("invalid-request", `Invalid params for ${requestName}:\n${lines.join("\n")}`);
+      }
+    } catch (error) {
+      return failure("invalid-request", `Invalid params for ${requestName}: ${errorText(error)}`);
     }
     try {
       const handler = this.handlers[requestName] as (p: unknown) => unknown;

@@ -2,8 +2,9 @@
 // assistant message, its tool batch). Contract (../shared/spec/agent-loop.md): every event is
 // awaited before the loop goes on; a response ending in error or abort ends the run with
 // turn_end then agent_end; an aborted run ends with an aborted assistant message; no tool call
-// is left without a result. The pipeline callbacks and the stream function must not throw; the
-// loop does not guard them.
+// is left without a result; tool-call arguments over the bounds of json-bounds.ts are replaced by
+// an argumentsError before any event carries them. The pipeline callbacks and the stream
+// function must not throw; the loop does not guard them.
 import type {
   AgentEvent,
   AgentMessage,
@@ -11,6 +12,7 @@ import type {
   ToolResultMessage,
 } from "../../shared/agent-types.ts";
 import { abortedAssistantMessage, toolCallsOf } from "./messages.ts";
+import { boundToolCallArguments, boundToolCalls } from "./json-bounds.ts";
 import { executeToolCalls } from "./tool-execution.ts";
 import type { AgentContext, AgentEventSink, AgentLoopConfig, LlmContext, StreamFn } from "./types.ts";
 
@@ -224,12 +226,18 @@ async function streamAssistantResponse(
       break;
     } else if (partial) {
       partial = event.partial;
+      // Tool arguments arrive from the model: bound them before any event, store or UI sees them.
+      if (event.type === "toolcall_delta" || event.type === "toolcall_end") {
+        const block = partial.content[event.contentIndex];
+        if (block?.type === "toolCall") boundToolCallArguments(block);
+      }
       current.messages[current.messages.length - 1] = partial;
       await emit({ type: "message_update", message: partial, assistantMessageEvent: event });
     }
   }
   await retries;
   const final = await stream.result();
+  boundToolCalls(final);
   if (partial) {
     current.messages[current.messages.length - 1] = final;
     await emit({ type: "message_end", message: final });

@@ -130,7 +130,7 @@ async function prepareToolCall(scope: BatchScope, toolCall: ToolCall): Promise<P
   if (toolCall.argumentsError !== undefined) {
     return immediate(
       toolCall,
-      `Invalid arguments for tool "${toolCall.name}": they were not valid JSON (${toolCall.argumentsError}). ` +
+      `Invalid arguments for tool "${toolCall.name}": ${toolCall.argumentsError.replace(/\.$/, "")}. ` +
         "Send the arguments as one complete JSON object.",
     );
   }

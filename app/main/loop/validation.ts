@@ -24,7 +24,8 @@ function describeValue(value: unknown): string {
   try {
     text = JSON.stringify(value) ?? String(value);
   } catch {
-    text = String(value);
+    // A cycle, or nesting too deep to print (String of a deep array recurses as well).
+    text = Array.isArray(value) ? "[…]" : value !== null && typeof value === "object" ? "{…}" : String(value);
   }
   const kind = value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
   if (text.length > 80) text = `${text.slice(0, 77)}...`;

@@ -4,6 +4,7 @@
 import { useCallback, useEffect, useState } from "react";
 import type { EventPayload, Project, Session } from "../../shared/ipc/contract";
 import { getApi, isBrowserHost, onConnectionStatus } from "./api/client";
+import type { ConnectionStatus } from "./api/ws-client";
 import { HistoryBrowser } from "./history/HistoryBrowser";
 import { SessionView } from "./session/SessionView";
 import { SettingsScreen } from "./settings/SettingsScreen";
@@ -11,6 +12,13 @@ import { errorText, unwrap, useSubscription } from "./state/api-hooks";
 import { AppDataProvider } from "./state/app-data";
 import { ProjectHome } from "./welcome/ProjectHome";
 import { Welcome } from "./welcome/Welcome";
+
+const CONNECTION_TEXT: Record<ConnectionStatus, string> = {
+  connecting: "Connecting to the host…",
+  open: "",
+  closed: "Disconnected from the host; retrying…",
+  refused: "The host refused this page: open the address it printed (with its #token=…).",
+};
 
 type Route =
   | { screen: "welcome" }
@@ -34,7 +42,7 @@ function Shell() {
     return Number.isInteger(id) && id > 0 ? { screen: "session", sessionId: id, jumpTo: null } : { screen: "welcome" };
   });
   const [project, setProject] = useState<Project | null>(null);
-  const [connection, setConnection] = useState<"connecting" | "open" | "closed">("open");
+  const [connection, setConnection] = useState<ConnectionStatus>("open");
   const [notice, setNotice] = useState<string | null>(null);
 
   useEffect(() => onConnectionStatus(setConnection), []);
@@ -124,7 +132,7 @@ function Shell() {
             </button>
           </span>
         )}
-        {connection !== "open" && <span className="conn" role="status">{connection === "connecting" ? "Connecting to the host…" : "Disconnected from the host; retrying…"}</span>}
+        {connection !== "open" && <span className="conn" role="status">{CONNECTION_TEXT[connection]}</span>}
       </header>
       <main className="main">
         {route.screen === "welcome" && (

@@ -1,7 +1,9 @@
 // The renderer's one way to reach the main process: the preload's `window.lathe` in the app, a
-// WebSocket to the headless host in a browser (the token comes from the page's URL).
+// WebSocket to the headless host in a browser (the token comes from host-token.ts and is sent as
+// the connection's first message, never in the WebSocket's address).
 import type { LatheApi } from "../../../shared/ipc/contract";
-import { createWsApi } from "./ws-client";
+import { hostToken } from "./host-token";
+import { createWsApi, type ConnectionStatus } from "./ws-client";
 
 declare global {
   interface Window {
@@ -10,15 +12,16 @@ declare global {
 }
 
 let api: LatheApi | undefined;
-const statusListeners = new Set<(s: "connecting" | "open" | "closed") => void>();
+const statusListeners = new Set<(s: ConnectionStatus) => void>();
 
 export function getApi(): LatheApi {
   if (api) return api;
   if (window.lathe) return (api = window.lathe);
-  const token = new URLSearchParams(window.location.search).get("token") ?? "";
+  const token = hostToken();
   const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
   api = createWsApi({
-    url: `${scheme}//${window.location.host}/ws?token=${encodeURIComponent(token)}`,
+    url: `${scheme}//${window.location.host}/ws`,
+    token,
     onStatus: (s) => statusListeners.forEach((l) => l(s)),
   });
   return api;
@@ -28,7 +31,7 @@ export function isBrowserHost(): boolean {
   return !window.lathe;
 }
 
-export function onConnectionStatus(listener: (s: "connecting" | "open" | "closed") => void): () => void {
+export function onConnectionStatus(listener: (s: ConnectionStatus) => void): () => void {
   statusListeners.add(listener);
   return () => statusListeners.delete(listener);
 }

@@ -1,7 +1,16 @@
 // The WebSocket client for the headless host: the same LatheApi as the preload's, over
 // { id, method, params } messages. Reconnects with backoff when the connection drops; requests
 // made while disconnected wait for the connection (and fail after a timeout) rather than vanish.
+// The token goes as the first message of every connection; a host that refuses it (close 4401)
+// ends the retries and fails what is waiting. A request over MAX_REQUEST_BYTES fails at once.
 import { buildApi, type EventName, type IpcResult, type LatheApi, type RequestName } from "../../../shared/ipc/contract";
+import { MAX_REQUEST_BYTES } from "../../../shared/ipc/limits";
+
+/** "refused": the host does not accept this page's token (open the printed address again). */
+export type ConnectionStatus = "connecting" | "open" | "closed" | "refused";
+/** The host's close code for a missing or wrong token. */
+const CLOSE_UNAUTHORIZED = 4401;
+const REFUSED: IpcResult<never> = { ok: false, error: { code: "unavailable", message: "The Lathe host refused this page: open the address it printed." } };
 
 interface Pending {
   resolve: (r: IpcResult<unknown>) => void;
@@ -10,8 +19,10 @@ interface Pending {
 
 export interface WsClientOptions {
   url: string;
+  /** Sent as { token } before anything else on every connection. */
+  token?: string;
   /** Called when the connection state changes, for a status indicator. */
-  onStatus?: (status: "connecting" | "open" | "closed") => void;
+  onStatus?: (status: ConnectionStatus) => void;
   requestTimeoutMs?: number;
 }
 
@@ -22,6 +33,7 @@ export function createWsApi(options: WsClientOptions): LatheApi {
   let nextId = 1;
   let socket: WebSocket | undefined;
   let retryMs = 250;
+  let refused = false;
 
   const open = (): void => {
     options.onStatus?.("connecting");
@@ -29,6 +41,7 @@ export function createWsApi(options: WsClientOptions): LatheApi {
     socket = ws;
     ws.onopen = () => {
       retryMs = 250;
+      if (options.token !== undefined) ws.send(JSON.stringify({ token: options.token }));
       options.onStatus?.("open");
       for (const message of outbox.splice(0)) ws.send(message);
     };
@@ -45,9 +58,20 @@ export function createWsApi(options: WsClientOptions): LatheApi {
         }
       }
     };
-    ws.onclose = () => {
-      options.onStatus?.("closed");
+    ws.onclose = (e: CloseEvent) => {
       socket = undefined;
+      if (e.code === CLOSE_UNAUTHORIZED) {
+        refused = true;
+        options.onStatus?.("refused");
+        outbox.length = 0;
+        for (const [id, waiter] of pending) {
+          pending.delete(id);
+          clearTimeout(waiter.timer);
+          waiter.resolve(REFUSED);
+        }
+        return;
+      }
+      options.onStatus?.("closed");
       setTimeout(open, retryMs);
       retryMs = Math.min(retryMs * 2, 5_000);
     };
@@ -56,13 +80,18 @@ export function createWsApi(options: WsClientOptions): LatheApi {
 
   const invoke = (name: RequestName, params: unknown): Promise<IpcResult<unknown>> =>
     new Promise((resolve) => {
+      if (refused) return resolve(REFUSED);
       const id = nextId++;
+      const message = JSON.stringify({ id, method: name, params });
+      if (message.length > MAX_REQUEST_BYTES / 3 && new TextEncoder().encode(message).length > MAX_REQUEST_BYTES) {
+        const mb = (n: number) => `${Math.round(n / 1024 / 1024)} MB`;
+        return resolve({ ok: false, error: { code: "invalid-request", message: `${name} is too large to send (${mb(message.length)}; the host accepts ${mb(MAX_REQUEST_BYTES)}).` } });
+      }
       const timer = setTimeout(() => {
         pending.delete(id);
         resolve({ ok: false, error: { code: "unavailable", message: `No answer from the Lathe host for ${name}.` } });
       }, options.requestTimeoutMs ?? 60_000);
       pending.set(id, { resolve, timer });
-      const message = JSON.stringify({ id, method: name, params });
       if (socket?.readyState === WebSocket.OPEN) socket.send(message);
       else outbox.push(message);
     });

@@ -1,0 +1,121 @@
+// One WebSocket connection of the headless host, after the upgrade passed the request policy.
+// Protocol:
+//   1. The connection starts unauthenticated. The client's first message must be
+//      { "token": "<the host's token>" } and must come within `authDeadlineMs`. A wrong token or
+//      any other first message closes with 4401; no message in time closes with 4408. Nothing
+//      else is read, and no event is sent, before that.
+//   2. Then the host answers { "authenticated": true }, the client sends { id, method, params },
+//      the host answers { id, result } with the router's IpcResult and pushes { event, payload }.
+// A connection that does not answer a ping within `heartbeatMs` is terminated. Must not throw
+// and must not leave a rejected promise behind, whatever arrives.
+import { timingSafeEqual } from "node:crypto";
+import type { WebSocket } from "ws";
+import type { EventName } from "../../shared/ipc/contract.ts";
+import { EventBatcher } from "../ipc/event-batcher.ts";
+import type { EventHub } from "../ipc/event-hub.ts";
+import type { IpcRouter } from "../ipc/router.ts";
+
+export const CLOSE_UNAUTHORIZED = 4401;
+export const CLOSE_AUTH_TIMEOUT = 4408;
+
+export interface ConnectionOptions {
+  router: IpcRouter;
+  hub: EventHub;
+  token: string;
+  authDeadlineMs: number;
+  heartbeatMs: number;
+  /** Something the host could not do for this connection (never a client's mistake). */
+  report: (what: string, error: unknown) => void;
+}
+
+function tokenMatches(expected: string, given: unknown): boolean {
+  if (typeof given !== "string") return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function parseObject(raw: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(raw);
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function serveConnection(ws: WebSocket, options: ConnectionOptions): void {
+  let remove: (() => void) | undefined;
+  let batcher: EventBatcher | undefined;
+  let alive = true;
+
+  /** Sends one message; a value that cannot be serialized is replaced by `fallback`, never thrown. */
+  const send = (message: unknown, fallback: () => unknown): void => {
+    if (ws.readyState !== ws.OPEN) return;
+    let text: string;
+    try {
+      text = JSON.stringify(message);
+    } catch (error) {
+      options.report("serializing a message to a browser", error);
+      text = JSON.stringify(fallback());
+    }
+    ws.send(text);
+  };
+
+  const deadline = setTimeout(() => ws.close(CLOSE_AUTH_TIMEOUT, "No token was sent in time."), options.authDeadlineMs);
+  const heartbeat = setInterval(() => {
+    if (!alive) {
+      ws.terminate();
+      return;
+    }
+    alive = false;
+    ws.ping();
+  }, options.heartbeatMs);
+  ws.on("pong", () => (alive = true));
+
+  const authenticate = (raw: string): void => {
+    clearTimeout(deadline);
+    const hello = raw.length <= 1024 ? parseObject(raw) : null;
+    if (!hello || !tokenMatches(options.token, hello.token)) {
+      ws.close(CLOSE_UNAUTHORIZED, "A valid token is required: open the address the host printed.");
+      return;
+    }
+    batcher = new EventBatcher((event: EventName, payload: unknown) =>
+      send({ event, payload }, () => ({
+        event: "app.notice",
+        payload: { level: "error", message: `An update (${event}) could not be sent to this window; reopen the session to see it.` },
+      })),
+    );
+    remove = options.hub.add(batcher);
+    send({ authenticated: true }, () => ({}));
+  };
+
+  const handle = async (raw: string): Promise<void> => {
+    const message = parseObject(raw);
+    if (!message) {
+      send({ id: null, result: { ok: false, error: { code: "invalid-request", message: "Messages must be JSON objects { id, method, params }." } } }, () => ({}));
+      return;
+    }
+    const id = typeof message.id === "number" || typeof message.id === "string" ? message.id : null;
+    const result = await options.router.handle(message.method, message.params);
+    send({ id, result }, () => ({ id, result: { ok: false, error: { code: "failed", message: "The answer could not be sent: it is not plain JSON." } } }));
+  };
+
+  ws.on("message", (data, isBinary) => {
+    alive = true;
+    const raw = isBinary ? "" : data.toString();
+    if (!remove) {
+      if (ws.readyState === ws.OPEN) authenticate(raw);
+      return;
+    }
+    handle(raw).catch((error: unknown) => options.report("answering a request", error));
+  });
+  ws.on("close", () => {
+    clearTimeout(deadline);
+    clearInterval(heartbeat);
+    remove?.();
+    remove = undefined;
+    batcher?.dispose();
+  });
+  ws.on("error", () => ws.terminate());
+}
