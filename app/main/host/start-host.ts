@@ -12,6 +12,7 @@ export interface StartHostOptions extends Partial<Omit<AppServicesOptions, "data
   token?: string;
   timeouts?: HostServerOptions["timeouts"];
   maxFrameBytes?: number;
+  report?: HostServerOptions["report"];
 }
 
 export interface RunningHost extends HostServer {
@@ -19,10 +20,10 @@ export interface RunningHost extends HostServer {
 }
 
 export async function startHost(options: StartHostOptions): Promise<RunningHost> {
-  const { rendererDir, port, host, token, timeouts, maxFrameBytes, ...rest } = options;
+  const { rendererDir, port, host, token, timeouts, maxFrameBytes, report, ...rest } = options;
   const services = createAppServices({ secrets: noSecretStore, version: "dev", ...rest, host: "browser" });
   try {
-    const server = await startHostServer({ router: services.router, hub: services.hub, rendererDir, port, host, token, timeouts, maxFrameBytes });
+    const server = await startHostServer({ router: services.router, hub: services.hub, rendererDir, port, host, token, timeouts, maxFrameBytes, report });
     return {
       ...server,
       services,

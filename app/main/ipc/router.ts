@@ -46,7 +46,7 @@ export class IpcRouter {
     }
     const requestName = name as RequestName;
     const outOfBounds = exceedsBounds(params, { maxDepth: MAX_REQUEST_DEPTH, maxChars: MAX_REQUEST_BYTES });
-    if (outOfBounds) return failure("invalid-request", `Invalid params for ${requestName}: ${outOfBounds}.`);
+    if (outOfBounds) return failure("invalid-request", `Invalid params for ${requestName}: they are ${outOfBounds}.`);
     try {
       const schema: TSchema = requests[requestName].params;
       const check = checkerFor(schema);

@@ -16,12 +16,12 @@ export interface JsonBounds {
 /** The bound of a model's tool-call arguments: enough for any real call (a whole file to write). */
 export const TOOL_ARGUMENT_BOUNDS: JsonBounds = { maxDepth: 64, maxChars: 4_000_000 };
 
-/** Why a value is out of bounds, in words for a person or a model; null when it is within. */
+/** Why a value is out of bounds ("nested deeper than 64 levels"); null when it is within. */
 export function exceedsBounds(value: unknown, bounds: JsonBounds): string | null {
   try {
     return walk(value, bounds);
   } catch {
-    return "it could not be read as plain data";
+    return "not readable as plain data";
   }
 }
 
@@ -34,7 +34,7 @@ export function boundToolCallArguments(call: ToolCall, bounds: JsonBounds = TOOL
   const reason = exceedsBounds(call.arguments, bounds);
   if (reason === null) return;
   call.arguments = {};
-  call.argumentsError = `The arguments of ${String(call.name).slice(0, 200)} were refused: ${reason} (tool arguments may nest ${bounds.maxDepth} levels deep)`;
+  call.argumentsError = `The arguments of ${String(call.name).slice(0, 200)} were refused: they are ${reason}`;
 }
 
 /** Bounds every tool call of an assistant message (see boundToolCallArguments). */
@@ -50,7 +50,7 @@ function walk(root: unknown, { maxDepth, maxChars }: JsonBounds): string | null 
     if (typeof value === "string") chars += value.length + 2;
     else if (value === null || typeof value !== "object") chars += 1;
     else {
-      if (depth > maxDepth) return `it is nested deeper than ${maxDepth} levels`;
+      if (depth > maxDepth) return `nested deeper than ${maxDepth} levels`;
       const keys = Array.isArray(value) ? null : Object.keys(value);
       // Counted before the children are queued, so a huge container stops the walk at once.
       chars += 2 + (keys ? keys.length * 4 : (value as unknown[]).length);
@@ -71,5 +71,5 @@ function walk(root: unknown, { maxDepth, maxChars }: JsonBounds): string | null 
 
 function tooLarge(maxChars: number): string {
   const shown = maxChars >= 1_000_000 ? `${maxChars / 1_000_000} million` : maxChars.toLocaleString("en-US");
-  return `it is larger than ${shown} characters`;
+  return `larger than ${shown} characters`;
 }
