@@ -80,7 +80,7 @@ describe("requests that used to kill the host", () => {
     await expectAlive();
   });
 
-  it("closes a connection whose frame is over the size bound (1009) and serves the next", async () => {
+  it("closes a connection whose frame is over the size bound and serves the next", async () => {
     const code = await new Promise<number>((resolve, reject) => {
       const ws = new WebSocket(`ws://127.0.0.1:${host.port}/ws`, { origin: host.origin });
       ws.on("open", () => ws.send(JSON.stringify({ token: host.token })));
@@ -91,7 +91,9 @@ describe("requests that used to kill the host", () => {
       ws.on("error", () => undefined);
       setTimeout(() => reject(new Error("no close")), 30_000);
     });
-    expect(code).toBe(1009);
+    // 1009 (too big) when the close frame is read; 1006 when the host's reset beats it, as the
+    // client was still writing.
+    expect([1009, 1006]).toContain(code);
     await expectAlive();
   });
 });
