@@ -193,7 +193,7 @@ try {
   const scrollFrames = frameTimes(scrollTrace).sort((a, b) => a - b);
 
   // frameP95Ms: the live session while the agent streams and four bash calls run at once.
-  await page.goto(`${host.url}&session=${live.id}`);
+  await page.goto(`${host.origin}/?session=${live.id}#token=${host.token}`);
   await page.getByRole("textbox", { name: "Message to the agent" }).waitFor();
   await page.evaluate(START_FRAMES);
   await browser.startTracing(page, { categories: ["toplevel", "blink.user_timing"] });
