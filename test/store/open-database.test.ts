@@ -68,9 +68,9 @@ describe("opening the database", () => {
     fs.writeFileSync(file, crypto.randomBytes(8192));
     const original = sha(file);
     const { store, notices } = openStore({ dataDir: dir });
-    expect(notices).toHaveLength(1);
-    const notice = notices[0]!;
-    expect(notice.kind).toBe("database-corrupt");
+    // The file was written 0644 here, as an older Lathe did: it is made private as well.
+    expect(notices.map((n) => n.kind)).toEqual(["data-folder-private", "database-corrupt"]);
+    const notice = notices[1]!;
     expect(notice.message).toMatch(/damaged.*moved to .*nothing was deleted.*fresh one/);
     if (notice.kind !== "database-corrupt") throw new Error("unreachable");
     expect(sha(notice.movedTo)).toBe(original);
@@ -133,11 +133,12 @@ describe("opening the database", () => {
 
     const { store, notices } = openStore({ dataDir: dir });
     try {
-      expect(notices).toHaveLength(1);
-      const notice = notices[0]!;
+      expect(notices.map((n) => n.kind)).toEqual(["data-folder-private", "database-migrated"]);
+      const notice = notices[1]!;
       if (notice.kind !== "database-migrated") throw new Error(`unexpected notice ${notice.kind}`);
       expect([notice.fromVersion, notice.toVersion]).toEqual([1, LATEST_VERSION]);
-      // The backup is the version-1 file, as it was.
+      // The backup is the version-1 file, as it was, readable by its owner only.
+      if (process.platform !== "win32") expect(fs.statSync(notice.backupPath).mode & 0o777).toBe(0o600);
       const backup = new Database(notice.backupPath, { readonly: true });
       expect(backup.pragma("user_version", { simple: true })).toBe(1);
       expect(backup.prepare("SELECT count(*) FROM messages").pluck().get()).toBe(3);

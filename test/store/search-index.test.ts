@@ -116,7 +116,7 @@ describe("search index watermark", () => {
 
     const { store, notices } = openStore({ dataDir: dir });
     try {
-      expect(notices.map((n) => n.kind)).toEqual(["database-migrated"]);
+      expect(notices.map((n) => n.kind)).toEqual(["data-folder-private", "database-migrated"]);
       expect(store.pendingSearchIndex()).toBe(0);
       expect(store.search("dingo").hits.map((h) => h.position)).toEqual([1, 0]);
       store.deleteSession(1);

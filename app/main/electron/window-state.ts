@@ -18,7 +18,7 @@ export function loadWindowState(file: string): WindowBounds {
 
 export function saveWindowState(file: string, bounds: WindowBounds): void {
   try {
-    writeFileSync(file, JSON.stringify(bounds));
+    writeFileSync(file, JSON.stringify(bounds), { mode: 0o600 });
   } catch {
     // Not being able to remember the window's place is not worth bothering the user about.
   }

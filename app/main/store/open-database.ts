@@ -3,14 +3,19 @@
 // notice saying so; a file from a newer Lathe throws NewerDatabaseError and is left untouched;
 // before any migration a backup copy is written next to the file; each migration runs in one
 // transaction together with its user_version bump. Any other failure throws a StoreError.
+// Private by default (private-folder.ts): the folder is 0700 and the database and its companions
+// 0600, tightened at open when looser, with a notice; a zero-length file starts fresh with a notice.
 import Database from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
 import { NewerDatabaseError, StoreError, isCorruptionError, toStoreError } from "./errors.ts";
 import { MESSAGE_TEXT_FUNCTION, searchableTextOfJson } from "./message-text.ts";
 import { LATEST_VERSION, MIGRATIONS } from "./migrations.ts";
+import { createPrivateFile, makeDataFolderPrivate, privacyNotice, PRIVATE_FILE_MODE } from "./private-folder.ts";
 
 export type StoreNotice =
+  | { kind: "data-folder-private"; message: string }
+  | { kind: "database-empty"; message: string }
   | { kind: "database-corrupt"; message: string; movedTo: string }
   | { kind: "database-migrated"; message: string; fromVersion: number; toVersion: number; backupPath: string };
 
@@ -32,6 +37,15 @@ const DEFAULT_QUICK_CHECK_MAX_BYTES = 256 * 1024 * 1024;
 
 function stamp(): string {
   return new Date().toISOString().replace(/[:.]/g, "-");
+}
+
+/** The file's size in bytes, or null when there is no such file. */
+function sizeOf(file: string): number | null {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return null;
+  }
 }
 
 /** Registers what the schema needs on a fresh connection (the FTS text function). */
@@ -91,6 +105,7 @@ function migrate(db: Database.Database, file: string, from: number, notices: Sto
     const backupPath = `${file}.backup-v${from}-${stamp()}`;
     try {
       db.prepare("VACUUM INTO ?").run(backupPath);
+      if (process.platform !== "win32") fs.chmodSync(backupPath, PRIVATE_FILE_MODE);
     } catch (err) {
       throw toStoreError(err, `writing the backup ${backupPath} before upgrading the database`);
     }
@@ -120,16 +135,29 @@ export function openDatabase(options: OpenDatabaseOptions): OpenedDatabase {
   const file = path.join(options.dataDir, options.fileName ?? "lathe.db");
   const quickCheckMaxBytes = options.quickCheckMaxBytes ?? DEFAULT_QUICK_CHECK_MAX_BYTES;
   const notices: StoreNotice[] = [];
+  let empty: boolean;
   try {
-    fs.mkdirSync(options.dataDir, { recursive: true });
+    const privacy = privacyNotice(options.dataDir, makeDataFolderPrivate(options.dataDir));
+    if (privacy) notices.push({ kind: "data-folder-private", message: privacy });
+    // A WAL with content would bring sessions back into an empty file: that is not a fresh start.
+    empty = sizeOf(file) === 0 && !sizeOf(`${file}-wal`);
+    // Created here, private, so SQLite gives its -wal and -shm files the same mode.
+    createPrivateFile(file);
   } catch (err) {
     throw toStoreError(err, `creating the data folder ${options.dataDir}`);
+  }
+  if (empty) {
+    notices.push({
+      kind: "database-empty",
+      message: `The session database ${file} was empty (0 bytes), so there were no sessions to load; a fresh one was started. If you expected sessions, look for a lathe.db.backup-… copy in that folder.`,
+    });
   }
   let probed = probe(file, quickCheckMaxBytes);
   if (probed === "corrupt") {
     let movedTo: string;
     try {
       movedTo = moveAside(file);
+      createPrivateFile(file);
     } catch (err) {
       throw toStoreError(err, `moving the damaged database ${file} aside`);
     }

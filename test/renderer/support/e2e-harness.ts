@@ -36,7 +36,7 @@ export async function startE2e(brain: Brain, name: string, options: { prepareDat
   mkdirSync(project);
   mkdirSync(shots, { recursive: true });
   const model = await startFakeModel(brain);
-  mkdirSync(join(dir, "data"), { recursive: true });
+  mkdirSync(join(dir, "data"), { recursive: true, mode: 0o700 });
   options.prepareData?.(join(dir, "data"));
   const host = await startHost({ dataDir: join(dir, "data"), rendererDir, env: { PATH: process.env.PATH, HOME: dir }, bashTimeoutMs: 90_000 });
   const browser = await launchBrowser();
