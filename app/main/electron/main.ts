@@ -97,7 +97,13 @@ function createWindow(ready: AppServices): void {
   window = win;
   if (bounds.maximized) win.maximize();
   const batcher = new EventBatcher((event, payload) => {
-    if (!win.isDestroyed()) win.webContents.send(EVENT_CHANNEL, event, payload);
+    if (win.isDestroyed()) return;
+    try {
+      win.webContents.send(EVENT_CHANNEL, event, payload);
+    } catch (error) {
+      // An event that cannot be cloned must not stop the batch, nor the process (this runs in a timer).
+      console.error(`[events] ${event} could not be sent to the window:`, error);
+    }
   });
   const removeListener = ready.hub.add(batcher);
   win.once("ready-to-show", () => win.show());
