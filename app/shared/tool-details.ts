@@ -38,8 +38,10 @@ export interface EditDetails {
   path: string;
   absolutePath: string;
   outsideProject: boolean;
-  /** Unified diff of the change (LF line endings). */
+  /** Unified diff of the change (LF line endings), bounded: a change too large to diff is summarized. */
   diff: string;
+  /** False when the diff was summarized or cut (it says so in its text). */
+  diffComplete?: boolean;
   /** 1-based line of the first changed line in the new file. */
   firstChangedLine: number;
   editCount: number;
@@ -57,6 +59,10 @@ export interface WriteDetails {
   bytes: number;
   lines: number;
   previousBytes?: number;
+  /** Unified diff against the previous content (LF line endings), bounded like edit's. */
+  diff?: string;
+  /** False when the diff was summarized, cut or not computed (it says so in its text). */
+  diffComplete?: boolean;
 }
 
 export interface ReadDetails {

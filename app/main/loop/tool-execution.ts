@@ -3,10 +3,26 @@
 // returned tool-result messages are in source order; tool_execution_end events come in
 // completion order in parallel mode; every tool_execution_update of a call is delivered before
 // its tool_execution_end; a hook that is not configured costs nothing.
+// Addition to the spec: the loop stops waiting for a tool that ignores the abort signal. Once the
+// run is aborted, a tool that has not settled within `config.abortGraceMs` is abandoned: its call
+// ends as an aborted error result (so no call is left without one, and the run ends with its
+// aborted message as the spec requires), afterToolCall still runs on that result, and the tool's
+// late result or late updates are dropped.
 import type { AgentToolResult, AssistantMessage, ToolCall, ToolResultMessage } from "../../shared/agent-types.ts";
 import { errorText, errorToolResult, toolCallsOf } from "./messages.ts";
 import type { AgentContext, AgentEventSink, AgentLoopConfig, AnyAgentTool, ToolBatchResult } from "./types.ts";
 import { validateToolArguments } from "./validation.ts";
+
+/** How long a tool may take to stop after an abort before the loop abandons it. */
+export const DEFAULT_ABORT_GRACE_MS = 1_500;
+
+/** The reason an abandoned call's result gives. */
+export class AbandonedToolError extends Error {
+  constructor(toolName: string, graceMs: number) {
+    super(`Aborted: ${toolName} did not stop within ${graceMs} ms of the abort, so the call was abandoned; anything it returns later is discarded.`);
+    this.name = "AbandonedToolError";
+  }
+}
 
 interface PreparedCall {
   kind: "prepared";
@@ -171,7 +187,10 @@ async function executePrepared(scope: BatchScope, prepared: PreparedCall): Promi
   };
   let outcome: FinalizedCall;
   try {
-    const result = await tool.execute(toolCall.id, args, scope.signal, onUpdate);
+    const execution = tool.execute(toolCall.id, args, scope.signal, onUpdate);
+    const result = scope.signal
+      ? await untilSettledOrAbandoned(execution, scope.signal, scope.config.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS, tool.name)
+      : await execution;
     outcome = { toolCall, result, isError: false };
   } catch (error) {
     // A tool may attach what the UI needs to show the failure (an exit code, a log file).
@@ -183,6 +202,32 @@ async function executePrepared(scope: BatchScope, prepared: PreparedCall): Promi
   settled = true;
   await updates;
   return outcome;
+}
+
+/** `work`, unless `signal` aborts and `work` has not settled `graceMs` later: then AbandonedToolError. */
+function untilSettledOrAbandoned<T>(work: Promise<T>, signal: AbortSignal, graceMs: number, toolName: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onAbort = () => {
+      timer = setTimeout(() => reject(new AbandonedToolError(toolName, graceMs)), Math.min(Math.max(0, graceMs), 2 ** 31 - 1));
+    };
+    const done = () => {
+      signal.removeEventListener("abort", onAbort);
+      if (timer !== undefined) clearTimeout(timer);
+    };
+    Promise.resolve(work).then(
+      (value) => {
+        done();
+        resolve(value);
+      },
+      (error: unknown) => {
+        done();
+        reject(error);
+      },
+    );
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 async function finalizeExecuted(scope: BatchScope, prepared: PreparedCall, executed: FinalizedCall): Promise<FinalizedCall> {

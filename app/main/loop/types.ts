@@ -133,6 +133,12 @@ export interface AgentLoopConfig extends StreamOptions {
   shouldStopAfterTurn?: (ctx: ShouldStopAfterTurnContext) => boolean | Promise<boolean>;
   /** Default "parallel". */
   toolExecution?: "parallel" | "sequential";
+  /**
+   * How long the loop still waits for a tool once the run is aborted (default
+   * DEFAULT_ABORT_GRACE_MS). A tool that has not settled by then is abandoned: its call ends as
+   * aborted and whatever it returns later is dropped.
+   */
+  abortGraceMs?: number;
   beforeToolCall?: (ctx: BeforeToolCallContext, signal?: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
   afterToolCall?: (ctx: AfterToolCallContext, signal?: AbortSignal) => Promise<AfterToolCallResult | undefined>;
   /**

@@ -151,7 +151,7 @@ export class PermissionsService {
     return undefined;
   }
 
-  private ask(
+  private async ask(
     scope: SessionScope,
     toolCallId: string,
     toolName: string,
@@ -159,13 +159,16 @@ export class PermissionsService {
     subjects: ReturnType<typeof callSubjects>,
     signal: AbortSignal | undefined,
   ): Promise<Parameters<Pending["settle"]>[0]> {
+    // The diff preview runs in a worker, bounded in time (call-summary.ts): never on this thread.
+    const summary = await summarizeCall(toolName, args, subjects, { signal });
+    if (signal?.aborted) return { decision: "aborted" };
     const request: PermissionRequest = {
       id: randomUUID(),
       sessionId: scope.sessionId,
       toolCallId,
       toolName,
       args,
-      summary: summarizeCall(toolName, args, subjects),
+      summary,
       proposedRule: proposeRule(toolName, subjects),
       createdAt: Date.now(),
     };

@@ -1,35 +1,104 @@
 // The system prompt of a session: who Lathe is, the active tools, the project folder, platform and
-// date, and the project's own instructions (AGENTS.md, and CLAUDE.md when present, from the
-// project folder up through its parents, outermost first). Reads files; never throws.
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+// date, and the project's own instructions (AGENTS.md, and CLAUDE.md when present), outermost
+// first. Reads files; never throws.
+//
+// Instruction lookup: the project folder and its parents up to the repository root (the nearest
+// folder holding `.git`), or, when the project is in no repository, up to the home folder, or,
+// outside the home folder, the project folder alone. Never `/`, a temporary folder (/tmp,
+// /var/tmp, the OS temp folder) or any world-writable folder: anyone may plant an AGENTS.md there.
+// Each file is opened without blocking (a FIFO named AGENTS.md is skipped, see file-guard.ts)
+// and cut to 64 KB. The files loaded are listed in the session state.
+import { closeSync, existsSync, readSync, realpathSync, statSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import type { AnyAgentTool } from "../loop/types.ts";
+import { openRegularFileSync } from "../tools/file-guard.ts";
 
 export interface ProjectInstructions {
   path: string;
   content: string;
 }
 
-const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"];
+export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"];
 const MAX_INSTRUCTION_BYTES = 64 * 1024;
 
-/** Instruction files from the filesystem root down to the project folder. */
-export function loadProjectInstructions(projectDir: string): ProjectInstructions[] {
+export interface InstructionLookup {
+  /** The home folder (default: os.homedir()). */
+  homeDir?: string;
+  /** Folders never read, nor climbed past (default: /tmp, /var/tmp and os.tmpdir()). */
+  tempDirs?: string[];
+}
+
+function real(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return resolve(p);
+  }
+}
+
+/** The folders whose instruction files apply to `projectDir`, innermost first. */
+export function instructionFolders(projectDir: string, lookup: InstructionLookup = {}): string[] {
+  const project = real(projectDir);
+  const home = real(lookup.homeDir ?? homedir());
+  const forbidden = new Set((lookup.tempDirs ?? ["/tmp", "/var/tmp", tmpdir()]).flatMap((d) => [resolve(d), real(d)]));
+  const isRoot = (dir: string) => dirname(dir) === dir;
+  const unsafe = (dir: string) => {
+    if (isRoot(dir) || forbidden.has(dir)) return true;
+    try {
+      return process.platform !== "win32" && (statSync(dir).mode & 0o002) !== 0;
+    } catch {
+      return true;
+    }
+  };
+  // The boundary: the repository root, else the home folder when inside it, else the project itself.
+  let boundary = project;
+  for (let dir = project; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, ".git"))) {
+      boundary = dir;
+      break;
+    }
+    if (dir === home || isRoot(dir)) {
+      boundary = dir === home ? home : project;
+      break;
+    }
+  }
+  const folders: string[] = [];
+  for (let dir = project; ; dir = dirname(dir)) {
+    if (unsafe(dir)) break;
+    folders.push(dir);
+    if (dir === boundary || isRoot(dir)) break;
+  }
+  return folders;
+}
+
+function readInstructionFile(path: string): string | undefined {
+  let opened: { fd: number; stats: { size: number } };
+  try {
+    opened = openRegularFileSync(path, path, "instructions");
+  } catch {
+    return undefined;
+  }
+  try {
+    const buffer = Buffer.alloc(Math.min(opened.stats.size, MAX_INSTRUCTION_BYTES));
+    const n = readSync(opened.fd, buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, n).toString("utf8");
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
+/** Instruction files from the outermost folder that applies down to the project folder. */
+export function loadProjectInstructions(projectDir: string, lookup: InstructionLookup = {}): ProjectInstructions[] {
   const found: ProjectInstructions[] = [];
-  let dir = projectDir;
-  for (let depth = 0; depth < 32; depth++) {
+  for (const dir of instructionFolders(projectDir, lookup)) {
     for (const name of [...INSTRUCTION_FILES].reverse()) {
       const path = join(dir, name);
-      try {
-        const content = readFileSync(path, "utf8").slice(0, MAX_INSTRUCTION_BYTES);
-        if (content.trim()) found.push({ path, content });
-      } catch {
-        // absent or unreadable: nothing to add
-      }
+      const content = readInstructionFile(path);
+      if (content?.trim()) found.push({ path, content });
     }
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
   }
   return found.reverse();
 }

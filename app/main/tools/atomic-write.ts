@@ -1,10 +1,15 @@
 // Writes a file atomically: the data goes to a temporary file in the same folder, which is then
 // renamed over the target, so a reader never sees half a file. Creates missing parent folders,
-// keeps an existing file's mode, and writes through a symlink to its target. Rejects on failure,
-// leaving the target untouched and no temporary file behind.
+// keeps an existing file's mode, and writes through a symlink to its target. Refuses to replace
+// anything but a regular file (a FIFO, a device, a /proc file…). Rejects on failure, leaving the
+// target untouched and no temporary file behind.
+// Two steps for callers that write the temporary file elsewhere (the edit tool's worker thread):
+// `prepareAtomicWrite` names the temporary file, then `commit` or `discard`.
 import { randomBytes } from "node:crypto";
+import type { Stats } from "node:fs";
 import { chmod, mkdir, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { refuseSpecialPath } from "./file-guard.ts";
 
 export interface AtomicWriteResult {
   /** The file actually written (the symlink's target when `file` is a symlink). */
@@ -14,23 +19,59 @@ export interface AtomicWriteResult {
   previousSize?: number;
 }
 
-export async function writeFileAtomic(file: string, data: string | Buffer): Promise<AtomicWriteResult> {
+export interface PreparedWrite {
+  /** Where the new content must be written (it does not exist yet). */
+  tempPath: string;
+  /** Renames the temporary file over the target, keeping the target's mode. */
+  commit(): Promise<AtomicWriteResult>;
+  /** Removes the temporary file, if it was made. Never rejects. */
+  discard(): Promise<void>;
+}
+
+/** Thrown by prepareAtomicWrite with `mustExist` when the file does not exist. */
+export class MissingFileError extends Error {
+  constructor(shown: string) {
+    super(`File not found: ${shown}.`);
+    this.name = "MissingFileError";
+  }
+}
+
+export async function prepareAtomicWrite(file: string, shown = file, options: { mustExist?: boolean } = {}): Promise<PreparedWrite> {
   const target = await realpath(file).catch(() => file);
-  const existing = await stat(target).catch((err: NodeJS.ErrnoException) => {
+  const existing: Stats | undefined = await stat(target).catch((err: NodeJS.ErrnoException) => {
     if (err.code === "ENOENT") return undefined;
     throw err;
   });
   if (existing?.isDirectory()) throw new Error(`${file} is a directory.`);
+  if (!existing && options.mustExist) throw new MissingFileError(shown);
+  await refuseSpecialPath(target, existing, shown, options.mustExist ? "edit" : "write", false);
   const dir = path.dirname(target);
-  await mkdir(dir, { recursive: true });
-  const temp = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
+  if (!existing) await mkdir(dir, { recursive: true });
+  const tempPath = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
+  const discard = () => unlink(tempPath).catch(() => undefined);
+  return {
+    tempPath,
+    discard,
+    async commit() {
+      try {
+        if (existing) await chmod(tempPath, existing.mode & 0o7777);
+        await rename(tempPath, target);
+      } catch (err) {
+        await discard();
+        throw err;
+      }
+      return { writtenPath: target, created: existing === undefined, previousSize: existing?.size };
+    },
+  };
+}
+
+export async function writeFileAtomic(file: string, data: string | Buffer, shown = file): Promise<AtomicWriteResult> {
+  const prepared = await prepareAtomicWrite(file, shown);
   try {
-    await writeFile(temp, data, { flag: "wx" });
-    if (existing) await chmod(temp, existing.mode & 0o7777);
-    await rename(temp, target);
+    await writeFile(prepared.tempPath, data, { flag: "wx" });
   } catch (err) {
-    await unlink(temp).catch(() => undefined);
+    await prepared.discard();
     throw err;
   }
-  return { writtenPath: target, created: existing === undefined, previousSize: existing?.size };
+  return prepared.commit();
 }

@@ -22,6 +22,8 @@ import type { BashProgressDetails, BashResultDetails, BashDetails } from "../../
 export type { BashProgressDetails, BashResultDetails, BashDetails };
 
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
+/** The longest timeout a call (or the session's default) may set: 24 hours. Longer ones are clamped. */
+export const MAX_BASH_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 const UPDATE_INTERVAL_MS = 100;
 const INPUT_POLL_MS = 250;
 const INPUT_SILENCE_MS = 500;
@@ -29,7 +31,7 @@ const INPUT_SILENCE_MS = 500;
 const bashParameters = Type.Object({
   command: Type.String({ description: "The command line, run with `bash -c` in the project folder." }),
   timeout: Type.Optional(
-    Type.Number({ exclusiveMinimum: 0, description: "Timeout in seconds for this call (default: the session's)." }),
+    Type.Number({ exclusiveMinimum: 0, description: `Timeout in seconds for this call (default: the session's; at most ${MAX_BASH_TIMEOUT_MS / 1000}, longer values are clamped).` }),
   ),
 });
 
@@ -64,7 +66,8 @@ export function createBashTool(options: BashOptions): AgentTool<typeof bashParam
       const cwd = resolveToolPath(".", options.projectDir);
       if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new Error(`Project folder ${cwd} does not exist.`);
       if (signal?.aborted) throw new Error("Command aborted before it started.");
-      const timeoutMs = params.timeout !== undefined ? params.timeout * 1000 : (options.timeoutMs ?? DEFAULT_BASH_TIMEOUT_MS);
+      // setTimeout fires at once for delays over 2^31-1 ms (24.8 days): clamp to a documented maximum.
+      const timeoutMs = clampDurationMs(params.timeout !== undefined ? params.timeout * 1000 : (options.timeoutMs ?? DEFAULT_BASH_TIMEOUT_MS), MAX_BASH_TIMEOUT_MS);
       return runCommand({
         toolCallId,
         command: params.command,
@@ -225,6 +228,12 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
       })().catch(reject);
     });
   });
+}
+
+/** `ms` within [1, maxMs]; NaN and negative values become 1 ms. */
+export function clampDurationMs(ms: number, maxMs: number): number {
+  if (!(ms >= 1)) return 1;
+  return Math.min(ms, maxMs);
 }
 
 function formatSeconds(ms: number): string {

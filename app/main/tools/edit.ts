@@ -1,18 +1,22 @@
 // The edit tool: exact text replacements in one file, all matched against the original text
 // (see edit-match.ts). Keeps CRLF line endings and a UTF-8 BOM, writes atomically under the
-// per-file lock, and puts a unified diff and the first changed line in `details`. Throws on any
-// failure, with a message naming which edit failed and why.
-import { readFile } from "node:fs/promises";
+// per-file lock, and puts a bounded unified diff and the first changed line in `details`. Throws
+// on any failure, with a message naming which edit failed and why.
+// The reading, matching, writing of the temporary file and diffing happen in a worker thread of
+// the compute pool (file-jobs.ts), with a deadline: the main process only renames the result into
+// place. Abort or the deadline stop the worker; the file is then left as it was.
 import { Type } from "@sinclair/typebox";
-import { createTwoFilesPatch, structuredPatch } from "diff";
 import type { AgentTool } from "../loop/types.ts";
-import { writeFileAtomic } from "./atomic-write.ts";
-import { applyEdits, EditError } from "./edit-match.ts";
-import { looksBinary } from "./file-kind.ts";
+import { ComputeAbortedError, ComputeJobError, type ComputePool, ComputeTimeoutError, computePool } from "../workers/compute-pool.ts";
+import { MissingFileError, prepareAtomicWrite } from "./atomic-write.ts";
+import { EditError, type EditErrorKind } from "./edit-match.ts";
 import { withFileLock } from "./file-lock.ts";
 import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
 import type { EditDetails } from "../../shared/tool-details.ts";
 export type { EditDetails };
+
+/** An edit (read, match, write, diff) that takes longer than this is stopped and changes nothing. */
+export const EDIT_TIMEOUT_MS = 20_000;
 
 const editParameters = Type.Object({
   path: Type.String({ description: "File to edit, relative to the project folder (or absolute, or ~/...)." }),
@@ -28,7 +32,14 @@ const editParameters = Type.Object({
 const DESCRIPTION =
   "Edit a file by exact text replacement. Each edit's oldText must match exactly one place in the current file (whitespace and indentation included) and is replaced by newText. Several edits to one file go in one call; they are all matched against the original file and must not overlap. Read the file first. Use write to create a file or replace all of it.";
 
-export function createEditTool(options: { projectDir: string }): AgentTool<typeof editParameters, EditDetails> {
+export interface EditToolOptions {
+  projectDir: string;
+  /** The worker pool that runs the edit (default: the process-wide one). */
+  pool?: ComputePool;
+  timeoutMs?: number;
+}
+
+export function createEditTool(options: EditToolOptions): AgentTool<typeof editParameters, EditDetails> {
   return {
     name: "edit",
     label: "Edit file",
@@ -39,50 +50,42 @@ export function createEditTool(options: { projectDir: string }): AgentTool<typeo
       const shown = displayPath(absolutePath, options.projectDir);
       return withFileLock(absolutePath, async () => {
         if (signal?.aborted) throw new Error("Edit aborted before it started.");
-        const raw = await readFile(absolutePath).catch((err: NodeJS.ErrnoException) => {
-          if (err.code === "ENOENT") throw new Error(`File not found: ${shown}. Use the write tool to create a file.`);
-          if (err.code === "EISDIR") throw new Error(`${shown} is a directory.`);
-          throw new Error(`Cannot read ${shown}: ${err.message}`);
+        const prepared = await prepareAtomicWrite(absolutePath, shown, { mustExist: true }).catch((err: Error) => {
+          if (err instanceof MissingFileError) throw new Error(`File not found: ${shown}. Use the write tool to create a file.`);
+          throw err.name === "FileKindError" ? err : new Error(`Cannot edit ${shown}: ${err.message}`);
         });
-        if (looksBinary(raw.subarray(0, 8192))) throw new Error(`${shown} is a binary file; edit changes text files only.`);
-        let text = raw.toString("utf8");
-        const bom = text.startsWith("\uFEFF");
-        if (bom) text = text.slice(1);
-        const crlf = isCrlf(text);
-        const original = crlf ? text.replaceAll("\r\n", "\n") : text;
-        const edits = params.edits.map((e) => ({
-          oldText: crlf ? e.oldText.replaceAll("\r\n", "\n") : e.oldText,
-          newText: crlf ? e.newText.replaceAll("\r\n", "\n") : e.newText,
-        }));
-        let result;
+        const timeoutMs = options.timeoutMs ?? EDIT_TIMEOUT_MS;
+        let outcome;
         try {
-          result = applyEdits(original, edits);
+          outcome = await (options.pool ?? computePool()).run(
+            { kind: "edit", path: absolutePath, shown, edits: params.edits, oldName: shown, newName: shown, tempPath: prepared.tempPath },
+            { timeoutMs, signal },
+          );
+          if (signal?.aborted) throw new ComputeAbortedError();
         } catch (err) {
-          if (err instanceof EditError) throw new EditError(err.kind, `Could not edit ${shown}. ${err.message}`);
-          throw err;
+          await prepared.discard();
+          throw editFailure(err, shown, timeoutMs);
         }
-        const output = (bom ? "\uFEFF" : "") + (crlf ? result.content.replaceAll("\n", "\r\n") : result.content);
-        await writeFileAtomic(absolutePath, output);
-        const patch = structuredPatch(shown, shown, original, result.content, undefined, undefined, { context: 3 });
-        const diff = createTwoFilesPatch(shown, shown, original, result.content, undefined, undefined, { context: 3 });
-        const firstChangedLine = firstChangedLineOf(patch.hunks);
-        const normalizedEdits = result.normalizedEdits.map((i) => i + 1);
-        let text2 = `Edited ${shown}: ${edits.length} ${edits.length === 1 ? "replacement" : "replacements"}, first change at line ${firstChangedLine}.`;
-        if (normalizedEdits.length > 0) {
-          text2 += ` Note: edit${normalizedEdits.length > 1 ? "s" : ""} #${normalizedEdits.join(", #")} matched only after normalising whitespace, quotes or dashes; the file's original text there was replaced.`;
+        await prepared.commit();
+        const count = params.edits.length;
+        let text = `Edited ${shown}: ${count} ${count === 1 ? "replacement" : "replacements"}, first change at line ${outcome.firstChangedLine}.`;
+        const normalized = outcome.normalizedEdits;
+        if (normalized.length > 0) {
+          text += ` Note: edit${normalized.length > 1 ? "s" : ""} #${normalized.join(", #")} matched only after normalising whitespace, quotes or dashes; the file's original text there was replaced.`;
         }
         return {
-          content: [{ type: "text", text: text2 }],
+          content: [{ type: "text", text }],
           details: {
             path: shown,
             absolutePath,
             outsideProject: isOutsideProject(absolutePath, options.projectDir),
-            diff,
-            firstChangedLine,
-            editCount: edits.length,
-            normalizedEdits,
-            lineEnding: crlf ? "crlf" : "lf",
-            bom,
+            diff: outcome.diff,
+            diffComplete: outcome.diffComplete,
+            firstChangedLine: outcome.firstChangedLine,
+            editCount: count,
+            normalizedEdits: normalized,
+            lineEnding: outcome.crlf ? "crlf" : "lf",
+            bom: outcome.bom,
           },
         };
       });
@@ -90,24 +93,17 @@ export function createEditTool(options: { projectDir: string }): AgentTool<typeo
   };
 }
 
-/** CRLF when every line break is CRLF (and there is at least one). Mixed files are left as they are. */
-function isCrlf(text: string): boolean {
-  let lf = 0;
-  let crlf = 0;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) {
-    lf++;
-    if (text[i - 1] === "\r") crlf++;
+/** The error the model sees for a failed edit; the file is unchanged in every case. */
+function editFailure(err: unknown, shown: string, timeoutMs: number): Error {
+  if (err instanceof ComputeJobError) {
+    if (err.remoteName === "EditError") return new EditError(err.kind as EditErrorKind, `Could not edit ${shown}. ${err.message}`);
+    const error = new Error(err.message);
+    error.name = err.remoteName;
+    return error;
   }
-  return lf > 0 && crlf === lf;
-}
-
-function firstChangedLineOf(hunks: { newStart: number; lines: string[] }[]): number {
-  const hunk = hunks[0];
-  if (!hunk) return 1;
-  let line = hunk.newStart;
-  for (const l of hunk.lines) {
-    if (l.startsWith("+") || l.startsWith("-")) return Math.max(1, line);
-    line++;
+  if (err instanceof ComputeTimeoutError) {
+    return new Error(`Could not edit ${shown}: the edit took longer than ${timeoutMs / 1000} s and was stopped; the file is unchanged. Edit a smaller file, or use bash.`);
   }
-  return Math.max(1, hunk.newStart);
+  if (err instanceof ComputeAbortedError) return new Error(`Edit of ${shown} aborted; the file is unchanged.`);
+  return new Error(`Could not edit ${shown}: ${(err as Error).message}`);
 }

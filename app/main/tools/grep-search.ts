@@ -1,13 +1,21 @@
 // The two search engines behind the grep tool, with one result shape: ripgrep (`rg --json`) when
 // it is on PATH, and a JavaScript search over the gitignore-aware walk otherwise. Both skip binary
-// files, .git and node_modules (unless noIgnore), honour .gitignore, and stop after `limit`
-// matches. Reject on an invalid pattern or a failed ripgrep run.
+// files, .git and node_modules (unless noIgnore), honour .gitignore, never follow symlinks met in
+// the walk (so nothing outside the project is read through one), and stop after `limit` matches.
+// The JavaScript engine runs the regex in the compute pool's worker threads (grep-match.ts), a
+// batch of files at a time, each batch with a deadline: a regex that backtracks catastrophically
+// is stopped and reported instead of freezing the app. Reject on an invalid pattern, a regex over
+// its time budget, or a failed ripgrep run.
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import picomatch from "picomatch";
+import { ComputeAbortedError, type ComputePool, ComputeTimeoutError, computePool } from "../workers/compute-pool.ts";
+import type { GrepLine } from "./grep-match.ts";
 import { walk } from "./walk.ts";
+
+export type { GrepLine };
 
 export interface GrepQuery {
   pattern: string;
@@ -21,14 +29,6 @@ export interface GrepQuery {
   limit: number;
   noIgnore: boolean;
   signal?: AbortSignal;
-}
-
-export interface GrepLine {
-  /** Relative to the searched folder (the file's name when a single file is searched). */
-  file: string;
-  line: number;
-  text: string;
-  isMatch: boolean;
 }
 
 export interface GrepOutcome {
@@ -130,61 +130,61 @@ function escapeRegExp(s: string): string {
 }
 
 const MAX_FILE_BYTES = 50 * 1024 * 1024;
-const BATCH = 32;
+/** Files per job sent to a worker. */
+const BATCH = 64;
+/** A worker returns its batch early after this long, so big files never look like a runaway regex. */
+const BATCH_SOFT_LIMIT_MS = 1_000;
+/** Time a regex may run on one batch (on top of the soft limit) before it is stopped. */
+export const REGEX_BUDGET_MS = 5_000;
 
-export async function searchWithJs(q: GrepQuery): Promise<GrepOutcome> {
+export interface JsSearchOptions {
+  pool?: ComputePool;
+  /** Time a regex may run on one batch of files before the search is stopped. */
+  regexBudgetMs?: number;
+}
+
+export async function searchWithJs(q: GrepQuery, options: JsSearchOptions = {}): Promise<GrepOutcome> {
   const source = q.literal ? escapeRegExp(q.pattern) : q.pattern;
-  let lineRegex: RegExp;
-  let fileRegex: RegExp;
   try {
-    lineRegex = new RegExp(source, q.ignoreCase ? "i" : "");
-    fileRegex = new RegExp(source, q.ignoreCase ? "im" : "m");
+    // Compiling is linear in the pattern and checks its syntax; matching happens in a worker.
+    new RegExp(source, q.ignoreCase ? "im" : "m");
   } catch (err) {
     throw new Error(`Invalid regular expression: ${(err as Error).message}`, { cause: err });
   }
+  const pool = options.pool ?? computePool();
+  const budgetMs = options.regexBudgetMs ?? REGEX_BUDGET_MS;
+  const softLimitMs = Math.min(BATCH_SOFT_LIMIT_MS, Math.floor(budgetMs / 4));
   const globMatch = q.glob ? picomatch(q.glob, { dot: true }) : undefined;
   const globByPath = q.glob?.includes("/") ?? false;
   const isFile = (await stat(q.root)).isFile();
   const files: { rel: string; abs: string }[] = [];
   const outcome: GrepOutcome = { lines: [], matches: 0, limited: false };
 
-  const searchFile = async (file: { rel: string; abs: string }): Promise<GrepLine[]> => {
-    let buf: Buffer;
-    try {
-      if ((await stat(file.abs)).size > MAX_FILE_BYTES) return [];
-      buf = await readFile(file.abs);
-    } catch {
-      return [];
-    }
-    if (buf.subarray(0, 8192).includes(0)) return [];
-    const text = buf.toString("utf8");
-    if (!fileRegex.test(text)) return [];
-    const lines = text.split("\n");
-    const out: GrepLine[] = [];
-    let lastEmitted = -1;
-    for (let i = 0; i < lines.length; i++) {
-      if (!lineRegex.test(lines[i]!)) continue;
-      for (let k = Math.max(lastEmitted + 1, i - q.context); k <= Math.min(lines.length - 1, i + q.context); k++) {
-        if (k === lines.length - 1 && lines[k] === "") break;
-        out.push({ file: file.rel, line: k + 1, text: lines[k]!.replace(/\r$/, ""), isMatch: lineRegex.test(lines[k]!) });
-        lastEmitted = k;
+  const searchBatch = async (): Promise<boolean> => {
+    while (files.length > 0) {
+      let result;
+      try {
+        result = await pool.run(
+          { kind: "grep", files: files.slice(0, BATCH), source, ignoreCase: q.ignoreCase, context: q.context, maxFileBytes: MAX_FILE_BYTES, softLimitMs },
+          { timeoutMs: budgetMs + softLimitMs, signal: q.signal },
+        );
+      } catch (err) {
+        if (err instanceof ComputeAbortedError) throw new Error("Search aborted.", { cause: err });
+        if (err instanceof ComputeTimeoutError) throw regexTooSlow(q.pattern, budgetMs, files.slice(0, BATCH));
+        throw err;
       }
-    }
-    return out;
-  };
-
-  const flush = async (): Promise<boolean> => {
-    const results = await Promise.all(files.splice(0).map(searchFile));
-    for (const fileLines of results) {
-      for (const line of fileLines) {
-        if (line.isMatch) {
-          if (outcome.matches >= q.limit) {
-            outcome.limited = true;
-            return false;
+      files.splice(0, Math.max(1, result.searched));
+      for (const fileLines of result.lines) {
+        for (const line of fileLines) {
+          if (line.isMatch) {
+            if (outcome.matches >= q.limit) {
+              outcome.limited = true;
+              return false;
+            }
+            outcome.matches++;
           }
-          outcome.matches++;
+          outcome.lines.push(line);
         }
-        outcome.lines.push(line);
       }
     }
     return true;
@@ -194,13 +194,22 @@ export async function searchWithJs(q: GrepQuery): Promise<GrepOutcome> {
     files.push({ rel: path.basename(q.root), abs: q.root });
   } else {
     for await (const entry of walk(q.root, { projectDir: q.projectDir, noIgnore: q.noIgnore, signal: q.signal })) {
-      if (entry.isDir) continue;
+      // Symlinks, FIFOs, sockets and devices are never read: only regular files.
+      if (!entry.isFile) continue;
       if (globMatch && !globMatch(globByPath ? entry.rel : entry.rel.slice(entry.rel.lastIndexOf("/") + 1))) continue;
       files.push(entry);
-      if (files.length >= BATCH && !(await flush())) break;
+      if (files.length >= BATCH && !(await searchBatch())) break;
     }
   }
-  if (files.length > 0) await flush();
+  if (!outcome.limited && files.length > 0) await searchBatch();
   if (q.signal?.aborted) throw new Error("Search aborted.");
   return outcome;
+}
+
+function regexTooSlow(pattern: string, budgetMs: number, batch: { rel: string }[]): Error {
+  const where = batch.length === 1 ? batch[0]!.rel : `${batch.length} files from ${batch[0]!.rel}`;
+  return new Error(
+    `The regular expression ${JSON.stringify(pattern.length > 200 ? `${pattern.slice(0, 200)}…` : pattern)} ran for more than ${budgetMs / 1000} s on ${where} and was stopped: ` +
+      "it probably backtracks catastrophically (nested quantifiers such as (a+)+, or alternatives that overlap). Simplify it, or use literal: true.",
+  );
 }

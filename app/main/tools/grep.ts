@@ -1,10 +1,13 @@
 // The grep tool: searches file contents for a regex or literal, with case and context options and
 // a glob filter, respecting .gitignore; ripgrep when it is on PATH, a JavaScript search otherwise
-// (see grep-search.ts). Results are capped at `limit` matches and the output bounds, with a
-// notice. Throws on a missing path or an invalid pattern.
+// (see grep-search.ts: it never follows symlinks out of the project and runs the regex in a worker
+// with a time budget). Results are capped at `limit` matches and the output bounds, with a
+// notice. Throws on a missing path, a FIFO/device/proc path, an invalid or runaway pattern.
 import { stat } from "node:fs/promises";
 import { Type } from "@sinclair/typebox";
 import type { AgentTool } from "../loop/types.ts";
+import type { ComputePool } from "../workers/compute-pool.ts";
+import { refuseSpecialPath } from "./file-guard.ts";
 import { findRipgrep, type GrepLine, type GrepQuery, searchWithJs, searchWithRipgrep } from "./grep-search.ts";
 import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
 import { truncateHead } from "./truncate.ts";
@@ -29,6 +32,10 @@ export interface GrepToolOptions {
   projectDir: string;
   /** "auto" (default) uses ripgrep when on PATH; "javascript" forces the built-in search. */
   engine?: "auto" | "javascript";
+  /** The worker pool of the JavaScript engine (default: the process-wide one). */
+  pool?: ComputePool;
+  /** Time the JavaScript engine's regex may run on one batch of files. Default 5 s. */
+  regexBudgetMs?: number;
 }
 
 export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepParameters, GrepDetails> {
@@ -40,9 +47,10 @@ export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepP
     async execute(_toolCallId, params, signal) {
       const absolutePath = resolveToolPath(params.path ?? ".", options.projectDir);
       const shown = displayPath(absolutePath, options.projectDir);
-      await stat(absolutePath).catch(() => {
+      const info = await stat(absolutePath).catch(() => {
         throw new Error(`Path not found: ${shown}`);
       });
+      await refuseSpecialPath(absolutePath, info, shown, "grep", true);
       const query: GrepQuery = {
         pattern: params.pattern,
         root: absolutePath,
@@ -56,7 +64,7 @@ export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepP
         signal,
       };
       const rg = options.engine === "javascript" ? null : findRipgrep();
-      const outcome = rg ? await searchWithRipgrep(rg, query) : await searchWithJs(query);
+      const outcome = rg ? await searchWithRipgrep(rg, query) : await searchWithJs(query, { pool: options.pool, regexBudgetMs: options.regexBudgetMs });
       const lines = trimTrailingContext(outcome.lines, query.context);
       const bounded = truncateHead(formatLines(lines, query.context > 0));
       let text = outcome.matches === 0 ? `No matches for ${JSON.stringify(params.pattern)} in ${shown}.` : bounded.text;

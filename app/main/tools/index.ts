@@ -4,6 +4,7 @@
 // serialized process-wide (file-lock.ts). `describeToolPaths` tells the permission layer which
 // paths a call touches and whether they are outside the project.
 import type { AnyAgentTool } from "../loop/types.ts";
+import type { ComputePool } from "../workers/compute-pool.ts";
 import { createBashTool } from "./bash.ts";
 import { createEditTool } from "./edit.ts";
 import { createFindTool } from "./find.ts";
@@ -43,6 +44,8 @@ export interface CodingToolsOptions {
   env?: Record<string, string>;
   /** "javascript" forces grep's built-in search even when ripgrep is installed. */
   grepEngine?: "auto" | "javascript";
+  /** Worker pool for edit, write and grep's JavaScript engine (default: the process-wide one). */
+  pool?: ComputePool;
 }
 
 export interface CodingTools {
@@ -61,9 +64,9 @@ export function createCodingTools(options: CodingToolsOptions): CodingTools {
   const tools: AnyAgentTool[] = [
     createReadTool({ projectDir }),
     createBashTool({ projectDir, timeoutMs: options.bashTimeoutMs, outputDir: options.outputDir, env: options.env, running }),
-    createEditTool({ projectDir }),
-    createWriteTool({ projectDir }),
-    createGrepTool({ projectDir, engine: options.grepEngine }),
+    createEditTool({ projectDir, pool: options.pool }),
+    createWriteTool({ projectDir, pool: options.pool }),
+    createGrepTool({ projectDir, engine: options.grepEngine, pool: options.pool }),
     createFindTool({ projectDir }),
     createLsTool({ projectDir }),
   ];

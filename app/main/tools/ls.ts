@@ -22,20 +22,23 @@ export function createLsTool(options: { projectDir: string }): AgentTool<typeof 
     label: "List folder",
     description: `List a folder's entries, sorted by name; folders end with "/". Includes dotfiles. At most ${DEFAULT_LIMIT} entries unless limit is set.`,
     parameters: lsParameters,
-    async execute(_toolCallId, params) {
+    async execute(_toolCallId, params, signal) {
       const absolutePath = resolveToolPath(params.path ?? ".", options.projectDir);
       const shown = displayPath(absolutePath, options.projectDir);
       const info = await stat(absolutePath).catch(() => {
         throw new Error(`Folder not found: ${shown}`);
       });
       if (!info.isDirectory()) throw new Error(`${shown} is not a folder; use the read tool for files.`);
+      if (signal?.aborted) throw new Error("Listing aborted.");
       const dirents: Dirent[] = await readdir(absolutePath, { withFileTypes: true });
+      if (signal?.aborted) throw new Error("Listing aborted.");
       const names = await Promise.all(
         dirents.map(async (d) => {
           const isDir = d.isDirectory() || (d.isSymbolicLink() && (await stat(`${absolutePath}/${d.name}`).then((s) => s.isDirectory(), () => false)));
           return isDir ? `${d.name}/` : d.name;
         }),
       );
+      if (signal?.aborted) throw new Error("Listing aborted.");
       names.sort((a, b) => a.localeCompare(b, "en", { sensitivity: "base" }) || (a < b ? -1 : 1));
       const limit = params.limit ?? DEFAULT_LIMIT;
       const listed = names.slice(0, limit);

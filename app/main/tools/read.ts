@@ -1,11 +1,14 @@
 // The read tool: a file's text with line numbers, from `offset` for `limit` lines, bounded and
 // naming the offset to continue from; PNG/JPEG/GIF/WebP images (detected from their bytes) as
 // image content; other binary files refused. Reads in chunks, so a huge file or one enormous line
-// never blows the bounds. Throws on any failure, with a message the model can act on.
-import { open, readFile, stat } from "node:fs/promises";
+// never blows the bounds. Refuses FIFOs, sockets, devices and /proc-like files without ever
+// blocking on them (file-guard.ts), and stops between chunks when aborted. Throws on any failure,
+// with a message the model can act on.
+import type { FileHandle } from "node:fs/promises";
 import { Type } from "@sinclair/typebox";
 import type { AgentTool, ImageContent, TextContent } from "../loop/types.ts";
 import { describeBinary, detectImage, type ImageMime, looksBinary } from "./file-kind.ts";
+import { openRegularFile } from "./file-guard.ts";
 import { scanLines } from "./line-scanner.ts";
 import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
 import { byteLength, cutToBytes, formatBytes, MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./truncate.ts";
@@ -35,37 +38,36 @@ export function createReadTool(options: { projectDir: string }): AgentTool<typeo
       const absolutePath = resolveToolPath(params.path, options.projectDir);
       const shown = displayPath(absolutePath, options.projectDir);
       const base = { path: shown, absolutePath, outsideProject: isOutsideProject(absolutePath, options.projectDir) };
-      const info = await stat(absolutePath).catch((err: NodeJS.ErrnoException) => {
+      if (signal?.aborted) throw new Error("Read aborted.");
+      const { handle, stats: info } = await openRegularFile(absolutePath, shown, "read").catch((err: NodeJS.ErrnoException) => {
+        if (err.name === "FileKindError") throw err;
         throw new Error(err.code === "ENOENT" ? `File not found: ${shown}` : `Cannot read ${shown}: ${err.message}`);
       });
-      if (info.isDirectory()) throw new Error(`${shown} is a directory; use the ls tool to list it.`);
-      if (signal?.aborted) throw new Error("Read aborted.");
-      const head = await readHead(absolutePath, 8192);
-      const mimeType = detectImage(head);
-      if (mimeType) return readImage(absolutePath, shown, info.size, mimeType, base);
-      if (looksBinary(head)) {
-        throw new Error(
-          `${shown} is a binary file (${describeBinary(head)}, ${formatBytes(info.size)}); read shows text files and PNG, JPEG, GIF or WebP images only.`,
-        );
+      try {
+        const head = await readHead(handle, 8192);
+        const mimeType = detectImage(head);
+        if (mimeType) return await readImage(handle, shown, info.size, mimeType, base);
+        if (looksBinary(head)) {
+          throw new Error(
+            `${shown} is a binary file (${describeBinary(head)}, ${formatBytes(info.size)}); read shows text files and PNG, JPEG, GIF or WebP images only.`,
+          );
+        }
+        return await readText(handle, shown, info.size, params.offset ?? 1, params.limit, base, signal);
+      } finally {
+        await handle.close();
       }
-      return readText(absolutePath, shown, info.size, params.offset ?? 1, params.limit, base);
     },
   };
 }
 
-async function readHead(file: string, bytes: number): Promise<Buffer> {
-  const handle = await open(file, "r");
-  try {
-    const buffer = Buffer.alloc(bytes);
-    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
+async function readHead(handle: FileHandle, bytes: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(bytes);
+  const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
+  return buffer.subarray(0, bytesRead);
 }
 
 async function readImage(
-  file: string,
+  handle: FileHandle,
   shown: string,
   size: number,
   mimeType: ImageMime,
@@ -74,7 +76,7 @@ async function readImage(
   if (size > MAX_IMAGE_BYTES) {
     throw new Error(`${shown} is an image (${mimeType}) of ${formatBytes(size)}, over the ${formatBytes(MAX_IMAGE_BYTES)} a model accepts.`);
   }
-  const data = (await readFile(file)).toString("base64");
+  const data = (await handle.readFile()).toString("base64");
   const content: (TextContent | ImageContent)[] = [
     { type: "text", text: `Image ${shown} (${mimeType}, ${formatBytes(size)}):` },
     { type: "image", data, mimeType },
@@ -87,12 +89,13 @@ function lineLabel(n: number): string {
 }
 
 async function readText(
-  file: string,
+  handle: FileHandle,
   shown: string,
   size: number,
   offset: number,
   limit: number | undefined,
   base: Pick<ReadDetails, "path" | "absolutePath" | "outsideProject">,
+  signal: AbortSignal | undefined,
 ) {
   const maxLines = Math.min(limit ?? MAX_OUTPUT_LINES, MAX_OUTPUT_LINES);
   const out: string[] = [];
@@ -103,7 +106,7 @@ async function readText(
   let done = false;
   let cutLine: { number: number; length: number; shownChars: number } | undefined;
   const countAll = size <= COUNT_ALL_LINES_UP_TO;
-  await scanLines(file, MAX_OUTPUT_BYTES, (line) => {
+  await scanLines(handle, MAX_OUTPUT_BYTES, (line) => {
     lastLine = line.number;
     if (line.number < offset) return true;
     if (done) return countAll;
@@ -132,7 +135,7 @@ async function readText(
     bytes += cost;
     lastShown = line.number;
     return true;
-  });
+  }, { signal, endAt: size });
   const totalLines = countAll ? lastLine : undefined;
   if (lastShown === 0) {
     if (lastLine === 0 && offset === 1) {

@@ -1,6 +1,7 @@
 // Walks a folder tree depth-first in name order, honouring .gitignore files (the walked folders'
 // own and those of its ancestors up to the project folder or the repository root) and skipping
-// `.git` and `node_modules`, unless `noIgnore` is set. Symlinked folders are listed, not entered.
+// `.git` and `node_modules`, unless `noIgnore` is set. Symlinked folders are listed, not entered;
+// entries say whether they are regular files, so a reader can skip symlinks and special files.
 // Never throws: unreadable folders are skipped.
 import type { Dirent } from "node:fs";
 import { existsSync, readFileSync } from "node:fs";
@@ -13,6 +14,9 @@ export interface WalkEntry {
   rel: string;
   abs: string;
   isDir: boolean;
+  /** A regular file (not a symlink, FIFO, socket or device). */
+  isFile: boolean;
+  isSymlink: boolean;
 }
 
 const ALWAYS_SKIPPED = new Set([".git", "node_modules"]);
@@ -89,7 +93,7 @@ export async function* walk(
       const isDir = entry.isDirectory();
       if (!noIgnore && isDir && ALWAYS_SKIPPED.has(entry.name)) continue;
       if (!noIgnore && isIgnored(active, rel, isDir)) continue;
-      yield { rel, abs: path.join(root, rel), isDir };
+      yield { rel, abs: path.join(root, rel), isDir, isFile: entry.isFile(), isSymlink: entry.isSymbolicLink() };
       if (isDir) yield* visit(rel, active);
     }
   }

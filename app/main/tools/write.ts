@@ -1,14 +1,21 @@
 // The write tool: creates or replaces a whole file, atomically (see atomic-write.ts), creating
-// parent folders and keeping the file's mode. Serialized with edits of the same file through the
-// per-file lock. Throws on failure.
+// parent folders and keeping the file's mode; refuses to replace anything but a regular file.
+// Serialized with edits of the same file through the per-file lock. Before writing, a worker of
+// the compute pool diffs the current content against the new one (bounded, with a deadline) for
+// the card; a diff that cannot be computed in time is replaced by a note, never blocking the
+// write. Throws on failure.
 import { Type } from "@sinclair/typebox";
 import type { AgentTool } from "../loop/types.ts";
+import { type ComputePool, ComputeTimeoutError, computePool } from "../workers/compute-pool.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { withFileLock } from "./file-lock.ts";
 import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
 import { byteLength, formatBytes } from "./truncate.ts";
 import type { WriteDetails } from "../../shared/tool-details.ts";
 export type { WriteDetails };
+
+/** The card's diff is given up after this long (the write itself goes ahead). */
+export const WRITE_DIFF_TIMEOUT_MS = 5_000;
 
 const writeParameters = Type.Object({
   path: Type.String({ description: "File to write, relative to the project folder (or absolute, or ~/...)." }),
@@ -18,7 +25,14 @@ const writeParameters = Type.Object({
 const DESCRIPTION =
   "Write a file: creates it (and any missing parent folders) or replaces its whole content. Use edit for changes to part of an existing file.";
 
-export function createWriteTool(options: { projectDir: string }): AgentTool<typeof writeParameters, WriteDetails> {
+export interface WriteToolOptions {
+  projectDir: string;
+  /** The worker pool that computes the card's diff (default: the process-wide one). */
+  pool?: ComputePool;
+  diffTimeoutMs?: number;
+}
+
+export function createWriteTool(options: WriteToolOptions): AgentTool<typeof writeParameters, WriteDetails> {
   return {
     name: "write",
     label: "Write file",
@@ -29,11 +43,19 @@ export function createWriteTool(options: { projectDir: string }): AgentTool<type
       const shown = displayPath(absolutePath, options.projectDir);
       return withFileLock(absolutePath, async () => {
         if (signal?.aborted) throw new Error("Write aborted before it started.");
-        const result = await writeFileAtomic(absolutePath, params.content).catch((err: Error) => {
-          throw new Error(`Could not write ${shown}: ${err.message}`);
+        const timeoutMs = options.diffTimeoutMs ?? WRITE_DIFF_TIMEOUT_MS;
+        const diff = await (options.pool ?? computePool())
+          .run({ kind: "fileDiff", path: absolutePath, shown, content: params.content, oldName: shown, newName: shown }, { timeoutMs, signal })
+          .catch((err: Error) => ({
+            diff: `The diff is not shown: ${err instanceof ComputeTimeoutError ? `computing it took longer than ${timeoutMs / 1000} s.` : err.message}\n`,
+            diffComplete: false,
+          }));
+        if (signal?.aborted) throw new Error(`Write of ${shown} aborted; nothing was written.`);
+        const result = await writeFileAtomic(absolutePath, params.content, shown).catch((err: Error) => {
+          throw err.name === "FileKindError" ? err : new Error(`Could not write ${shown}: ${err.message}`);
         });
         const bytes = byteLength(params.content);
-        const lines = params.content === "" ? 0 : params.content.split("\n").length - (params.content.endsWith("\n") ? 1 : 0);
+        const lines = countLines(params.content);
         const verb = result.created ? "Created" : "Overwrote";
         return {
           content: [{ type: "text", text: `${verb} ${shown} (${lines} lines, ${formatBytes(bytes)}).` }],
@@ -45,9 +67,18 @@ export function createWriteTool(options: { projectDir: string }): AgentTool<type
             bytes,
             lines,
             previousBytes: result.previousSize,
+            diff: diff.diff,
+            diffComplete: diff.diffComplete,
           },
         };
       });
     },
   };
+}
+
+/** Lines of a text, the last one counted whether or not it ends with a newline. */
+function countLines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
+  return text === "" || text.endsWith("\n") ? n : n + 1;
 }

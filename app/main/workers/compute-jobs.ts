@@ -1,0 +1,32 @@
+// The jobs the compute pool runs, and the one function a worker thread calls for each. This is the
+// whole protocol between the main process and its workers: a job is plain data (structured-cloned
+// across), its result is plain data, and a job that throws comes back as {name, message, kind}.
+// Adding a job: add its type to ComputeJob and ComputeResult, and a case to runComputeJob.
+import { type EditJob, type EditJobResult, type FileDiffJob, type FileDiffJobResult, runEditJob, runFileDiffJob } from "../tools/file-jobs.ts";
+import { type GrepJob, type GrepJobResult, runGrepJob } from "../tools/grep-match.ts";
+
+export type ComputeJob = EditJob | FileDiffJob | GrepJob;
+
+export type ComputeResult<J extends ComputeJob> = J extends EditJob
+  ? EditJobResult
+  : J extends FileDiffJob
+    ? FileDiffJobResult
+    : J extends GrepJob
+      ? GrepJobResult
+      : never;
+
+export function runComputeJob(job: ComputeJob): EditJobResult | FileDiffJobResult | GrepJobResult {
+  switch (job.kind) {
+    case "edit":
+      return runEditJob(job);
+    case "fileDiff":
+      return runFileDiffJob(job);
+    case "grep":
+      return runGrepJob(job);
+  }
+}
+
+/** What a worker posts back for one job. */
+export type WorkerReply =
+  | { id: number; ok: true; result: unknown }
+  | { id: number; ok: false; error: { name: string; message: string; kind?: string } };
