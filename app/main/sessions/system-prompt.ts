@@ -37,6 +37,15 @@ function real(p: string): string {
   }
 }
 
+/** The repository root, else the home folder when the project is inside it, else the project itself. */
+function instructionBoundary(project: string, home: string): string {
+  for (let dir = project; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, ".git"))) return dir;
+    if (dir === home) return home;
+    if (dirname(dir) === dir) return project;
+  }
+}
+
 /** The folders whose instruction files apply to `projectDir`, innermost first. */
 export function instructionFolders(projectDir: string, lookup: InstructionLookup = {}): string[] {
   const project = real(projectDir);
@@ -51,18 +60,7 @@ export function instructionFolders(projectDir: string, lookup: InstructionLookup
       return true;
     }
   };
-  // The boundary: the repository root, else the home folder when inside it, else the project itself.
-  let boundary = project;
-  for (let dir = project; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, ".git"))) {
-      boundary = dir;
-      break;
-    }
-    if (dir === home || isRoot(dir)) {
-      boundary = dir === home ? home : project;
-      break;
-    }
-  }
+  const boundary = instructionBoundary(project, home);
   const folders: string[] = [];
   for (let dir = project; ; dir = dirname(dir)) {
     if (unsafe(dir)) break;

@@ -96,8 +96,9 @@ export function isCrlf(text: string): boolean {
   return lf > 0;
 }
 
-export function runEditJob(job: EditJob): EditJobResult {
-  let raw: Buffer | undefined;
+/** The file's text without its BOM; the raw bytes are not kept. */
+function readEditText(job: EditJob): { text: string; bom: boolean } {
+  let raw: Buffer;
   try {
     raw = readWhole(job.path, job.shown, "edit", MAX_EDIT_FILE_BYTES, (size) =>
       new Error(`${job.shown} is ${formatBytes(size)}; edit changes files up to ${formatBytes(MAX_EDIT_FILE_BYTES)}. Use bash (e.g. sed) for larger files.`),
@@ -107,8 +108,11 @@ export function runEditJob(job: EditJob): EditJobResult {
   }
   if (looksBinary(raw.subarray(0, 8192))) throw new Error(`${job.shown} is a binary file; edit changes text files only.`);
   const bom = raw.length >= 3 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf;
-  const text = raw.toString("utf8", bom ? 3 : 0);
-  raw = undefined;
+  return { text: raw.toString("utf8", bom ? 3 : 0), bom };
+}
+
+export function runEditJob(job: EditJob): EditJobResult {
+  const { text, bom } = readEditText(job);
   const crlf = isCrlf(text);
   const original = crlf ? text.replaceAll("\r\n", "\n") : text;
   const edits = job.edits.map((e) => ({
