@@ -1,5 +1,6 @@
 // Conformance through the Agent: addedToolNames, steering and follow-up, shouldStopAfterTurn,
 // abort, stream errors (spec rules 8 to 11).
+import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../app/main/loop/agent.ts";
 import type { AgentEvent, AgentMessage, AssistantMessage, ToolResultMessage } from "../../app/shared/agent-types.ts";
@@ -170,6 +171,42 @@ describe("abort", () => {
     expect(lastAssistant(agent.messages).stopReason).toBe("aborted");
     expect(scripted.requests).toHaveLength(1);
     expect(agent.isRunning).toBe(false);
+  });
+
+  it("stops waiting for a tool that ignores abort: its call ends aborted, its late result is dropped", async () => {
+    let finishLate: (() => void) | undefined;
+    const stubborn: AnyAgentTool = {
+      name: "stubborn",
+      label: "stubborn",
+      description: "ignores its abort signal",
+      parameters: Type.Object({}),
+      execute: (_id, _args, _signal, onUpdate) =>
+        new Promise((resolve) => {
+          finishLate = () => {
+            onUpdate?.({ content: [{ type: "text", text: "late update" }], details: {} });
+            resolve({ content: [{ type: "text", text: "late result" }], details: {} });
+          };
+        }),
+    };
+    const { agent, events } = agentWith(
+      [{ toolCalls: [{ name: "stubborn", id: "s1" }, { name: "hang", id: "h1" }] }, { text: "never" }],
+      [stubborn, testTool("hang", { hangUntilAborted: true })],
+      { abortGraceMs: 50 },
+    );
+    agent.subscribe((e) => {
+      if (e.type === "tool_execution_start" && e.toolCallId === "h1") setTimeout(() => agent.abort(), 10);
+    });
+    await agent.prompt("go");
+    const results = agent.messages.filter((m): m is ToolResultMessage => m.role === "toolResult");
+    expect(results.map((r) => [r.toolCallId, r.isError])).toEqual([["s1", true], ["h1", true]]);
+    expect((results[0]!.content[0] as { text: string }).text).toMatch(/^Aborted: stubborn did not stop within 50 ms of the abort/);
+    expect(lastAssistant(agent.messages).stopReason).toBe("aborted");
+    expect(agent.isRunning).toBe(false);
+    const seen = events.length;
+    finishLate!();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(events.length).toBe(seen);
+    expect(JSON.stringify(agent.messages)).not.toContain("late result");
   });
 
   it("tool calls that streamed before an abort get 'not run' results", async () => {

@@ -1,19 +1,23 @@
 // The system prompt: Lathe's tools, the project folder, platform and date, and the project's
-// instructions from AGENTS.md / CLAUDE.md in the folder and its parents, outermost first.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+// instructions from AGENTS.md / CLAUDE.md in the folder and its parents up to the repository root
+// (or the home folder), outermost first; never from / or a temporary or world-writable folder.
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildSystemPrompt, loadProjectInstructions } from "../../app/main/sessions/system-prompt.ts";
+import { buildSystemPrompt, instructionFolders, loadProjectInstructions } from "../../app/main/sessions/system-prompt.ts";
 import { createCodingTools } from "../../app/main/tools/index.ts";
 
 const root = realpathSync(mkdtempSync(path.join(tmpdir(), "lathe-prompt-")));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe("system prompt", () => {
-  it("loads AGENTS.md and CLAUDE.md from the project folder and its parents, outermost first", () => {
+  it("loads AGENTS.md and CLAUDE.md from the project folder and its parents up to the repository root, outermost first", () => {
     const project = path.join(root, "org", "repo");
     mkdirSync(project, { recursive: true });
+    mkdirSync(path.join(root, "org", ".git"));
+    writeFileSync(path.join(root, "AGENTS.md"), "Above the repository: not read.");
     writeFileSync(path.join(root, "org", "AGENTS.md"), "Org rule: sign commits.");
     writeFileSync(path.join(project, "AGENTS.md"), "Repo rule: run npm test.");
     writeFileSync(path.join(project, "CLAUDE.md"), "Claude rule: be brief.");
@@ -27,6 +31,51 @@ describe("system prompt", () => {
     for (const tool of ["read", "bash", "edit", "write", "grep", "find", "ls"]) expect(prompt).toMatch(new RegExp(`^- ${tool}: `, "m"));
     expect(prompt.indexOf("Org rule")).toBeLessThan(prompt.indexOf("Repo rule"));
     expect(prompt).not.toContain("not instructions");
+    expect(prompt).not.toContain("Above the repository");
+  });
+
+  it("outside a repository, climbs to the home folder, and no further; outside home, reads the project folder alone", () => {
+    const home = path.join(root, "home");
+    const project = path.join(home, "code", "app");
+    mkdirSync(project, { recursive: true });
+    writeFileSync(path.join(root, "AGENTS.md"), "Above home: not read.");
+    writeFileSync(path.join(home, "AGENTS.md"), "Home rule.");
+    writeFileSync(path.join(project, "AGENTS.md"), "App rule.");
+    expect(loadProjectInstructions(project, { homeDir: home }).map((f) => f.content)).toEqual(["Home rule.", "App rule."]);
+    expect(instructionFolders(project, { homeDir: home })).toEqual([project, path.join(home, "code"), home]);
+    // The same project seen from another user's home: only its own folder.
+    expect(loadProjectInstructions(project, { homeDir: path.join(root, "elsewhere") }).map((f) => f.content)).toEqual(["App rule."]);
+  });
+
+  it("never reads from a temporary folder, a world-writable folder or /, even inside a repository", () => {
+    // Reproduces the report: /tmp/AGENTS.md reached every project under /tmp. A stand-in temp
+    // folder is used so that no real /tmp/AGENTS.md is written on a shared machine.
+    const tmp = path.join(root, "tmp");
+    const project = path.join(tmp, "proj");
+    mkdirSync(path.join(project, "sub"), { recursive: true });
+    writeFileSync(path.join(tmp, "AGENTS.md"), "Planted by anyone.");
+    writeFileSync(path.join(project, "AGENTS.md"), "Project rule.");
+    const lookup = { homeDir: path.join(root, "nobody"), tempDirs: [tmp] };
+    mkdirSync(path.join(tmp, ".git"), { recursive: true });
+    expect(loadProjectInstructions(path.join(project, "sub"), lookup).map((f) => f.content)).toEqual(["Project rule."]);
+    const shared = path.join(root, "shared");
+    mkdirSync(path.join(shared, "p"), { recursive: true });
+    chmodSync(shared, 0o1777);
+    writeFileSync(path.join(shared, "AGENTS.md"), "World-writable: not read.");
+    mkdirSync(path.join(shared, ".git"), { recursive: true });
+    expect(instructionFolders(path.join(shared, "p"), lookup)).toEqual([path.join(shared, "p")]);
+    // By default the OS temp folder and / are never read.
+    expect(instructionFolders(path.join(root, "org", "repo"))).not.toContain(tmpdir());
+    expect(instructionFolders(tmpdir())).toEqual([]);
+    expect(instructionFolders("/")).toEqual([]);
+  });
+
+  it("skips an instruction file that is a FIFO instead of blocking on it", () => {
+    const project = path.join(root, "fifo-project");
+    mkdirSync(path.join(project, ".git"), { recursive: true });
+    execFileSync("mkfifo", [path.join(project, "AGENTS.md")]);
+    writeFileSync(path.join(project, "CLAUDE.md"), "Claude rule.");
+    expect(loadProjectInstructions(project).map((f) => f.content)).toEqual(["Claude rule."]);
   });
 
   it("lists only the tools it is given", () => {

@@ -166,6 +166,7 @@ export class Agent {
       onRetry: o.onRetry,
       shouldStopAfterTurn: o.shouldStopAfterTurn,
       toolExecution: o.toolExecution,
+      abortGraceMs: o.abortGraceMs,
       beforeToolCall: o.beforeToolCall,
       afterToolCall: o.afterToolCall,
       getSteeringMessages: async () => takeFrom(this.steeringQueue, o.steeringMode),

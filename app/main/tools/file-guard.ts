@@ -1,15 +1,15 @@
 // Opens the files the tools read without ever blocking on them, and refuses what is not a regular
-// file. Every open is non-blocking (O_NONBLOCK: opening a FIFO with no writer returns at once
-// instead of waiting forever, and holds no libuv thread), and the file's type is taken from the
-// opened descriptor (fstat), so a file swapped for a FIFO between a check and the open is still
-// caught. Refused, with a FileKindError saying what the file is and why: FIFOs, sockets, character
+// file. The path's stat comes first (it never blocks), so a device or a socket is never opened.
+// The open is non-blocking (O_NONBLOCK: opening a FIFO with no writer returns at once instead of
+// waiting forever, and holds no libuv thread), and the type is checked again on the opened
+// descriptor (fstat), so a file swapped for a FIFO between the stat and the open is still caught. Refused, with a FileKindError saying what the file is and why: FIFOs, sockets, character
 // and block devices, folders where a file is expected, and files of kernel pseudo-filesystems
 // (/proc, /sys, debugfs…), whose "files" are generated as they are read and may never end.
 // The async forms are for the main process; the Sync forms are for worker threads and small
 // start-up reads (instruction files). Both close what they opened when they refuse it.
 import type { Stats } from "node:fs";
-import { closeSync, constants, fstatSync, openSync, statfsSync } from "node:fs";
-import { type FileHandle, open, statfs } from "node:fs/promises";
+import { closeSync, constants, fstatSync, openSync, statfsSync, statSync } from "node:fs";
+import { type FileHandle, open, stat, statfs } from "node:fs/promises";
 
 export class FileKindError extends Error {
   constructor(message: string) {
@@ -75,6 +75,9 @@ export interface OpenedFile {
  * FileKindError otherwise, and with the open's own error (ENOENT…) when it cannot be opened.
  */
 export async function openRegularFile(absPath: string, shown: string, tool: string): Promise<OpenedFile> {
+  // stat first: a device is never opened at all (opening some has side effects), a socket cannot be.
+  const what = describeSpecialFile(await stat(absPath));
+  if (what) throw specialFileError(shown, what, tool);
   const handle = await open(absPath, OPEN_FLAGS);
   try {
     const stats = await handle.stat();
@@ -93,6 +96,8 @@ export async function openRegularFile(absPath: string, shown: string, tool: stri
 
 /** The same as openRegularFile, blocking: for worker threads and tiny start-up reads only. */
 export function openRegularFileSync(absPath: string, shown: string, tool: string): { fd: number; stats: Stats } {
+  const what = describeSpecialFile(statSync(absPath));
+  if (what) throw specialFileError(shown, what, tool);
   const fd = openSync(absPath, OPEN_FLAGS);
   try {
     const stats = fstatSync(fd);
