@@ -1,15 +1,19 @@
 // Unified diffs bounded in time and size, for the permission dialog and the edit and write cards.
 // Only the changed region is diffed: for a write, the text between the common leading and
 // trailing lines; for an edit, a window of a few lines around each replacement (windows that
-// touch are merged). jsdiff then runs on each region with maxEditLength and a timeout. A region
-// over those bounds is summarized instead: its line counts, the first lines removed and added, and
+// touch are merged). jsdiff then runs on each region with maxEditLength and a timeout, unless a
+// linear count already proves the region needs more edits than that (lines of one side found
+// nowhere in the other). A region over those bounds is summarized instead: its line counts, the first lines removed and added, and
 // a note saying so. The whole text is cut at DIFF_MAX_LINES lines of at most DIFF_MAX_LINE_CHARS
 // characters. Pure functions; never throw for any input.
 import { structuredPatch, type StructuredPatchHunk } from "diff";
 import type { Splice } from "./edit-match.ts";
 
-/** Lines removed plus added that jsdiff may search through in one region before giving up. */
-export const DIFF_MAX_EDIT_LENGTH = 2_000;
+/**
+ * Lines removed plus added that jsdiff may search through in one region before giving up (its
+ * cost grows with the square of this: about 0.35 s for 1,000 on this project's machine).
+ */
+export const DIFF_MAX_EDIT_LENGTH = 1_000;
 /** Time jsdiff may spend on all the regions of one diff. */
 export const DIFF_TIMEOUT_MS = 1_000;
 /** Lines of diff text kept. */
@@ -131,6 +135,11 @@ function countLines(text: string): number {
   return n;
 }
 
+/** 20000 as "20,000" (toLocaleString is slow enough to matter here). */
+function fmt(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+$)/g, ",");
+}
+
 function render(oldName: string, newName: string, regions: Region[]): BoundedDiff {
   const deadline = Date.now() + DIFF_TIMEOUT_MS;
   const body: string[] = [];
@@ -151,14 +160,33 @@ function render(oldName: string, newName: string, regions: Region[]): BoundedDif
     }
     lines.push(line.length > DIFF_MAX_LINE_CHARS ? `${line.slice(0, DIFF_MAX_LINE_CHARS)}… [line cut]` : line);
   }
-  if (cut) lines.push(`@@ diff cut at ${DIFF_MAX_LINES.toLocaleString("en-US")} lines: ${(body.length - DIFF_MAX_LINES).toLocaleString("en-US")} more not shown @@`);
+  if (cut) lines.push(`@@ diff cut at ${fmt(DIFF_MAX_LINES)} lines: ${fmt(body.length - DIFF_MAX_LINES)} more not shown @@`);
   return { text: `${lines.join("\n")}\n`, complete: !summarized && !cut, firstChangedLine };
+}
+
+/**
+ * Whether the region surely needs more than `bound` edits: lines of either side that appear
+ * nowhere in the other must all be removed or added. Stops counting as soon as it is sure.
+ */
+function needsMoreEditsThan(oldText: string, newText: string, bound: number): boolean {
+  const counts = new Map<string, number>();
+  for (const line of newText.split("\n")) counts.set(line, (counts.get(line) ?? 0) + 1);
+  let unmatched = 0;
+  for (const line of oldText.split("\n")) {
+    const n = counts.get(line);
+    if (n) counts.set(line, n - 1);
+    else if (++unmatched > bound) return true;
+  }
+  for (const n of counts.values()) if ((unmatched += n) > bound) return true;
+  return false;
 }
 
 function renderRegion(region: Region, deadline: number): RenderedRegion {
   const remaining = deadline - Date.now();
+  const large = region.oldText.length + region.newText.length > DIFF_MAX_EDIT_LENGTH * 8;
+  const hopeless = large && needsMoreEditsThan(region.oldText, region.newText, DIFF_MAX_EDIT_LENGTH);
   const patch =
-    remaining > 0
+    remaining > 0 && !hopeless
       ? structuredPatch("a", "b", region.oldText, region.newText, undefined, undefined, {
           context: CONTEXT,
           maxEditLength: DIFF_MAX_EDIT_LENGTH,
@@ -207,7 +235,6 @@ function summarizeRegion(region: Region): RenderedRegion {
   const after = a.slice(a.length - trail, a.length - trail + Math.min(trail, CONTEXT));
   const oldStart = region.oldBefore + lead - before.length + 1;
   const newStart = region.newBefore + lead - before.length + 1;
-  const fmt = (n: number) => n.toLocaleString("en-US");
   const shownRemoved = removed.slice(0, DIFF_SUMMARY_LINES_EACH);
   const shownAdded = added.slice(0, DIFF_SUMMARY_LINES_EACH);
   const lines = [
