@@ -2,6 +2,8 @@
 //   out/main/index.cjs     Electron main process (esbuild; CommonJS, like Electron's own loader)
 //   out/preload/index.cjs  the preload, one CommonJS file as the sandbox requires
 //   out/host/index.mjs     the headless host (`npm run serve`)
+//   out/{main,host}/compute-worker.cjs  the compute pool's worker thread, beside each bundle
+//                          (app/main/workers/compute-pool.ts looks for it there)
 //   out/renderer/          the React renderer (Vite)
 // Only the native modules (better-sqlite3, node-pty) and electron stay outside the bundles.
 // Usage: node scripts/build.mjs [--no-renderer]
@@ -31,6 +33,10 @@ await Promise.all([
     define: { "import.meta.url": "__lathe_import_meta_url" },
     banner: { js: 'var __lathe_import_meta_url = require("url").pathToFileURL(__filename).href;' },
   }),
+  // The compute pool's worker (app/main/workers): self-contained CommonJS beside each bundle.
+  ...["out/main", "out/host"].map((dir) =>
+    esbuild({ ...common, entryPoints: ["app/main/workers/compute-worker.ts"], outfile: `${dir}/compute-worker.cjs`, format: "cjs" }),
+  ),
   esbuild({ ...common, entryPoints: ["app/preload/index.ts"], outfile: "out/preload/index.cjs", format: "cjs", sourcemap: false }),
   esbuild({
     ...common,

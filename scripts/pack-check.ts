@@ -78,6 +78,8 @@ export interface PackageExpectations {
   projectDir: string;
   /** Load the unpacked native modules in a child Node (false on a host of another platform). */
   loadNatives: boolean;
+  /** The compute pool's worker script, which must be unpacked and run in a worker thread. */
+  computeWorker?: string;
   asarBudget?: number;
   unpackedBudget?: number;
 }
@@ -163,6 +165,17 @@ export function checkPackage(resourcesDir: string, expect: PackageExpectations):
     if (!expect.loadNatives) return "skipped: the package is for another platform than this host";
     return loadNativesInChild(unpackedDir);
   });
+  check("compute worker unpacked and running", () => {
+    const worker = expect.computeWorker ?? "out/main/compute-worker.cjs";
+    const entry = byPath.get(worker);
+    if (!entry) throw new Error(`${worker} is not packaged`);
+    if (!entry.unpacked) throw new Error(`${worker} is inside app.asar; it must be unpacked beside it (asarUnpack)`);
+    const file = path.join(unpackedDir, worker);
+    if (!fs.existsSync(file)) throw new Error(`${worker} is marked unpacked but missing from app.asar.unpacked`);
+    if (!read("out/main/index.cjs").includes(path.posix.basename(worker))) throw new Error(`the main bundle does not refer to ${path.posix.basename(worker)}`);
+    if (!expect.loadNatives) return `${worker} (${(entry.size / 1024).toFixed(0)} KiB); not run: the package is for another platform`;
+    return runComputeWorkerInChild(file);
+  });
   check("no test files, sources or dev dependencies packed", () => {
     const tops = new Set(entries.map((entry) => entry.path.split("/")[0]));
     const allowedTops = new Set(["out", "node_modules", "package.json"]);
@@ -227,6 +240,27 @@ function loadNativesInChild(unpackedDir: string): string {
   return child.stdout.trim();
 }
 
+/** Runs a diff job in the packaged worker script, in a worker thread of a fresh Node process. */
+function runComputeWorkerInChild(file: string): string {
+  const script = `
+    const { Worker } = require("node:worker_threads");
+    const worker = new Worker(${JSON.stringify(file)});
+    const timer = setTimeout(() => { console.error("no answer in 20 s"); process.exit(1); }, 20000);
+    worker.on("error", (e) => { console.error(e.message); process.exit(1); });
+    worker.on("exit", (code) => { console.error("the worker exited (code " + code + ") without answering"); process.exit(1); });
+    worker.on("message", (m) => {
+      worker.removeAllListeners("exit");
+      clearTimeout(timer);
+      if (!m.ok || !String(m.result.diff).includes("+worker-ok")) { console.error(JSON.stringify(m)); process.exit(1); }
+      console.log("a diff job ran in a worker thread");
+      void worker.terminate();
+    });
+    worker.postMessage({ id: 1, job: { kind: "fileDiff", path: "/nonexistent/lathe-pack-check", shown: "x", content: "worker-ok\\n", oldName: "a/x", newName: "b/x" } });`;
+  const child = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 30_000 });
+  if (child.status !== 0) throw new Error(`running the compute worker failed: ${(child.stderr || child.error?.message || "").trim().split("\n").slice(0, 4).join(" | ")}`);
+  return child.stdout.trim();
+}
+
 /** A stand-in Electron distribution: an executable carrying Electron's fuse wire, plus `version`. */
 function standInElectron(dir: string, version: string): void {
   fs.mkdirSync(path.join(dir, "resources"), { recursive: true });
@@ -246,7 +280,7 @@ async function main(): Promise<void> {
     if (built.status !== 0) throw new Error("the build failed (node scripts/build.mjs)");
   }
   const { build, Platform, archFromString } = await import("electron-builder");
-  const { default: config, NATIVE_MODULES } = await import("../electron-builder.config.ts");
+  const { default: config, NATIVE_MODULES, COMPUTE_WORKER_PATH } = await import("../electron-builder.config.ts");
   const { FUSES, readFuses, wrongFuses } = await import("./fuses.ts");
   const projectPackage = JSON.parse(fs.readFileSync("package.json", "utf8")) as PackageExpectations["projectPackage"];
   const electronVersion = (JSON.parse(fs.readFileSync("node_modules/electron/package.json", "utf8")) as { version: string }).version;
@@ -263,7 +297,7 @@ async function main(): Promise<void> {
     });
     const appDir = path.join(work, "dist", arch === archFromString("x64") ? "linux-unpacked" : `linux-${process.arch}-unpacked`);
     const resourcesDir = path.join(appDir, "resources");
-    const results = checkPackage(resourcesDir, { projectPackage, nativeModules: NATIVE_MODULES, projectDir: root, loadNatives: process.platform === "linux" });
+    const results = checkPackage(resourcesDir, { projectPackage, nativeModules: NATIVE_MODULES, projectDir: root, loadNatives: process.platform === "linux", computeWorker: COMPUTE_WORKER_PATH });
     try {
       const wrong = wrongFuses(await readFuses(path.join(appDir, "lathe")));
       const detail = wrong.length > 0 ? `not as scripts/fuses.ts sets them: ${wrong.join(", ")}` : Object.entries(FUSES).map(([n, on]) => `${n}=${on ? "on" : "off"}`).join(", ");

@@ -12,6 +12,16 @@ if (!name) {
 }
 const root = fileURLToPath(new URL("..", import.meta.url));
 const outfile = `${root}out/bench/${name}.bench.mjs`;
+// The compute pool's worker thread, beside the bundle as in the app (see scripts/build.mjs).
+await build({
+  entryPoints: [`${root}app/main/workers/compute-worker.ts`],
+  outfile: `${root}out/bench/compute-worker.cjs`,
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node22",
+  logLevel: "warning",
+});
 await build({
   entryPoints: [`${root}bench/${name}.bench.ts`],
   outfile,

@@ -11,7 +11,7 @@ afterEach(() => dirs.splice(0).forEach((dir) => fs.rmSync(dir, { recursive: true
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'";
 
 /** Writes an app folder, packs it with @electron/asar (natives unpacked), returns the resources dir. */
-async function pack(files: Record<string, string>, unpackDir = "node_modules/{better-sqlite3,node-pty}"): Promise<string> {
+async function pack(files: Record<string, string>, unpackDir = "node_modules/{better-sqlite3,node-pty}", unpack = "**/compute-worker.cjs"): Promise<string> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "lathe-pack-test-"));
   dirs.push(root);
   const app = path.join(root, "app");
@@ -21,13 +21,14 @@ async function pack(files: Record<string, string>, unpackDir = "node_modules/{be
   }
   const resources = path.join(root, "resources");
   fs.mkdirSync(resources);
-  await createPackageWithOptions(app, path.join(resources, "app.asar"), { unpackDir });
+  await createPackageWithOptions(app, path.join(resources, "app.asar"), { unpackDir, unpack });
   return resources;
 }
 
 const goodApp = (): Record<string, string> => ({
   "package.json": JSON.stringify({ name: "lathe", version: "1.2.3", main: "out/main/index.cjs", dependencies: { "better-sqlite3": "1", "node-pty": "1" } }),
-  "out/main/index.cjs": 'const preload = path.join(__dirname, "..", "preload", "index.cjs");',
+  "out/main/index.cjs": 'const preload = path.join(__dirname, "..", "preload", "index.cjs"); const worker = "compute-worker.cjs";',
+  "out/main/compute-worker.cjs": "// worker",
   "out/preload/index.cjs": "// preload",
   "out/renderer/index.html": `<meta http-equiv="Content-Security-Policy" content="${CSP}"><script src="./assets/a.js"></script>`,
   "out/renderer/assets/a.js": "console.log(1)",
@@ -65,6 +66,25 @@ describe("checkPackage", () => {
     expect(text).toContain("packed package.json main is out/main/missing.cjs");
     expect(text).toContain("out/preload/index.cjs is not in app.asar");
     expect(text).toContain("CSP script-src allows 'unsafe-eval'");
+  });
+
+  it("reports a compute worker that is missing or packed inside the asar", async () => {
+    const missing = goodApp();
+    delete missing["out/main/compute-worker.cjs"];
+    expect(failures(checkPackage(await pack(missing), expectations())).join("\n")).toContain("out/main/compute-worker.cjs is not packaged");
+    expect(failures(checkPackage(await pack(goodApp(), undefined, "nothing"), expectations())).join("\n")).toContain(
+      "out/main/compute-worker.cjs is inside app.asar; it must be unpacked beside it",
+    );
+  });
+
+  it("runs the packaged compute worker when it can", async () => {
+    const broken = checkPackage(await pack(goodApp()), expectations({ loadNatives: true })).find((r) => r.name === "compute worker unpacked and running");
+    expect(broken).toMatchObject({ ok: false });
+    const app = goodApp();
+    app["out/main/compute-worker.cjs"] =
+      'const { parentPort } = require("node:worker_threads"); parentPort.on("message", (m) => parentPort.postMessage({ id: m.id, ok: true, result: { diff: "+worker-ok" } }));';
+    const ran = checkPackage(await pack(app), expectations({ loadNatives: true })).find((r) => r.name === "compute worker unpacked and running");
+    expect(ran).toMatchObject({ ok: true, detail: "a diff job ran in a worker thread" });
   });
 
   it("reports native binaries packed inside the asar", async () => {

@@ -134,7 +134,7 @@ const MAX_FILE_BYTES = 50 * 1024 * 1024;
 const BATCH = 64;
 /** A worker returns its batch early after this long, so big files never look like a runaway regex. */
 const BATCH_SOFT_LIMIT_MS = 1_000;
-/** Time a regex may run on one batch (on top of the soft limit) before it is stopped. */
+/** Time a regex may run on one batch of files before it is stopped. */
 export const REGEX_BUDGET_MS = 5_000;
 
 export interface JsSearchOptions {
@@ -166,7 +166,7 @@ export async function searchWithJs(q: GrepQuery, options: JsSearchOptions = {}):
       try {
         result = await pool.run(
           { kind: "grep", files: files.slice(0, BATCH), source, ignoreCase: q.ignoreCase, context: q.context, maxFileBytes: MAX_FILE_BYTES, softLimitMs },
-          { timeoutMs: budgetMs + softLimitMs, signal: q.signal },
+          { timeoutMs: budgetMs, signal: q.signal },
         );
       } catch (err) {
         if (err instanceof ComputeAbortedError) throw new Error("Search aborted.", { cause: err });

@@ -2,6 +2,8 @@
 // excerpt with line numbers (read's "   N\tline" output).
 import { memo } from "react";
 
+export { editArgsDiff, writeArgsDiff, writeCardDiff } from "./diff-text";
+
 export const DiffView = memo(function DiffView({ diff, label }: { diff: string; label: string }) {
   const lines = diff.replace(/\n$/, "").split("\n");
   return (
@@ -40,23 +42,3 @@ export const ExcerptView = memo(function ExcerptView({ text }: { text: string })
     </pre>
   );
 });
-
-/** A preview diff from edit arguments (before the tool has run and produced the real one). */
-export function editArgsDiff(path: string, edits: unknown): string {
-  if (!Array.isArray(edits)) return "";
-  const out = [`--- ${path}`, `+++ ${path}`];
-  for (const edit of edits as { oldText?: unknown; newText?: unknown }[]) {
-    out.push("@@ edit @@");
-    for (const line of String(edit.oldText ?? "").split("\n")) out.push(`-${line}`);
-    for (const line of String(edit.newText ?? "").split("\n")) out.push(`+${line}`);
-  }
-  return out.join("\n");
-}
-
-/** write's content as an all-added diff, cut to `maxLines`. */
-export function writeArgsDiff(path: string, content: unknown, maxLines = 60): string {
-  const lines = String(content ?? "").split("\n");
-  const shown = lines.slice(0, maxLines).map((l) => `+${l}`);
-  if (lines.length > maxLines) shown.push(`@@ ${lines.length - maxLines} more lines @@`);
-  return [`+++ ${path}`, ...shown].join("\n");
-}

@@ -5,7 +5,7 @@ import { memo, useEffect, useState } from "react";
 import type { BashDetails, EditDetails, ReadDetails, WriteDetails } from "../../../shared/tool-details";
 import { formatElapsed, summarizeArgs, textOf } from "../state/format";
 import type { ToolCardState } from "../state/session-model";
-import { DiffView, editArgsDiff, ExcerptView, writeArgsDiff } from "./FileViews";
+import { DiffView, editArgsDiff, ExcerptView, writeCardDiff } from "./FileViews";
 import { TerminalView } from "./TerminalView";
 
 const STATUS_LABEL = { pending: "waiting", running: "running", done: "done", error: "failed" } as const;
@@ -118,11 +118,12 @@ function CardBody({ card, sessionId }: { card: ToolCardState; sessionId: number 
     }
     case "write": {
       const details = card.result?.isError ? undefined : (card.result?.details as WriteDetails | undefined);
+      const shown = writeCardDiff(path, card.args.content, details);
       return (
         <>
           {error && <div className="card-error" role="alert">{error}</div>}
           {details && <div className="card-meta">{details.created ? "Created" : "Replaced"} {details.path}: {details.lines} lines, {details.bytes} bytes</div>}
-          <DiffView diff={writeArgsDiff(path, card.args.content)} label={`Content written to ${path}`} />
+          <DiffView diff={shown.diff} label={shown.label} />
         </>
       );
     }
