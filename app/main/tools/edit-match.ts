@@ -238,50 +238,87 @@ export function applyEdits(original: string, edits: readonly TextEdit[]): { cont
 
 /** Lines are compared on at most this many characters. */
 const SIMILARITY_CHARS = 400;
+/** The search for the closest text stops after this long and shows the best found so far. */
+const HINT_BUDGET_MS = 2_000;
 
-function bigrams(s: string): Map<string, number> {
-  const grams = new Map<string, number>();
+/** A line's character bigrams (of its trimmed first SIMILARITY_CHARS characters), as numbers. */
+function bigramCodes(s: string): number[] {
   const t = s.trim().slice(0, SIMILARITY_CHARS);
-  for (let i = 0; i < t.length - 1; i++) {
-    const g = t.slice(i, i + 2);
-    grams.set(g, (grams.get(g) ?? 0) + 1);
-  }
-  return grams;
+  const codes: number[] = [];
+  for (let i = 0; i < t.length - 1; i++) codes.push(t.charCodeAt(i) * 65536 + t.charCodeAt(i + 1));
+  return codes;
 }
 
-function dice(ga: Map<string, number>, gb: Map<string, number>): number {
-  let total = 0;
-  for (const n of ga.values()) total += n;
-  for (const n of gb.values()) total += n;
-  if (total === 0) return 0;
-  let common = 0;
-  for (const [g, n] of ga) common += Math.min(n, gb.get(g) ?? 0);
-  return (2 * common) / total;
+/** Dice similarity against one fixed line, without allocating per compared line. */
+class SimilarityTo {
+  readonly #trimmed: string;
+  readonly #ids = new Map<number, number>();
+  readonly #counts: number[] = [];
+  readonly #used: Int32Array;
+  readonly #touched: Int32Array;
+  readonly #total: number;
+
+  constructor(line: string) {
+    this.#trimmed = line.trim();
+    const codes = bigramCodes(line);
+    for (const code of codes) {
+      const id = this.#ids.get(code);
+      if (id === undefined) {
+        this.#ids.set(code, this.#counts.length);
+        this.#counts.push(1);
+      } else this.#counts[id]!++;
+    }
+    this.#used = new Int32Array(this.#counts.length);
+    this.#touched = new Int32Array(SIMILARITY_CHARS);
+    this.#total = codes.length;
+  }
+
+  /** 1 for equal trimmed lines, 0 for nothing in common. */
+  of(line: string): number {
+    const t = line.trim();
+    if (t === this.#trimmed) return 1;
+    const n = Math.max(0, Math.min(t.length, SIMILARITY_CHARS) - 1);
+    if (n + this.#total === 0) return 0;
+    let common = 0;
+    let touched = 0;
+    for (let i = 0; i < n; i++) {
+      const id = this.#ids.get(t.charCodeAt(i) * 65536 + t.charCodeAt(i + 1));
+      if (id !== undefined && this.#used[id]! < this.#counts[id]!) {
+        if (this.#used[id] === 0) this.#touched[touched++] = id;
+        this.#used[id]!++;
+        common++;
+      }
+    }
+    for (let k = 0; k < touched; k++) this.#used[this.#touched[k]!] = 0;
+    return (2 * common) / (n + this.#total);
+  }
 }
 
 /** Dice coefficient of character bigrams: 1 for equal trimmed lines, 0 for nothing in common. */
 export function lineSimilarity(a: string, b: string): number {
-  if (a.trim() === b.trim()) return 1;
-  return dice(bigrams(a), bigrams(b));
+  return new SimilarityTo(a).of(b);
 }
 
 function quoteLine(line: string): string {
   return line.length > MAX_QUOTED_LINE_CHARS ? `${line.slice(0, MAX_QUOTED_LINE_CHARS)}… [line cut]` : line;
 }
 
-/** Shows the lines of `original` most like `oldText`, numbered, so the model can correct itself. */
+/**
+ * Shows the lines of `original` most like `oldText`, numbered, so the model can correct itself.
+ * Linear in the file, and given up after HINT_BUDGET_MS with the best candidates found by then.
+ */
 function closestMatchHint(original: string, oldText: string): string {
   const oldLines = oldText.split("\n");
   const anchor = oldLines.findIndex((l) => l.trim() !== "");
   if (anchor === -1) return "";
-  const anchorText = oldLines[anchor]!;
-  const anchorGrams = bigrams(anchorText);
+  const anchorSimilarity = new SimilarityTo(oldLines[anchor]!);
   const fileLines = original.split("\n");
+  const deadline = Date.now() + HINT_BUDGET_MS;
   // Candidates: the file lines most like the first non-blank line of oldText.
   const candidates: { i: number; score: number }[] = [];
   for (let i = 0; i < fileLines.length; i++) {
-    const line = fileLines[i]!;
-    const score = line.trim() === anchorText.trim() ? 1 : dice(bigrams(line), anchorGrams);
+    if ((i & 4095) === 4095 && Date.now() > deadline) break;
+    const score = anchorSimilarity.of(fileLines[i]!);
     if (candidates.length < 5 || score > candidates[candidates.length - 1]!.score) {
       candidates.push({ i, score });
       candidates.sort((a, b) => b.score - a.score);
@@ -290,10 +327,11 @@ function closestMatchHint(original: string, oldText: string): string {
   }
   let best = { start: 0, score: 0 };
   const compared = Math.min(oldLines.length, 200);
+  const similarities = oldLines.slice(0, compared).map((l) => new SimilarityTo(l));
   for (const c of candidates) {
     const start = Math.max(0, c.i - anchor);
     let score = 0;
-    for (let k = 0; k < compared; k++) score += lineSimilarity(fileLines[start + k] ?? "", oldLines[k]!);
+    for (let k = 0; k < compared; k++) score += similarities[k]!.of(fileLines[start + k] ?? "");
     score /= compared;
     if (score > best.score) best = { start, score };
   }
