@@ -138,6 +138,20 @@ describe("memory", () => {
   });
 });
 
+describe("a 20 MB file", () => {
+  it("an edit whose oldText is not found answers with a bounded hint, well within its deadline", async () => {
+    const line = "const value = 'some ordinary line of source code in a generated file';\n";
+    writeFileSync(file("huge-nf.js"), line.repeat(Math.ceil((20 * 1024 * 1024) / line.length)));
+    const { value: run, maxDelayMs } = await loopDelayOf(() =>
+      runTool(edit, { path: "huge-nf.js", edits: [{ oldText: "const valeu = 'some ordinary line';", newText: "x" }] }),
+    );
+    expect((run.error as EditError).kind).toBe("not_found");
+    expect(run.text).toContain("The closest text is at lines 1-1");
+    expect(run.text.length).toBeLessThan(1_000);
+    expect(maxDelayMs).toBeLessThan(LOOP_DELAY_BOUND_MS);
+  });
+});
+
 describe.runIf(process.platform === "linux")("special files", () => {
   const fifo = file("pipe");
   execFileSync("mkfifo", [fifo]);
