@@ -139,6 +139,16 @@ describe("memory", () => {
 });
 
 describe("a 20 MB file", () => {
+  it('an edit with oldText "\n" answers with the bounded ambiguity error (it used to run past 60 s)', async () => {
+    const line = "export const entry = { name: 'x', version: '1.0.0', resolved: 'https://registry.example/x' };\n";
+    const count = Math.ceil((20 * 1024 * 1024) / line.length);
+    writeFileSync(file("huge-lock.js"), line.repeat(count));
+    const { value: run, maxDelayMs } = await loopDelayOf(() => runTool(edit, { path: "huge-lock.js", edits: [{ oldText: "\n", newText: "" }] }));
+    expect((run.error as EditError).kind).toBe("ambiguous");
+    expect(run.text).toContain(`found ${count} times (at lines 1, 2, 3, 4, 5, and ${count - 5} more)`);
+    expect(maxDelayMs).toBeLessThan(LOOP_DELAY_BOUND_MS);
+  });
+
   it("an edit whose oldText is not found answers with a bounded hint, well within its deadline", async () => {
     const line = "const value = 'some ordinary line of source code in a generated file';\n";
     writeFileSync(file("huge-nf.js"), line.repeat(Math.ceil((20 * 1024 * 1024) / line.length)));

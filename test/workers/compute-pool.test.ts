@@ -2,8 +2,9 @@
 // terminating its worker (a runaway regex included) and the pool goes on with a fresh one; a job's
 // own error comes back with its name and kind; a worker that cannot start or dies fails only its
 // job; idle workers exit; the main thread stays free throughout.
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterAll, describe, expect, it } from "vitest";
 import { ComputeAbortedError, ComputeJobError, ComputePool, ComputeTimeoutError, ComputeUnavailableError, defaultWorkerFile } from "../../app/main/workers/compute-pool.ts";
@@ -28,6 +29,12 @@ describe("compute pool", () => {
   it("finds its worker script beside the module, and beside a bundle (unpacked next to app.asar when packaged)", () => {
     expect(defaultWorkerFile()).toMatch(/app\/main\/workers\/compute-worker\.ts$/);
     expect(defaultWorkerFile("file:///opt/Lathe/resources/app.asar/out/main/index.cjs")).toBe("/opt/Lathe/resources/app.asar/out/main/compute-worker.cjs");
+    const resources = path.join(project.dir, "resources");
+    mkdirSync(path.join(resources, "app.asar.unpacked", "out", "main"), { recursive: true });
+    writeFileSync(path.join(resources, "app.asar.unpacked", "out", "main", "compute-worker.cjs"), "");
+    expect(defaultWorkerFile(pathToFileURL(path.join(resources, "app.asar", "out", "main", "index.cjs")).href)).toBe(
+      path.join(resources, "app.asar.unpacked", "out", "main", "compute-worker.cjs"),
+    );
   });
 
   it("runs jobs and returns their results", async () => {
