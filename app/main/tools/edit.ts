@@ -66,7 +66,9 @@ export function createEditTool(options: EditToolOptions): AgentTool<typeof editP
           await prepared.discard();
           throw editFailure(err, shown, timeoutMs);
         }
-        await prepared.commit();
+        await prepared.commit().catch((err: Error) => {
+          throw new Error(`Could not edit ${shown}: ${err.message}`);
+        });
         const count = params.edits.length;
         let text = `Edited ${shown}: ${count} ${count === 1 ? "replacement" : "replacements"}, first change at line ${outcome.firstChangedLine}.`;
         const normalized = outcome.normalizedEdits;

@@ -208,7 +208,14 @@ export class ComputePool {
       slot.task = task;
       task.slot = slot;
       slot.worker.ref();
-      slot.worker.postMessage({ id: task.id, job: task.job });
+      try {
+        slot.worker.postMessage({ id: task.id, job: task.job });
+      } catch (error) {
+        slot.task = undefined;
+        task.slot = undefined;
+        slot.worker.unref();
+        this.#settle(task, new ComputeUnavailableError(`the job could not be sent (${(error as Error).message}).`));
+      }
     }
   }
 
