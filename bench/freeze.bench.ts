@@ -10,12 +10,14 @@
 // - dialogDiff20kLinesMs: the permission dialog's summary (with its diff) for a write changing
 //   every line of a 20,000-line file, median (<= 300);
 // - edit20MBExtraRssMB: peak RSS (the whole process, worker threads included, sampled every 5 ms)
-//   during a one-line edit of a 20 MB file, minus RSS just before it, worst run (<= 100).
+//   during a one-line edit of a 20 MB file, minus RSS just before it: the process's first such
+//   edit (right after the pool's warm-up), or any later run if it shows more (<= 100).
 // Per case: medianMs, minMs, maxLoopDelayMs, mainCpuMs (median CPU time of the main thread alone,
 // process.threadCpuUsage) and maxBlockCpuMs: the most main-thread CPU time spent between two ticks
 // of a 1 ms timer, i.e. the longest the case's own code held the thread. On a loaded machine the
 // loop's delay also counts time the OS did not run this thread at all (other processes, the
-// worker threads); maxBlockCpuMs does not, so it tells blocking from waiting for a CPU. The pool is warmed up first (its worker's start-up
+// worker threads); maxBlockCpuMs does not, so it tells blocking from waiting for a CPU. The
+// idleBaseline case only waits 200 ms: its delay is the machine's noise floor. The pool is warmed up first (its worker's start-up
 // is a one-time cost, off the main thread); workerBaselineRssMB is what the idle worker holds.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -105,6 +107,8 @@ const dialog = async (tool: string, args: unknown, expectDiff: RegExp | null) =>
 const ambiguousArgs = { path: "package-lock.json", edits: [{ oldText: "\n", newText: "" }] };
 
 const cases: Case[] = [
+  // Nothing but a 200 ms wait: its loop delay is what the machine's load alone causes.
+  { name: "idleBaseline", run: () => new Promise((resolve) => setTimeout(resolve, 200)) },
   { name: "editAmbiguous40k", run: async () => expectError(await call(edit, ambiguousArgs), /found 40000 times \(at lines 1, 2, 3, 4, 5, and 39995 more\)/) },
   { name: "dialogEditAmbiguous40k", run: () => dialog("edit", ambiguousArgs, null) },
   { name: "dialogDiff5kLines", run: () => dialog("write", { path: "every-5000.txt", content: newContent.get(5_000) }, /too large to show in full: 5,000 lines removed/) },
@@ -186,6 +190,9 @@ async function main() {
   await new Promise((r) => setTimeout(r, 200));
   gc();
   const workerBaselineRssMB = mb(process.memoryUsage().rss - rssBeforePool);
+  // The memory figure comes from the first 20 MB edit of the process, before any other large
+  // case: later runs reuse memory the allocator kept, and would show less.
+  const firstEdit20MB = await measure(cases.find((c) => c.name === "edit20MB")!);
   for (const c of cases) if (!c.once) await c.run();
 
   const samples = new Map<string, { ms: number[]; delayMs: number[]; extraRssMB: number[]; cpuMs: number[]; blockMs: number[] }>();
@@ -207,14 +214,15 @@ async function main() {
   for (const [name, s] of samples) {
     perCase[name] = { medianMs: round(median(s.ms)), minMs: round(Math.min(...s.ms)), maxLoopDelayMs: round(Math.max(...s.delayMs)), mainCpuMs: round(median(s.cpuMs)), maxBlockCpuMs: round(Math.max(...s.blockMs)), maxExtraRssMB: Math.max(...s.extraRssMB) };
   }
-  const maxLoopDelayMs = Math.max(...Object.values(perCase).map((c) => c.maxLoopDelayMs));
-  const maxBlockCpuMs = Math.max(...Object.values(perCase).map((c) => c.maxBlockCpuMs));
+  const calls = Object.entries(perCase).filter(([name]) => name !== "idleBaseline").map(([, c]) => c);
+  const maxLoopDelayMs = Math.max(...calls.map((c) => c.maxLoopDelayMs));
+  const maxBlockCpuMs = Math.max(...calls.map((c) => c.maxBlockCpuMs));
   const figures = {
     maxLoopDelayMs,
     maxBlockCpuMs,
     editAmbiguous40kMs: perCase.editAmbiguous40k!.medianMs,
     dialogDiff20kLinesMs: perCase.dialogDiff20kLines!.medianMs,
-    edit20MBExtraRssMB: perCase.edit20MB!.maxExtraRssMB,
+    edit20MBExtraRssMB: Math.max(firstEdit20MB.extraRssMB, perCase.edit20MB!.maxExtraRssMB),
   };
   const targetsMet =
     figures.maxLoopDelayMs <= 50 && figures.editAmbiguous40kMs <= 200 && figures.dialogDiff20kLinesMs <= 300 && figures.edit20MBExtraRssMB <= 100;
