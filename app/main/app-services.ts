@@ -11,7 +11,9 @@ import { createStreamModel, discoverModels, testProvider } from "./providers/ind
 import type { StreamFn } from "./loop/types.ts";
 import { SessionsService } from "./sessions/sessions-service.ts";
 import { SettingsService, type SecretStore } from "./settings/settings-service.ts";
-import { openStore, StoreError, type SessionStore } from "./store/index.ts";
+import { describeHolder, openStore, StoreError, type SessionStore } from "./store/index.ts";
+import { readHolder } from "./store/folder-lock.ts";
+import type { RequestName } from "../shared/ipc/contract.ts";
 
 export interface AppServicesOptions {
   dataDir: string;
@@ -28,7 +30,27 @@ export interface AppServicesOptions {
   maxFileWritesPerTurn?: number;
   onRunEnd?: (session: Session | undefined, last: AssistantMessage | undefined) => void;
   onPermissionRequest?: (sessionId: number) => void;
+  /**
+   * Open the data folder without its lock and change nothing (another Lathe holds it): every
+   * request that would write, run a model or a tool is refused with a message saying why.
+   */
+  readOnly?: boolean;
 }
+
+/** What a read-only Lathe still answers: requests that only read. */
+const READ_ONLY_REQUESTS: ReadonlySet<RequestName> = new Set<RequestName>([
+  "app.info",
+  "projects.list",
+  "sessions.list",
+  "sessions.open",
+  "sessions.state",
+  "sessions.export",
+  "sessions.search",
+  "models.list",
+  "settings.get",
+  "permissions.pending",
+  "permissions.rules",
+]);
 
 export interface AppServices {
   router: IpcRouter;
@@ -43,7 +65,16 @@ export interface AppServices {
 
 export function createAppServices(options: AppServicesOptions): AppServices {
   const env = options.env ?? process.env;
-  const { store, notices } = openStore({ dataDir: options.dataDir });
+  const readOnly = options.readOnly ?? false;
+  const opened = openStore({ dataDir: options.dataDir, readOnly, app: options.host === "electron" ? "the Lathe app" : "the headless host" });
+  const { store } = opened;
+  const notices: { message: string }[] = [...opened.notices];
+  if (readOnly) {
+    const holder = readHolder(options.dataDir, 1);
+    notices.push({
+      message: `Read-only: ${holder ? describeHolder(options.dataDir, holder) : `this Lathe opened ${options.dataDir} read-only.`} You can read sessions here, but nothing is saved or run.`,
+    });
+  }
   const hub = new EventHub();
   const settings = new SettingsService(store.settings, options.secrets, env);
   const streamFn = options.streamFn ?? createStreamModel({ settings: () => settings.providerSettings(), env });
@@ -78,6 +109,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       dataDir: options.dataDir,
       notices: notices.map((n) => n.message),
       host: options.host,
+      readOnly,
     }),
     "projects.list": () => store.listProjects(),
     "projects.open": ({ folder }) => sessions.openProject(folder),
@@ -154,6 +186,14 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     },
   };
 
+  if (readOnly) {
+    for (const name of Object.keys(handlers) as RequestName[]) {
+      if (READ_ONLY_REQUESTS.has(name)) continue;
+      (handlers as Record<RequestName, () => never>)[name] = () => {
+        throw new IpcFailure("unavailable", `This Lathe opened ${options.dataDir} read-only (another Lathe holds it), so it cannot ${name.replace(".", ": ")}. Quit the other one and start this one normally to make changes.`);
+      };
+    }
+  }
   const router = new IpcRouter(handlers, (name, error) => console.error(`[ipc] ${name} failed:`, error));
   return {
     router,

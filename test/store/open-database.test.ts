@@ -115,7 +115,9 @@ describe("opening the database", () => {
     expect(error).toBeInstanceOf(NewerDatabaseError);
     expect((error as Error).message).toMatch(/newer version of Lathe \(schema version \d+; this version understands up to \d+\).*not changed/);
     expect(sha(file)).toBe(before);
-    expect(fs.readdirSync(dir)).toEqual(["lathe.db"]);
+    // Only the (empty) folder lock file is added: no WAL, no backup, no copy.
+    expect(fs.readdirSync(dir).sort()).toEqual(["lathe.db", "lathe.lock"]);
+    expect(fs.statSync(path.join(dir, "lathe.lock")).size).toBe(0);
   });
 
   it("migrates a version-1 database, keeping its data, with a backup taken first", () => {

@@ -1,7 +1,10 @@
 // The Electron shell: the only main-process code that imports electron (with secrets.ts and
 // menu.ts). It owns the window and the platform pieces (folder picker, keyring, notifications,
 // menus) and carries requests and events between the renderer and the services, which are the
-// same ones the headless host runs.
+// same ones the headless host runs. One app per user: Electron's single-instance lock sends a
+// second launch to the running window (focused) and quits it. One writer per data folder: when
+// another process (a headless host on the same folder) holds it, a dialog names it and offers to
+// open the folder read-only or quit.
 import { app, BrowserWindow, dialog, ipcMain, Notification, screen, session, shell } from "electron";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -11,6 +14,7 @@ import type { Session } from "../../shared/ipc/contract.ts";
 import { createAppServices, type AppServices } from "../app-services.ts";
 import { EventBatcher } from "../ipc/event-batcher.ts";
 import { applyMainProcessFlags } from "../runtime-flags.ts";
+import { FolderLockedError } from "../store/index.ts";
 import { installMenu } from "./menu.ts";
 import { startAutoUpdates } from "./updater.ts";
 import { electronSecretStore } from "./secrets.ts";
@@ -39,7 +43,7 @@ if (!app.requestSingleInstanceLock()) {
       return { action: "deny" };
     });
   });
-  app.whenReady().then(start, (error: unknown) => fatal(error));
+  app.whenReady().then(start).catch((error: unknown) => fatal(error));
   app.on("window-all-closed", () => {
     if (process.platform !== "darwin") app.quit();
   });
@@ -59,11 +63,11 @@ if (!app.requestSingleInstanceLock()) {
   });
 }
 
-function start(): void {
+async function start(): Promise<void> {
   session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
   session.defaultSession.setPermissionCheckHandler(() => false);
-  try {
-    services = createAppServices({
+  const open = (readOnly: boolean) =>
+    createAppServices({
       dataDir: app.getPath("userData"),
       secrets: electronSecretStore(),
       host: "electron",
@@ -71,10 +75,34 @@ function start(): void {
       pickFolder: pickFolder,
       onRunEnd: notifyRunEnd,
       onPermissionRequest: notifyPermission,
+      readOnly,
     });
+  try {
+    services = open(false);
   } catch (error) {
-    fatal(error);
-    return;
+    if (!(error instanceof FolderLockedError)) {
+      fatal(error);
+      return;
+    }
+    const choice = await dialog.showMessageBox({
+      type: "warning",
+      title: "Lathe's data folder is in use",
+      message: "Another Lathe is using this data folder.",
+      detail: `${error.message}\n\nRead-only, you can read and search sessions, but nothing is saved or run.`,
+      buttons: ["Open read-only", "Quit"],
+      defaultId: 1,
+      cancelId: 1,
+    });
+    if (choice.response !== 0) {
+      app.exit(3);
+      return;
+    }
+    try {
+      services = open(true);
+    } catch (readOnlyError) {
+      fatal(readOnlyError);
+      return;
+    }
   }
   const ready = services;
   ipcMain.handle(REQUEST_CHANNEL, (event, name: unknown, params: unknown) => {

@@ -1,18 +1,21 @@
-// `npm run serve -- --port P --data-dir D [--host 127.0.0.1]`: runs Lathe's services headless and
-// serves the renderer to a browser on this machine (or through an SSH tunnel). Prints the URL with
-// its access token; stops cleanly on Ctrl-C.
+// `npm run serve -- --port P --data-dir D [--host 127.0.0.1] [--read-only]`: runs Lathe's services
+// headless and serves the renderer to a browser on this machine (or through an SSH tunnel). Prints
+// the URL with its access token; stops cleanly on Ctrl-C. When another Lathe holds the data folder
+// it says which (pid, app, since when) and exits with status 3, unless --read-only was given: then
+// it serves the folder without writing anything.
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { applyMainProcessFlags } from "../runtime-flags.ts";
+import { describeHolder, FolderLockedError } from "../store/index.ts";
 import { startHost } from "./start-host.ts";
 import pkg from "../../../package.json" with { type: "json" };
 
 applyMainProcessFlags();
 
-const usage = "usage: npm run serve -- [--port 4317] [--data-dir ~/.local/share/lathe] [--host 127.0.0.1]";
-let values: { port?: string; "data-dir"?: string; host?: string; "renderer-dir"?: string; help?: boolean };
+const usage = "usage: npm run serve -- [--port 4317] [--data-dir ~/.local/share/lathe] [--host 127.0.0.1] [--read-only]";
+let values: { port?: string; "data-dir"?: string; host?: string; "renderer-dir"?: string; "read-only"?: boolean; help?: boolean };
 try {
   ({ values } = parseArgs({
     options: {
@@ -20,6 +23,7 @@ try {
       "data-dir": { type: "string" },
       host: { type: "string" },
       "renderer-dir": { type: "string" },
+      "read-only": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   }));
@@ -42,9 +46,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 const rendererDir = resolve(values["renderer-dir"] ?? join(here, "..", "renderer"));
 
 try {
-  const host = await startHost({ dataDir, rendererDir, port, host: values.host, version: pkg.version });
+  const readOnly = values["read-only"] ?? false;
+  const host = await startHost({ dataDir, rendererDir, port, host: values.host, version: pkg.version, readOnly });
   for (const notice of host.services.notices) console.log(`notice: ${notice}`);
-  console.log(`Lathe is serving ${dataDir}`);
+  console.log(`Lathe is serving ${dataDir}${readOnly ? " read-only" : ""}`);
   console.log(`Open ${host.url}`);
   let closing = false;
   const stop = () => {
@@ -55,6 +60,10 @@ try {
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
 } catch (error) {
+  if (error instanceof FolderLockedError) {
+    console.error(`Lathe could not start: ${describeHolder(error.dataDir, error.holder)} Quit it first, or add --read-only to browse the folder without changing anything.`);
+    process.exit(3);
+  }
   console.error(`Lathe could not start: ${(error as Error).message}`);
   process.exit(1);
 }

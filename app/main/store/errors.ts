@@ -1,7 +1,7 @@
 // The store's errors: every failure the app must explain to the user has its own class and a
 // message that says what happened and what was (not) lost. toStoreError maps SQLite's codes.
 
-export type StoreFailure = "disk-full" | "read-only" | "unavailable" | "corrupt" | "not-found" | "invalid" | "io";
+export type StoreFailure = "disk-full" | "read-only" | "unavailable" | "corrupt" | "not-found" | "invalid" | "io" | "in-use";
 
 export class StoreError extends Error {
   readonly failure: StoreFailure;

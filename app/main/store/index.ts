@@ -1,8 +1,14 @@
-// Entry point of the session store: openStore({ dataDir }) opens (creating, repairing, migrating
-// as needed) the one SQLite database in that folder. Returns the store and the notices the app
-// must show (a damaged file moved aside, an upgrade with its backup, runs cut short by a crash).
-// Throws NewerDatabaseError for a file from a newer Lathe, StoreError for anything else.
+// Entry point of the session store: openStore({ dataDir }) takes the data folder's lock (one
+// writer per folder, folder-lock.ts), then opens (creating, repairing, migrating as needed) the one
+// SQLite database in that folder. Returns the store and the notices the app must show (a damaged
+// file moved aside, an upgrade with its backup, runs cut short by a crash). Crash repair runs here,
+// so only by the lock's holder. The lock is released by store.close() (or by the OS at exit).
+// `readOnly: true` takes no lock and changes nothing: no repair, no upgrade, no writes at all.
+// Throws FolderLockedError when another process holds the folder, NewerDatabaseError for a file
+// from a newer Lathe, StoreError for anything else.
+import fs from "node:fs";
 import { toStoreError } from "./errors.ts";
+import { acquireFolderLock, type FolderLock } from "./folder-lock.ts";
 import { openDatabase, type StoreNotice as DatabaseNotice } from "./open-database.ts";
 import { repairInterruptedRuns } from "./repair.ts";
 import { SessionStore } from "./session-store.ts";
@@ -18,12 +24,32 @@ export interface OpenStoreOptions {
   fileName?: string;
   /** Files up to this size get a full quick_check at open (default 256 MiB). */
   quickCheckMaxBytes?: number;
+  /** Open without the lock and without writing anything (another process holds the folder). */
+  readOnly?: boolean;
+  /** Who is opening, for the message a refused process shows ("the headless host"). */
+  app?: string;
 }
 
 export function openStore(options: OpenStoreOptions): { store: SessionStore; notices: StoreNotice[] } {
-  const opened = openDatabase(options);
+  if (options.readOnly) {
+    const opened = openDatabase(options);
+    return { store: new SessionStore(opened.db, opened.path, { readOnly: true }), notices: [] };
+  }
+  try {
+    fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw toStoreError(err, `creating the data folder ${options.dataDir}`);
+  }
+  const lock = acquireFolderLock(options.dataDir, options.app ?? `a Lathe process (${process.title})`);
+  let opened: ReturnType<typeof openDatabase>;
+  try {
+    opened = openDatabase(options);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   const notices: StoreNotice[] = [...opened.notices];
-  const store = new SessionStore(opened.db, opened.path);
+  const store = new SessionStore(opened.db, opened.path, { lock });
   try {
     const repaired = repairInterruptedRuns(opened.db);
     if (repaired.length > 0) {
@@ -48,6 +74,8 @@ export function openStore(options: OpenStoreOptions): { store: SessionStore; not
 export { SessionStore } from "./session-store.ts";
 export { SessionRecorder, type RecorderOptions } from "./recorder.ts";
 export { NewerDatabaseError, StoreError, type StoreFailure } from "./errors.ts";
+export { FolderLockedError, describeHolder, type LockHolder } from "./folder-lock.ts";
+export type { FolderLock };
 export { ABORTED_RESULT_TEXT } from "./repair.ts";
 export type { SessionExport } from "./export.ts";
 export type { ToolAuditEntry, StoredToolAuditEntry, ListAuditOptions } from "./audit-log.ts";

@@ -5,6 +5,9 @@
 // transaction together with its user_version bump. Any other failure throws a StoreError.
 // Private by default (private-folder.ts): the folder is 0700 and the database and its companions
 // 0600, tightened at open when looser, with a notice; a zero-length file starts fresh with a notice.
+// Read-only (`readOnly: true`, for a second process while another Lathe holds the folder): the
+// file is opened without write access and nothing is changed: no folder or file is created, a
+// damaged file is reported instead of moved aside, and a file needing an upgrade is refused.
 import Database from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
@@ -25,6 +28,8 @@ export interface OpenDatabaseOptions {
   fileName?: string;
   /** Files up to this size get a full `PRAGMA quick_check` at open (default 256 MiB). */
   quickCheckMaxBytes?: number;
+  /** Open without write access; change nothing. */
+  readOnly?: boolean;
 }
 
 export interface OpenedDatabase {
@@ -54,10 +59,10 @@ export function prepareConnection(db: Database.Database): void {
 }
 
 /** Opens and probes the file; returns its schema version, or "corrupt". */
-function probe(file: string, quickCheckMaxBytes: number): { db: Database.Database; version: number } | "corrupt" {
+function probe(file: string, quickCheckMaxBytes: number, readOnly = false): { db: Database.Database; version: number } | "corrupt" {
   let db: Database.Database | undefined;
   try {
-    db = new Database(file);
+    db = new Database(file, readOnly ? { readonly: true, fileMustExist: true } : {});
     prepareConnection(db);
     const version = db.pragma("user_version", { simple: true }) as number;
     db.prepare("SELECT count(*) FROM sqlite_schema").get();
@@ -131,9 +136,28 @@ function migrate(db: Database.Database, file: string, from: number, notices: Sto
   }
 }
 
+/** Opens the database without changing anything; throws a StoreError when that cannot be done. */
+function openReadOnly(file: string, quickCheckMaxBytes: number): OpenedDatabase {
+  if (!fs.existsSync(file)) throw new StoreError("not-found", `There is no session database at ${file} to open read-only.`);
+  const probed = probe(file, quickCheckMaxBytes, true);
+  if (probed === "corrupt") throw new StoreError("corrupt", `The session database ${file} is damaged; open it without read-only to move it aside and start a fresh one.`);
+  const { db, version } = probed;
+  if (version > LATEST_VERSION) {
+    db.close();
+    throw new NewerDatabaseError(file, version, LATEST_VERSION);
+  }
+  if (version < LATEST_VERSION) {
+    db.close();
+    throw new StoreError("read-only", `The session database ${file} needs an upgrade (version ${version} to ${LATEST_VERSION}), which cannot be done read-only.`);
+  }
+  db.pragma("busy_timeout = 1000");
+  return { db, path: file, notices: [] };
+}
+
 export function openDatabase(options: OpenDatabaseOptions): OpenedDatabase {
   const file = path.join(options.dataDir, options.fileName ?? "lathe.db");
   const quickCheckMaxBytes = options.quickCheckMaxBytes ?? DEFAULT_QUICK_CHECK_MAX_BYTES;
+  if (options.readOnly) return openReadOnly(file, quickCheckMaxBytes);
   const notices: StoreNotice[] = [];
   let empty: boolean;
   try {

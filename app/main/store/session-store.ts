@@ -15,6 +15,7 @@ import { SessionRecorder, type RecorderOptions } from "./recorder.ts";
 import { searchMessages } from "./search.ts";
 import { SearchIndexer } from "./search-indexer.ts";
 import { Checkpointer } from "./checkpointer.ts";
+import type { FolderLock } from "./folder-lock.ts";
 import { SettingsStore } from "./settings.ts";
 import { statement } from "./sql.ts";
 import type {
@@ -48,22 +49,29 @@ export class SessionStore {
   readonly settings: SettingsStore;
   readonly audit: ToolAuditLog;
   readonly permissionRules: PermissionRules;
+  /** Opened without the folder's lock: nothing may be written (the services refuse every change). */
+  readonly readOnly: boolean;
   readonly #indexer: SearchIndexer;
-  readonly #checkpointer: Checkpointer;
+  readonly #checkpointer: Checkpointer | null;
+  readonly #lock: FolderLock | undefined;
 
-  constructor(db: Database, path: string) {
+  constructor(db: Database, path: string, options: { readOnly?: boolean; lock?: FolderLock } = {}) {
     this.db = db;
     this.path = path;
+    this.readOnly = options.readOnly ?? false;
+    this.#lock = options.lock;
     this.settings = new SettingsStore(db);
     this.audit = new ToolAuditLog(db);
     this.permissionRules = new PermissionRules(db);
     this.#indexer = new SearchIndexer(db);
-    this.#checkpointer = new Checkpointer(db, path);
-    this.#indexer.schedule();
+    // Read-only: the holder indexes and checkpoints; this connection only reads.
+    this.#checkpointer = this.readOnly ? null : new Checkpointer(db, path);
+    if (!this.readOnly) this.#indexer.schedule();
   }
 
   /** Runs `fn` in a transaction; `sessionOf` names the session it added messages to, if any. */
   #write<T>(action: string, fn: () => T, sessionOf?: (result: T) => number): T {
+    if (this.readOnly) throw new StoreError("read-only", `This Lathe opened the data folder read-only: ${action} is not possible.`);
     let result: T;
     try {
       result = this.db.transaction(fn)();
@@ -77,7 +85,7 @@ export class SessionStore {
   readonly #afterCommit = (sessionWithNewMessages?: number): void => {
     if (sessionWithNewMessages !== undefined) this.#indexer.noteSession(sessionWithNewMessages);
     this.#indexer.schedule();
-    this.#checkpointer.noteWrite();
+    this.#checkpointer?.noteWrite();
   };
 
   /** Indexes every message still waiting for the search index (search does this itself). */
@@ -96,12 +104,12 @@ export class SessionStore {
    * background checkpoint. Returns false if it could not complete (e.g. a reader kept it busy).
    */
   checkpoint(waitMs = 5000): boolean {
-    return this.#checkpointer.checkpointNow(waitMs);
+    return this.#checkpointer?.checkpointNow(waitMs) ?? false;
   }
 
   /** Whether WAL checkpoints run in a worker thread (false: SQLite's automatic ones). */
   get checkpointsInWorker(): boolean {
-    return this.#checkpointer.inWorker;
+    return this.#checkpointer?.inWorker ?? false;
   }
 
   // Projects
@@ -275,7 +283,8 @@ export class SessionStore {
   // History
 
   search(query: string, options?: SearchOptions): SearchResult {
-    this.#indexer.flushAll();
+    // Read-only: what the holder has indexed (it indexes within milliseconds of a commit).
+    if (!this.readOnly) this.#indexer.flushAll();
     return searchMessages(this.db, query, options);
   }
 
@@ -300,11 +309,12 @@ export class SessionStore {
   close(): void {
     if (!this.db.open) return;
     this.#indexer.close();
-    this.#checkpointer.close();
+    this.#checkpointer?.close();
     try {
-      this.db.pragma("wal_checkpoint(TRUNCATE)");
+      if (!this.readOnly) this.db.pragma("wal_checkpoint(TRUNCATE)");
     } finally {
       this.db.close();
+      this.#lock?.release();
     }
   }
 }

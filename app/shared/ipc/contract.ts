@@ -90,7 +90,15 @@ function request<P extends TSchema, R extends TSchema>(params: P, result: R) {
 export const requests = {
   "app.info": request(
     Type.Object({}),
-    Type.Object({ version: Type.String(), platform: Type.String(), dataDir: Type.String(), notices: Type.Array(Type.String()), host: Type.Union([Type.Literal("electron"), Type.Literal("browser")]) }),
+    Type.Object({
+      version: Type.String(),
+      platform: Type.String(),
+      dataDir: Type.String(),
+      notices: Type.Array(Type.String()),
+      host: Type.Union([Type.Literal("electron"), Type.Literal("browser")]),
+      /** Opened read-only because another Lathe holds the data folder: only reads are answered. */
+      readOnly: Type.Boolean(),
+    }),
   ),
   "projects.list": request(Type.Object({}), Type.Array(ProjectInfoSchema)),
   "projects.open": request(Type.Object({ folder: NonEmpty(4096) }), ProjectInfoSchema),
