@@ -7,6 +7,7 @@ import type { Session } from "../shared/ipc/contract.ts";
 import { EventHub } from "./ipc/event-hub.ts";
 import { IpcFailure, IpcRouter, type RequestHandlers } from "./ipc/router.ts";
 import { PermissionsService } from "./permissions/permissions-service.ts";
+import { redactSecrets } from "./permissions/redaction.ts";
 import { createStreamModel, discoverModels, testProvider } from "./providers/index.ts";
 import type { StreamFn } from "./loop/types.ts";
 import { SessionsService } from "./sessions/sessions-service.ts";
@@ -26,6 +27,8 @@ export interface AppServicesOptions {
   /** Replaces the provider layer (tests point it at a local server instead through settings/env). */
   streamFn?: StreamFn;
   bashTimeoutMs?: number;
+  /** How long a deleted session can be restored before it is purged (default 10 minutes). */
+  purgeAfterMs?: number;
   /** Rate limit on file writes and edits per turn (default 25). */
   maxFileWritesPerTurn?: number;
   onRunEnd?: (session: Session | undefined, last: AssistantMessage | undefined) => void;
@@ -44,6 +47,7 @@ const READ_ONLY_REQUESTS: ReadonlySet<RequestName> = new Set<RequestName>([
   "sessions.list",
   "sessions.open",
   "sessions.state",
+  "tools.output",
   "sessions.export",
   "sessions.search",
   "models.list",
@@ -77,24 +81,37 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   }
   const hub = new EventHub();
   const settings = new SettingsService(store.settings, options.secrets, env);
-  const streamFn = options.streamFn ?? createStreamModel({ settings: () => settings.providerSettings(), env });
+  const streamFn =
+    options.streamFn ?? createStreamModel({ settings: () => settings.providerSettings(), env, idleTimeoutMs: () => settings.stallTimeoutSeconds * 1000 });
+  const knownSecrets = (): string[] => {
+    const p = settings.providerSettings();
+    return [p.anthropic?.apiKey, p.openai?.apiKey, ...(p.custom ?? []).map((c) => c.apiKey), env.ANTHROPIC_API_KEY, env.OPENAI_API_KEY].filter(
+      (k): k is string => typeof k === "string" && k.length >= 8,
+    );
+  };
   const permissions = new PermissionsService({
     store,
     hub,
     mode: () => settings.permissionMode,
     maxFileWritesPerTurn: options.maxFileWritesPerTurn,
-    knownSecrets: () => {
-      const p = settings.providerSettings();
-      return [p.anthropic?.apiKey, p.openai?.apiKey, ...(p.custom ?? []).map((c) => c.apiKey), env.ANTHROPIC_API_KEY, env.OPENAI_API_KEY].filter(
-        (k): k is string => typeof k === "string" && k.length >= 8,
-      );
-    },
+    knownSecrets,
     onPendingChange: (sessionId) => {
       hub.emit("session.state", sessions.state(sessionId));
       options.onPermissionRequest?.(sessionId);
     },
   });
-  const sessions: SessionsService = new SessionsService({ store, hub, settings, streamFn, permissions, env, bashTimeoutMs: options.bashTimeoutMs, onRunEnd: options.onRunEnd });
+  const sessions: SessionsService = new SessionsService({
+    store,
+    hub,
+    settings,
+    streamFn,
+    permissions,
+    env,
+    bashTimeoutMs: options.bashTimeoutMs,
+    onRunEnd: options.onRunEnd,
+    redact: (text) => redactSecrets(text, knownSecrets()).text,
+    purgeAfterMs: options.purgeAfterMs,
+  });
 
   const ruleScopeId = (scope: "session" | "project" | "global", scopeId: number | undefined): number | null => {
     if (scope === "global") return null;
@@ -131,7 +148,9 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     "sessions.undoCompaction": async ({ sessionId, index }) => (await sessions.undoCompaction(sessionId, index), {}),
     "sessions.rename": ({ sessionId, title }) => sessions.rename(sessionId, title),
     "sessions.archive": ({ sessionId, archived }) => sessions.archive(sessionId, archived),
+    "sessions.retry": async ({ sessionId }) => (await sessions.retry(sessionId), {}),
     "sessions.delete": async ({ sessionId }) => (await sessions.delete(sessionId), {}),
+    "sessions.restore": ({ sessionId }) => sessions.restore(sessionId),
     "sessions.fork": ({ sessionId, position }) => sessions.fork(sessionId, position),
     "sessions.export": ({ sessionId, format }) => {
       const session = store.getSession(sessionId);
@@ -151,6 +170,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     },
     "tools.input": ({ sessionId, toolCallId, data }) => (sessions.writeInput(sessionId, toolCallId, data), {}),
     "tools.interrupt": ({ sessionId, toolCallId }) => (sessions.interrupt(sessionId, toolCallId), {}),
+    "tools.output": ({ sessionId, toolCallId }) => sessions.toolOutput(sessionId, toolCallId),
     "models.list": () => sessions.models(),
     "models.refresh": async ({ provider }) => {
       const custom = (settings.providerSettings().custom ?? []).find((c) => c.id === provider);
@@ -174,11 +194,10 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     "permissions.addRule": ({ tool, pattern, action, scope, scopeId }) =>
       store.permissionRules.add({ tool, pattern, action, scope, scopeId: ruleScopeId(scope, scopeId) }),
     "permissions.updateRule": ({ id, pattern, action }) => {
-      const rule = store.permissionRules.all().find((r) => r.id === id);
-      if (!rule) throw new IpcFailure("not-found", `No permission rule ${id}.`);
-      // Rules are immutable rows: an edit replaces the rule with its new version.
-      store.permissionRules.remove(id);
-      return store.permissionRules.add({ ...rule, pattern: pattern ?? rule.pattern, action: action ?? rule.action });
+      // Rules are immutable rows: an edit replaces the rule with its new version, in one transaction.
+      const updated = store.permissionRules.replace(id, { pattern, action });
+      if (!updated) throw new IpcFailure("not-found", `No permission rule ${id}.`);
+      return updated;
     },
     "permissions.removeRule": ({ id }) => {
       if (!store.permissionRules.remove(id)) throw new IpcFailure("not-found", `No permission rule ${id}.`);

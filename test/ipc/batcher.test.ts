@@ -1,7 +1,9 @@
-// Event batching: one batch per frame per session, the loop's order kept, message updates
-// coalesced to the newest, every tool update (every terminal byte) delivered.
+// Event batching: one batch per frame per session, numbered, in the loop's order; nothing dropped
+// or reordered; only adjacent deltas of one block joined (an identical result); every tool update
+// (every terminal byte) delivered.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { EventBatcher } from "../../app/main/ipc/event-batcher.ts";
+import { EventHub } from "../../app/main/ipc/event-hub.ts";
 import type { AgentEvent, AssistantMessage } from "../../app/shared/agent-types.ts";
 import { emptyUsage } from "../../app/shared/agent-types.ts";
 import type { WireAgentEvent } from "../../app/shared/ipc/agent-schemas.ts";
@@ -22,6 +24,11 @@ const delta = (text: string, d: string, timestamp = 1): AgentEvent => {
   return { type: "message_update", message, assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: d, partial: message } };
 };
 
+const textEnd = (text: string, timestamp = 1): AgentEvent => {
+  const message = assistant(text, timestamp);
+  return { type: "message_update", message, assistantMessageEvent: { type: "text_end", contentIndex: 0, content: text, partial: message } };
+};
+
 const toolUpdate = (id: string, chunk: string): AgentEvent => ({
   type: "tool_execution_update",
   toolCallId: id,
@@ -30,70 +37,118 @@ const toolUpdate = (id: string, chunk: string): AgentEvent => ({
   partialResult: { content: [], details: { chunk } },
 });
 
+type Batch = { sessionId: number; fromSeq: number; toSeq: number; events: WireAgentEvent[]; seqs: number[] };
+
 describe("EventBatcher", () => {
   let sent: { event: string; payload: unknown }[];
   let batcher: EventBatcher;
+  let seq: Map<number, number>;
+  const push = (sessionId: number, event: AgentEvent) => {
+    const n = (seq.get(sessionId) ?? 0) + 1;
+    seq.set(sessionId, n);
+    batcher.sessionEvent(sessionId, event, n);
+  };
   beforeEach(() => {
     vi.useFakeTimers();
     sent = [];
+    seq = new Map();
     batcher = new EventBatcher((event, payload) => sent.push({ event, payload }), 16);
   });
   afterEach(() => vi.useRealTimers());
 
-  const batches = () => sent.filter((s) => s.event === "session.events").map((s) => s.payload as { sessionId: number; events: WireAgentEvent[] });
+  const batches = () => sent.filter((s) => s.event === "session.events").map((s) => s.payload as Batch);
 
-  it("sends one batch per session per frame, in order", () => {
-    batcher.sessionEvent(1, { type: "agent_start" });
-    batcher.sessionEvent(2, { type: "agent_start" });
-    batcher.sessionEvent(1, { type: "turn_start" });
+  it("sends one numbered batch per session per frame, in order", () => {
+    push(1, { type: "agent_start" });
+    push(2, { type: "agent_start" });
+    push(1, { type: "turn_start" });
     expect(sent).toHaveLength(0);
     vi.advanceTimersByTime(16);
     expect(batches()).toEqual([
-      { sessionId: 1, events: [{ type: "agent_start" }, { type: "turn_start" }] },
-      { sessionId: 2, events: [{ type: "agent_start" }] },
+      { sessionId: 1, fromSeq: 1, toSeq: 2, seqs: [1, 2], events: [{ type: "agent_start" }, { type: "turn_start" }] },
+      { sessionId: 2, fromSeq: 1, toSeq: 1, seqs: [1], events: [{ type: "agent_start" }] },
     ]);
   });
 
-  it("coalesces updates of one message to the newest, joining deltas, without the partial", () => {
-    batcher.sessionEvent(1, { type: "message_start", message: assistant("") });
-    for (const [text, d] of [["He", "He"], ["Hell", "ll"], ["Hello", "o"]] as const) batcher.sessionEvent(1, delta(text, d));
+  it("joins adjacent deltas of one block into one event with the newest message, without the partial", () => {
+    push(1, { type: "message_start", message: assistant("") });
+    for (const [text, d] of [["He", "He"], ["Hell", "ll"], ["Hello", "o"]] as const) push(1, delta(text, d));
     vi.advanceTimersByTime(16);
     const [batch] = batches();
     expect(batch!.events.map((e) => e.type)).toEqual(["message_start", "message_update"]);
+    expect(batch!.seqs).toEqual([1, 4]);
+    expect([batch!.fromSeq, batch!.toSeq]).toEqual([1, 4]);
     const update = batch!.events[1] as Extract<WireAgentEvent, { type: "message_update" }>;
     expect(update.message.content).toEqual([{ type: "text", text: "Hello" }]);
     expect(update.assistantMessageEvent).toEqual({ type: "text_delta", contentIndex: 0, delta: "Hello" });
   });
 
-  it("does not coalesce across a message boundary or between different messages", () => {
-    batcher.sessionEvent(1, delta("a", "a", 1));
-    batcher.sessionEvent(1, { type: "message_end", message: assistant("a", 1) });
-    batcher.sessionEvent(1, delta("b", "b", 2));
-    batcher.sessionEvent(1, delta("bc", "c", 2));
+  it("keeps the deltas before a text_end in the same frame (a delta reader gets every character)", () => {
+    push(1, delta("Hel", "Hel"));
+    push(1, delta("Hello", "lo"));
+    push(1, textEnd("Hello"));
     vi.advanceTimersByTime(16);
-    expect(batches()[0]!.events.map((e) => e.type)).toEqual(["message_update", "message_end", "message_update"]);
+    const events = batches()[0]!.events as Extract<WireAgentEvent, { type: "message_update" }>[];
+    expect(events.map((e) => e.assistantMessageEvent.type)).toEqual(["text_delta", "text_end"]);
+    expect(events[0]!.assistantMessageEvent.delta).toBe("Hello");
   });
 
-  it("never drops a tool update: a terminal view gets every byte", () => {
+  it("never joins across another event, a message boundary or different messages", () => {
+    push(1, delta("a", "a", 1));
+    push(1, { type: "message_end", message: assistant("a", 1) });
+    push(1, delta("b", "b", 2));
+    push(1, { type: "provider_retry", retry: { attempt: 2, maxAttempts: 5, delayMs: 1, error: "x" } });
+    push(1, delta("bc", "c", 2));
+    push(1, delta("bcd", "d", 3));
+    vi.advanceTimersByTime(16);
+    const [batch] = batches();
+    expect(batch!.events.map((e) => e.type)).toEqual(["message_update", "message_end", "message_update", "provider_retry", "message_update", "message_update"]);
+    expect(batch!.seqs).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it("never drops a tool update: a terminal view gets every byte, and the numbers have no gap", () => {
     const bytes: string[] = [];
     for (let i = 0; i < 500; i++) {
       const chunk = `line ${i}\r\n`;
       bytes.push(chunk);
-      batcher.sessionEvent(1, toolUpdate("t", chunk));
-      batcher.sessionEvent(1, delta(`x${i}`, "x"));
+      push(1, toolUpdate("t", chunk));
+      push(1, delta(`x${i}`, "x"));
       if (i % 50 === 0) vi.advanceTimersByTime(16);
     }
     vi.advanceTimersByTime(16);
-    const received = batches()
+    const all = batches();
+    const received = all
       .flatMap((b) => b.events)
       .filter((e) => e.type === "tool_execution_update")
       .map((e) => ((e as { partialResult: { details: { chunk: string } } }).partialResult.details.chunk));
     expect(received.join("")).toBe(bytes.join(""));
+    for (let i = 1; i < all.length; i++) expect(all[i]!.fromSeq).toBe(all[i - 1]!.toSeq + 1);
+    expect(all.at(-1)!.toSeq).toBe(1000);
   });
 
   it("flushes pending session events before any other event, keeping cross-channel order", () => {
-    batcher.sessionEvent(1, { type: "tool_execution_start", toolCallId: "c", toolName: "bash", args: {} });
+    push(1, { type: "tool_execution_start", toolCallId: "c", toolName: "bash", args: {} });
     batcher.emit("app.notice", { level: "info", message: "after the start" });
     expect(sent.map((s) => s.event)).toEqual(["session.events", "app.notice"]);
+  });
+});
+
+describe("EventHub", () => {
+  it("numbers each session's events and flushes its listeners on request", () => {
+    vi.useFakeTimers();
+    try {
+      const hub = new EventHub();
+      const sent: unknown[] = [];
+      hub.add(new EventBatcher((_e, payload) => sent.push(payload), 16));
+      hub.sessionEvent(7, { type: "agent_start" });
+      hub.sessionEvent(7, { type: "turn_start" });
+      hub.sessionEvent(8, { type: "agent_start" });
+      expect([hub.seqOf(7), hub.seqOf(8), hub.seqOf(9)]).toEqual([2, 1, 0]);
+      expect(sent).toHaveLength(0);
+      hub.flush();
+      expect(sent).toMatchObject([{ sessionId: 7, seqs: [1, 2] }, { sessionId: 8, seqs: [1] }]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -123,7 +123,9 @@ describe.each(ADAPTERS)("$name", (adapter) => {
     server = await startServer([{ chunks: partialText[adapter.name]!("Partial answer here"), destroyAfter: 1 }, { body: adapter.text("must not be used") }]);
     const { message, retries, types } = await run(adapter);
     expect(message.stopReason).toBe("error");
-    expect(message.errorMessage).toBeTruthy();
+    // Said in plain words, with the provider's name, not as a network error code.
+    expect(message.errorMessage).toMatch(/^The connection to (Anthropic|OpenAI|\w+) was lost mid-answer; the part that had arrived is kept\.$/);
+    expect(message.errorMessage).toContain(adapter.name === "anthropic-messages" ? "Anthropic" : adapter.name === "openai-responses" ? "OpenAI" : "");
     expect(message.content).toEqual([{ type: "text", text: "Partial answer here" }]);
     expect(types.at(-1)).toBe("error");
     expect(retries).toHaveLength(0);

@@ -129,7 +129,7 @@ describe("SessionRecorder", () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(countEvents()).toBe(2);
 
-    store.deleteSession(session.id);
+    store.db.prepare("DELETE FROM sessions WHERE id = ?").run(session.id);
     recorder.handle({ type: "message_end", message: user("lost") });
     expect(errors).toHaveLength(1);
     expect(errors[0]!.message).toMatch(/saving the user message failed|does not exist/);

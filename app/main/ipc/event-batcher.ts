@@ -1,9 +1,12 @@
 // EventBatcher: carries events to one renderer in the loop's order without flooding it. A
 // session's lifecycle events are collected for one frame (~16 ms) and sent as one
-// `session.events` batch. Within a batch, message_update events of the same message are
-// coalesced to the newest (each carries the whole partial message, so nothing is lost; their
-// text deltas are joined). Tool updates are never coalesced: a terminal view receives every
-// byte. Any other event first flushes what is pending, so cross-channel order holds too.
+// `session.events` batch, with their sequence numbers (`seqs[i]` is the number of the last event
+// `events[i]` stands for; `fromSeq`..`toSeq` is the range the batch covers, with no gap).
+// Nothing is dropped or reordered. The only coalescing is where the result is identical: a
+// streaming delta directly after a delta of the same kind, block and message becomes one event
+// carrying both deltas joined and the newer partial message. Tool updates are never coalesced: a
+// terminal view receives every byte. Any other event first flushes what is pending, so
+// cross-channel order holds too.
 import type { AgentEvent } from "../../shared/agent-types.ts";
 import type { WireAgentEvent } from "../../shared/ipc/agent-schemas.ts";
 import type { EventName, EventPayload } from "../../shared/ipc/contract.ts";
@@ -25,10 +28,16 @@ export function toWireEvent(event: AgentEvent): WireAgentEvent {
   };
 }
 
+interface PendingBatch {
+  fromSeq: number;
+  events: WireAgentEvent[];
+  seqs: number[];
+}
+
 export class EventBatcher {
   private readonly send: EventSender;
   private readonly frameMs: number;
-  private readonly pending = new Map<number, WireAgentEvent[]>();
+  private readonly pending = new Map<number, PendingBatch>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(send: EventSender, frameMs = 16) {
@@ -36,12 +45,19 @@ export class EventBatcher {
     this.frameMs = frameMs;
   }
 
-  sessionEvent(sessionId: number, event: AgentEvent): void {
+  sessionEvent(sessionId: number, event: AgentEvent, seq: number): void {
     let batch = this.pending.get(sessionId);
-    if (!batch) this.pending.set(sessionId, (batch = []));
+    if (!batch) this.pending.set(sessionId, (batch = { fromSeq: seq, events: [], seqs: [] }));
     const wire = toWireEvent(event);
-    if (wire.type === "message_update") coalesceInto(batch, wire);
-    else batch.push(wire);
+    const last = batch.events.length - 1;
+    const merged = last >= 0 ? joinDeltas(batch.events[last]!, wire) : undefined;
+    if (merged) {
+      batch.events[last] = merged;
+      batch.seqs[last] = seq;
+    } else {
+      batch.events.push(wire);
+      batch.seqs.push(seq);
+    }
     this.timer ??= setTimeout(() => this.flush(), this.frameMs);
   }
 
@@ -54,7 +70,9 @@ export class EventBatcher {
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    for (const [sessionId, events] of this.pending) this.send("session.events", { sessionId, events });
+    for (const [sessionId, batch] of this.pending) {
+      this.send("session.events", { sessionId, fromSeq: batch.fromSeq, toSeq: batch.seqs.at(-1)!, events: batch.events, seqs: batch.seqs });
+    }
     this.pending.clear();
   }
 
@@ -65,23 +83,16 @@ export class EventBatcher {
 
 type WireUpdate = Extract<WireAgentEvent, { type: "message_update" }>;
 
-function coalesceInto(batch: WireAgentEvent[], update: WireUpdate): void {
-  // Only the newest update of a message matters; find the previous one of the same message, if
-  // nothing but tool events stands between (a message_start or _end keeps both sides).
-  for (let i = batch.length - 1; i >= 0; i--) {
-    const prev = batch[i]!;
-    if (prev.type === "message_update") {
-      if (prev.message.timestamp !== update.message.timestamp) break;
-      batch.splice(i, 1);
-      const a = prev.assistantMessageEvent;
-      const b = update.assistantMessageEvent;
-      const sameBlock = a.type === b.type && a.contentIndex === b.contentIndex;
-      if (sameBlock && a.delta !== undefined && b.delta !== undefined) {
-        update = { ...update, assistantMessageEvent: { ...b, delta: a.delta + b.delta } };
-      }
-      break;
-    }
-    if (prev.type === "message_start" || prev.type === "message_end") break;
-  }
-  batch.push(update);
+/**
+ * One event equal in effect to `prev` then `next`, when both are deltas of the same kind, block
+ * and message (the later partial message, the deltas joined); otherwise undefined.
+ */
+function joinDeltas(prev: WireAgentEvent, next: WireAgentEvent): WireUpdate | undefined {
+  if (prev.type !== "message_update" || next.type !== "message_update") return undefined;
+  if (prev.message.timestamp !== next.message.timestamp) return undefined;
+  const a = prev.assistantMessageEvent;
+  const b = next.assistantMessageEvent;
+  if (a.type !== b.type || !b.type.endsWith("_delta") || a.contentIndex !== b.contentIndex) return undefined;
+  if (a.delta === undefined || b.delta === undefined) return undefined;
+  return { ...next, assistantMessageEvent: { ...b, delta: a.delta + b.delta } };
 }

@@ -192,7 +192,11 @@ async function streamAssistantResponse(
   signal: AbortSignal | undefined,
   streamFn: StreamFn,
 ): Promise<AssistantMessage> {
-  if (signal?.aborted) return emitWhole(current, abortedAssistantMessage(config.model), emit);
+  if (signal?.aborted) {
+    // A reason given as text (e.g. "Lathe could not save…") says why; anything else is the user's stop.
+    const reason = typeof signal.reason === "string" ? signal.reason : undefined;
+    return emitWhole(current, abortedAssistantMessage(config.model, reason), emit);
+  }
 
   const messages = config.transformContext ? await config.transformContext(current.messages, signal) : current.messages;
   const llmContext: LlmContext = {

@@ -139,8 +139,9 @@ export class Agent {
     return [...this.steeringQueue.splice(0), ...this.followUpQueue.splice(0)];
   }
 
-  abort(): void {
-    this.controller?.abort();
+  /** Stops the run; `reason`, when given, is what the aborted answer says instead of "Aborted by the user." */
+  abort(reason?: string): void {
+    this.controller?.abort(reason);
   }
 
   waitForIdle(): Promise<void> {

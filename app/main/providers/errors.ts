@@ -18,6 +18,8 @@ export interface FailureInfo {
   retryAfterMs?: number;
   contextOverflow: boolean;
   status?: number;
+  /** The connection broke (reset, closed, ended early) after it was established. */
+  connectionLost?: boolean;
 }
 
 const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504, 529]);
@@ -117,9 +119,14 @@ export function describeFailure(error: unknown, provider: ProviderLabel): Failur
     const detail = netCode ?? (cause ? String(field(cause, "message") ?? cause) : text);
     const retryable = netCode === undefined ? !/refused|ENOTFOUND/i.test(detail) : RESET_CODES.has(netCode);
     const hint = netCode === "ECONNREFUSED" ? " Is the server running?" : "";
-    return { message: `Could not reach ${provider.name} at ${provider.baseUrl} (${detail}).${hint}`, retryable, contextOverflow: false };
+    return { message: `Could not reach ${provider.name} at ${provider.baseUrl} (${detail}).${hint}`, retryable, contextOverflow: false, connectionLost: retryable };
   }
   return { message: `${provider.name}: ${text}`, retryable: false, contextOverflow: false };
+}
+
+/** What the user reads when a connection breaks after part of the answer arrived. */
+export function connectionLostMessage(provider: ProviderLabel): string {
+  return `The connection to ${provider.name} was lost mid-answer; the part that had arrived is kept.`;
 }
 
 /** An error reported inside a stream (a failed response, an error chunk), shaped like an SDK APIError without status. */

@@ -14,7 +14,8 @@ export interface StreamModelConfig {
   settings?: ProviderSettings | (() => ProviderSettings);
   env?: Record<string, string | undefined>;
   retry?: Partial<RetryPolicy>;
-  idleTimeoutMs?: number;
+  /** Stall limit: a number, or read per request (a setting the user can change). */
+  idleTimeoutMs?: number | (() => number);
 }
 
 export function createStreamModel(config: StreamModelConfig = {}): StreamFn {
@@ -25,7 +26,7 @@ export function createStreamModel(config: StreamModelConfig = {}): StreamFn {
         settings,
         env: config.env,
         retry: config.retry,
-        idleTimeoutMs: config.idleTimeoutMs,
+        idleTimeoutMs: typeof config.idleTimeoutMs === "function" ? config.idleTimeoutMs() : config.idleTimeoutMs,
         ...withoutUndefined(options),
       };
       switch (model.api) {

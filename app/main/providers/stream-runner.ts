@@ -5,7 +5,7 @@
 import type { Model } from "../../shared/agent-types.ts";
 import { AssistantEventStream } from "../loop/event-stream.ts";
 import type { AssistantMessageEventStream } from "../loop/types.ts";
-import { describeFailure, type FailureInfo, type ProviderLabel } from "./errors.ts";
+import { connectionLostMessage, describeFailure, type FailureInfo, type ProviderLabel } from "./errors.ts";
 import { MessageBuilder } from "./message-builder.ts";
 import { retryDelay, sleep } from "./retry.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_RETRY_POLICY, type ProviderStreamOptions, type RetryPolicy } from "./types.ts";
@@ -81,6 +81,10 @@ async function drive(builder: MessageBuilder, options: ProviderStreamOptions, ma
       return;
     }
     const info = outcome.info;
+    if (info.connectionLost && builder.hasContent) {
+      builder.fail("error", connectionLostMessage(adapter.provider));
+      return;
+    }
     if (!info.retryable || builder.hasContent || attempt >= maxAttempts) {
       const suffix = info.retryable && attempt > 1 ? ` (gave up after ${attempt} attempts)` : "";
       builder.fail("error", info.message + suffix, info.contextOverflow);
@@ -126,7 +130,7 @@ async function runAttempt(adapter: Adapter, builder: MessageBuilder, userSignal:
       if (stalled) return stallOutcome(idleMs);
       if (error instanceof ReportedError) return { kind: "failed", info: { message: error.message, retryable: false, contextOverflow: error.contextOverflow } };
       if (error instanceof StreamEndedEarlyError) {
-        return { kind: "failed", info: { message: `${adapter.provider.name}: ${error.message}`, retryable: true, contextOverflow: false } };
+        return { kind: "failed", info: { message: `${adapter.provider.name}: ${error.message}`, retryable: true, contextOverflow: false, connectionLost: true } };
       }
       return { kind: "failed", info: describeFailure(error, adapter.provider) };
     },

@@ -1,12 +1,21 @@
 // LiveSession: one session that can run: its Agent, its coding tools (bound to the project
 // folder), and its recorder. Every loop event goes to the recorder (so messages land in the store
 // as they end) and to the event hub (so every connected renderer sees them), in the loop's order.
-import type { AgentEvent, AgentMessage, AssistantMessage, ImageContent, Model } from "../../shared/agent-types.ts";
-import type { SessionState } from "../../shared/ipc/contract.ts";
+// Durable before acting: a tool call runs only when the assistant message that made it is stored
+// (a gate in front of beforeToolCall). When a write fails the run is stopped at once and one
+// notice says how much space to free; the recorder keeps what was not written and writes it, in
+// order, as soon as it can; until then new runs are refused with the same explanation.
+// It also keeps what a snapshot needs beyond the stored transcript (`live()`): the message
+// streaming, and the tool calls whose results are not in the transcript yet, with their output.
+import { dirname } from "node:path";
+import type { AgentEvent, AgentMessage, AssistantMessage, ImageContent, Model, ProviderRetry } from "../../shared/agent-types.ts";
+import type { LiveSnapshot, LiveTool, SessionState } from "../../shared/ipc/contract.ts";
 import { Agent, userMessage } from "../loop/agent.ts";
 import type { AgentLoopConfig, StreamFn } from "../loop/types.ts";
 import type { EventHub } from "../ipc/event-hub.ts";
-import type { SessionRecorder, SessionStore } from "../store/index.ts";
+import type { SessionRecorder, SessionStore, StoreError } from "../store/index.ts";
+import { IpcFailure } from "../ipc/router.ts";
+import { NOT_RUN_UNSAVED, STOPPED_UNSAVED, storageFailureMessage } from "./storage-failure.ts";
 import { createCodingTools, type CodingTools } from "../tools/index.ts";
 import { compactTranscript } from "./compaction.ts";
 import { COMPACTION, COMPACTION_UNDO, compactionPolicy, contextTokens, modelView, needsCompaction, type CompactionDetails } from "./context.ts";
@@ -40,7 +49,11 @@ export interface LiveSessionOptions {
   /** Called after each run, for notifications and the session list. */
   onRunEnd?: (session: LiveSession, last: AssistantMessage | undefined) => void;
   bashTimeoutMs?: number;
+  /** Applied to terminal logs before they are stored (secret redaction). */
+  redact?: (text: string) => string;
 }
+
+type LiveToolState = Omit<LiveTool, "output">;
 
 export class LiveSession {
   readonly sessionId: number;
@@ -54,6 +67,11 @@ export class LiveSession {
   /** Set while an entry is written outside a run: the store gets it directly, not the recorder. */
   private outOfBand = false;
   private overflowRetried = false;
+  /** The notice of the current storage outage, once sent (one per outage). */
+  private saveFailure: string | null = null;
+  private streaming: AssistantMessage | null = null;
+  private retryNotice: ProviderRetry | null = null;
+  private readonly liveTools = new Map<string, LiveToolState>();
 
   constructor(options: LiveSessionOptions) {
     this.options = options;
@@ -70,7 +88,11 @@ export class LiveSession {
       baseToolNames,
       messages: options.messages,
       systemPrompt: this.systemPrompt(baseToolNames),
-      beforeToolCall: hooks.beforeToolCall,
+      // Durable before acting: nothing runs for an assistant message that is not stored.
+      beforeToolCall: async (ctx, signal) => {
+        if (!this.recorder.isStored(ctx.assistantMessage)) return { block: true, reason: NOT_RUN_UNSAVED };
+        return hooks.beforeToolCall?.(ctx, signal);
+      },
       afterToolCall: hooks.afterToolCall,
       transformContext: (_messages, signal) => this.transformContext(signal),
       // transformContext already gives the model's view (summary, kept messages, no app entries).
@@ -78,7 +100,9 @@ export class LiveSession {
       onSubscriberError: (error) => console.error("[sessions] event subscriber failed:", error),
     });
     this.recorder = options.store.recorder(this.sessionId, {
-      onError: (error) => options.hub.emit("app.notice", { level: "error", message: `Could not save session ${this.sessionId}: ${error.message}` }),
+      onError: (error) => this.onSaveFailed(error),
+      onRecovered: () => this.onSaveRecovered(),
+      redact: options.redact,
     });
     this.agent.subscribe((event) => this.onEvent(event));
   }
@@ -94,6 +118,7 @@ export class LiveSession {
   }
 
   prompt(text: string, images: ImageContent[] = []): void {
+    this.assertSaving();
     this.overflowRetried = false;
     this.agent.systemPrompt = this.systemPrompt(this.agent.activeToolNames);
     this.agent.prompt(text, images).catch((error: unknown) => this.options.hub.emit("app.notice", { level: "error", message: String(error) }));
@@ -101,17 +126,77 @@ export class LiveSession {
   }
 
   steer(text: string, images: ImageContent[] = []): void {
+    this.assertSaving();
     this.agent.steer(userMessage(text, images));
     this.options.onStateChange(this);
   }
 
   followUp(text: string, images: ImageContent[] = []): void {
+    this.assertSaving();
     this.agent.followUp(userMessage(text, images));
     this.options.onStateChange(this);
   }
 
   abort(): void {
     this.agent.abort();
+  }
+
+  /**
+   * Runs the last failed turn again: the failed (or stopped) answer stays in the transcript, and the
+   * provider layer does not send it; the model answers the turn anew.
+   */
+  retry(): void {
+    this.assertIdle("retry");
+    const last = this.agent.messages.at(-1);
+    const failed = last?.role === "assistant" && (last.stopReason === "error" || last.stopReason === "aborted");
+    if (!failed && last?.role !== "toolResult") throw new Error("There is nothing to retry: the last turn did not fail.");
+    this.assertSaving();
+    this.overflowRetried = false;
+    this.agent.systemPrompt = this.systemPrompt(this.agent.activeToolNames);
+    this.agent.continue().catch((error: unknown) => this.options.hub.emit("app.notice", { level: "error", message: String(error) }));
+    this.options.onStateChange(this);
+  }
+
+  /** Messages handled but not yet written (a storage failure holds them back), in order. */
+  unsavedMessages(): AgentMessage[] {
+    return this.recorder.unsavedMessages();
+  }
+
+  /** What a snapshot shows beyond the stored transcript; null when nothing is live. */
+  live(): LiveSnapshot | null {
+    if (!this.agent.isRunning && this.liveTools.size === 0 && !this.streaming) return null;
+    return {
+      streaming: this.streaming,
+      retry: this.retryNotice,
+      tools: [...this.liveTools.values()].map((t) => ({ ...t, output: this.recorder.outputOf(t.toolCallId)?.text() ?? "" })),
+    };
+  }
+
+  /** Writes held back by a failure are tried again; refuses (with the notice's text) while they fail. */
+  private assertSaving(): void {
+    if (!this.recorder.failing || this.recorder.retry()) return;
+    throw new IpcFailure("unavailable", this.saveFailure ?? `Lathe cannot save session ${this.sessionId} at the moment.`);
+  }
+
+  private onSaveFailed(error: StoreError): void {
+    const info = this.options.store.getSession(this.sessionId);
+    this.saveFailure = storageFailureMessage({
+      sessionId: this.sessionId,
+      title: info?.title ?? null,
+      error,
+      dir: dirname(this.options.store.path),
+      backlogBytes: this.recorder.backlogBytes(),
+      units: Math.max(1, this.recorder.unsavedMessages().length),
+    });
+    // Stop before anything else acts; the stopped answer says why.
+    if (this.agent.isRunning) this.agent.abort(STOPPED_UNSAVED);
+    this.options.hub.emit("app.notice", { level: "error", message: this.saveFailure });
+  }
+
+  private onSaveRecovered(): void {
+    this.saveFailure = null;
+    this.options.hub.emit("app.notice", { level: "warning", message: `Session ${this.sessionId} is saved again: everything held back was written. Press Retry or send a message to go on.` });
+    this.options.onStateChange(this);
   }
 
   state(pendingPermissions: SessionState["pendingPermissions"]): SessionState {
@@ -191,6 +276,7 @@ export class LiveSession {
   /** Adds an app entry to the transcript: within a run through the recorder, otherwise directly. */
   private async append(entry: AgentMessage): Promise<void> {
     if (this.agent.isRunning) return this.agent.appendEntry(entry);
+    this.assertSaving();
     this.options.store.appendMessage(this.sessionId, entry);
     this.outOfBand = true;
     try {
@@ -217,12 +303,70 @@ export class LiveSession {
 
   private onEvent(event: AgentEvent): void {
     if (!this.outOfBand) this.recorder.handle(event);
+    this.track(event);
     this.options.hub.sessionEvent(this.sessionId, event);
     if (event.type === "agent_start") this.options.onStateChange(this);
     if (event.type === "message_start" && event.message.role === "user") this.options.onStateChange(this);
     if (event.type === "agent_end") {
       // The agent clears its running flag after this event: act once it has.
       queueMicrotask(() => void this.agent.waitForIdle().then(() => this.afterRun()));
+    }
+  }
+
+  /** Keeps what live() reports, from the events as they pass. */
+  private track(event: AgentEvent): void {
+    switch (event.type) {
+      case "message_start":
+      case "message_update":
+        if (event.message.role === "assistant") {
+          this.streaming = event.message;
+          this.retryNotice = null;
+        }
+        break;
+      case "message_end":
+        if (event.message.role === "assistant") this.streaming = null;
+        if (event.message.role === "toolResult") this.liveTools.delete(event.message.toolCallId);
+        break;
+      case "provider_retry":
+        this.retryNotice = event.retry;
+        break;
+      case "agent_end":
+        this.streaming = null;
+        this.retryNotice = null;
+        this.liveTools.clear();
+        break;
+      case "tool_execution_start":
+        this.liveTools.set(event.toolCallId, {
+          toolCallId: event.toolCallId,
+          toolName: event.toolName,
+          args: event.args,
+          status: "running",
+          startedAt: Date.now(),
+          endedAt: null,
+          skippedBytes: 0,
+          progress: null,
+          waitingForInput: false,
+          result: null,
+        });
+        break;
+      case "tool_execution_update": {
+        const tool = this.liveTools.get(event.toolCallId);
+        if (!tool) break;
+        const { chunk: _chunk, ...progress } = (event.partialResult.details ?? {}) as Record<string, unknown>;
+        tool.progress = progress;
+        if (typeof progress.skippedBytes === "number") tool.skippedBytes += progress.skippedBytes;
+        if (typeof progress.waitingForInput === "boolean") tool.waitingForInput = progress.waitingForInput;
+        break;
+      }
+      case "tool_execution_end": {
+        const tool = this.liveTools.get(event.toolCallId);
+        if (!tool) break;
+        tool.status = event.isError ? "error" : "done";
+        tool.endedAt = Date.now();
+        tool.waitingForInput = false;
+        tool.result = { content: event.result.content, details: event.result.details, isError: event.isError };
+        break;
+      }
     }
   }
 

@@ -1,11 +1,15 @@
 // SessionsService: runs any number of sessions at once, each its own Agent over the store. Opens
 // (resumes) sessions from their stored messages, starts runs, steers, queues follow-ups, aborts,
-// switches models, forks. A session is "live" (holds an Agent and tools) from its first run until
-// it is deleted or the service closes. Errors meant for the user are IpcFailures with plain text.
+// retries a failed turn, switches models, forks. A session is "live" (holds an Agent and tools)
+// from its first run until it is deleted or the service closes. Errors meant for the user are
+// IpcFailures with plain text. Opening returns a snapshot numbered with the session's event
+// sequence (see EventHub): the stored transcript, what waits to be written, and what is live.
+// Delete is a soft delete (undo: restore); deleted sessions are purged after PURGE_AFTER_MS.
 import { statSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import type { AgentMessage, AssistantMessage, ImageContent, Model } from "../../shared/agent-types.ts";
-import type { PermissionRequest, Session, SessionState } from "../../shared/ipc/contract.ts";
+import type { LiveSnapshot, PermissionRequest, Session, SessionState } from "../../shared/ipc/contract.ts";
+import { activeToolNamesByMessage } from "../loop/tool-activation.ts";
 import type { EventHub } from "../ipc/event-hub.ts";
 import { IpcFailure } from "../ipc/router.ts";
 import type { StreamFn } from "../loop/types.ts";
@@ -34,7 +38,14 @@ export interface SessionsServiceOptions {
   bashTimeoutMs?: number;
   /** A run ended (for "done" notifications while the window is hidden). */
   onRunEnd?: (session: Session | undefined, last: AssistantMessage | undefined) => void;
+  /** Applied to terminal logs before they are stored (secret redaction). */
+  redact?: (text: string) => string;
+  /** How long a deleted session can be restored before it is removed for good (default 10 min). */
+  purgeAfterMs?: number;
 }
+
+/** Deleted sessions stay restorable this long (the window's Undo lasts seconds; a quit in between keeps both). */
+export const PURGE_AFTER_MS = 10 * 60_000;
 
 let toolNames: string[] | undefined;
 /** The names of the coding tools every session starts with. */
@@ -45,9 +56,29 @@ function codingToolNames(): string[] {
 export class SessionsService {
   private readonly live = new Map<number, LiveSession>();
   private readonly o: SessionsServiceOptions;
+  private readonly purgeTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: SessionsServiceOptions) {
     this.o = options;
+    if (!options.store.readOnly) {
+      this.purge();
+      this.purgeTimer = setInterval(() => this.purge(), Math.max(1000, this.purgeAfterMs / 2));
+      this.purgeTimer.unref?.();
+    }
+  }
+
+  private get purgeAfterMs(): number {
+    return this.o.purgeAfterMs ?? PURGE_AFTER_MS;
+  }
+
+  /** Removes for good the sessions deleted longer ago than the undo period. Never throws. */
+  purge(): number {
+    try {
+      return this.o.store.purgeDeletedSessions(Date.now() - this.purgeAfterMs);
+    } catch (error) {
+      console.error("[sessions] could not purge deleted sessions:", error);
+      return 0;
+    }
   }
 
   // Projects
@@ -104,10 +135,21 @@ export class SessionsService {
     });
   }
 
-  open(sessionId: number): { opened: OpenedSession; state: SessionState } {
+  /**
+   * The session now, with `seq`, the number of the last session event it reflects. Pending event
+   * batches are sent first, so no batch carries events on both sides of the snapshot.
+   */
+  open(sessionId: number): { opened: OpenedSession; state: SessionState; seq: number; live: LiveSnapshot | null } {
+    this.o.hub.flush();
     const opened = this.o.store.openSession(sessionId);
     if (!opened) throw new IpcFailure("not-found", `Session ${sessionId} does not exist.`);
-    return { opened, state: this.state(sessionId, opened.session, opened.messages) };
+    const live = this.live.get(sessionId);
+    const unsaved = live?.unsavedMessages() ?? [];
+    if (unsaved.length > 0) {
+      opened.messages = [...opened.messages, ...unsaved];
+      opened.activeToolNames = activeToolNamesByMessage(opened.session.baseToolNames, opened.messages);
+    }
+    return { opened, state: this.state(sessionId, opened.session, opened.messages), seq: this.o.hub.seqOf(sessionId), live: live?.live() ?? null };
   }
 
   state(sessionId: number, info?: Session, messages?: readonly AgentMessage[]): SessionState {
@@ -151,6 +193,10 @@ export class SessionsService {
     const live = this.liveSession(sessionId);
     if (!live.agent.isRunning) live.prompt(text, images);
     else live.followUp(text, images);
+  }
+
+  retry(sessionId: number): Promise<void> {
+    return this.userAction(async () => this.liveSession(sessionId).retry());
   }
 
   abort(sessionId: number): void {
@@ -201,13 +247,27 @@ export class SessionsService {
     return this.updated(sessionId);
   }
 
+  /** Stops the session and marks it deleted (stored at once); restore() undoes it until it is purged. */
   async delete(sessionId: number): Promise<void> {
     this.session(sessionId);
     this.o.permissions.cancelSession(sessionId);
     const live = this.live.get(sessionId);
     this.live.delete(sessionId);
     await live?.dispose();
-    this.guard(() => this.o.store.deleteSession(sessionId));
+    this.guard(() => this.o.store.softDeleteSession(sessionId));
+  }
+
+  restore(sessionId: number): Session {
+    this.guard(() => this.o.store.restoreSession(sessionId));
+    return this.updated(sessionId);
+  }
+
+  /** A finished tool call's stored terminal log. */
+  toolOutput(sessionId: number, toolCallId: string): { text: string; totalChars: number; truncated: boolean } {
+    this.session(sessionId);
+    const output = this.o.store.toolOutput(sessionId, toolCallId);
+    if (!output) throw new IpcFailure("not-found", "No output was stored for that tool call.");
+    return { text: output.text, totalChars: output.totalChars, truncated: output.truncated };
   }
 
   fork(sessionId: number, position: number): Session {
@@ -231,6 +291,7 @@ export class SessionsService {
   }
 
   async close(): Promise<void> {
+    if (this.purgeTimer) clearInterval(this.purgeTimer);
     const sessions = [...this.live.values()];
     this.live.clear();
     await Promise.all(sessions.map((s) => s.dispose()));
@@ -286,6 +347,7 @@ export class SessionsService {
       hooks: (scope) => this.o.permissions.hooks(scope),
       autoCompact: () => this.o.settings.autoCompact,
       bashTimeoutMs: this.o.bashTimeoutMs,
+      redact: this.o.redact,
       onStateChange: (s) => this.o.hub.emit("session.state", s.state(this.o.permissions.pendingFor(s.sessionId))),
       onRunEnd: (s, last) => {
         const info = this.o.store.getSession(s.sessionId);

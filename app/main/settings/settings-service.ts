@@ -1,4 +1,4 @@
-// SettingsService: the user's settings (providers, default model, theme, permission mode), kept
+// SettingsService: the user's settings (providers, default model, theme, permission mode, stall limit), kept
 // in the store. API keys are stored only encrypted by the OS keyring (a SecretStore: Electron's
 // safeStorage in the app); where there is none, storing a key is refused with a message saying so,
 // and keys come from the environment. Keys never leave the main process: the renderer sees only
@@ -49,6 +49,8 @@ interface StoredProviders {
 
 export type PermissionMode = Settings["permissionMode"];
 
+export const DEFAULT_STALL_TIMEOUT_SECONDS = 120;
+
 const KEY_VARS: Record<string, string> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY" };
 
 export interface ProviderUpdate {
@@ -83,6 +85,11 @@ export class SettingsService {
 
   get autoCompact(): boolean {
     return this.store.get<boolean>("autoCompact", true);
+  }
+
+  /** Seconds without data after which a model's response is stopped as stalled (default 120). */
+  get stallTimeoutSeconds(): number {
+    return this.store.get<number>("stallTimeoutSeconds", DEFAULT_STALL_TIMEOUT_SECONDS);
   }
 
   get defaultModel(): string | null {
@@ -126,15 +133,17 @@ export class SettingsService {
       theme: this.store.get<Settings["theme"]>("theme", "system"),
       permissionMode: this.permissionMode,
       autoCompact: this.autoCompact,
+      stallTimeoutSeconds: this.stallTimeoutSeconds,
       canStoreKeys: this.secrets.available,
     };
   }
 
-  update(changes: { defaultModel?: string | null; theme?: Settings["theme"]; permissionMode?: PermissionMode; autoCompact?: boolean }): Settings {
+  update(changes: { defaultModel?: string | null; theme?: Settings["theme"]; permissionMode?: PermissionMode; autoCompact?: boolean; stallTimeoutSeconds?: number }): Settings {
     if (changes.defaultModel !== undefined) this.store.set("defaultModel", changes.defaultModel);
     if (changes.theme !== undefined) this.store.set("theme", changes.theme);
     if (changes.permissionMode !== undefined) this.store.set("permissionMode", changes.permissionMode);
     if (changes.autoCompact !== undefined) this.store.set("autoCompact", changes.autoCompact);
+    if (changes.stallTimeoutSeconds !== undefined) this.store.set("stallTimeoutSeconds", changes.stallTimeoutSeconds);
     this.changed();
     return this.view();
   }

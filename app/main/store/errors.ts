@@ -58,6 +58,8 @@ export function toStoreError(err: unknown, action: string): StoreError {
     return new StoreError("unavailable", `The session database cannot be opened: ${action} failed (${detail}).`, { cause: err });
   if (isCorruptionError(err))
     return new StoreError("corrupt", `The session database is damaged: ${action} failed (${detail}).`, { cause: err });
+  if (code.startsWith("SQLITE_CONSTRAINT"))
+    return new StoreError("invalid", `${action} failed: ${detail}`, { cause: err });
   if (code.startsWith("SQLITE_IOERR"))
     return new StoreError("io", `A disk error stopped ${action}; nothing of it was written (${detail}).`, { cause: err });
   return new StoreError("io", `${action} failed: ${detail}`, { cause: err });

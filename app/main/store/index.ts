@@ -81,3 +81,4 @@ export type { SessionExport } from "./export.ts";
 export type { ToolAuditEntry, StoredToolAuditEntry, ListAuditOptions } from "./audit-log.ts";
 export type { NewPermissionRule, PermissionRule, RuleScope, RuleQuery } from "./permission-rules.ts";
 export type * from "./store-types.ts";
+export type { StoredToolOutput } from "./tool-output.ts";

@@ -193,11 +193,38 @@ BEGIN
 END;
 `;
 
+// Version 5: nothing lost at a quit or a crash.
+// - sessions.deleted_at: "delete with undo" is a soft delete, stored at once; a deleted session
+//   leaves the list, search and open, and is purged (rows removed) once the undo window is long
+//   past. The list index gains the column, so listing still reads index entries only.
+// - tool_output: a bounded terminal log per tool call (raw bytes as the terminal showed them, head
+//   and tail; terminal-log.ts), written while the command runs, so a reopened session and a
+//   session after kill -9 replay the output with its colours.
+const V5_SOFT_DELETE_AND_TOOL_OUTPUT = `
+ALTER TABLE sessions ADD COLUMN deleted_at INTEGER;
+DROP INDEX sessions_by_updated;
+CREATE INDEX sessions_by_updated ON sessions(updated_at DESC, id DESC, project_id, archived_at, deleted_at);
+CREATE INDEX sessions_deleted ON sessions(deleted_at) WHERE deleted_at IS NOT NULL;
+CREATE TABLE tool_output (
+  id INTEGER PRIMARY KEY,
+  session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  tool_call_id TEXT NOT NULL,
+  head TEXT NOT NULL,
+  tail TEXT NOT NULL,
+  total_chars INTEGER NOT NULL,
+  omitted_chars INTEGER NOT NULL,
+  skipped_chars INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (session_id, tool_call_id)
+);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: "projects, sessions, messages, runs, events, settings", up: (db) => db.exec(V1_SCHEMA) },
   { version: 2, description: "full-text search over message text", up: (db) => db.exec(V2_SEARCH) },
   { version: 3, description: "tool audit log and permission rules", up: (db) => db.exec(V3_AUDIT_AND_RULES) },
   { version: 4, description: "fewer pages per append: search watermark, one session list index", up: (db) => db.exec(V4_APPEND_PAGES) },
+  { version: 5, description: "soft delete, terminal logs of tool calls", up: (db) => db.exec(V5_SOFT_DELETE_AND_TOOL_OUTPUT) },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -50,6 +50,23 @@ export class PermissionRules {
     }
   }
 
+  /**
+   * Replaces a rule by its edited version (a new row), in one transaction: a failure leaves the
+   * old rule in place. Undefined when there is no rule `id`.
+   */
+  replace(id: number, changes: { pattern?: string; action?: "allow" | "deny" }): PermissionRule | undefined {
+    try {
+      return this.#db.transaction(() => {
+        const rule = statement(this.#db, `SELECT ${COLUMNS} FROM permission_rules WHERE id = ?`).get(id) as PermissionRule | undefined;
+        if (!rule) return undefined;
+        statement(this.#db, "DELETE FROM permission_rules WHERE id = ?").run(id);
+        return this.add({ tool: rule.tool, pattern: changes.pattern ?? rule.pattern, action: changes.action ?? rule.action, scope: rule.scope, scopeId: rule.scopeId });
+      })();
+    } catch (err) {
+      throw toStoreError(err, "saving the edited permission rule");
+    }
+  }
+
   remove(id: number): boolean {
     try {
       return statement(this.#db, "DELETE FROM permission_rules WHERE id = ?").run(id).changes > 0;

@@ -8,28 +8,76 @@
 // Other logged events are batched in memory and committed by a short timer (at most
 // `maxEventsPerFlush` per transaction, the rest on the next macrotask), so a crash loses at most
 // the last few milliseconds of lifecycle events, never a message. What is logged: event-log.ts.
+// Terminal output (tool_execution_update details with a raw `chunk`) goes to a bounded log per
+// call (terminal-log.ts), written every `outputFlushMs` while the call runs and at its end.
 //
-// handle() never throws: write failures (disk full, read-only folder) go to `onError` as a
-// StoreError with a plain message, and the failed message is not written at all (no half message).
+// Order and failures: everything is written strictly in the order it happened, as a queue of
+// units (a run's start, a batch of events, one message with its events, a run's end). When a
+// write fails (disk full, I/O error) the unit stays at the head of the queue and everything after
+// it waits behind it, in memory: nothing is written out of order (a tool result is never stored
+// without the assistant message before it), and nothing is half-written. The queue is retried on
+// every new unit and every `retryMs`; once it is written, `onRecovered` is called. A failure that
+// retrying cannot fix (the session was deleted) drops that unit. `isStored(message)` says whether a
+// message is committed: the sessions layer runs a tool call only when its assistant message is.
+//
+// handle() never throws: the first failure of an outage goes to `onError` as a StoreError with a
+// plain message (later ones of the same outage only update `lastError`).
 import type { Database } from "better-sqlite3";
 import type { AgentEvent, AgentMessage } from "../../shared/agent-types.ts";
-import { toStoreError, type StoreError } from "./errors.ts";
-import { encodeEvent, insertEvents, type PendingEvent } from "./event-log.ts";
+import { StoreError, toStoreError } from "./errors.ts";
+import { encodeEvent } from "./event-log.ts";
 import { appendMessageRow } from "./messages.ts";
 import { statement } from "./sql.ts";
-
-type MessageEndEvent = Extract<AgentEvent, { type: "message_end" }>;
+import { TerminalLog } from "./terminal-log.ts";
+import { writeToolOutput } from "./tool-output.ts";
 
 export interface RecorderOptions {
-  /** Called with every write failure; default logs to stderr. */
+  /** Called with the first write failure of an outage; default logs to stderr. */
   onError?: (error: StoreError) => void;
+  /** Called when everything held back by failed writes has been written. */
+  onRecovered?: () => void;
   /** Delay before batched events are committed; default 10 ms. */
   flushDelayMs?: number;
   /** Events per transaction, to keep each write short; default 256. */
   maxEventsPerFlush?: number;
   /** Called after each successful commit, with the session (the store schedules indexing and checkpoints). */
   onCommit?: (sessionId: number) => void;
+  /** Applied to terminal logs before they are written (secret redaction). Must not throw. */
+  redact?: (text: string) => string;
+  /** How often a running call's terminal log is written; default 200 ms. */
+  outputFlushMs?: number;
+  /** How often writes held back by a failure are retried; default 2 s. */
+  retryMs?: number;
 }
+
+interface RunHandle {
+  id: number | null;
+}
+
+interface EventRow {
+  seq: number;
+  at: number;
+  type: string;
+  data: string;
+}
+
+type Unit =
+  | { kind: "run-start"; run: RunHandle; at: number }
+  | { kind: "events"; run: RunHandle; rows: EventRow[] }
+  | { kind: "message"; run: RunHandle; rows: EventRow[]; message: AgentMessage; position: number; at: number }
+  | { kind: "run-end"; run: RunHandle; rows: EventRow[]; at: number; status: "completed" | "interrupted" };
+
+interface OutputState {
+  log: TerminalLog;
+  /** Version of the log last written. */
+  written: number;
+  /** The call's result message was handled: once written, the log is not needed in memory. */
+  done?: boolean;
+  /** Redacted head, once the head is complete (it never changes again). */
+  head?: string;
+}
+
+const PERMANENT = new Set(["not-found", "invalid"]);
 
 export class SessionRecorder {
   readonly sessionId: number;
@@ -37,99 +85,163 @@ export class SessionRecorder {
   lastError: StoreError | undefined;
   readonly #db: Database;
   readonly #onError: (error: StoreError) => void;
+  readonly #onRecovered: () => void;
   readonly #flushDelayMs: number;
   readonly #maxEventsPerFlush: number;
   readonly #onCommit: (sessionId: number) => void;
-  #runId: number | null = null;
+  readonly #redact: (text: string) => string;
+  readonly #outputFlushMs: number;
+  readonly #retryMs: number;
+  #run: RunHandle | null = null;
   #seq = 0;
-  #pending: PendingEvent[] = [];
+  #pending: EventRow[] = [];
+  readonly #queue: Unit[] = [];
+  #queuedMessages = 0;
+  #failing = false;
   #timer: ReturnType<typeof setTimeout> | null = null;
+  #outputTimer: ReturnType<typeof setTimeout> | null = null;
+  #retryTimer: ReturnType<typeof setTimeout> | null = null;
   readonly #positions = new WeakMap<AgentMessage, number>();
+  readonly #stored = new WeakSet<AgentMessage>();
+  readonly #outputs = new Map<string, OutputState>();
   /** The message between its message_start and message_end, and the position it will take. */
   #streaming: { role: AgentMessage["role"]; position: number } | null = null;
-  /** Built once: wrapping a function in a transaction costs more than a small commit's statements. */
-  readonly #commitMessage: (pending: PendingEvent[], event: MessageEndEvent, runId: number, seq: number, at: number) => void;
 
   constructor(db: Database, sessionId: number, options: RecorderOptions = {}) {
     this.#db = db;
     this.sessionId = sessionId;
     this.#onError = options.onError ?? ((error) => console.error(`[store] ${error.message}`));
+    this.#onRecovered = options.onRecovered ?? (() => {});
     this.#flushDelayMs = options.flushDelayMs ?? 10;
     this.#maxEventsPerFlush = Math.max(1, options.maxEventsPerFlush ?? 256);
     this.#onCommit = options.onCommit ?? (() => {});
-    this.#commitMessage = db.transaction((pending: PendingEvent[], event: MessageEndEvent, runId: number, seq: number, at: number) => {
-      insertEvents(db, pending);
-      const position = appendMessageRow(db, this.sessionId, event.message, at);
-      this.#positions.set(event.message, position);
-      const encoded = encodeEvent(event, this.#ref)!;
-      insertEvents(db, [{ runId, seq, at, type: encoded.type, data: encoded.data }]);
-    });
+    this.#redact = options.redact ?? ((text) => text);
+    this.#outputFlushMs = options.outputFlushMs ?? 200;
+    this.#retryMs = options.retryMs ?? 2000;
   }
 
-  /** The run being recorded, or null between runs. */
+  /** The run being recorded (committed), or null between runs. */
   get runId(): number | null {
-    return this.#runId;
+    return this.#run?.id ?? null;
   }
 
-  /** Position of a message this recorder committed (by identity). */
+  /** Position of a message this recorder handled (by identity), committed or waiting. */
   positionOf(message: AgentMessage): number | undefined {
     return this.#positions.get(message);
+  }
+
+  /** Whether the message is committed to the database. */
+  isStored(message: AgentMessage): boolean {
+    return this.#stored.has(message);
+  }
+
+  /** Whether writes are failing: units are waiting behind a failed one. */
+  get failing(): boolean {
+    return this.#failing;
+  }
+
+  /** Messages handled but not yet written (held back by a failure), in order. */
+  unsavedMessages(): AgentMessage[] {
+    return this.#queue.flatMap((u) => (u.kind === "message" ? [u.message] : []));
+  }
+
+  /** Size in bytes of what is waiting to be written (for "free N MB"). */
+  backlogBytes(): number {
+    let bytes = 0;
+    for (const unit of this.#queue) {
+      if (unit.kind === "message") bytes += Buffer.byteLength(JSON.stringify(unit.message));
+      if (unit.kind !== "run-start") for (const row of unit.rows) bytes += row.data.length + 64;
+    }
+    for (const row of this.#pending) bytes += row.data.length + 64;
+    return bytes;
+  }
+
+  /** The terminal log kept for a call (raw, unredacted: what the live view showed). */
+  outputOf(toolCallId: string): TerminalLog | undefined {
+    return this.#outputs.get(toolCallId)?.log;
   }
 
   handle(event: AgentEvent): void {
     try {
       this.#handle(event);
     } catch (err) {
-      this.#fail(err, event.type === "message_end" ? `saving the ${event.message.role} message` : `logging ${event.type}`);
+      this.#report(toStoreError(err, `recording ${event.type}`));
     }
   }
 
-  /** Commits the batched events now. Never throws. */
+  /** Commits the batched events (and writes held back) now. Never throws. */
   flush(): void {
     this.#clearTimer();
-    if (this.#pending.length === 0) return;
-    const batch = this.#pending.splice(0, this.#maxEventsPerFlush);
-    try {
-      this.#db.transaction(() => insertEvents(this.#db, batch))();
-      this.#onCommit(this.sessionId);
-    } catch (err) {
-      this.#fail(err, `logging ${batch.length} run events`);
+    if (this.#pending.length > 0 && this.#run) {
+      this.#queue.push({ kind: "events", run: this.#run, rows: this.#pending.splice(0, this.#maxEventsPerFlush) });
     }
+    this.#drain();
     if (this.#pending.length > 0) setImmediate(() => this.flush());
   }
 
-  /** Flushes everything; the recorder can still be used afterwards. */
+  /** Tries the writes held back by a failure again now; true when nothing is left waiting. */
+  retry(): boolean {
+    this.flush();
+    this.#flushOutputs();
+    return this.#queue.length === 0 && this.#pending.length === 0;
+  }
+
+  /** Writes everything it can now; the recorder can still be used afterwards. */
   close(): void {
-    while (this.#pending.length > 0) this.flush();
+    while (this.#pending.length > 0 && this.#run) {
+      this.#queue.push({ kind: "events", run: this.#run, rows: this.#pending.splice(0, this.#maxEventsPerFlush) });
+    }
+    this.#clearTimer();
+    this.#drain();
+    this.#flushOutputs();
+    if (this.#outputTimer !== null) clearTimeout(this.#outputTimer);
+    this.#outputTimer = null;
+    if (this.#retryTimer !== null) clearTimeout(this.#retryTimer);
+    this.#retryTimer = null;
   }
 
   #handle(event: AgentEvent): void {
-    if (event.type === "agent_start" || this.#runId === null) this.#startRun();
+    if (event.type === "agent_start" || this.#run === null) this.#startRun();
     const at = Date.now();
-    const runId = this.#runId!;
-    if (event.type === "message_start") {
-      this.#streaming = { role: event.message.role, position: this.#messageCount() };
+    const run = this.#run!;
+    switch (event.type) {
+      case "message_start":
+        this.#streaming = { role: event.message.role, position: this.#nextPosition() };
+        break;
+      case "message_end": {
+        const position = this.#streaming?.position ?? this.#nextPosition();
+        this.#streaming = null;
+        this.#positions.set(event.message, position);
+        const end = this.#row(event, at);
+        this.#queue.push({ kind: "message", run, rows: [...this.#takePending(), ...(end ? [end] : [])], message: event.message, position, at });
+        this.#queuedMessages++;
+        if (event.message.role === "toolResult") this.#forgetOutput(event.message.toolCallId);
+        this.#drain();
+        return;
+      }
+      case "agent_end": {
+        const end = this.#row(event, at);
+        this.#queue.push({ kind: "run-end", run, rows: [...this.#takePending(), ...(end ? [end] : [])], at, status: "completed" });
+        this.#run = null;
+        this.#drain();
+        return;
+      }
+      case "tool_execution_update":
+        this.#noteOutput(event.toolCallId, event.partialResult.details);
+        return;
+      case "tool_execution_end":
+        if (this.#outputs.has(event.toolCallId)) this.#flushOutputs();
+        break;
     }
-    if (event.type === "message_end") {
-      this.#commitMessage(this.#takePending(), event, runId, this.#seq++, at);
-      this.#streaming = null;
-      this.#onCommit(this.sessionId);
-      return;
-    }
-    const encoded = encodeEvent(event, this.#ref);
-    if (!encoded) return;
-    this.#pending.push({ runId, seq: this.#seq++, at, type: encoded.type, data: encoded.data });
-    if (event.type === "agent_end") {
-      const pending = this.#takePending();
-      this.#db.transaction(() => {
-        insertEvents(this.#db, pending);
-        statement(this.#db, "UPDATE runs SET status = 'completed', ended_at = ? WHERE id = ?").run(at, runId);
-      })();
-      this.#runId = null;
-      this.#onCommit(this.sessionId);
-      return;
-    }
+    const row = this.#row(event, at);
+    if (!row) return;
+    this.#pending.push(row);
     this.#schedule();
+  }
+
+  #row(event: AgentEvent, at: number): EventRow | null {
+    const encoded = encodeEvent(event, this.#ref);
+    return encoded && { seq: this.#seq++, at, type: encoded.type, data: encoded.data };
   }
 
   readonly #ref = (message: AgentMessage): number | undefined => {
@@ -139,22 +251,178 @@ export class SessionRecorder {
   };
 
   #startRun(): void {
-    if (this.#runId !== null) {
+    const previous = this.#run;
+    if (previous) {
       // A new agent_start without agent_end: the previous run ended without saying so.
-      this.flush();
-      statement(this.#db, "UPDATE runs SET status = 'interrupted', ended_at = ? WHERE id = ?").run(Date.now(), this.#runId);
+      this.#queue.push({ kind: "run-end", run: previous, rows: this.#takePending(), at: Date.now(), status: "interrupted" });
     }
-    this.#runId = statement(this.#db, "INSERT INTO runs (session_id, started_at, status) VALUES (?, ?, 'running') RETURNING id")
-      .pluck()
-      .get(this.sessionId, Date.now()) as number;
+    this.#run = { id: null };
     this.#seq = 0;
+    this.#queue.push({ kind: "run-start", run: this.#run, at: Date.now() });
+    this.#drain();
   }
 
-  #messageCount(): number {
-    return statement(this.#db, "SELECT message_count FROM sessions WHERE id = ?").pluck().get(this.sessionId) as number;
+  /** The position the next message takes: what is stored plus what waits to be. */
+  #nextPosition(): number {
+    const stored = statement(this.#db, "SELECT message_count FROM sessions WHERE id = ?").pluck().get(this.sessionId) as number | undefined;
+    return (stored ?? 0) + this.#queuedMessages;
   }
 
-  #takePending(): PendingEvent[] {
+  /** Built once: wrapping a function in a transaction costs more than a small commit's statements. */
+  readonly #commit = (unit: Unit): void => {
+    this.#commitTransaction ??= this.#db.transaction((u: Unit) => this.#write(u));
+    this.#commitTransaction(unit);
+  };
+  #commitTransaction: ((unit: Unit) => void) | undefined;
+
+  #write(unit: Unit): void {
+    const db = this.#db;
+    if (unit.kind === "run-start") {
+      unit.run.id = statement(db, "INSERT INTO runs (session_id, started_at, status) VALUES (?, ?, 'running') RETURNING id")
+        .pluck()
+        .get(this.sessionId, unit.at) as number;
+      return;
+    }
+    const runId = unit.run.id!;
+    const insert = statement(db, "INSERT INTO events (run_id, seq, at, type, data) VALUES (?, ?, ?, ?, ?)");
+    for (const row of unit.rows) insert.run(runId, row.seq, row.at, row.type, row.data);
+    if (unit.kind === "message") {
+      const position = appendMessageRow(db, this.sessionId, unit.message, unit.at);
+      if (position !== unit.position) this.#positions.set(unit.message, position);
+    } else if (unit.kind === "run-end") {
+      statement(db, "UPDATE runs SET status = ?, ended_at = ? WHERE id = ?").run(unit.status, unit.at, runId);
+    }
+  }
+
+  /** Writes the queue in order, stopping at the first failure. */
+  #drain(): void {
+    while (this.#queue.length > 0) {
+      const unit = this.#queue[0]!;
+      try {
+        if (unit.kind !== "run-start" && unit.run.id === null) throw new StoreError("not-found", "the run it belongs to was never saved");
+        this.#commit(unit);
+      } catch (err) {
+        const error = toStoreError(err, describe(unit));
+        if (!PERMANENT.has(error.failure)) {
+          this.#report(error);
+          this.#scheduleRetry();
+          return;
+        }
+        this.#report(error);
+      }
+      this.#queue.shift();
+      if (unit.kind === "message") {
+        this.#queuedMessages--;
+        this.#stored.add(unit.message);
+      }
+      this.#onCommit(this.sessionId);
+    }
+    if (this.#failing && this.#outputsWritten()) this.#recovered();
+  }
+
+  #report(error: StoreError): void {
+    this.lastError = error;
+    if (this.#failing) return;
+    this.#failing = true;
+    try {
+      this.#onError(error);
+    } catch {
+      // A failing error handler must not break the loop that feeds us.
+    }
+  }
+
+  #recovered(): void {
+    this.#failing = false;
+    if (this.#retryTimer !== null) clearTimeout(this.#retryTimer);
+    this.#retryTimer = null;
+    try {
+      this.#onRecovered();
+    } catch {
+      // as above
+    }
+  }
+
+  #scheduleRetry(): void {
+    if (this.#retryTimer !== null) return;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = null;
+      this.retry();
+      if (this.#failing) this.#scheduleRetry();
+    }, this.#retryMs);
+    this.#retryTimer.unref?.();
+  }
+
+  // Terminal logs
+
+  #noteOutput(toolCallId: string, details: unknown): void {
+    const d = details as { chunk?: unknown; skippedBytes?: unknown } | null | undefined;
+    if (!d || typeof d !== "object" || typeof d.chunk !== "string") return;
+    let state = this.#outputs.get(toolCallId);
+    if (!state) this.#outputs.set(toolCallId, (state = { log: new TerminalLog(), written: 0 }));
+    if (typeof d.skippedBytes === "number") state.log.skip(d.skippedBytes);
+    state.log.append(d.chunk);
+    if (this.#outputTimer === null) {
+      this.#outputTimer = setTimeout(() => {
+        this.#outputTimer = null;
+        this.#flushOutputs();
+      }, this.#outputFlushMs);
+      this.#outputTimer.unref?.();
+    }
+  }
+
+  /** Writes every log that changed since it was last written. */
+  #flushOutputs(): void {
+    for (const [toolCallId, state] of this.#outputs) {
+      if (state.written === state.log.version) continue;
+      const log = state.log;
+      const version = log.version;
+      try {
+        if (state.head === undefined && log.headFull) state.head = this.#redact(log.head);
+        const tail = log.tail;
+        writeToolOutput(
+          this.#db,
+          this.sessionId,
+          toolCallId,
+          {
+            head: state.head ?? this.#redact(log.head),
+            tail: this.#redact(tail),
+            totalChars: log.totalChars,
+            omittedChars: log.totalChars - log.head.length - tail.length,
+            skippedChars: log.skippedChars,
+          },
+          Date.now(),
+        );
+        state.written = version;
+        if (state.done) this.#outputs.delete(toolCallId);
+        this.#onCommit(this.sessionId);
+      } catch (err) {
+        const error = toStoreError(err, "saving a command's terminal output");
+        if (PERMANENT.has(error.failure)) {
+          state.written = version;
+          continue;
+        }
+        this.#report(error);
+        this.#scheduleRetry();
+        return;
+      }
+    }
+    if (this.#failing && this.#queue.length === 0) this.#recovered();
+  }
+
+  #outputsWritten(): boolean {
+    for (const state of this.#outputs.values()) if (state.written !== state.log.version) return false;
+    return true;
+  }
+
+  /** A call's result is being saved: its log was written at its end and is no longer needed. */
+  #forgetOutput(toolCallId: string): void {
+    const state = this.#outputs.get(toolCallId);
+    if (!state) return;
+    state.done = true;
+    if (state.written === state.log.version) this.#outputs.delete(toolCallId);
+  }
+
+  #takePending(): EventRow[] {
     this.#clearTimer();
     return this.#pending.splice(0);
   }
@@ -170,14 +438,17 @@ export class SessionRecorder {
     clearTimeout(this.#timer);
     this.#timer = null;
   }
+}
 
-  #fail(err: unknown, action: string): void {
-    const error = toStoreError(err, action);
-    this.lastError = error;
-    try {
-      this.#onError(error);
-    } catch {
-      // A failing error handler must not break the loop that feeds us.
-    }
+function describe(unit: Unit): string {
+  switch (unit.kind) {
+    case "run-start":
+      return "saving the start of a run";
+    case "events":
+      return `logging ${unit.rows.length} run events`;
+    case "message":
+      return `saving the ${unit.message.role} message`;
+    case "run-end":
+      return "saving the end of a run";
   }
 }

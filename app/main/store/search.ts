@@ -52,7 +52,7 @@ export function searchMessages(db: Database, input: string, options: SearchOptio
   const query = toFtsQuery(input);
   if (query === null) return { hits: [], nextCursor: null };
   const limit = Math.max(1, Math.min(options.limit ?? 20, 200));
-  const conditions = ["message_fts MATCH @query"];
+  const conditions = ["message_fts MATCH @query", "s.deleted_at IS NULL"];
   if (options.cursor != null) conditions.push("f.rowid < @cursor");
   if (!options.includeArchived) conditions.push("s.archived_at IS NULL");
   if (options.projectId !== undefined) conditions.push("s.project_id = @projectId");

@@ -18,6 +18,7 @@ import { Checkpointer } from "./checkpointer.ts";
 import type { FolderLock } from "./folder-lock.ts";
 import { SettingsStore } from "./settings.ts";
 import { statement } from "./sql.ts";
+import { copyToolOutputs, listToolOutputs, readToolOutput, type StoredToolOutput } from "./tool-output.ts";
 import type {
   ListSessionsOptions,
   NewSession,
@@ -150,8 +151,9 @@ export class SessionStore {
     });
   }
 
+  /** The session, unless it does not exist or is deleted (waiting to be purged). */
   getSession(id: number): SessionInfo | undefined {
-    const row = statement(this.db, `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`).get(id) as SessionRow | undefined;
+    const row = statement(this.db, `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ? AND deleted_at IS NULL`).get(id) as SessionRow | undefined;
     return row && toSession(row);
   }
 
@@ -164,7 +166,7 @@ export class SessionStore {
   /** Newest activity first, paged by cursor; message counts come from a counter column. */
   listSessions(options: ListSessionsOptions = {}): SessionPage {
     const limit = Math.max(1, Math.min(options.limit ?? 50, 500));
-    const where = [options.archived ? "archived_at IS NOT NULL" : "archived_at IS NULL"];
+    const where = [options.archived ? "archived_at IS NOT NULL" : "archived_at IS NULL", "deleted_at IS NULL"];
     if (options.projectId !== undefined) where.push("project_id = @projectId");
     if (options.cursor) where.push("(updated_at < @updatedAt OR (updated_at = @updatedAt AND id < @id))");
     const rows = statement(
@@ -202,12 +204,38 @@ export class SessionStore {
     });
   }
 
-  /** Deletes the session, its messages, runs and events. Forks of it keep their copied history. */
+  /** Deletes the session now, with its messages, runs, events and terminal logs. Forks keep their copied history. */
   deleteSession(id: number): void {
     this.#write("deleting the session", () => {
       deleteSessionMessages(this.db, id);
       statement(this.db, "DELETE FROM sessions WHERE id = ?").run(id);
     });
+  }
+
+  /**
+   * "Delete with undo": marks the session deleted, committed at once, so a quit in the undo window
+   * keeps the delete; it leaves the list, search and open. restoreSession undoes it until
+   * purgeDeletedSessions removes it for good.
+   */
+  softDeleteSession(id: number, now = Date.now()): void {
+    this.#write("deleting the session", () => {
+      if (statement(this.db, "UPDATE sessions SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL").run(now, id).changes === 0)
+        throw new StoreError("not-found", `Session ${id} does not exist.`);
+    });
+  }
+
+  restoreSession(id: number): void {
+    this.#write("restoring the session", () => {
+      if (statement(this.db, "UPDATE sessions SET deleted_at = NULL WHERE id = ? AND deleted_at IS NOT NULL").run(id).changes === 0)
+        throw new StoreError("not-found", `Session ${id} is not deleted (or was already removed for good).`);
+    });
+  }
+
+  /** Removes for good the sessions deleted before `deletedBefore`; returns how many. */
+  purgeDeletedSessions(deletedBefore: number): number {
+    const ids = statement(this.db, "SELECT id FROM sessions WHERE deleted_at IS NOT NULL AND deleted_at < ?").pluck().all(deletedBefore) as number[];
+    for (const id of ids) this.deleteSession(id);
+    return ids.length;
   }
 
   /**
@@ -237,6 +265,8 @@ export class SessionStore {
         .pluck()
         .get({ now: Date.now(), through, first, id }) as number;
       copyMessagePrefix(this.db, id, created, through);
+      const calls = readMessages(this.db, created).flatMap((m) => (m.role === "toolResult" ? [m.toolCallId] : []));
+      copyToolOutputs(this.db, id, created, calls);
       return this.#requireSession(created);
     }, (fork) => fork.id);
   }
@@ -277,7 +307,13 @@ export class SessionStore {
       activeToolNames: activeToolNamesByMessage(session.baseToolNames, messages),
       runs: this.listRuns(id),
       events: readSessionEvents(this.db, id, messages),
+      outputs: listToolOutputs(this.db, id),
     };
+  }
+
+  /** A tool call's stored terminal log (head, marker, tail), if it has one. */
+  toolOutput(sessionId: number, toolCallId: string): StoredToolOutput | undefined {
+    return readToolOutput(this.db, sessionId, toolCallId);
   }
 
   // History

@@ -85,6 +85,8 @@ export interface OpenedSession {
   runs: RunInfo[];
   /** Every run's events in emission order (runs oldest first). */
   events: StoredEvent[];
+  /** Tool calls with a stored terminal log (fetched per call: SessionStore.toolOutput). */
+  outputs: { toolCallId: string; totalChars: number }[];
 }
 
 export interface SnippetPart {

@@ -94,7 +94,9 @@ export const ModelSchema = Type.Object({
   cost: Type.Object({ input: Type.Number(), output: Type.Number(), cacheRead: Type.Number(), cacheWrite: Type.Number() }),
 });
 
-const ToolResultPayloadSchema = Type.Object({
+export const ProviderRetrySchema = Type.Object({ attempt: Type.Number(), maxAttempts: Type.Number(), delayMs: Type.Number(), error: Type.String() });
+
+export const ToolResultPayloadSchema = Type.Object({
   content: Type.Array(Type.Union([TextContentSchema, ImageContentSchema])),
   details: Type.Unknown(),
   terminate: Type.Optional(Type.Boolean()),
@@ -123,9 +125,7 @@ export const WireAgentEventSchema = Type.Union([
   event("message_start", { message: AgentMessageSchema }),
   event("message_update", { message: AssistantMessageSchema, assistantMessageEvent: WireAssistantEventSchema }),
   event("message_end", { message: AgentMessageSchema }),
-  event("provider_retry", {
-    retry: Type.Object({ attempt: Type.Number(), maxAttempts: Type.Number(), delayMs: Type.Number(), error: Type.String() }),
-  }),
+  event("provider_retry", { retry: ProviderRetrySchema }),
   event("tool_execution_start", { toolCallId: Type.String(), toolName: Type.String(), args: Type.Unknown() }),
   event("tool_execution_update", {
     toolCallId: Type.String(),

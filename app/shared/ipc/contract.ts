@@ -2,7 +2,7 @@
 // once, with TypeBox schemas for arguments, results and payloads. The router validates requests
 // against it; the preload and the WebSocket client are generated from `requestNames`.
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
-import { ImageContentSchema, ModelSchema, WireAgentEventSchema } from "./agent-schemas.ts";
+import { AssistantMessageSchema, ImageContentSchema, ModelSchema, ProviderRetrySchema, TextContentSchema, WireAgentEventSchema } from "./agent-schemas.ts";
 import {
   Nullable,
   OpenedSessionSchema,
@@ -62,6 +62,30 @@ export const SessionStateSchema = Type.Object({
   instructionFiles: Type.Array(Type.String()),
 });
 
+/** A tool call of the current run whose result message is not in the transcript yet. */
+export const LiveToolSchema = Type.Object({
+  toolCallId: Type.String(),
+  toolName: Type.String(),
+  args: Type.Unknown(),
+  status: Type.Union([Type.Literal("running"), Type.Literal("done"), Type.Literal("error")]),
+  startedAt: Type.Number(),
+  endedAt: Nullable(Type.Number()),
+  /** The raw terminal output shown so far (bounded: head and tail). */
+  output: Type.String(),
+  skippedBytes: Type.Number(),
+  /** The latest progress details, without the output chunk. */
+  progress: Type.Unknown(),
+  waitingForInput: Type.Boolean(),
+  result: Nullable(Type.Object({ content: Type.Array(Type.Union([TextContentSchema, Type.Object({ type: Type.Literal("image"), data: Type.String(), mimeType: Type.String() })])), details: Type.Unknown(), isError: Type.Boolean() })),
+});
+
+/** What a running session shows beyond its stored transcript: the message streaming, running tools. */
+export const LiveSnapshotSchema = Type.Object({
+  streaming: Nullable(AssistantMessageSchema),
+  retry: Nullable(ProviderRetrySchema),
+  tools: Type.Array(LiveToolSchema),
+});
+
 const ProviderEntrySchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -78,6 +102,8 @@ export const SettingsSchema = Type.Object({
   permissionMode: PermissionModeSchema,
   /** Compact automatically near the context window (and retry once on an overflow). */
   autoCompact: Type.Boolean(),
+  /** A response with no data for this long is stopped as stalled. */
+  stallTimeoutSeconds: Type.Integer({ minimum: 10, maximum: 3600 }),
   /** False where the OS has no keyring: keys can then only come from the environment. */
   canStoreKeys: Type.Boolean(),
 });
@@ -113,7 +139,17 @@ export const requests = {
     SessionPageSchema,
   ),
   "sessions.create": request(Type.Object({ projectId: Id, model: Type.Optional(Type.String()) }), SessionInfoSchema),
-  "sessions.open": request(Type.Object(SessionRef), Type.Object({ opened: OpenedSessionSchema, state: SessionStateSchema })),
+  /**
+   * The session as it is now: stored transcript (plus messages waiting to be written), state, what
+   * is live (streaming message, running tools), and `seq`, the number of the last session event
+   * this snapshot reflects: apply only events numbered above it.
+   */
+  "sessions.open": request(
+    Type.Object(SessionRef),
+    Type.Object({ opened: OpenedSessionSchema, state: SessionStateSchema, seq: Type.Integer({ minimum: 0 }), live: Nullable(LiveSnapshotSchema) }),
+  ),
+  /** Runs the last failed turn again: the failed answer stays in the transcript and is not sent. */
+  "sessions.retry": request(Type.Object(SessionRef), Type.Object({})),
   "sessions.prompt": request(
     Type.Object({ ...SessionRef, text: Type.String({ maxLength: 1_000_000 }), images: Type.Optional(Type.Array(ImageContentSchema, { maxItems: 20 })) }),
     Type.Object({ delivery: Type.Union([Type.Literal("prompt"), Type.Literal("steer"), Type.Literal("followUp")]) }),
@@ -137,7 +173,9 @@ export const requests = {
   "sessions.undoCompaction": request(Type.Object({ ...SessionRef, index: Type.Integer({ minimum: 0 }) }), Type.Object({})),
   "sessions.rename": request(Type.Object({ ...SessionRef, title: NonEmpty(500) }), SessionInfoSchema),
   "sessions.archive": request(Type.Object({ ...SessionRef, archived: Type.Boolean() }), SessionInfoSchema),
+  /** Deletes at once (stored), undoable with sessions.restore until it is purged a while later. */
   "sessions.delete": request(Type.Object(SessionRef), Type.Object({})),
+  "sessions.restore": request(Type.Object(SessionRef), SessionInfoSchema),
   "sessions.fork": request(Type.Object({ ...SessionRef, position: Type.Integer({ minimum: 0 }) }), SessionInfoSchema),
   "sessions.export": request(
     Type.Object({ ...SessionRef, format: Type.Union([Type.Literal("markdown"), Type.Literal("json")]) }),
@@ -154,6 +192,11 @@ export const requests = {
   ),
   "tools.input": request(Type.Object({ ...SessionRef, toolCallId: NonEmpty(200), data: Type.String({ maxLength: 65_536 }) }), Type.Object({})),
   "tools.interrupt": request(Type.Object({ ...SessionRef, toolCallId: NonEmpty(200) }), Type.Object({})),
+  /** A finished call's stored terminal log (raw, with colours; head and tail when it was long). */
+  "tools.output": request(
+    Type.Object({ ...SessionRef, toolCallId: NonEmpty(200) }),
+    Type.Object({ text: Type.String(), totalChars: Type.Integer(), truncated: Type.Boolean() }),
+  ),
   "models.list": request(Type.Object({}), Type.Array(ModelSchema)),
   "models.refresh": request(Type.Object({ provider: NonEmpty(100) }), Type.Array(ModelSchema)),
   "settings.get": request(Type.Object({}), SettingsSchema),
@@ -163,6 +206,7 @@ export const requests = {
       theme: Type.Optional(ThemeSchema),
       permissionMode: Type.Optional(PermissionModeSchema),
       autoCompact: Type.Optional(Type.Boolean()),
+      stallTimeoutSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 3600 })),
     }),
     SettingsSchema,
   ),
@@ -210,8 +254,18 @@ export const requests = {
 } as const;
 
 export const events = {
-  /** A frame's worth of one session's lifecycle events, in the loop's order. */
-  "session.events": Type.Object({ sessionId: Id, events: Type.Array(WireAgentEventSchema) }),
+  /**
+   * A frame's worth of one session's lifecycle events, in the loop's order, numbered: the batch
+   * covers sequence numbers fromSeq..toSeq without a gap, and seqs[i] is the number of the last
+   * event events[i] stands for (adjacent deltas of one block may be joined into one event).
+   */
+  "session.events": Type.Object({
+    sessionId: Id,
+    fromSeq: Type.Integer({ minimum: 1 }),
+    toSeq: Type.Integer({ minimum: 1 }),
+    events: Type.Array(WireAgentEventSchema),
+    seqs: Type.Array(Type.Integer({ minimum: 1 })),
+  }),
   "session.state": SessionStateSchema,
   "session.updated": SessionInfoSchema,
   "permission.request": PermissionRequestSchema,
@@ -283,3 +337,5 @@ export type SessionState = Static<typeof SessionStateSchema>;
 export type PermissionRequest = Static<typeof PermissionRequestSchema>;
 export type PermissionRule = Static<typeof RuleSchema>;
 export type Settings = Static<typeof SettingsSchema>;
+export type LiveSnapshot = Static<typeof LiveSnapshotSchema>;
+export type LiveTool = Static<typeof LiveToolSchema>;

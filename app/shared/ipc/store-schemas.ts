@@ -74,6 +74,8 @@ export const OpenedSessionSchema = Type.Object({
   activeToolNames: Type.Array(Type.Array(Type.String())),
   runs: Type.Array(RunInfoSchema),
   events: Type.Array(StoredEventSchema),
+  /** Tool calls with a stored terminal log; the text comes from tools.output. */
+  outputs: Type.Array(Type.Object({ toolCallId: Type.String(), totalChars: Type.Integer() })),
 });
 
 export { Nullable };
