@@ -136,3 +136,88 @@ describe("SessionRecorder", () => {
     expect(store.db.prepare("SELECT count(*) FROM messages").pluck().get()).toBe(0);
   });
 });
+
+describe("SessionRecorder when writes fail", () => {
+  /** SQLite's own page limit: writes that need a new page fail with SQLITE_FULL, like a full disk. */
+  const fillDisk = () => store.db.pragma(`max_page_count = ${store.db.pragma("page_count", { simple: true }) as number}`);
+  const freeDisk = () => store.db.pragma("max_page_count = 1073741823");
+  const big = (text: string) => `${text} ${"x".repeat(20_000)}`;
+
+  it("holds everything back in order, reports once, and writes it all once there is room", async () => {
+    const project = store.openProject("/repo");
+    const session = store.createSession({ projectId: project.id });
+    const errors: StoreError[] = [];
+    let recovered = 0;
+    const recorder = store.recorder(session.id, { retryMs: 20, onError: (e) => errors.push(e), onRecovered: () => recovered++ });
+    const prompt = user("go");
+    const a1 = assistant(big("calling"), [call("c1", "bash", { command: "ls" })]);
+    const r1 = result("c1", "bash", big("output"));
+    const a2 = assistant(big("done"));
+    recorder.handle({ type: "agent_start" });
+    recorder.handle({ type: "message_start", message: prompt });
+    recorder.handle({ type: "message_end", message: prompt });
+    expect(recorder.isStored(prompt)).toBe(true);
+
+    fillDisk();
+    for (const event of turn(a1, [r1])) recorder.handle(event);
+    for (const event of turn(a2, [])) recorder.handle(event);
+    recorder.handle({ type: "agent_end", messages: [prompt, a1, r1, a2] });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.failure).toBe("disk-full");
+    expect(recorder.failing).toBe(true);
+    expect(recorder.isStored(a1)).toBe(false);
+    expect(recorder.unsavedMessages()).toEqual([a1, r1, a2]);
+    expect(recorder.backlogBytes()).toBeGreaterThan(60_000);
+    // Nothing out of order: the store has the prompt only, and no result without its call.
+    expect(store.readMessages(session.id)).toEqual([prompt]);
+    expect(recorder.retry()).toBe(false);
+    expect(errors).toHaveLength(1);
+
+    freeDisk();
+    await expect.poll(() => recovered, { timeout: 5000 }).toBe(1);
+    expect(recorder.failing).toBe(false);
+    expect(errors).toHaveLength(1);
+    for (const m of [a1, r1, a2]) expect(recorder.isStored(m)).toBe(true);
+    const opened = store.openSession(session.id)!;
+    expect(opened.messages).toEqual([prompt, a1, r1, a2]);
+    expect(opened.runs).toMatchObject([{ status: "completed" }]);
+    // The log references the right positions, as if nothing had happened.
+    expect(opened.events.at(-1)!.event).toEqual({ type: "agent_end", messages: [prompt, a1, r1, a2] });
+    expect(opened.events.map((e) => e.seq)).toEqual(opened.events.map((_, i) => i));
+    recorder.close();
+  });
+
+  it("keeps a bounded, redacted terminal log per call, written while the call runs", async () => {
+    const project = store.openProject("/repo");
+    const session = store.createSession({ projectId: project.id });
+    const recorder = store.recorder(session.id, { outputFlushMs: 5, redact: (t) => t.replaceAll("hunter2", "[REDACTED]") });
+    const update = (chunk: string, skippedBytes = 0): AgentEvent => ({
+      type: "tool_execution_update",
+      toolCallId: "c1",
+      toolName: "bash",
+      args: {},
+      partialResult: { content: [], details: { phase: "running", chunk, skippedBytes } },
+    });
+    recorder.handle({ type: "agent_start" });
+    recorder.handle({ type: "tool_execution_start", toolCallId: "c1", toolName: "bash", args: {} });
+    recorder.handle(update("\x1b[32mgreen\x1b[0m password=hunter2\r\n"));
+    await expect.poll(() => store.toolOutput(session.id, "c1")?.text).toBe("\x1b[32mgreen\x1b[0m password=[REDACTED]\r\n");
+    // Past the bounds: head and tail kept, the middle counted.
+    const line = (i: number) => `line ${String(i).padStart(6, "0")} ${"y".repeat(100)}\r\n`;
+    for (let i = 0; i < 6000; i++) recorder.handle(update(line(i)));
+    recorder.handle(update("last line\r\n", 10));
+    recorder.handle({ type: "tool_execution_end", toolCallId: "c1", toolName: "bash", result: { content: [], details: {} }, isError: false });
+    const stored = store.toolOutput(session.id, "c1")!;
+    expect(stored.truncated).toBe(true);
+    expect(stored.text.startsWith("\x1b[32mgreen")).toBe(true);
+    expect(stored.text).toMatch(/characters of output in the middle were not kept; 10 characters were skipped/);
+    expect(stored.text.endsWith("last line\r\n")).toBe(true);
+    expect(stored.text.length).toBeLessThan(300 * 1024);
+    expect(stored.totalChars).toBeGreaterThan(600_000);
+    // The kept tail starts at a line start.
+    const afterMarker = stored.text.slice(stored.text.indexOf("…]") + 2).replace(/^\x1b\[0m\r\n/, "");
+    expect(afterMarker).toMatch(/^line \d{6} y/);
+    expect(store.openSession(session.id)!.outputs).toEqual([{ toolCallId: "c1", totalChars: stored.totalChars }]);
+    recorder.close();
+  });
+});

@@ -45,10 +45,13 @@ export interface StartAppOptions {
   maxFileWritesPerTurn?: number;
   /** Limits of the scripted model (default: a compatible server's defaults). */
   model?: { contextWindow?: number; maxTokens?: number };
+  /** A data folder to use (default: a fresh temporary one). */
+  dataDir?: string;
+  purgeAfterMs?: number;
 }
 
 export async function startApp(options: StartAppOptions = {}): Promise<AppHarness> {
-  const dataDir = realpathSync(mkdtempSync(path.join(tmpdir(), "lathe-app-data-")));
+  const dataDir = options.dataDir ?? realpathSync(mkdtempSync(path.join(tmpdir(), "lathe-app-data-")));
   const projectDir = realpathSync(mkdtempSync(path.join(tmpdir(), "lathe-project-")));
   const scripted = createScriptedModel(options.steps ?? []);
   const services = createAppServices({
@@ -59,6 +62,7 @@ export async function startApp(options: StartAppOptions = {}): Promise<AppHarnes
     env: options.env ?? {},
     streamFn: scripted.streamFn,
     maxFileWritesPerTurn: options.maxFileWritesPerTurn,
+    purgeAfterMs: options.purgeAfterMs,
   });
   // A local OpenAI-compatible server entry gives the scripted model a name in the registry.
   services.settings.setProvider({ id: "local", kind: "compatible", name: "Local", baseUrl: "http://127.0.0.1:9/v1", models: [{ id: "scripted", ...options.model }] });

@@ -1,7 +1,8 @@
 // The history browser: every session grouped by project in one virtualized list (pages of 200
 // load as their "more" row scrolls into view, so 10,000 sessions scroll smoothly); full-text
 // search with highlighted snippets that open the session at the message; rename, export to
-// Markdown, and delete with undo (the delete is sent only when the undo window has passed).
+// Markdown, and delete with undo: the delete is stored at once (a soft delete, so quitting during the
+// undo window keeps it) and Undo restores the session; the host purges it for good later.
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { Project, Session } from "../../../shared/ipc/contract";
@@ -90,32 +91,30 @@ export function HistoryBrowser({ onOpenSession }: { onOpenSession: (session: Pic
       return next;
     });
 
-  const commitDelete = (session: Session) => {
+  const remove = (session: Session) => {
+    if (pendingDelete) clearTimeout(pendingDelete.timer);
+    setHidden((h) => new Set(h).add(session.id));
+    const timer = setTimeout(() => setPendingDelete(null), UNDO_MS);
+    setPendingDelete({ session, timer });
     unwrap(getApi().sessions.delete({ sessionId: session.id })).catch((e: unknown) => {
       setError(`Could not delete “${session.title ?? "Untitled"}”: ${errorText(e)}`);
       setHidden((h) => new Set([...h].filter((id) => id !== session.id)));
+      setPendingDelete((p) => (p?.session.id === session.id ? null : p));
     });
-  };
-
-  const remove = (session: Session) => {
-    if (pendingDelete) {
-      clearTimeout(pendingDelete.timer);
-      commitDelete(pendingDelete.session);
-    }
-    setHidden((h) => new Set(h).add(session.id));
-    const timer = setTimeout(() => {
-      commitDelete(session);
-      setPendingDelete(null);
-    }, UNDO_MS);
-    setPendingDelete({ session, timer });
   };
 
   const undo = () => {
     if (!pendingDelete) return;
     clearTimeout(pendingDelete.timer);
-    const id = pendingDelete.session.id;
-    setHidden((h) => new Set([...h].filter((x) => x !== id)));
+    const { session } = pendingDelete;
     setPendingDelete(null);
+    unwrap(getApi().sessions.restore({ sessionId: session.id })).then(
+      (restored) => {
+        replaceSession(restored);
+        setHidden((h) => new Set([...h].filter((x) => x !== session.id)));
+      },
+      (e: unknown) => setError(`Could not restore “${session.title ?? "Untitled"}”: ${errorText(e)}`),
+    );
   };
 
   const projectName = (id: number) => projects.find((p) => p.id === id)?.name ?? `Project ${id}`;

@@ -9,6 +9,8 @@ import { Markdown } from "./Markdown";
 
 export interface RowActions extends CompactionActions {
   onFork?: (position: number) => void;
+  /** Runs the last failed turn again (offered on the last answer when it failed or was stopped). */
+  onRetry?: () => void;
 }
 
 function ForkButton({ position, actions }: { position: number; actions: RowActions }) {
@@ -39,11 +41,14 @@ export const AssistantMessageView = memo(function AssistantMessageView({
   position,
   streaming,
   actions,
+  canRetry = false,
 }: {
   message: AssistantMessage;
   position: number;
   streaming: boolean;
   actions: RowActions;
+  /** This is the session's last answer, it failed or was stopped, and nothing runs. */
+  canRetry?: boolean;
 }) {
   const lastText = message.content.findLastIndex((b) => b.type === "text");
   return (
@@ -72,14 +77,29 @@ export const AssistantMessageView = memo(function AssistantMessageView({
         <div className="assistant-error" role="alert">
           The model's response failed: {message.errorMessage ?? "unknown error"}
           {message.contextOverflow ? " (the conversation is larger than the model's context window)" : ""}
+          {canRetry && <RetryButton actions={actions} />}
         </div>
       )}
-      {message.stopReason === "aborted" && !streaming && <div className="assistant-error">Stopped{message.errorMessage ? `: ${message.errorMessage}` : "."}</div>}
+      {message.stopReason === "aborted" && !streaming && (
+        <div className="assistant-error">
+          {message.errorMessage?.startsWith("Stopped") ? message.errorMessage : `Stopped${message.errorMessage ? `: ${message.errorMessage}` : "."}`}
+          {canRetry && <RetryButton actions={actions} />}
+        </div>
+      )}
       {message.stopReason === "length" && !streaming && <div className="notice">The response hit the model's output limit.</div>}
       {!streaming && <ForkButton position={position} actions={actions} />}
     </div>
   );
 });
+
+function RetryButton({ actions }: { actions: RowActions }) {
+  if (!actions.onRetry) return null;
+  return (
+    <button className="small retry-turn" onClick={() => actions.onRetry?.()} title="Ask the model again; the answer above stays in the transcript and is not sent">
+      Retry
+    </button>
+  );
+}
 
 export function CustomMessageView({ message, position }: { message: CustomMessage; position: number }) {
   if (message.customType === "error") {

@@ -1,7 +1,9 @@
 // The session view: transcript, the pending permission request, composer and status bar for one
 // session. Esc anywhere in the view (outside the dialog) stops a running agent. Compaction entries’
-// Edit and Undo go through here.
-import { useMemo, useState } from "react";
+// Edit and Undo, and Retry on a failed last answer, go through here. While an answer streams, the
+// seconds since its last data are counted for the status bar ("no data for N s").
+import { useEffect, useMemo, useState } from "react";
+import type { AssistantMessage } from "../../../shared/agent-types";
 import type { Session } from "../../../shared/ipc/contract";
 import { getApi } from "../api/client";
 import { errorText, unwrap } from "../state/api-hooks";
@@ -31,11 +33,18 @@ export function SessionView({ sessionId, jumpTo, projectName, onOpenSession }: {
       onUndoCompaction: async (index: number) => {
         await unwrap(getApi().sessions.undoCompaction({ sessionId, index }));
       },
+      onRetry: () => {
+        setError(null);
+        unwrap(getApi().sessions.retry({ sessionId })).catch((e: unknown) => setError(errorText(e)));
+      },
     }),
     [sessionId, onOpenSession],
   );
 
   const awaitingApproval = useMemo(() => new Set(view.permissions.map((p) => p.toolCallId)), [view.permissions]);
+  const last = view.model.messages.at(-1);
+  const retryPosition = !running && last?.role === "assistant" && (last.stopReason === "error" || last.stopReason === "aborted") ? view.model.messages.length - 1 : null;
+  const idleSeconds = useIdleSeconds(view.model.streaming);
 
   if (view.loading) return <div className="page muted">Opening the session…</div>;
   if (view.error) return <div className="page error-text" role="alert">Could not open the session: {view.error}</div>;
@@ -62,13 +71,27 @@ export function SessionView({ sessionId, jumpTo, projectName, onOpenSession }: {
         compaction={compaction}
         running={running}
         awaitingApproval={awaitingApproval}
+        retryPosition={retryPosition}
       />
       {error && <div className="notice error" role="alert">{error}</div>}
       {request ? <PermissionDialog key={request.id} request={request} count={view.permissions.length} projectName={projectName} /> : <div />}
       <div>
         <Composer sessionId={sessionId} running={running} queued={view.state?.queued} disabled={false} />
-        <StatusBar state={view.state} info={view.info} retry={view.model.retry} onState={view.applyState} />
+        <StatusBar state={view.state} info={view.info} retry={view.model.retry} idleSeconds={view.model.retry ? null : idleSeconds} onState={view.applyState} />
       </div>
     </div>
   );
+}
+
+/** Whole seconds since the streaming answer last changed (null when nothing streams); ticks each second. */
+function useIdleSeconds(streaming: AssistantMessage | null): number | null {
+  const [idle, setIdle] = useState<{ of: AssistantMessage | null; seconds: number }>({ of: null, seconds: 0 });
+  useEffect(() => {
+    if (!streaming) return;
+    const since = Date.now();
+    const timer = setInterval(() => setIdle({ of: streaming, seconds: Math.floor((Date.now() - since) / 1000) }), 1000);
+    return () => clearInterval(timer);
+  }, [streaming]);
+  if (!streaming) return null;
+  return idle.of === streaming ? idle.seconds : 0;
 }

@@ -1,6 +1,7 @@
 // The session's status bar: model picker, permission mode, context used out of the model's
 // window with "Compact now", the project instruction files in the system prompt, the session's
-// tokens and cost, and provider retry notices while they happen.
+// tokens and cost, provider retry notices while they happen, and "no data for N s" while an answer
+// waits for the provider (counted up to the stall limit in Settings).
 import { useState } from "react";
 import type { ProviderRetry } from "../../../shared/agent-types";
 import type { Session, SessionState } from "../../../shared/ipc/contract";
@@ -15,7 +16,23 @@ const MODES = [
   { value: "full-auto", label: "Full auto" },
 ] as const;
 
-export function StatusBar({ state, info, retry, onState }: { state: SessionState | null; info: Session | null; retry: ProviderRetry | null; onState: (s: SessionState) => void }) {
+/** Seconds without data before the count is shown. */
+const SHOW_IDLE_AFTER_S = 5;
+
+export function StatusBar({
+  state,
+  info,
+  retry,
+  idleSeconds = null,
+  onState,
+}: {
+  state: SessionState | null;
+  info: Session | null;
+  retry: ProviderRetry | null;
+  /** Seconds since the streaming answer last received data (null when none streams). */
+  idleSeconds?: number | null;
+  onState: (s: SessionState) => void;
+}) {
   const { settings, models, setSettings } = useAppData();
   const [error, setError] = useState<string | null>(null);
   const [compacting, setCompacting] = useState(false);
@@ -102,6 +119,11 @@ export function StatusBar({ state, info, retry, onState }: { state: SessionState
       {retry && (
         <span className="retry" role="status">
           Provider error, retrying in {Math.round(retry.delayMs / 1000)} s (attempt {retry.attempt} of {retry.maxAttempts}): {retry.error}
+        </span>
+      )}
+      {idleSeconds !== null && idleSeconds >= SHOW_IDLE_AFTER_S && (
+        <span className="stall" role="status" title="The answer is stopped as stalled at the limit set in Settings">
+          No data for {idleSeconds} s{settings ? ` (stops at ${settings.stallTimeoutSeconds} s)` : ""}
         </span>
       )}
       {error && <span className="error-text" role="alert">{error}</span>}

@@ -1,7 +1,9 @@
 // A bash call's output in a real terminal (xterm.js): colours, cursor movement and progress bars
 // render as in a terminal. Live chunks are written as they arrive, never re-written; a card that
 // remounts (virtualized transcript) replays its chunks. While the command runs, keystrokes typed
-// in the terminal go to the command, and an input line sends a whole answer plus Enter.
+// in the terminal go to the command, and an input line sends a whole answer plus Enter. A finished
+// call of a reopened session replays its stored terminal log (colours included; head and tail when
+// it was long), fetched when the view mounts; without one, the result's text is shown.
 import { useEffect, useRef, useState } from "react";
 import { FitAddon } from "@xterm/addon-fit";
 import { Terminal } from "@xterm/xterm";
@@ -16,11 +18,13 @@ export interface TerminalViewProps {
   chunkCount: number;
   /** Text to show when there are no live chunks (a stored session's result). */
   fallbackText: string;
+  /** A stored terminal log exists for this call: fetch and replay it instead of the fallback. */
+  storedOutput?: boolean;
   running: boolean;
   waitingForInput: boolean;
 }
 
-export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallbackText, running, waitingForInput }: TerminalViewProps) {
+export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallbackText, storedOutput = false, running, waitingForInput }: TerminalViewProps) {
   const host = useRef<HTMLDivElement>(null);
   const term = useRef<Terminal | null>(null);
   const written = useRef<{ chunks: readonly string[] | null; count: number; fallback: boolean }>({ chunks: null, count: 0, fallback: false });
@@ -29,6 +33,19 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
   const [error, setError] = useState<string | null>(null);
   // The view grows with its content, from 3 to 16 rows, so short outputs stay compact.
   const [rows, setRows] = useState(3);
+  // The stored log once fetched (null while it loads or when there is none).
+  const [stored, setStored] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!storedOutput) return;
+    let cancelled = false;
+    getApi()
+      .tools.output({ sessionId, toolCallId })
+      .then((r) => !cancelled && setStored(r.ok ? r.data.text : ""), () => !cancelled && setStored(""));
+    return () => {
+      cancelled = true;
+    };
+  }, [sessionId, toolCallId, storedOutput]);
 
   useEffect(() => {
     runningRef.current = running;
@@ -81,11 +98,14 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
       }
       for (let i = w.count; i < chunkCount; i++) terminal.write(chunks[i]!);
       w.count = chunkCount;
-    } else if (!w.fallback && fallbackText) {
+    } else if (!w.fallback && storedOutput && stored) {
+      terminal.write(stored);
+      w.fallback = true;
+    } else if (!w.fallback && fallbackText && (!storedOutput || stored === "")) {
       terminal.write(fallbackText.replace(/\r?\n/g, "\r\n"));
       w.fallback = true;
     }
-  }, [chunks, chunkCount, fallbackText]);
+  }, [chunks, chunkCount, fallbackText, storedOutput, stored]);
 
   const send = (data: string) => {
     setError(null);

@@ -87,6 +87,7 @@ function CardBody({ card, sessionId }: { card: ToolCardState; sessionId: number 
               chunks={card.chunks}
               chunkCount={card.chunkCount}
               fallbackText={card.result ? resultText : ""}
+              storedOutput={card.storedOutput && card.chunkCount === 0}
               running={card.status === "running"}
               waitingForInput={card.waitingForInput}
             />

@@ -26,11 +26,13 @@ export interface TranscriptProps {
   running: boolean;
   /** Tool calls waiting for the person's permission. */
   awaitingApproval: ReadonlySet<string>;
+  /** Position of the failed last answer that offers Retry, if any. */
+  retryPosition?: number | null;
 }
 
 const DEFAULT_COLLAPSED = new Set(["read", "ls", "find", "grep"]);
 
-export function Transcript({ sessionId, model, items, jumpTo, actions, compaction, running, awaitingApproval }: TranscriptProps) {
+export function Transcript({ sessionId, model, items, jumpTo, actions, compaction, running, awaitingApproval, retryPosition = null }: TranscriptProps) {
   const scroller = useRef<HTMLDivElement>(null);
   // Whether to follow the bottom: cleared when the person scrolls up (or jumps), set again when
   // they scroll back to the end.
@@ -128,6 +130,7 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
                 compaction={compaction}
                 running={running}
                 awaiting={card ? awaitingApproval.has(card.toolCallId) : false}
+                canRetry={item.kind === "assistant" && item.position === retryPosition}
               />
             </div>
           );
@@ -162,14 +165,15 @@ interface RowProps {
   running: boolean;
   /** The tool row's call waits for permission. */
   awaiting: boolean;
+  canRetry: boolean;
 }
 
-const Row = memo(function Row({ item, card, cards, sessionId, toggled, onToggle, actions, compaction, running, awaiting }: RowProps) {
+const Row = memo(function Row({ item, card, cards, sessionId, toggled, onToggle, actions, compaction, running, awaiting, canRetry }: RowProps) {
   switch (item.kind) {
     case "user":
       return <UserMessageView message={item.message} position={item.position} actions={actions} />;
     case "assistant":
-      return <AssistantMessageView message={item.message} position={item.position} streaming={item.streaming} actions={actions} />;
+      return <AssistantMessageView message={item.message} position={item.position} streaming={item.streaming} actions={actions} canRetry={canRetry} />;
     case "custom":
       if (item.message.customType === COMPACTION) return <CompactionEntry message={item.message} position={item.position} status={compaction.statusOf.get(item.position)} running={running} actions={actions} />;
       if (item.message.customType === COMPACTION_UNDO) return <CompactionUndoNote message={item.message} position={item.position} />;

@@ -75,6 +75,7 @@ export function SettingsScreen({ project }: { project: Project | null }) {
               Off means nothing is summarized unless you click Compact now: a request that overflows the window is reported as an error instead.
             </p>
           </div>
+          <StallLimit key={settings.stallTimeoutSeconds} seconds={settings.stallTimeoutSeconds} onChange={(stallTimeoutSeconds) => update({ stallTimeoutSeconds })} />
         </section>
         <RulesPanel project={project} />
       </div>
@@ -183,5 +184,33 @@ function RulesPanel({ project }: { project: Project | null }) {
         ))}
       </ul>
     </section>
+  );
+}
+
+/** The stall limit: an answer with no data for this long is stopped (the session shows the count). */
+function StallLimit({ seconds, onChange }: { seconds: number; onChange: (seconds: number) => void }) {
+  // Keyed by `seconds` by its parent, so a saved value starts a fresh draft.
+  const [draft, setDraft] = useState(String(seconds));
+  const value = Number(draft);
+  const valid = Number.isInteger(value) && value >= 10 && value <= 3600;
+  return (
+    <div style={{ marginTop: 10 }}>
+      <label style={{ flexDirection: "row", alignItems: "center", gap: 6 }}>
+        <span>Stop an answer after</span>
+        <input
+          aria-label="Stall limit in seconds"
+          type="number"
+          min={10}
+          max={3600}
+          style={{ width: 80 }}
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          onBlur={() => valid && value !== seconds && onChange(value)}
+          onKeyDown={(e) => e.key === "Enter" && valid && value !== seconds && onChange(value)}
+        />
+        <span>seconds without data</span>
+      </label>
+      <p className="setting-help">{valid ? "While an answer waits, the session shows “No data for N s”. Reasoning models may think silently for a while." : "Enter a whole number of seconds from 10 to 3600."}</p>
+    </div>
   );
 }

@@ -9,6 +9,7 @@
 // to a version, so a version stays a consistent snapshot.
 import type { AgentMessage, AssistantMessage, CustomMessage, ProviderRetry, UserMessage } from "../../../shared/agent-types";
 import type { WireAgentEvent } from "../../../shared/ipc/agent-schemas";
+import type { LiveSnapshot } from "../../../shared/ipc/contract";
 
 export type ToolStatus = "pending" | "running" | "done" | "error";
 
@@ -37,6 +38,8 @@ export interface ToolCardState {
   result: ToolOutcome | null;
   /** Position of the assistant message that asked for the call (null while it streams). */
   position: number | null;
+  /** A terminal log of the call is stored (fetched when its card shows it: tools.output). */
+  storedOutput: boolean;
 }
 
 export type TranscriptItem =
@@ -68,7 +71,7 @@ export function emptyModel(): SessionModel {
 }
 
 function newCard(toolCallId: string, toolName: string, args: Record<string, unknown>, position: number | null): ToolCardState {
-  return { toolCallId, toolName, args, status: "pending", startedAt: null, endedAt: null, chunks: [], chunkCount: 0, skippedBytes: 0, progress: null, waitingForInput: false, result: null, position };
+  return { toolCallId, toolName, args, status: "pending", startedAt: null, endedAt: null, chunks: [], chunkCount: 0, skippedBytes: 0, progress: null, waitingForInput: false, result: null, position, storedOutput: false };
 }
 
 function asRecord(value: unknown): Record<string, unknown> {
@@ -194,7 +197,12 @@ export function applyEvents(model: SessionModel, events: readonly WireAgentEvent
 }
 
 /** The model of a stored session: its messages, then its logged events for timings and states. */
-export function modelFromStored(storedMessages: readonly AgentMessage[], storedEvents: readonly StoredEventLike[], stillRunning = false): SessionModel {
+export function modelFromStored(
+  storedMessages: readonly AgentMessage[],
+  storedEvents: readonly StoredEventLike[],
+  stillRunning = false,
+  outputs: readonly { toolCallId: string }[] = [],
+): SessionModel {
   const tools = new Map<string, ToolCardState>();
   // Timings first (from the event log), so the cards built from messages carry them.
   for (const { at, event } of storedEvents) {
@@ -212,7 +220,48 @@ export function modelFromStored(storedMessages: readonly AgentMessage[], storedE
   if (!stillRunning) for (const [id, card] of tools) {
     if (card.status === "running" || card.status === "pending") tools.set(id, { ...card, status: "error", result: card.result ?? { content: [{ type: "text", text: "The run ended before this call finished." }], details: undefined, isError: true } });
   }
+  for (const { toolCallId } of outputs) {
+    const card = tools.get(toolCallId);
+    if (card) tools.set(toolCallId, { ...card, storedOutput: true });
+  }
   return { messages, items, streaming: null, tools, running: stillRunning, retry: null };
+}
+
+/**
+ * The model of a session opened while it may run: the stored part, then what is live (the message
+ * streaming, tool calls without a stored result, with the output they showed so far). Events
+ * numbered after the snapshot apply on top with applyEvents, exactly as if seen from the start.
+ */
+export function modelFromSnapshot(
+  opened: { messages: readonly AgentMessage[]; events: readonly StoredEventLike[]; outputs?: readonly { toolCallId: string }[] },
+  live: LiveSnapshot | null,
+  running: boolean,
+): SessionModel {
+  const model = modelFromStored(opened.messages, opened.events, running || live !== null, opened.outputs);
+  if (!live) return model;
+  const tools = new Map(model.tools);
+  for (const t of live.tools) {
+    const card = tools.get(t.toolCallId) ?? newCard(t.toolCallId, t.toolName, asRecord(t.args), null);
+    tools.set(t.toolCallId, {
+      ...card,
+      status: t.status,
+      startedAt: t.startedAt,
+      endedAt: t.endedAt,
+      chunks: t.output ? [t.output] : [],
+      chunkCount: t.output ? 1 : 0,
+      skippedBytes: t.skippedBytes,
+      progress: t.progress,
+      waitingForInput: t.waitingForInput,
+      result: t.result,
+      storedOutput: false,
+    });
+  }
+  if (live.streaming) {
+    for (const block of live.streaming.content) {
+      if (block.type === "toolCall" && !tools.has(block.id)) tools.set(block.id, newCard(block.id, block.name, block.arguments, null));
+    }
+  }
+  return { ...model, tools, streaming: live.streaming, retry: live.retry, running: model.running };
 }
 
 /** The transcript as shown: finalized items, then the streaming message and its calls so far. */

@@ -1,0 +1,179 @@
+// SessionSync: keeps one open session's view in step with the main process, over any LatheApi (the
+// preload's or the WebSocket client's). Plain TypeScript, no React: useSession wraps it, and tests
+// drive it against the real host the same way.
+//
+// Protocol: `sessions.open` returns a snapshot and `seq`, the number of the last session event it
+// reflects. Event batches arriving before the snapshot are held; then every batch is applied from
+// the first event numbered above the view's last: events at or below it are dropped (they are in
+// the snapshot), and a batch that starts beyond the next number (a gap: events were lost) asks for
+// a fresh snapshot. A reconnect of the transport (the host restarted, the network dropped) also
+// asks for one, so the open session and its pending permission requests come back without a reload.
+import type { EventPayload, LatheApi, PermissionRequest, Session, SessionState } from "../../../shared/ipc/contract";
+import { applyEvents, emptyModel, modelFromSnapshot, type SessionModel } from "./session-model";
+
+export interface SessionViewState {
+  model: SessionModel;
+  state: SessionState | null;
+  info: Session | null;
+  /** Pending permission requests of this session, oldest first. */
+  permissions: PermissionRequest[];
+  error: string | null;
+  loading: boolean;
+}
+
+export type ConnectionStatus = "connecting" | "open" | "closed";
+
+export interface SessionSyncOptions {
+  /** Subscribes to the transport's connection status (the browser host); returns an unsubscribe. */
+  onConnectionStatus?: (listener: (status: ConnectionStatus) => void) => () => void;
+  now?: () => number;
+}
+
+type Batch = EventPayload<"session.events">;
+
+/** The view before the first snapshot arrives. */
+export function loadingView(): SessionViewState {
+  return { model: emptyModel(), state: null, info: null, permissions: [], error: null, loading: true };
+}
+
+export class SessionSync {
+  readonly sessionId: number;
+  view: SessionViewState = loadingView();
+  /** How many snapshots were taken (the first open plus every resync). */
+  snapshots = 0;
+  private readonly api: LatheApi;
+  private readonly onChange: (view: SessionViewState) => void;
+  private readonly options: SessionSyncOptions;
+  private lastSeq = 0;
+  private loaded = false;
+  private held: Batch[] = [];
+  private generation = 0;
+  private disposed = false;
+  private disconnected = false;
+  private readonly offs: (() => void)[] = [];
+
+  constructor(api: LatheApi, sessionId: number, onChange: (view: SessionViewState) => void, options: SessionSyncOptions = {}) {
+    this.api = api;
+    this.sessionId = sessionId;
+    this.onChange = onChange;
+    this.options = options;
+  }
+
+  /** The number of the last event the view reflects. */
+  get seq(): number {
+    return this.lastSeq;
+  }
+
+  start(): void {
+    const api = this.api;
+    const id = this.sessionId;
+    this.offs.push(
+      api.events.onSessionEvents((batch) => {
+        if (batch.sessionId !== id) return;
+        if (!this.loaded) this.held.push(batch);
+        else this.apply(batch);
+      }),
+      api.events.onSessionState((state) => {
+        if (state.sessionId !== id || !this.loaded) return;
+        const model = this.view.model.running === state.running ? this.view.model : { ...this.view.model, running: state.running };
+        this.set({ state, permissions: sortRequests(state.pendingPermissions), model });
+      }),
+      api.events.onSessionUpdated((info) => {
+        if (info.id === id) this.set({ info });
+      }),
+      api.events.onPermissionRequest((request) => {
+        if (request.sessionId !== id || !this.loaded || this.view.permissions.some((p) => p.id === request.id)) return;
+        this.set({ permissions: sortRequests([...this.view.permissions, request]) });
+      }),
+      api.events.onPermissionResolved((resolved) => {
+        if (resolved.sessionId !== id || !this.loaded) return;
+        this.set({ permissions: this.view.permissions.filter((p) => p.id !== resolved.requestId) });
+      }),
+    );
+    if (this.options.onConnectionStatus) {
+      this.offs.push(
+        this.options.onConnectionStatus((status) => {
+          if (status === "closed") this.disconnected = true;
+          if (status === "open" && this.disconnected) {
+            this.disconnected = false;
+            this.resync();
+          }
+        }),
+      );
+    }
+    this.open();
+  }
+
+  /** Takes a fresh snapshot; the view stays as it is until it arrives. */
+  resync(): void {
+    if (!this.disposed) this.open();
+  }
+
+  /** Applies a state returned by a request (e.g. setModel) without waiting for its event. */
+  applyState(state: SessionState): void {
+    if (state.sessionId === this.sessionId) this.set({ state, permissions: sortRequests(state.pendingPermissions) });
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.offs.splice(0).forEach((off) => off());
+  }
+
+  private open(): void {
+    const generation = ++this.generation;
+    this.loaded = false;
+    this.held = [];
+    void this.api.sessions.open({ sessionId: this.sessionId }).then(
+      (result) => {
+        if (this.disposed || generation !== this.generation) return;
+        if (!result.ok) {
+          this.set({ error: result.error.message, loading: false });
+          return;
+        }
+        const { opened, state, seq, live } = result.data;
+        this.snapshots++;
+        this.lastSeq = seq;
+        this.loaded = true;
+        this.view = {
+          model: modelFromSnapshot(opened, live, state.running),
+          state,
+          info: opened.session,
+          permissions: sortRequests(state.pendingPermissions),
+          error: null,
+          loading: false,
+        };
+        const held = this.held.splice(0);
+        for (const batch of held) if (!this.apply(batch, false)) return;
+        this.onChange(this.view);
+      },
+      (error: unknown) => {
+        if (!this.disposed && generation === this.generation) this.set({ error: String(error), loading: false });
+      },
+    );
+  }
+
+  /** Applies a batch in sequence; false when it revealed a gap (a resync was started). */
+  private apply(batch: Batch, notify = true): boolean {
+    if (batch.toSeq <= this.lastSeq) return true;
+    if (batch.fromSeq > this.lastSeq + 1) {
+      this.resync();
+      return false;
+    }
+    const events = batch.events.filter((_, i) => batch.seqs[i]! > this.lastSeq);
+    this.lastSeq = batch.toSeq;
+    const model = applyEvents(this.view.model, events, this.options.now?.() ?? Date.now());
+    if (notify) this.set({ model });
+    else this.view = { ...this.view, model };
+    return true;
+  }
+
+  private set(changes: Partial<SessionViewState>): void {
+    if (this.disposed) return;
+    this.view = { ...this.view, ...changes };
+    this.onChange(this.view);
+  }
+}
+
+function sortRequests(requests: readonly PermissionRequest[]): PermissionRequest[] {
+  return requests.slice().sort((a, b) => a.createdAt - b.createdAt);
+}
