@@ -15,8 +15,8 @@ export interface Call {
   args: Record<string, unknown>;
 }
 
-/** What the model does next: call tools, or answer in text. */
-export type Step = { calls: Call[] } | { text: string };
+/** What the model does next: call tools, or answer in text (after `pauseMs` of silence, if set). */
+export type Step = { calls: Call[] } | { text: string; pauseMs?: number };
 
 /** Chooses the next step from the latest user text, the tool results since, and the whole request. */
 export type Brain = (userText: string, toolResults: string[], messages: ChatMessage[]) => Step;
@@ -65,6 +65,7 @@ export async function startFakeModel(brain: Brain): Promise<FakeModel> {
     const step = brain(userText, toolResults, messages);
     turn++;
     // Small pieces with a delay: the renderer sees the text stream in.
+    if ("text" in step && step.pauseMs) return { body: completionsText(step.text), delayMs: step.pauseMs };
     if ("text" in step) return { body: completionsText(step.text), chunkSize: 64, delayMs: 15 };
     return { body: toolCallsReply(step.calls, turn), chunkSize: 96, delayMs: 10 };
   }, "/v1");
