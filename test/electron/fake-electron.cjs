@@ -15,6 +15,8 @@ const recorded = {
   webContentsCreated: [],
   sent: [],
   errors: [],
+  focused: 0,
+  messageBoxes: [],
 };
 
 class WebContents extends EventEmitter {
@@ -66,7 +68,9 @@ class BrowserWindow extends EventEmitter {
   }
   maximize() {}
   show() {}
-  focus() {}
+  focus() {
+    recorded.focused++;
+  }
   restore() {}
 }
 
@@ -93,7 +97,11 @@ module.exports = {
   dialog: {
     showErrorBox: (title, message) => recorded.errors.push(`${title}: ${message}`),
     showOpenDialog: async () => ({ canceled: true, filePaths: [] }),
-    showMessageBox: async () => ({ response: 1 }),
+    // Tests may replace `messageBoxResponse` to choose a button.
+    showMessageBox: async (options) => {
+      recorded.messageBoxes.push(options);
+      return { response: module.exports.messageBoxResponse ?? 1 };
+    },
   },
   session: {
     defaultSession: {
