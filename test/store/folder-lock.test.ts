@@ -83,6 +83,26 @@ describe("the data folder lock", () => {
     }
   });
 
+  it("leaves crash repair to the holder: read-only repairs nothing", () => {
+    const dir = fresh();
+    const writer = openStore({ dataDir: dir }).store;
+    const project = writer.openProject("/p");
+    const session = writer.createSession({ projectId: project.id });
+    const recorder = writer.recorder(session.id);
+    recorder.handle({ type: "agent_start" });
+    recorder.handle({ type: "message_end", message: user("cut short") });
+    recorder.close();
+    writer.close(); // as if the process had died mid-run: the run is still "running"
+    const reader = openStore({ dataDir: dir, readOnly: true });
+    expect(reader.notices).toEqual([]);
+    expect(reader.store.listRuns(session.id).map((r) => r.status)).toEqual(["running"]);
+    reader.store.close();
+    const holder = openStore({ dataDir: dir });
+    expect(holder.notices.map((n) => n.kind)).toEqual(["runs-interrupted"]);
+    expect(holder.store.listRuns(session.id).map((r) => r.status)).toEqual(["interrupted"]);
+    holder.store.close();
+  });
+
   it("read-only refuses a missing database instead of creating one", () => {
     const dir = fresh();
     expect(() => openStore({ dataDir: dir, readOnly: true })).toThrow(/no session database/);
