@@ -103,6 +103,15 @@ describe("the data folder lock", () => {
     holder.store.close();
   });
 
+  it("sets aside a lock file that is not an SQLite file (nobody can hold it) and takes the lock", () => {
+    const dir = fresh();
+    fs.writeFileSync(path.join(dir, "lathe.lock"), "not a database ".repeat(100));
+    const store = openStore({ dataDir: dir }).store;
+    expect(fs.readdirSync(dir).some((f) => f.startsWith("lathe.lock.damaged-"))).toBe(true);
+    expect(() => openStore({ dataDir: dir })).toThrow(FolderLockedError);
+    store.close();
+  });
+
   it("read-only refuses a missing database instead of creating one", () => {
     const dir = fresh();
     expect(() => openStore({ dataDir: dir, readOnly: true })).toThrow(/no session database/);

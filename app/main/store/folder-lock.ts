@@ -17,6 +17,8 @@
 // Caveat of POSIX locks: closing ANY descriptor of a file drops the process's locks on it, so
 // nothing may open `lathe.lock` except through SQLite (chmod is fine). Network file systems that
 // do not implement byte-range locks cannot give this guarantee; Lathe's data folder is local.
+// A `lathe.lock` that is not an SQLite file (overwritten by something else) cannot be held by
+// anyone; it is renamed to `lathe.lock.damaged-<time>` and a fresh one is taken.
 //
 // Who holds the lock is written by the holder, after it has the lock, to `lathe.lock.json`
 // (atomically: temporary file, then rename). A refused process reads it to explain itself; a
@@ -26,7 +28,7 @@ import Database from "better-sqlite3";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { StoreError, toStoreError } from "./errors.ts";
+import { isCorruptionError, StoreError, toStoreError } from "./errors.ts";
 
 export const LOCK_FILE = "lathe.lock";
 export const HOLDER_FILE = "lathe.lock.json";
@@ -66,7 +68,7 @@ export interface FolderLock {
 }
 
 /** Takes the data folder's lock or throws FolderLockedError (another holder) or StoreError (I/O). */
-export function acquireFolderLock(dataDir: string, app: string): FolderLock {
+export function acquireFolderLock(dataDir: string, app: string, retried = false): FolderLock {
   const file = path.join(dataDir, LOCK_FILE);
   let db: Database.Database;
   try {
@@ -80,6 +82,15 @@ export function acquireFolderLock(dataDir: string, app: string): FolderLock {
     db.close();
     if ((err as { code?: string }).code === "SQLITE_BUSY" || (err as { code?: string }).code === "SQLITE_LOCKED") {
       throw new FolderLockedError(dataDir, readHolder(dataDir));
+    }
+    // Not an SQLite file (overwritten by something else): nobody can hold it. Set it aside, once.
+    if (isCorruptionError(err) && !retried) {
+      try {
+        fs.renameSync(file, `${file}.damaged-${Date.now()}`);
+      } catch (renameError) {
+        throw toStoreError(renameError, `setting aside the damaged lock file ${file}`);
+      }
+      return acquireFolderLock(dataDir, app, true);
     }
     throw toStoreError(err, `locking the data folder ${dataDir}`);
   }
