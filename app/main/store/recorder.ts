@@ -9,7 +9,7 @@
 // `maxEventsPerFlush` per transaction, the rest on the next macrotask), so a crash loses at most
 // the last few milliseconds of lifecycle events, never a message. What is logged: event-log.ts.
 // Terminal output (tool_execution_update details with a raw `chunk`) goes to a bounded log per
-// call (terminal-log.ts), written every `outputFlushMs` while the call runs and at its end.
+// call (output-logs.ts), written every `outputFlushMs` while the call runs and at its end.
 //
 // Order and failures: everything is written strictly in the order it happened, as a queue of
 // units (a run's start, a batch of events, one message with its events, a run's end). When a
@@ -28,8 +28,8 @@ import { StoreError, toStoreError } from "./errors.ts";
 import { encodeEvent } from "./event-log.ts";
 import { appendMessageRow } from "./messages.ts";
 import { statement } from "./sql.ts";
-import { TerminalLog } from "./terminal-log.ts";
-import { writeToolOutput } from "./tool-output.ts";
+import { OutputLogs } from "./output-logs.ts";
+import type { TerminalLog } from "./terminal-log.ts";
 
 export interface RecorderOptions {
   /** Called with the first write failure of an outage; default logs to stderr. */
@@ -67,16 +67,6 @@ type Unit =
   | { kind: "message"; run: RunHandle; rows: EventRow[]; message: AgentMessage; position: number; at: number }
   | { kind: "run-end"; run: RunHandle; rows: EventRow[]; at: number; status: "completed" | "interrupted" };
 
-interface OutputState {
-  log: TerminalLog;
-  /** Version of the log last written. */
-  written: number;
-  /** The call's result message was handled: once written, the log is not needed in memory. */
-  done?: boolean;
-  /** Redacted head, once the head is complete (it never changes again). */
-  head?: string;
-}
-
 const PERMANENT = new Set(["not-found", "invalid"]);
 
 export class SessionRecorder {
@@ -89,7 +79,6 @@ export class SessionRecorder {
   readonly #flushDelayMs: number;
   readonly #maxEventsPerFlush: number;
   readonly #onCommit: (sessionId: number) => void;
-  readonly #redact: (text: string) => string;
   readonly #outputFlushMs: number;
   readonly #retryMs: number;
   #run: RunHandle | null = null;
@@ -103,7 +92,7 @@ export class SessionRecorder {
   #retryTimer: ReturnType<typeof setTimeout> | null = null;
   readonly #positions = new WeakMap<AgentMessage, number>();
   readonly #stored = new WeakSet<AgentMessage>();
-  readonly #outputs = new Map<string, OutputState>();
+  readonly #outputs: OutputLogs;
   /** The message between its message_start and message_end, and the position it will take. */
   #streaming: { role: AgentMessage["role"]; position: number } | null = null;
 
@@ -115,7 +104,7 @@ export class SessionRecorder {
     this.#flushDelayMs = options.flushDelayMs ?? 10;
     this.#maxEventsPerFlush = Math.max(1, options.maxEventsPerFlush ?? 256);
     this.#onCommit = options.onCommit ?? (() => {});
-    this.#redact = options.redact ?? ((text) => text);
+    this.#outputs = new OutputLogs(db, sessionId, options.redact ?? ((text) => text));
     this.#outputFlushMs = options.outputFlushMs ?? 200;
     this.#retryMs = options.retryMs ?? 2000;
   }
@@ -158,7 +147,7 @@ export class SessionRecorder {
 
   /** The terminal log kept for a call (raw, unredacted: what the live view showed). */
   outputOf(toolCallId: string): TerminalLog | undefined {
-    return this.#outputs.get(toolCallId)?.log;
+    return this.#outputs.get(toolCallId);
   }
 
   handle(event: AgentEvent): void {
@@ -215,7 +204,7 @@ export class SessionRecorder {
         const end = this.#row(event, at);
         this.#queue.push({ kind: "message", run, rows: [...this.#takePending(), ...(end ? [end] : [])], message: event.message, position, at });
         this.#queuedMessages++;
-        if (event.message.role === "toolResult") this.#forgetOutput(event.message.toolCallId);
+        if (event.message.role === "toolResult") this.#outputs.done(event.message.toolCallId);
         this.#drain();
         return;
       }
@@ -227,7 +216,7 @@ export class SessionRecorder {
         return;
       }
       case "tool_execution_update":
-        this.#noteOutput(event.toolCallId, event.partialResult.details);
+        if (this.#outputs.note(event.toolCallId, event.partialResult.details)) this.#scheduleOutputs();
         return;
       case "tool_execution_end":
         if (this.#outputs.has(event.toolCallId)) this.#flushOutputs();
@@ -317,7 +306,7 @@ export class SessionRecorder {
       }
       this.#onCommit(this.sessionId);
     }
-    if (this.#failing && this.#outputsWritten()) this.#recovered();
+    if (this.#failing && this.#outputs.allWritten) this.#recovered();
   }
 
   #report(error: StoreError): void {
@@ -354,72 +343,25 @@ export class SessionRecorder {
 
   // Terminal logs
 
-  #noteOutput(toolCallId: string, details: unknown): void {
-    const d = details as { chunk?: unknown; skippedBytes?: unknown } | null | undefined;
-    if (!d || typeof d !== "object" || typeof d.chunk !== "string") return;
-    let state = this.#outputs.get(toolCallId);
-    if (!state) this.#outputs.set(toolCallId, (state = { log: new TerminalLog(), written: 0 }));
-    if (typeof d.skippedBytes === "number") state.log.skip(d.skippedBytes);
-    state.log.append(d.chunk);
-    if (this.#outputTimer === null) {
-      this.#outputTimer = setTimeout(() => {
-        this.#outputTimer = null;
-        this.#flushOutputs();
-      }, this.#outputFlushMs);
-      this.#outputTimer.unref?.();
-    }
+  #scheduleOutputs(): void {
+    if (this.#outputTimer !== null) return;
+    this.#outputTimer = setTimeout(() => {
+      this.#outputTimer = null;
+      this.#flushOutputs();
+    }, this.#outputFlushMs);
+    this.#outputTimer.unref?.();
   }
 
   /** Writes every log that changed since it was last written. */
   #flushOutputs(): void {
-    for (const [toolCallId, state] of this.#outputs) {
-      if (state.written === state.log.version) continue;
-      const log = state.log;
-      const version = log.version;
-      try {
-        if (state.head === undefined && log.headFull) state.head = this.#redact(log.head);
-        const tail = log.tail;
-        writeToolOutput(
-          this.#db,
-          this.sessionId,
-          toolCallId,
-          {
-            head: state.head ?? this.#redact(log.head),
-            tail: this.#redact(tail),
-            totalChars: log.totalChars,
-            omittedChars: log.totalChars - log.head.length - tail.length,
-            skippedChars: log.skippedChars,
-          },
-          Date.now(),
-        );
-        state.written = version;
-        if (state.done) this.#outputs.delete(toolCallId);
-        this.#onCommit(this.sessionId);
-      } catch (err) {
-        const error = toStoreError(err, "saving a command's terminal output");
-        if (PERMANENT.has(error.failure)) {
-          state.written = version;
-          continue;
-        }
-        this.#report(error);
-        this.#scheduleRetry();
-        return;
-      }
+    try {
+      if (this.#outputs.write() > 0) this.#onCommit(this.sessionId);
+    } catch (err) {
+      this.#report(err as StoreError);
+      this.#scheduleRetry();
+      return;
     }
     if (this.#failing && this.#queue.length === 0) this.#recovered();
-  }
-
-  #outputsWritten(): boolean {
-    for (const state of this.#outputs.values()) if (state.written !== state.log.version) return false;
-    return true;
-  }
-
-  /** A call's result is being saved: its log was written at its end and is no longer needed. */
-  #forgetOutput(toolCallId: string): void {
-    const state = this.#outputs.get(toolCallId);
-    if (!state) return;
-    state.done = true;
-    if (state.written === state.log.version) this.#outputs.delete(toolCallId);
   }
 
   #takePending(): EventRow[] {
