@@ -68,7 +68,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("recovery in the window
   });
 
   test("a session cut by kill -9 mid-command reopens with the output it had shown, in colour", async () => {
-    await page.goto(`${e2e.host.url}&session=${killed.sessionId}`);
+    await page.goto(`${e2e.host.origin}/?session=${killed.sessionId}#token=${e2e.host.token}`);
     const card = page.locator("section.card").filter({ hasText: "bash" });
     await card.waitFor({ timeout: 15_000 });
     expect(await card.getAttribute("data-status")).toBe("error");
@@ -83,7 +83,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("recovery in the window
     await page.getByRole("button", { name: "Home" }).click();
     const project = await call<{ id: number }>(e2e.host, "projects.open", { folder: e2e.project });
     const session = await call<{ id: number }>(e2e.host, "sessions.create", { projectId: project.id });
-    await page.goto(`${e2e.host.url}&session=${session.id}`);
+    await page.goto(`${e2e.host.origin}/?session=${session.id}`);
     await h.transcript().waitFor();
     e2e.model.failNext(400);
     await h.send("first try");

@@ -15,6 +15,9 @@ import { createWsApi } from "../../app/renderer/src/api/ws-client.ts";
 import { visibleItems, type SessionModel } from "../../app/renderer/src/state/session-model.ts";
 import { SessionSync, type ConnectionStatus } from "../../app/renderer/src/state/session-sync.ts";
 import { createScriptedModel, type ScriptStep } from "../support/scripted-model.ts";
+import { usePageWebSocket } from "./support/page-websocket.ts";
+
+usePageWebSocket();
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -65,7 +68,8 @@ async function setUp(steps: ScriptStep[], mode: "full-auto" | "ask" = "full-auto
 function apiTo(port: number, token: string, onStatus?: (s: ConnectionStatus) => void): LatheApi {
   const statusListeners = new Set<(s: ConnectionStatus) => void>();
   const api = createWsApi({
-    url: `ws://127.0.0.1:${port}/ws?token=${token}`,
+    url: `ws://127.0.0.1:${port}/ws`,
+    token,
     onStatus: (s) => {
       onStatus?.(s);
       statusListeners.forEach((l) => l(s));

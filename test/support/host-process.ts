@@ -57,16 +57,19 @@ export interface HostConnection {
   close(): void;
 }
 
-/** Connects to a host's WebSocket with the token from its printed URL. */
+/** Connects to a host's WebSocket as its page does: its own Origin, the token from the printed address first. */
 export function connectHost(url: string): Promise<HostConnection> {
   const parsed = new URL(url);
-  const ws = new WebSocket(`ws://${parsed.host}/ws?token=${parsed.searchParams.get("token")}`);
+  const token = new URLSearchParams(parsed.hash.slice(1)).get("token") ?? parsed.searchParams.get("token") ?? "";
+  const ws = new WebSocket(`ws://${parsed.host}/ws`, { origin: parsed.origin });
   const waiting = new Map<number, (result: never) => void>();
   const events: HostConnection["events"] = [];
   let id = 0;
+  let authenticated: () => void = () => {};
   ws.on("message", (data) => {
-    const message = JSON.parse(String(data)) as { id?: number; result?: never; event?: string; payload?: unknown };
-    if (message.event) events.push({ event: message.event, payload: message.payload });
+    const message = JSON.parse(String(data)) as { id?: number; result?: never; event?: string; payload?: unknown; authenticated?: boolean };
+    if (message.authenticated === true) authenticated();
+    else if (message.event) events.push({ event: message.event, payload: message.payload });
     else if (typeof message.id === "number") {
       waiting.get(message.id)?.(message.result!);
       waiting.delete(message.id);
@@ -74,7 +77,9 @@ export function connectHost(url: string): Promise<HostConnection> {
   });
   return new Promise((resolve, reject) => {
     ws.on("error", reject);
-    ws.on("open", () =>
+    ws.on("close", (code) => reject(new Error(`the host closed the connection (${code})`)));
+    ws.on("open", () => ws.send(JSON.stringify({ token })));
+    authenticated = () =>
       resolve({
         events,
         call: (method, params = {}) =>
@@ -91,8 +96,7 @@ export function connectHost(url: string): Promise<HostConnection> {
           }
         },
         close: () => ws.close(),
-      }),
-    );
+      });
   });
 }
 

@@ -9,6 +9,7 @@
 // a fresh snapshot. A reconnect of the transport (the host restarted, the network dropped) also
 // asks for one, so the open session and its pending permission requests come back without a reload.
 import type { EventPayload, LatheApi, PermissionRequest, Session, SessionState } from "../../../shared/ipc/contract";
+import type { ConnectionStatus } from "../api/ws-client";
 import { applyEvents, emptyModel, modelFromSnapshot, type SessionModel } from "./session-model";
 
 export interface SessionViewState {
@@ -21,7 +22,7 @@ export interface SessionViewState {
   loading: boolean;
 }
 
-export type ConnectionStatus = "connecting" | "open" | "closed";
+export type { ConnectionStatus };
 
 export interface SessionSyncOptions {
   /** Subscribes to the transport's connection status (the browser host); returns an unsubscribe. */
