@@ -1,6 +1,7 @@
 // The `details` each coding tool attaches to its results and updates: what the UI needs to show a
 // call well. Shared by the tools (app/main/tools), which produce them, and the renderer, which
 // reads them. Plain data only.
+import type { BashSandboxDetails } from "./sandbox.ts";
 
 export type ImageMime = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
 
@@ -30,6 +31,8 @@ export interface BashResultDetails {
   totalBytes: number;
   outputFile?: string;
   durationMs: number;
+  /** Where the command ran, and what the sandbox blocked (absent when no sandbox was involved). */
+  sandbox?: BashSandboxDetails;
 }
 
 export type BashDetails = BashProgressDetails | BashResultDetails;

@@ -4,7 +4,9 @@
 // family on timeout or abort (interrupt, terminate, kill, within about one second). The model gets
 // the exit code and the head and tail of the output; the full output goes to a file. Memory stays
 // bounded whatever the output size (see OutputCollector). Throws ToolExecutionError on non-zero
-// exit, timeout or abort, with the output in the message.
+// exit, timeout or abort, with the output in the message. With a sandbox (options.sandbox) the
+// command starts wrapped in it, is stopped the sandbox's way, and a failure the sandbox caused is
+// explained to the model after the output.
 import { existsSync, mkdtempSync, readlinkSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -15,6 +17,8 @@ import { OutputCollector } from "./bash-output.ts";
 import { resolveToolPath } from "./paths.ts";
 import { isWaitingForTerminalInput, killFamily } from "./process-tree.ts";
 import type { RunningCommands } from "./running-commands.ts";
+import type { CommandSandbox, SandboxLaunch } from "../sandbox/session-sandbox.ts";
+import { refusalNote } from "../sandbox/refusal.ts";
 import { sanitizedShellEnv } from "./shell-env.ts";
 import { ToolExecutionError } from "./tool-error.ts";
 import { MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./truncate.ts";
@@ -46,12 +50,14 @@ export interface BashOptions {
   env?: Record<string, string>;
   /** Registry through which the UI types into or interrupts a running call. */
   running?: RunningCommands;
+  /** Runs commands in the session's sandbox (and saves outputs in its output folder). */
+  sandbox?: CommandSandbox;
 }
 
 const DESCRIPTION = `Run a shell command with bash in the project folder, in a terminal. Returns the exit code and the output (stdout and stderr together). Output beyond ${MAX_OUTPUT_LINES} lines or ${MAX_OUTPUT_BYTES / 1024} KB is cut to its first and last lines, and the full output is saved to a file named in the result, which you can read or grep. A non-zero exit code is reported as an error with the output. Commands time out (default per session; set "timeout" in seconds for long runs). Prefer the read, edit, write, ls, find and grep tools over cat, sed, echo > file, ls, find and grep. Avoid interactive commands; if one waits for input, the user is shown the prompt and may answer it.`;
 
 export function createBashTool(options: BashOptions): AgentTool<typeof bashParameters, BashDetails> {
-  let outputDir = options.outputDir;
+  let outputDir = options.outputDir ?? options.sandbox?.outputDir;
   const spillPathFor = (toolCallId: string) => () => {
     outputDir ??= mkdtempSync(path.join(tmpdir(), "lathe-bash-"));
     const safeId = toolCallId.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
@@ -68,13 +74,16 @@ export function createBashTool(options: BashOptions): AgentTool<typeof bashParam
       if (signal?.aborted) throw new Error("Command aborted before it started.");
       // setTimeout fires at once for delays over 2^31-1 ms (24.8 days): clamp to a documented maximum.
       const timeoutMs = clampDurationMs(params.timeout !== undefined ? params.timeout * 1000 : (options.timeoutMs ?? DEFAULT_BASH_TIMEOUT_MS), MAX_BASH_TIMEOUT_MS);
+      const shell = options.shell ?? "/bin/bash";
+      const env = sanitizedShellEnv(process.env, options.env);
       return runCommand({
         toolCallId,
         command: params.command,
         cwd,
         timeoutMs,
-        shell: options.shell ?? "/bin/bash",
-        env: sanitizedShellEnv(process.env, options.env),
+        shell,
+        env,
+        launch: options.sandbox?.launch({ toolCallId, command: params.command, shell, cwd, env }),
         spillPath: spillPathFor(toolCallId),
         running: options.running,
         signal,
@@ -91,6 +100,8 @@ interface RunRequest {
   timeoutMs: number;
   shell: string;
   env: Record<string, string>;
+  /** How the sandbox starts the command; without it, `shell -c command` directly. */
+  launch: SandboxLaunch | undefined;
   spillPath: () => string;
   running: RunningCommands | undefined;
   signal: AbortSignal | undefined;
@@ -99,18 +110,20 @@ interface RunRequest {
 
 function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: string }[]; details: BashDetails }> {
   const started = Date.now();
+  const { launch } = req;
+  const file = launch?.file ?? req.shell;
   let term: pty.IPty;
   try {
-    term = pty.spawn(req.shell, ["-c", req.command], {
+    term = pty.spawn(file, launch?.args ?? ["-c", req.command], {
       name: "xterm-256color",
       cols: 120,
       rows: 30,
       cwd: req.cwd,
-      env: req.env,
+      env: launch?.env ?? req.env,
       encoding: "utf8",
     });
   } catch (err) {
-    throw new Error(`Could not start ${req.shell}: ${(err as Error).message}`, { cause: err });
+    throw new Error(`Could not start ${file}: ${(err as Error).message}`, { cause: err });
   }
   const pid = term.pid;
   const ptsPath = (term as unknown as { ptsName?: string }).ptsName ?? safeReadlink(`/proc/${pid}/fd/0`);
@@ -146,7 +159,7 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
     updateTimer = setTimeout(emitUpdate, Math.max(0, lastUpdateAt + UPDATE_INTERVAL_MS - Date.now()));
   };
   const kill = () => {
-    killing ??= killFamily(pid);
+    killing ??= launch?.kill ? launch.kill(pid) : killFamily(pid);
   };
 
   const dataSub = term.onData((chunk) => {
@@ -175,10 +188,12 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
   req.running?.register(req.toolCallId, {
     write: (data) => term.write(data),
     interrupt: () => {
+      const fallback = () => term.write("\x03");
+      if (launch?.interrupt) return launch.interrupt(pid, fallback);
       try {
         process.kill(-pid, "SIGINT");
       } catch {
-        term.write("\x03");
+        fallback();
       }
     },
   });
@@ -212,16 +227,21 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
           totalBytes: output.totalBytes,
           outputFile: output.outputFile,
           durationMs: Date.now() - started,
+          ...(launch ? { sandbox: { ...launch.details } } : {}),
         };
         const body = output.text.trim() === "" ? "(no output)" : output.text.replace(/\n+$/, "");
+        // A failure the sandbox caused is explained after the exit status.
+        const blocked = !timedOut && !aborted && (exitSignal || exitCode !== 0) ? launch?.explain?.(output.text) : undefined;
+        if (blocked && details.sandbox) details.sandbox.blocked = blocked;
+        const note = blocked ? `\n\n${refusalNote(blocked)}` : "";
         if (timedOut) {
           reject(new ToolExecutionError(`${body}\n\nCommand timed out after ${formatSeconds(req.timeoutMs)} and was killed.`, details));
         } else if (aborted) {
           reject(new ToolExecutionError(`${body}\n\nCommand aborted.`, details));
         } else if (exitSignal) {
-          reject(new ToolExecutionError(`${body}\n\nCommand was killed by signal ${exitSignal}.`, details));
+          reject(new ToolExecutionError(`${body}\n\nCommand was killed by signal ${exitSignal}.${note}`, details));
         } else if (exitCode !== 0) {
-          reject(new ToolExecutionError(`${body}\n\nCommand exited with code ${exitCode}.`, details));
+          reject(new ToolExecutionError(`${body}\n\nCommand exited with code ${exitCode}.${note}`, details));
         } else {
           resolve({ content: [{ type: "text", text: `${body}\n\nExit code: 0` }], details });
         }

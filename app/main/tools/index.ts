@@ -13,6 +13,7 @@ import { createLsTool } from "./ls.ts";
 import { createReadTool } from "./read.ts";
 import { RunningCommands } from "./running-commands.ts";
 import { createWriteTool } from "./write.ts";
+import type { CommandSandbox } from "../sandbox/session-sandbox.ts";
 
 export { createBashTool, DEFAULT_BASH_TIMEOUT_MS } from "./bash.ts";
 export type { BashDetails, BashProgressDetails, BashResultDetails } from "./bash.ts";
@@ -46,6 +47,8 @@ export interface CodingToolsOptions {
   grepEngine?: "auto" | "javascript";
   /** Worker pool for edit, write and grep's JavaScript engine (default: the process-wide one). */
   pool?: ComputePool;
+  /** Where bash commands run (the session's sandbox); without it they run directly. */
+  sandbox?: CommandSandbox;
 }
 
 export interface CodingTools {
@@ -63,7 +66,7 @@ export function createCodingTools(options: CodingToolsOptions): CodingTools {
   const { projectDir } = options;
   const tools: AnyAgentTool[] = [
     createReadTool({ projectDir }),
-    createBashTool({ projectDir, timeoutMs: options.bashTimeoutMs, outputDir: options.outputDir, env: options.env, running }),
+    createBashTool({ projectDir, timeoutMs: options.bashTimeoutMs, outputDir: options.outputDir, env: options.env, running, sandbox: options.sandbox }),
     createEditTool({ projectDir, pool: options.pool }),
     createWriteTool({ projectDir, pool: options.pool }),
     createGrepTool({ projectDir, engine: options.grepEngine, pool: options.pool }),

@@ -1,0 +1,117 @@
+// Which sandbox this machine offers, found once: on Linux bubblewrap (`bwrap` on PATH) that can
+// really make its namespaces (tried with a trivial command, as every command would run), on macOS
+// `sandbox-exec`, on Windows none. The message says what the sandbox does, or why there is none
+// and how to get one. Never throws.
+import { spawnSync } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import path from "node:path";
+import type { SandboxStatus } from "../../shared/sandbox.ts";
+import { bwrapArgs } from "./bwrap.ts";
+
+export interface DetectedSandbox extends SandboxStatus {
+  /** The sandbox program (bwrap or sandbox-exec), when available. */
+  executable?: string;
+  /** bubblewrap only: whether it can make a user namespace (then nested ones are disabled). */
+  userNamespace: boolean;
+}
+
+export interface DetectOptions {
+  platform?: NodeJS.Platform;
+  /** The PATH searched for bwrap. */
+  pathVariable?: string;
+  /** Runs the probe; returns its exit status and error output. */
+  run?: (file: string, args: string[]) => { status: number | null; stderr: string; error?: Error };
+}
+
+const UNTIL_THEN = "Until then every command asks, and runs with your full rights when you allow it.";
+
+export const SANDBOX_DOES =
+  "can write only in the project, the session's temporary folder and the output folder; cannot read your SSH and cloud credentials, keyrings or Lathe's data; " +
+  "have no network unless you allow it; and cannot see Lathe's processes or outlive the command";
+
+function runProbe(file: string, args: string[]) {
+  const r = spawnSync(file, args, { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "ignore", "pipe"] });
+  return { status: r.status, stderr: r.stderr ?? "", error: r.error };
+}
+
+export function findExecutable(name: string, pathVariable: string | undefined): string | undefined {
+  for (const dir of (pathVariable ?? "").split(path.delimiter)) {
+    if (!dir || !path.isAbsolute(dir)) continue;
+    const candidate = path.join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+export function detectSandbox(options: DetectOptions = {}): DetectedSandbox {
+  const platform = options.platform ?? process.platform;
+  const run = options.run ?? runProbe;
+  if (platform === "linux") return detectBubblewrap(options.pathVariable ?? process.env.PATH, run);
+  if (platform === "darwin") {
+    const exe = "/usr/bin/sandbox-exec";
+    const probe = run(exe, ["-p", "(version 1)(allow default)", "/usr/bin/true"]);
+    if (probe.status === 0) {
+      return {
+        kind: "seatbelt",
+        available: true,
+        executable: exe,
+        userNamespace: false,
+        message: `Commands run in a Seatbelt sandbox (sandbox-exec): they ${SANDBOX_DOES.replace("; and cannot see Lathe's processes or outlive the command", "")}. Lathe's macOS sandbox has not yet been tested on a Mac, and background processes a command leaves behind are not stopped with it.`,
+      };
+    }
+    return { kind: "seatbelt", available: false, userNamespace: false, message: `No sandbox: sandbox-exec did not run (${firstLine(probe)}). ${UNTIL_THEN}` };
+  }
+  return {
+    kind: "none",
+    available: false,
+    userNamespace: false,
+    message: `No sandbox: Lathe has no sandbox for ${platform === "win32" ? "Windows" : platform} yet. ${UNTIL_THEN}`,
+  };
+}
+
+function detectBubblewrap(pathVariable: string | undefined, run: NonNullable<DetectOptions["run"]>): DetectedSandbox {
+  const exe = findExecutable("bwrap", pathVariable);
+  if (!exe) {
+    return {
+      kind: "bubblewrap",
+      available: false,
+      userNamespace: false,
+      message:
+        "No sandbox: bubblewrap (bwrap) is not installed. Install it (Debian and Ubuntu: sudo apt install bubblewrap; Fedora: sudo dnf install bubblewrap; " +
+        `Arch: sudo pacman -S bubblewrap) and restart Lathe. ${UNTIL_THEN}`,
+    };
+  }
+  const trivial = { cwd: "/", writable: [], hidden: [], network: false };
+  const command = ["/bin/sh", "-c", "exit 0"];
+  const full = run(exe, [...bwrapArgs(trivial, { emptyFile: "/dev/null" }), ...command]);
+  if (full.status === 0) {
+    return { kind: "bubblewrap", available: true, executable: exe, userNamespace: true, message: `Commands run in a bubblewrap sandbox: they ${SANDBOX_DOES}.` };
+  }
+  // A setuid bwrap (or a kernel without user namespaces for users) can still make the others.
+  const noUserNs = run(exe, [...bwrapArgs(trivial, { emptyFile: "/dev/null", userNamespace: false }), ...command]);
+  if (noUserNs.status === 0) {
+    return { kind: "bubblewrap", available: true, executable: exe, userNamespace: false, message: `Commands run in a bubblewrap sandbox: they ${SANDBOX_DOES}.` };
+  }
+  return {
+    kind: "bubblewrap",
+    available: false,
+    userNamespace: false,
+    message:
+      `No sandbox: bubblewrap (${exe}) cannot create namespaces here (${firstLine(full)}). ` +
+      "On Ubuntu 23.10 and later AppArmor blocks user namespaces for unconfined programs (an AppArmor profile for bwrap, or sysctl kernel.apparmor_restrict_unprivileged_userns=0, allows them); " +
+      "elsewhere check that user.max_user_namespaces is above 0 (and kernel.unprivileged_userns_clone is 1 where it exists), or that Lathe does not run inside a container that forbids them. " +
+      UNTIL_THEN,
+  };
+}
+
+function firstLine(r: { status: number | null; stderr: string; error?: Error }): string {
+  const line = r.stderr.trim().split("\n")[0]?.trim();
+  if (line) return line.slice(0, 300);
+  if (r.error) return r.error.message;
+  return `exit status ${r.status ?? "none"}`;
+}

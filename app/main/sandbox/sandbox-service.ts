@@ -1,0 +1,113 @@
+// SandboxService: the app's sandbox. It knows which sandbox this machine has (detected once, on
+// first use), the paths every sandbox hides (the defaults plus the user's), which projects allow
+// network, and which commands the user marked as needing the real machine. The permission layer
+// records where each allowed bash call runs (`place`); each session's SessionSandbox reads that
+// when the call starts. "Run again outside the sandbox" leaves a one-shot request here, which
+// the permission layer turns into a question. Never throws.
+import { homedir, tmpdir } from "node:os";
+import type { SandboxPlacement } from "../../shared/sandbox.ts";
+import { DEFAULT_REAL_MACHINE_COMMANDS } from "./command-needs.ts";
+import { detectSandbox, type DetectedSandbox } from "./detect.ts";
+import { defaultHiddenPaths, expandConfiguredPath } from "./rules.ts";
+import { SessionSandbox } from "./session-sandbox.ts";
+
+export interface Placed {
+  placement: SandboxPlacement;
+  /** Why a call runs outside, for its result. */
+  reason?: string;
+}
+
+/** The user's sandbox settings (kept by the settings service). */
+export interface SandboxSettings {
+  networkProjects: number[];
+  /** null: the defaults (DEFAULT_REAL_MACHINE_COMMANDS). */
+  realMachineCommands: string[] | null;
+  /** Secret paths hidden besides the defaults (`~/…` or absolute). */
+  hiddenPaths: string[];
+}
+
+export interface SandboxServiceOptions {
+  settings: () => SandboxSettings;
+  dataDir: string;
+  env?: Record<string, string | undefined>;
+  home?: string;
+  tmpRoot?: string;
+  /** Replaces detection (tests). */
+  detect?: () => DetectedSandbox;
+}
+
+const MAX_PENDING = 1000;
+
+export class SandboxService {
+  private readonly o: SandboxServiceOptions;
+  private detected: DetectedSandbox | undefined;
+  private readonly placements = new Map<string, Placed>();
+  private readonly outsideRequests = new Map<number, Set<string>>();
+  readonly home: string;
+
+  constructor(options: SandboxServiceOptions) {
+    this.o = options;
+    this.home = options.home ?? homedir();
+  }
+
+  status(): DetectedSandbox {
+    this.detected ??= this.o.detect ? this.o.detect() : detectSandbox({ pathVariable: this.o.env?.PATH ?? process.env.PATH });
+    return this.detected;
+  }
+
+  defaultHiddenPaths(): string[] {
+    return defaultHiddenPaths({ home: this.home, dataDir: this.o.dataDir, env: this.o.env ?? process.env });
+  }
+
+  hiddenPaths(): string[] {
+    const extra = this.o.settings().hiddenPaths.map((p) => expandConfiguredPath(p, this.home)).filter((p): p is string => p !== undefined);
+    return [...new Set([...this.defaultHiddenPaths(), ...extra])];
+  }
+
+  realMachineCommands(): string[] {
+    return this.o.settings().realMachineCommands ?? DEFAULT_REAL_MACHINE_COMMANDS;
+  }
+
+  networkAllowed(projectId: number): boolean {
+    return this.o.settings().networkProjects.includes(projectId);
+  }
+
+  /** Records where an allowed bash call runs; the call's SessionSandbox takes it when it starts. */
+  place(sessionId: number, toolCallId: string, placed: Placed): void {
+    if (this.placements.size >= MAX_PENDING) this.placements.delete(this.placements.keys().next().value!);
+    this.placements.set(`${sessionId}\0${toolCallId}`, placed);
+  }
+
+  takePlacement(sessionId: number, toolCallId: string): Placed | undefined {
+    const key = `${sessionId}\0${toolCallId}`;
+    const placed = this.placements.get(key);
+    this.placements.delete(key);
+    return placed;
+  }
+
+  /** The user asked to run `command` again outside the sandbox: the next such call asks for it. */
+  requestOutside(sessionId: number, command: string): void {
+    let set = this.outsideRequests.get(sessionId);
+    if (!set) this.outsideRequests.set(sessionId, (set = new Set()));
+    set.add(command);
+  }
+
+  /** Whether the user asked to run `command` outside the sandbox (forgets the request). */
+  takeOutsideRequest(sessionId: number, command: string): boolean {
+    return this.outsideRequests.get(sessionId)?.delete(command) ?? false;
+  }
+
+  forSession(scope: { sessionId: number; projectId: number; projectDir: string }): SessionSandbox {
+    return new SessionSandbox(
+      {
+        status: () => this.status(),
+        hiddenPaths: () => this.hiddenPaths(),
+        networkAllowed: (projectId) => this.networkAllowed(projectId),
+        takePlacement: (sessionId, toolCallId) => this.takePlacement(sessionId, toolCallId),
+        home: this.home,
+        tmpRoot: this.o.tmpRoot ?? tmpdir(),
+      },
+      scope,
+    );
+  }
+}

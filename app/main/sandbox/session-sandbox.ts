@@ -1,0 +1,129 @@
+// One session's sandbox: its folders (a temporary folder the commands may write, the folder bash
+// saves full outputs in, an empty stand-in file for hidden files), and how each bash call starts:
+// wrapped in bwrap or sandbox-exec, or directly when its placement is "outside" (full auto, the
+// user's choice, a real-machine command) or when this machine has no sandbox. The placement of a
+// call is what the permission layer recorded for it (SandboxService.place); a call nobody placed
+// runs in the sandbox. Never throws: a sandbox that cannot be set up runs nothing outside it, the
+// command fails with the reason.
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { BashSandboxDetails, SandboxBlock } from "../../shared/sandbox.ts";
+import { bwrapArgs, sandboxedShellArgs } from "./bwrap.ts";
+import type { DetectedSandbox } from "./detect.ts";
+import { interruptSandboxed, killSandboxed } from "./kill.ts";
+import { explainRefusal } from "./refusal.ts";
+import { SANDBOX_DROPPED_ENV, type SandboxRules } from "./rules.ts";
+import { seatbeltArgs } from "./seatbelt.ts";
+import type { Placed } from "./sandbox-service.ts";
+
+export interface LaunchRequest {
+  toolCallId: string;
+  command: string;
+  shell: string;
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/** How to start one command, and how to stop and explain it when it ran in the sandbox. */
+export interface SandboxLaunch {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  details: BashSandboxDetails;
+  /** Sandboxed only: replaces the bash tool's own interrupt and kill. */
+  interrupt?: (pid: number, fallback: () => void) => void;
+  kill?: (pid: number) => Promise<void>;
+  /** Sandboxed only: whether a failed command's output shows a refusal of the sandbox. */
+  explain?: (output: string) => SandboxBlock | undefined;
+}
+
+/** The bash tool's view of the sandbox. */
+export interface CommandSandbox {
+  readonly outputDir: string;
+  launch(request: LaunchRequest): SandboxLaunch;
+}
+
+export interface SessionSandboxDeps {
+  status(): DetectedSandbox;
+  hiddenPaths(): string[];
+  networkAllowed(projectId: number): boolean;
+  /** The placement recorded for this call (and forgets it), if any. */
+  takePlacement(sessionId: number, toolCallId: string): Placed | undefined;
+  home: string;
+  tmpRoot: string;
+}
+
+export class SessionSandbox implements CommandSandbox {
+  readonly sessionDir: string;
+  readonly tmpDir: string;
+  readonly outputDir: string;
+  private readonly emptyFile: string;
+  private readonly deps: SessionSandboxDeps;
+  private readonly scope: { sessionId: number; projectId: number; projectDir: string };
+
+  constructor(deps: SessionSandboxDeps, scope: { sessionId: number; projectId: number; projectDir: string }) {
+    this.deps = deps;
+    this.scope = scope;
+    // Real paths: bind mounts and Seatbelt rules apply to resolved paths (/tmp is /private/tmp on macOS).
+    this.sessionDir = realpathSync(mkdtempSync(path.join(deps.tmpRoot, `lathe-session-${scope.sessionId}-`)));
+    this.tmpDir = path.join(this.sessionDir, "tmp");
+    this.outputDir = path.join(this.sessionDir, "output");
+    this.emptyFile = path.join(this.sessionDir, "empty");
+    mkdirSync(this.tmpDir, { recursive: true });
+    mkdirSync(this.outputDir, { recursive: true });
+    writeFileSync(this.emptyFile, "");
+    chmodSync(this.emptyFile, 0o444);
+  }
+
+  launch(req: LaunchRequest): SandboxLaunch {
+    const status = this.deps.status();
+    const placed = this.deps.takePlacement(this.scope.sessionId, req.toolCallId) ?? { placement: "sandbox" as const };
+    const direct = (outsideReason: string): SandboxLaunch => ({
+      file: req.shell,
+      args: ["-c", req.command],
+      env: req.env,
+      details: { placement: "outside", kind: status.kind, outsideReason },
+    });
+    if (placed.placement === "outside") return direct(placed.reason ?? "This command was allowed to run outside the sandbox.");
+    if (!status.available || !status.executable) return direct(status.message);
+
+    mkdirSync(this.tmpDir, { recursive: true });
+    mkdirSync(this.outputDir, { recursive: true });
+    const rules: SandboxRules = {
+      cwd: req.cwd,
+      writable: [this.scope.projectDir, this.tmpDir, this.outputDir],
+      hidden: this.deps.hiddenPaths(),
+      network: placed.placement === "sandbox-network" || this.deps.networkAllowed(this.scope.projectId),
+    };
+    const env = this.sandboxEnv(req.env);
+    const details: BashSandboxDetails = { placement: rules.network ? "sandbox-network" : "sandbox", kind: status.kind };
+    const explain = (output: string) => explainRefusal(output, rules, this.deps.home);
+    if (status.kind === "seatbelt") {
+      return { file: status.executable, args: [...seatbeltArgs(rules), req.shell, "-c", req.command], env, details, explain };
+    }
+    return {
+      file: status.executable,
+      args: [...bwrapArgs(rules, { emptyFile: this.emptyFile, userNamespace: status.userNamespace }), ...sandboxedShellArgs(req.shell, req.command)],
+      env,
+      details,
+      explain,
+      interrupt: interruptSandboxed,
+      kill: killSandboxed,
+    };
+  }
+
+  private sandboxEnv(base: Record<string, string>): Record<string, string> {
+    const env: Record<string, string> = {};
+    for (const [name, value] of Object.entries(base)) if (!SANDBOX_DROPPED_ENV.includes(name)) env[name] = value;
+    // Temporary files and tool caches (pip, go, npm write theirs under the home folder, which is
+    // read-only here) go to the session's temporary folder.
+    return {
+      ...env,
+      TMPDIR: this.tmpDir,
+      TMP: this.tmpDir,
+      TEMP: this.tmpDir,
+      XDG_CACHE_HOME: path.join(this.tmpDir, ".cache"),
+      npm_config_cache: path.join(this.tmpDir, ".npm"),
+    };
+  }
+}
