@@ -11,6 +11,8 @@ import { redactSecrets } from "./permissions/redaction.ts";
 import { createStreamModel, discoverModels, testProvider } from "./providers/index.ts";
 import type { StreamFn } from "./loop/types.ts";
 import { SessionsService } from "./sessions/sessions-service.ts";
+import type { DetectedSandbox } from "./sandbox/detect.ts";
+import { SandboxService } from "./sandbox/sandbox-service.ts";
 import { SettingsService, type SecretStore } from "./settings/settings-service.ts";
 import { describeHolder, openStore, StoreError, type SessionStore } from "./store/index.ts";
 import { readHolder } from "./store/folder-lock.ts";
@@ -38,6 +40,8 @@ export interface AppServicesOptions {
    * request that would write, run a model or a tool is refused with a message saying why.
    */
   readOnly?: boolean;
+  /** Replaces the detection of the sandbox (tests: no sandbox, or a broken one). */
+  detectSandbox?: () => DetectedSandbox;
 }
 
 /** What a read-only Lathe still answers: requests that only read. */
@@ -63,6 +67,7 @@ export interface AppServices {
   sessions: SessionsService;
   permissions: PermissionsService;
   settings: SettingsService;
+  sandbox: SandboxService;
   notices: string[];
   close(): Promise<void>;
 }
@@ -80,7 +85,15 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     });
   }
   const hub = new EventHub();
-  const settings = new SettingsService(store.settings, options.secrets, env);
+  // The settings show the sandbox's status, and the sandbox reads its settings: each asks the other lazily.
+  const settings: SettingsService = new SettingsService(store.settings, options.secrets, env, () => sandbox);
+  const sandbox = new SandboxService({
+    settings: () => settings.sandboxSettings(),
+    dataDir: options.dataDir,
+    env,
+    home: env.HOME && env.HOME.startsWith("/") ? env.HOME : undefined,
+    detect: options.detectSandbox,
+  });
   const streamFn =
     options.streamFn ?? createStreamModel({ settings: () => settings.providerSettings(), env, idleTimeoutMs: () => settings.stallTimeoutSeconds * 1000 });
   const knownSecrets = (): string[] => {
@@ -94,6 +107,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     hub,
     mode: () => settings.permissionMode,
     maxFileWritesPerTurn: options.maxFileWritesPerTurn,
+    sandbox,
     knownSecrets,
     onPendingChange: (sessionId) => {
       hub.emit("session.state", sessions.state(sessionId));
@@ -108,6 +122,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     permissions,
     env,
     bashTimeoutMs: options.bashTimeoutMs,
+    sandbox,
     onRunEnd: options.onRunEnd,
     redact: (text) => redactSecrets(text, knownSecrets()).text,
     purgeAfterMs: options.purgeAfterMs,
@@ -171,6 +186,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     "tools.input": ({ sessionId, toolCallId, data }) => (sessions.writeInput(sessionId, toolCallId, data), {}),
     "tools.interrupt": ({ sessionId, toolCallId }) => (sessions.interrupt(sessionId, toolCallId), {}),
     "tools.output": ({ sessionId, toolCallId }) => sessions.toolOutput(sessionId, toolCallId),
+    "tools.rerunOutsideSandbox": ({ sessionId, toolCallId }) => sessions.rerunOutsideSandbox(sessionId, toolCallId),
     "models.list": () => sessions.models(),
     "models.refresh": async ({ provider }) => {
       const custom = (settings.providerSettings().custom ?? []).find((c) => c.id === provider);
@@ -182,6 +198,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     },
     "settings.get": () => settings.view(),
     "settings.update": (changes) => settings.update(changes),
+    "settings.storeEnvironmentKeys": () => settings.storeEnvironmentKeys(),
     "settings.setProvider": (update) => settings.setProvider(update),
     "settings.removeProvider": ({ id }) => settings.removeProvider(id),
     "providers.test": async ({ id }) => {
@@ -221,6 +238,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     sessions,
     permissions,
     settings,
+    sandbox,
     notices: notices.map((n) => n.message),
     close: async () => {
       await sessions.close();

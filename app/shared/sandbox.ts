@@ -34,8 +34,8 @@ export const SandboxCrossingSchema = Type.Object({
 /** What a permission dialog shows about the sandbox for one call. */
 export const SandboxRequestInfoSchema = Type.Object({
   available: Type.Boolean(),
-  /** Where the call runs if the user allows it (the dialog offers "outside" separately). */
-  placement: SandboxPlacementSchema,
+  /** bash only: where the command runs if the user allows it (the dialog offers "outside" separately). */
+  placement: Type.Optional(SandboxPlacementSchema),
   crossing: Type.Optional(SandboxCrossingSchema),
   /** The sandbox's status line (why there is none, when there is none). */
   status: Type.String(),

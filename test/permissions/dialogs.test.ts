@@ -19,7 +19,7 @@ const ended = (events: AgentEvent[] | undefined) => (events ?? []).filter((e) =>
 const textOf = (m: ToolResultMessage) => m.content.map((c) => (c.type === "text" ? c.text : "")).join("");
 
 async function run(steps: ScriptStep[], prompt = "go", options: Parameters<typeof startApp>[0] = {}) {
-  app = await startApp({ steps, ...options });
+  app = await startApp({ steps, permissionMode: "ask", ...options });
   const project = await app.call("projects.open", { folder: app.projectDir });
   const session = await app.call("sessions.create", { projectId: project.id });
   await app.call("sessions.prompt", { sessionId: session.id, text: prompt });
@@ -57,7 +57,7 @@ describe("permission dialogs", () => {
 
   it("shows an edit's diff; a denial's reason goes back to the model and nothing is written", async () => {
     const steps: ScriptStep[] = [{ toolCalls: [{ name: "edit", args: { path: "notes.txt", edits: [{ oldText: "alpha", newText: "beta" }] } }] }, { text: "understood" }];
-    app = await startApp({ steps });
+    app = await startApp({ steps, permissionMode: "ask" });
     writeFileSync(path.join(app.projectDir, "notes.txt"), "one\nalpha\nthree\n");
     const project = await app.call("projects.open", { folder: app.projectDir });
     const session = await app.call("sessions.create", { projectId: project.id });

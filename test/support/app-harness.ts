@@ -48,6 +48,9 @@ export interface StartAppOptions {
   /** A data folder to use (default: a fresh temporary one). */
   dataDir?: string;
   purgeAfterMs?: number;
+  /** The permission mode to start in (default: the app's, "sandboxed-auto" where bwrap works). */
+  permissionMode?: "ask" | "auto-edit" | "full-auto" | "sandboxed-auto";
+  detectSandbox?: Parameters<typeof createAppServices>[0]["detectSandbox"];
 }
 
 export async function startApp(options: StartAppOptions = {}): Promise<AppHarness> {
@@ -63,10 +66,11 @@ export async function startApp(options: StartAppOptions = {}): Promise<AppHarnes
     streamFn: scripted.streamFn,
     maxFileWritesPerTurn: options.maxFileWritesPerTurn,
     purgeAfterMs: options.purgeAfterMs,
+    detectSandbox: options.detectSandbox,
   });
   // A local OpenAI-compatible server entry gives the scripted model a name in the registry.
   services.settings.setProvider({ id: "local", kind: "compatible", name: "Local", baseUrl: "http://127.0.0.1:9/v1", models: [{ id: "scripted", ...options.model }] });
-  services.settings.update({ defaultModel: "local/scripted" });
+  services.settings.update({ defaultModel: "local/scripted", ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}) });
 
   const sessionEvents = new Map<number, AgentEvent[]>();
   const events: RecordedEvent[] = [];

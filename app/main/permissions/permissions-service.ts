@@ -3,7 +3,9 @@
 // event and waits until the user answers or the run is aborted. Requests live here, not in a
 // window, so they survive a renderer reload; an answer to an unknown or already answered request
 // is refused. afterToolCall redacts secrets from the output before it reaches the model or the
-// disk, and says so. Every call that reaches a decision is written to the audit log.
+// disk, and says so. Every call that reaches a decision is written to the audit log. With a
+// sandbox (options.sandbox), sandbox-mode.ts adjusts each decision, the dialog says where the call
+// would run, and every allowed bash call's placement (in the sandbox, or outside) is recorded.
 import { randomUUID } from "node:crypto";
 import { readFile, stat, writeFile } from "node:fs/promises";
 import type { AssistantMessage } from "../../shared/agent-types.ts";
@@ -17,6 +19,7 @@ import type { PermissionRule, SessionStore } from "../store/index.ts";
 import { summarizeCall } from "./call-summary.ts";
 import { EDIT_TOOLS, callSubjects, decide, proposeRule } from "./policy.ts";
 import { describeRedactions, redactSecrets } from "./redaction.ts";
+import { placementFor, planSandbox, requestInfo, sandboxDecision, type SandboxPlan, type SandboxPort } from "./sandbox-mode.ts";
 
 export type UserDecision = "allow-once" | "allow-session" | "allow-project" | "deny";
 
@@ -30,12 +33,14 @@ export interface PermissionsServiceOptions {
   onPendingChange?: (sessionId: number) => void;
   /** Rate limit: file writes and edits allowed per turn (one assistant message). Default 25. */
   maxFileWritesPerTurn?: number;
+  /** The sandbox commands run in; without it, the policy alone decides and nothing is placed. */
+  sandbox?: SandboxPort;
 }
 
 interface Pending {
   request: PermissionRequest;
   projectId: number;
-  settle: (answer: { decision: UserDecision | "aborted"; patterns?: string[]; reason?: string }) => void;
+  settle: (answer: { decision: UserDecision | "aborted"; patterns?: string[]; reason?: string; outsideSandbox?: boolean }) => void;
 }
 
 interface Started {
@@ -72,7 +77,7 @@ export class PermissionsService {
     for (const p of [...this.pending.values()]) if (p.request.sessionId === sessionId) p.settle({ decision: "aborted" });
   }
 
-  respond(answer: { requestId: string; decision: UserDecision; rule?: { tool: string; pattern: string }; reason?: string }): void {
+  respond(answer: { requestId: string; decision: UserDecision; rule?: { tool: string; pattern: string }; reason?: string; outsideSandbox?: boolean }): void {
     const p = this.pending.get(answer.requestId);
     if (!p) throw new IpcFailure("not-found", `There is no pending permission request ${answer.requestId}: it was already answered or cancelled.`);
     const pattern = answer.rule?.pattern ?? p.request.proposedRule.pattern;
@@ -81,7 +86,7 @@ export class PermissionsService {
     }
     const patterns = pattern.split("\n").map((l) => l.trim()).filter(Boolean);
     if (answer.decision === "allow-project" && patterns.length === 0) throw new IpcFailure("invalid-request", "The rule's pattern is empty.");
-    p.settle({ decision: answer.decision, patterns, reason: answer.reason });
+    p.settle({ decision: answer.decision, patterns, reason: answer.reason, outsideSandbox: answer.outsideSandbox === true });
   }
 
   // Rules, for the settings screen
@@ -102,7 +107,14 @@ export class PermissionsService {
   ): Promise<BeforeToolCallResult | undefined> {
     const subjects = callSubjects(toolName, args, scope.projectDir);
     const rules = this.o.store.permissionRules.applicable({ sessionId: scope.sessionId, projectId: scope.projectId });
-    const decision = decide({ toolName, subjects, rules, mode: this.o.mode() });
+    const mode = this.o.mode();
+    const port = this.o.sandbox;
+    const plan = port ? planSandbox({ toolName, subjects, mode, scope, port }) : undefined;
+    const policy = decide({ toolName, subjects, rules, mode });
+    const decision = plan ? sandboxDecision(policy, plan, { toolName, subjects, mode }) : policy;
+    const place = (outside: boolean) => {
+      if (port && plan && toolName === "bash") port.place(scope.sessionId, toolCallId, placementFor(plan, outside));
+    };
     const audit = (allowed: boolean, decidedBy: string, outcome: string | null) => {
       const auditId = this.o.store.audit.record({ sessionId: scope.sessionId, toolCallId, toolName, args, decision: allowed ? "allow" : "deny", decidedBy, durationMs: null, outcome });
       if (allowed) this.started.set(toolCallId, { auditId, startedAt: performance.now() });
@@ -122,11 +134,12 @@ export class PermissionsService {
       }
     }
     if (decision.action === "allow") {
-      audit(true, decision.by === "rule" ? `rule #${decision.rule?.id}` : decision.by === "mode" ? `mode: ${this.o.mode()}` : "default", null);
+      audit(true, decision.by === "rule" ? `rule #${decision.rule?.id}` : decision.by === "mode" ? `mode: ${mode}` : "default", null);
+      place(false);
       return undefined;
     }
 
-    const answer = await this.ask(scope, toolCallId, toolName, args, subjects, signal);
+    const answer = await this.ask(scope, toolCallId, toolName, args, subjects, signal, plan);
     if (answer.decision === "aborted") {
       audit(false, "aborted", "blocked");
       return { block: true, reason: "The run was aborted before the user answered this permission request." };
@@ -147,7 +160,8 @@ export class PermissionsService {
         });
       }
     }
-    audit(true, `user: ${answer.decision}`, null);
+    audit(true, `user: ${answer.decision}${answer.outsideSandbox ? " (outside the sandbox)" : ""}`, null);
+    place(answer.outsideSandbox === true);
     return undefined;
   }
 
@@ -158,6 +172,7 @@ export class PermissionsService {
     args: unknown,
     subjects: ReturnType<typeof callSubjects>,
     signal: AbortSignal | undefined,
+    plan: SandboxPlan | undefined,
   ): Promise<Parameters<Pending["settle"]>[0]> {
     // The diff preview runs in a worker, bounded in time (call-summary.ts): never on this thread.
     const summary = await summarizeCall(toolName, args, subjects, { signal });
@@ -170,6 +185,7 @@ export class PermissionsService {
       args,
       summary,
       proposedRule: proposeRule(toolName, subjects),
+      ...(plan ? { sandbox: requestInfo(plan) } : {}),
       createdAt: Date.now(),
     };
     return new Promise((resolve) => {

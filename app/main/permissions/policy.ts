@@ -9,7 +9,7 @@ import type { PermissionRule } from "../store/index.ts";
 import { describeToolPaths } from "../tools/index.ts";
 import { splitShellCommand } from "./shell-split.ts";
 
-export type PermissionMode = "ask" | "auto-edit" | "full-auto";
+export type PermissionMode = "ask" | "auto-edit" | "full-auto" | "sandboxed-auto";
 export type Decision = { action: "allow" | "deny" | "ask"; by: "rule" | "mode" | "default"; rule?: PermissionRule; reason?: string };
 
 export const READ_ONLY_TOOLS = new Set(["read", "ls", "find", "grep"]);

@@ -17,6 +17,7 @@ import type { SessionRecorder, SessionStore, StoreError } from "../store/index.t
 import { IpcFailure } from "../ipc/router.ts";
 import { NOT_RUN_UNSAVED, STOPPED_UNSAVED, storageFailureMessage } from "./storage-failure.ts";
 import { createCodingTools, type CodingTools } from "../tools/index.ts";
+import type { CommandSandbox } from "../sandbox/session-sandbox.ts";
 import { compactTranscript } from "./compaction.ts";
 import { COMPACTION, COMPACTION_UNDO, compactionPolicy, contextTokens, modelView, needsCompaction, type CompactionDetails } from "./context.ts";
 import { buildSystemPrompt, loadProjectInstructions } from "./system-prompt.ts";
@@ -51,6 +52,8 @@ export interface LiveSessionOptions {
   bashTimeoutMs?: number;
   /** Applied to terminal logs before they are stored (secret redaction). */
   redact?: (text: string) => string;
+  /** The session's sandbox, where its commands run. */
+  sandbox?: CommandSandbox;
 }
 
 type LiveToolState = Omit<LiveTool, "output">;
@@ -78,7 +81,7 @@ export class LiveSession {
     this.sessionId = options.sessionId;
     this.projectId = options.projectId;
     this.projectDir = options.projectDir;
-    this.tools = createCodingTools({ projectDir: options.projectDir, bashTimeoutMs: options.bashTimeoutMs });
+    this.tools = createCodingTools({ projectDir: options.projectDir, bashTimeoutMs: options.bashTimeoutMs, sandbox: options.sandbox });
     const baseToolNames = options.baseToolNames.length > 0 ? options.baseToolNames : this.tools.tools.map((t) => t.name);
     const hooks = options.hooks({ sessionId: this.sessionId, projectId: this.projectId, projectDir: this.projectDir });
     this.agent = new Agent({

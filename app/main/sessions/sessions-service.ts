@@ -17,6 +17,8 @@ import { findModel, listModels } from "../providers/index.ts";
 import type { SettingsService } from "../settings/settings-service.ts";
 import { StoreError, type OpenedSession, type ProjectInfo, type SessionStore } from "../store/index.ts";
 import { createCodingTools } from "../tools/index.ts";
+import type { SandboxService } from "../sandbox/sandbox-service.ts";
+import { rerunRequestText, sandboxedCommand } from "../sandbox/rerun.ts";
 import { contextTokens } from "./context.ts";
 import { loadProjectInstructions } from "./system-prompt.ts";
 import { LiveSession, type SessionScope, type ToolHooks } from "./live-session.ts";
@@ -36,6 +38,8 @@ export interface SessionsServiceOptions {
   permissions: PermissionsPort;
   env?: Record<string, string | undefined>;
   bashTimeoutMs?: number;
+  /** Where sessions' commands run; without it, directly. */
+  sandbox?: SandboxService;
   /** A run ended (for "done" notifications while the window is hidden). */
   onRunEnd?: (session: Session | undefined, last: AssistantMessage | undefined) => void;
   /** Applied to terminal logs before they are stored (secret redaction). */
@@ -286,6 +290,15 @@ export class SessionsService {
     }
   }
 
+  /** Asks the agent to run a sandboxed command again outside the sandbox; the dialog asks first. */
+  rerunOutsideSandbox(sessionId: number, toolCallId: string): { delivery: "prompt" | "steer" } {
+    if (!this.o.sandbox) throw new IpcFailure("unavailable", "Commands do not run in a sandbox here.");
+    const found = sandboxedCommand(this.liveSession(sessionId).agent.messages, toolCallId);
+    if ("error" in found) throw new IpcFailure("invalid-request", found.error);
+    this.o.sandbox.requestOutside(sessionId, found.command);
+    return this.prompt(sessionId, rerunRequestText(found.command));
+  }
+
   isRunning(sessionId: number): boolean {
     return this.live.get(sessionId)?.agent.isRunning ?? false;
   }
@@ -348,6 +361,7 @@ export class SessionsService {
       autoCompact: () => this.o.settings.autoCompact,
       bashTimeoutMs: this.o.bashTimeoutMs,
       redact: this.o.redact,
+      sandbox: this.o.sandbox?.forSession({ sessionId, projectId: project.id, projectDir: project.folder }),
       onStateChange: (s) => this.o.hub.emit("session.state", s.state(this.o.permissions.pendingFor(s.sessionId))),
       onRunEnd: (s, last) => {
         const info = this.o.store.getSession(s.sessionId);

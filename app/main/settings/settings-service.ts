@@ -2,12 +2,17 @@
 // in the store. API keys are stored only encrypted by the OS keyring (a SecretStore: Electron's
 // safeStorage in the app); where there is none, storing a key is refused with a message saying so,
 // and keys come from the environment. Keys never leave the main process: the renderer sees only
-// where a key comes from.
+// where a key comes from. Also the sandbox's settings (network per project, real-machine commands,
+// extra hidden paths) and the default permission mode: "sandboxed auto" where a sandbox works.
 import type { Settings } from "../../shared/ipc/contract.ts";
+import type { SandboxStatus } from "../../shared/sandbox.ts";
 import type { ProviderSettings } from "../providers/index.ts";
 import type { CustomModelSettings } from "../providers/types.ts";
 import { IpcFailure } from "../ipc/router.ts";
 import type { SettingsStore } from "../store/settings.ts";
+import type { SandboxSettings } from "../sandbox/sandbox-service.ts";
+import { DEFAULT_REAL_MACHINE_COMMANDS } from "../sandbox/command-needs.ts";
+import { expandConfiguredPath } from "../sandbox/rules.ts";
 
 export interface SecretStore {
   /** False when the OS offers no keyring (then nothing may be stored). */
@@ -53,6 +58,15 @@ export const DEFAULT_STALL_TIMEOUT_SECONDS = 120;
 
 const KEY_VARS: Record<string, string> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY" };
 
+/** What the settings screen shows of the sandbox (SandboxService provides it). */
+export interface SandboxInfo {
+  status(): SandboxStatus;
+  defaultHiddenPaths(): string[];
+  readonly home: string;
+}
+
+export type SandboxSettingsUpdate = NonNullable<Parameters<SettingsService["update"]>[0]["sandbox"]>;
+
 export interface ProviderUpdate {
   id: string;
   name?: string;
@@ -67,11 +81,13 @@ export class SettingsService {
   private readonly secrets: SecretStore;
   private readonly env: Record<string, string | undefined>;
   private readonly listeners = new Set<() => void>();
+  private readonly sandbox: (() => SandboxInfo) | undefined;
 
-  constructor(store: SettingsStore, secrets: SecretStore, env: Record<string, string | undefined> = process.env) {
+  constructor(store: SettingsStore, secrets: SecretStore, env: Record<string, string | undefined> = process.env, sandbox?: () => SandboxInfo) {
     this.store = store;
     this.secrets = secrets;
     this.env = env;
+    this.sandbox = sandbox;
   }
 
   onChange(listener: () => void): () => void {
@@ -79,8 +95,18 @@ export class SettingsService {
     return () => this.listeners.delete(listener);
   }
 
+  /** The user's choice; until there is one, "sandboxed auto" where a sandbox works, else "ask". */
   get permissionMode(): PermissionMode {
-    return this.store.get<PermissionMode>("permissionMode", "ask");
+    return this.store.get<PermissionMode | null>("permissionMode", null) ?? (this.sandbox?.().status().available ? "sandboxed-auto" : "ask");
+  }
+
+  sandboxSettings(): SandboxSettings {
+    const stored = this.store.get<Partial<SandboxSettings>>("sandbox", {});
+    return {
+      networkProjects: Array.isArray(stored.networkProjects) ? stored.networkProjects : [],
+      realMachineCommands: Array.isArray(stored.realMachineCommands) ? stored.realMachineCommands : null,
+      hiddenPaths: Array.isArray(stored.hiddenPaths) ? stored.hiddenPaths : [],
+    };
   }
 
   get autoCompact(): boolean {
@@ -135,10 +161,48 @@ export class SettingsService {
       autoCompact: this.autoCompact,
       stallTimeoutSeconds: this.stallTimeoutSeconds,
       canStoreKeys: this.secrets.available,
+      environmentKeys: Object.entries(KEY_VARS)
+        .filter(([, variable]) => this.env[variable])
+        .map(([provider, variable]) => ({ variable, provider, storedInKeyring: Boolean(stored[provider as "anthropic" | "openai"]?.sealedKey) })),
+      sandbox: this.sandboxView(),
     };
   }
 
-  update(changes: { defaultModel?: string | null; theme?: Settings["theme"]; permissionMode?: PermissionMode; autoCompact?: boolean; stallTimeoutSeconds?: number }): Settings {
+  private sandboxView(): Settings["sandbox"] {
+    const info = this.sandbox?.();
+    const status = info?.status() ?? { kind: "none" as const, available: false, message: "No sandbox is configured for this host." };
+    const own = this.sandboxSettings();
+    return {
+      kind: status.kind,
+      available: status.available,
+      message: status.message,
+      networkProjects: own.networkProjects,
+      realMachineCommands: own.realMachineCommands ?? DEFAULT_REAL_MACHINE_COMMANDS,
+      hiddenPaths: own.hiddenPaths,
+      defaultHiddenPaths: info?.defaultHiddenPaths() ?? [],
+    };
+  }
+
+  /** Moves the provider keys of the environment into the keyring; refused where there is none. */
+  storeEnvironmentKeys(): Settings {
+    const found = Object.entries(KEY_VARS).filter(([, variable]) => this.env[variable]);
+    if (found.length === 0) throw new IpcFailure("not-found", "Lathe was not started with provider keys in its environment: there is nothing to move.");
+    if (!this.secrets.available) {
+      throw new IpcFailure("unavailable", `${this.secrets.unavailableReason ?? "No OS keyring is available."} The keys stay in the environment; commands run outside the sandbox can read them.`);
+    }
+    for (const [provider, variable] of found) this.setProvider({ id: provider, apiKey: this.env[variable]! });
+    return this.view();
+  }
+
+  update(changes: {
+    defaultModel?: string | null;
+    theme?: Settings["theme"];
+    permissionMode?: PermissionMode;
+    autoCompact?: boolean;
+    stallTimeoutSeconds?: number;
+    sandbox?: { realMachineCommands?: string[]; hiddenPaths?: string[]; projectNetwork?: { projectId: number; allowed: boolean } };
+  }): Settings {
+    if (changes.sandbox) this.updateSandbox(changes.sandbox);
     if (changes.defaultModel !== undefined) this.store.set("defaultModel", changes.defaultModel);
     if (changes.theme !== undefined) this.store.set("theme", changes.theme);
     if (changes.permissionMode !== undefined) this.store.set("permissionMode", changes.permissionMode);
@@ -146,6 +210,23 @@ export class SettingsService {
     if (changes.stallTimeoutSeconds !== undefined) this.store.set("stallTimeoutSeconds", changes.stallTimeoutSeconds);
     this.changed();
     return this.view();
+  }
+
+  private updateSandbox(changes: SandboxSettingsUpdate): void {
+    const next = this.sandboxSettings();
+    if (changes.realMachineCommands) next.realMachineCommands = [...new Set(changes.realMachineCommands.map((c) => c.trim().replace(/\s+/g, " ")).filter(Boolean))];
+    if (changes.hiddenPaths) {
+      const home = this.sandbox?.().home ?? "/";
+      const paths = [...new Set(changes.hiddenPaths.map((p) => p.trim()).filter(Boolean))];
+      const bad = paths.find((p) => expandConfiguredPath(p, home) === undefined);
+      if (bad !== undefined) throw new IpcFailure("invalid-request", `"${bad}" is not a path Lathe can hide: use an absolute path or one starting with ~/.`);
+      next.hiddenPaths = paths;
+    }
+    if (changes.projectNetwork) {
+      const { projectId, allowed } = changes.projectNetwork;
+      next.networkProjects = allowed ? [...new Set([...next.networkProjects, projectId])] : next.networkProjects.filter((id) => id !== projectId);
+    }
+    this.store.set("sandbox", next);
   }
 
   setProvider(update: ProviderUpdate): Settings {

@@ -3,6 +3,7 @@
 // against it; the preload and the WebSocket client are generated from `requestNames`.
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { AssistantMessageSchema, ImageContentSchema, ModelSchema, ProviderRetrySchema, TextContentSchema, WireAgentEventSchema } from "./agent-schemas.ts";
+import { SandboxRequestInfoSchema, SandboxStatusSchema } from "../sandbox.ts";
 import {
   Nullable,
   OpenedSessionSchema,
@@ -17,7 +18,7 @@ const Id = Type.Integer({ minimum: 1 });
 const NonEmpty = (maxLength: number) => Type.String({ minLength: 1, maxLength });
 const SessionRef = { sessionId: Id };
 
-export const PermissionModeSchema = Type.Union([Type.Literal("ask"), Type.Literal("auto-edit"), Type.Literal("full-auto")]);
+export const PermissionModeSchema = Type.Union([Type.Literal("ask"), Type.Literal("auto-edit"), Type.Literal("full-auto"), Type.Literal("sandboxed-auto")]);
 export const ThemeSchema = Type.Union([Type.Literal("light"), Type.Literal("dark"), Type.Literal("system")]);
 
 export const RuleSchema = Type.Object({
@@ -46,6 +47,8 @@ export const PermissionRequestSchema = Type.Object({
   }),
   /** The rule "always allow in this project" would save (editable before saving). */
   proposedRule: Type.Object({ tool: Type.String(), pattern: Type.String() }),
+  /** Where the call would run and which rule of the sandbox it would cross. */
+  sandbox: Type.Optional(SandboxRequestInfoSchema),
   createdAt: Type.Number(),
 });
 
@@ -106,7 +109,34 @@ export const SettingsSchema = Type.Object({
   stallTimeoutSeconds: Type.Integer({ minimum: 10, maximum: 3600 }),
   /** False where the OS has no keyring: keys can then only come from the environment. */
   canStoreKeys: Type.Boolean(),
+  /**
+   * Provider keys the app was started with in its environment (names only): commands run outside
+   * the sandbox can read them. `storedInKeyring` once moved there with settings.storeEnvironmentKeys.
+   */
+  environmentKeys: Type.Array(Type.Object({ variable: Type.String(), provider: Type.String(), storedInKeyring: Type.Boolean() })),
+  sandbox: Type.Object({
+    ...SandboxStatusSchema.properties,
+    /** Projects whose sandboxed commands have network. */
+    networkProjects: Type.Array(Id),
+    /** Command patterns that need the real machine: they ask, and run outside the sandbox. */
+    realMachineCommands: Type.Array(Type.String()),
+    /** Secret paths hidden besides the built-in ones (shown in `defaultHiddenPaths`). */
+    hiddenPaths: Type.Array(Type.String()),
+    defaultHiddenPaths: Type.Array(Type.String()),
+  }),
 });
+
+const ConfiguredPath = Type.String({ minLength: 1, maxLength: 4096 });
+
+export const SandboxSettingsUpdateSchema = Type.Object(
+  {
+    realMachineCommands: Type.Optional(Type.Array(NonEmpty(500), { maxItems: 200 })),
+    hiddenPaths: Type.Optional(Type.Array(ConfiguredPath, { maxItems: 200 })),
+    /** Allows or forbids network for one project's sandboxed commands. */
+    projectNetwork: Type.Optional(Type.Object({ projectId: Id, allowed: Type.Boolean() }, { additionalProperties: false })),
+  },
+  { additionalProperties: false },
+);
 
 /** Params are closed objects: an unknown field is an error, not something silently ignored. */
 function request<P extends TSchema, R extends TSchema>(params: P, result: R) {
@@ -197,6 +227,11 @@ export const requests = {
     Type.Object({ ...SessionRef, toolCallId: NonEmpty(200) }),
     Type.Object({ text: Type.String(), totalChars: Type.Integer(), truncated: Type.Boolean() }),
   ),
+  /**
+   * After the sandbox blocked a bash call: asks the agent to run the command again, outside the
+   * sandbox; the permission dialog then asks before it runs.
+   */
+  "tools.rerunOutsideSandbox": request(Type.Object({ ...SessionRef, toolCallId: NonEmpty(200) }), Type.Object({ delivery: Type.Union([Type.Literal("prompt"), Type.Literal("steer")]) })),
   "models.list": request(Type.Object({}), Type.Array(ModelSchema)),
   "models.refresh": request(Type.Object({ provider: NonEmpty(100) }), Type.Array(ModelSchema)),
   "settings.get": request(Type.Object({}), SettingsSchema),
@@ -207,9 +242,12 @@ export const requests = {
       permissionMode: Type.Optional(PermissionModeSchema),
       autoCompact: Type.Optional(Type.Boolean()),
       stallTimeoutSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 3600 })),
+      sandbox: Type.Optional(SandboxSettingsUpdateSchema),
     }),
     SettingsSchema,
   ),
+  /** Moves the provider keys the app was started with into the keyring (then the app can start without them). */
+  "settings.storeEnvironmentKeys": request(Type.Object({}), SettingsSchema),
   "settings.setProvider": request(
     Type.Object({
       id: NonEmpty(100),
@@ -231,6 +269,8 @@ export const requests = {
       rule: Type.Optional(Type.Object({ tool: NonEmpty(100), pattern: NonEmpty(4096) })),
       /** With deny: sent back to the model as the tool's error. */
       reason: Type.Optional(Type.String({ maxLength: 10_000 })),
+      /** With an allow: run this command outside the sandbox (the dialog's explicit choice). */
+      outsideSandbox: Type.Optional(Type.Boolean()),
     }),
     Type.Object({}),
   ),
