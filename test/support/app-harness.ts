@@ -8,7 +8,7 @@ import { expect } from "vitest";
 import { createAppServices, type AppServices } from "../../app/main/app-services.ts";
 import { toWireEvent } from "../../app/main/ipc/event-batcher.ts";
 import { checkerFor, schemaErrorLines } from "../../app/main/loop/validation.ts";
-import { noSecretStore } from "../../app/main/settings/settings-service.ts";
+import { noSecretStore, type SecretStore } from "../../app/main/settings/settings-service.ts";
 import type { AgentEvent } from "../../app/shared/agent-types.ts";
 import { WireAgentEventSchema } from "../../app/shared/ipc/agent-schemas.ts";
 import { events as eventSchemas, requests, type EventName, type RequestName, type RequestParams, type RequestResult } from "../../app/shared/ipc/contract.ts";
@@ -51,6 +51,8 @@ export interface StartAppOptions {
   /** The permission mode to start in (default: the app's, "sandboxed-auto" where bwrap works). */
   permissionMode?: "ask" | "auto-edit" | "full-auto" | "sandboxed-auto";
   detectSandbox?: Parameters<typeof createAppServices>[0]["detectSandbox"];
+  /** The keyring (default: none). */
+  secrets?: SecretStore;
 }
 
 export async function startApp(options: StartAppOptions = {}): Promise<AppHarness> {
@@ -59,7 +61,7 @@ export async function startApp(options: StartAppOptions = {}): Promise<AppHarnes
   const scripted = createScriptedModel(options.steps ?? []);
   const services = createAppServices({
     dataDir,
-    secrets: noSecretStore,
+    secrets: options.secrets ?? noSecretStore,
     host: "browser",
     version: "test",
     env: options.env ?? {},
