@@ -10,6 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BashDetails, BashProgressDetails, BashResultDetails } from "../../app/shared/tool-details.ts";
 import { detectSandbox } from "../../app/main/sandbox/detect.ts";
+import { createBashTool } from "../../app/main/tools/bash.ts";
 import { runTool } from "../tools/helpers.ts";
 import { processesWith, sandboxFixture, sandboxedTools, uniqueSleep, unsandboxedBash, waitFor, type SandboxFixture } from "./helpers.ts";
 
@@ -103,6 +104,15 @@ describe.runIf(process.platform === "linux")("bubblewrap sandbox", () => {
     expect(readFileSync(path.join(f.home, ".netrc"), "utf8")).toContain("FAKE-NETRC");
     const plain = await runTool(unsandboxedBash(f), { command: "cat ~/.ssh/id_rsa" });
     expect(plain.text).toContain("FAKE-KEY-MATERIAL");
+  });
+
+  it("keeps a secret hidden when the project is the home folder itself", async () => {
+    const bash = createBashTool({ projectDir: f.home, env: { HOME: f.home }, sandbox: f.service.forSession({ sessionId: 2, projectId: 2, projectDir: f.home }) });
+    const run = await runTool(bash, { command: "touch made-in-home && echo wrote; cat .ssh/id_rsa; touch .ssh/planted" });
+    expect(run.text).toContain("wrote");
+    expect(run.text).not.toContain("FAKE-KEY-MATERIAL");
+    expect(run.text).toContain(".ssh/planted': Read-only file system");
+    expect(existsSync(path.join(f.home, "made-in-home"))).toBe(true);
   });
 
   it("has no network unless allowed: a server on 127.0.0.1 is unreachable, then reachable", async () => {
