@@ -15,6 +15,7 @@ import { createAppServices, type AppServices } from "../app-services.ts";
 import { EventBatcher } from "../ipc/event-batcher.ts";
 import { applyMainProcessFlags } from "../runtime-flags.ts";
 import { FolderLockedError } from "../store/index.ts";
+import { takeProviderKeysFromEnvironment } from "../sandbox/env-keys.ts";
 import { installMenu } from "./menu.ts";
 import { startAutoUpdates } from "./updater.ts";
 import { electronSecretStore } from "./secrets.ts";
@@ -22,6 +23,9 @@ import { isAppUrl, mainWindowOptions, type WindowBounds } from "./window-config.
 import { loadWindowState, saveWindowState } from "./window-state.ts";
 
 applyMainProcessFlags();
+// Provider keys leave process.env (and, on Linux, this process's /proc/self/environ); the services
+// keep a copy. See env-keys.ts for what this cannot reach.
+const startEnvironment = takeProviderKeysFromEnvironment().env;
 
 const rendererIndex = path.join(__dirname, "..", "renderer", "index.html");
 const rendererUrl = pathToFileURL(rendererIndex).toString();
@@ -72,6 +76,7 @@ async function start(): Promise<void> {
       secrets: electronSecretStore(),
       host: "electron",
       version: app.getVersion(),
+      env: startEnvironment,
       pickFolder: pickFolder,
       onRunEnd: notifyRunEnd,
       onPermissionRequest: notifyPermission,

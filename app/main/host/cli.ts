@@ -9,10 +9,13 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { applyMainProcessFlags } from "../runtime-flags.ts";
 import { describeHolder, FolderLockedError } from "../store/index.ts";
+import { takeProviderKeysFromEnvironment } from "../sandbox/env-keys.ts";
 import { startHost } from "./start-host.ts";
 import pkg from "../../../package.json" with { type: "json" };
 
 applyMainProcessFlags();
+// Provider keys leave process.env and /proc/self/environ; the services keep a copy (env-keys.ts).
+const { env } = takeProviderKeysFromEnvironment();
 
 const usage = "usage: npm run serve -- [--port 4317] [--data-dir ~/.local/share/lathe] [--host 127.0.0.1] [--read-only]";
 let values: { port?: string; "data-dir"?: string; host?: string; "renderer-dir"?: string; "read-only"?: boolean; help?: boolean };
@@ -47,7 +50,7 @@ const rendererDir = resolve(values["renderer-dir"] ?? join(here, "..", "renderer
 
 try {
   const readOnly = values["read-only"] ?? false;
-  const host = await startHost({ dataDir, rendererDir, port, host: values.host, version: pkg.version, readOnly });
+  const host = await startHost({ dataDir, rendererDir, port, host: values.host, version: pkg.version, readOnly, env });
   for (const notice of host.services.notices) console.log(`notice: ${notice}`);
   console.log(`Lathe is serving ${dataDir}${readOnly ? " read-only" : ""}`);
   console.log(`Open ${host.url}`);
