@@ -26,7 +26,15 @@ export interface E2e {
   close(): Promise<void>;
 }
 
-export async function startE2e(brain: Brain, name: string, options: { prepareData?: (dataDir: string) => void } = {}): Promise<E2e> {
+export interface E2eOptions {
+  prepareData?: (dataDir: string) => void;
+  /** The host's permission mode: "ask" unless given; null keeps the app's default (sandboxed auto where bwrap works). */
+  permissionMode?: "ask" | "auto-edit" | "full-auto" | "sandboxed-auto" | null;
+  /** Variables added to the host's environment (PATH and HOME are always set). */
+  env?: Record<string, string>;
+}
+
+export async function startE2e(brain: Brain, name: string, options: E2eOptions = {}): Promise<E2e> {
   const dir = mkdtempSync(join(tmpdir(), `lathe-${name}-`));
   const rendererDir = join(dir, "renderer");
   const vite = join(root, "node_modules/vite/bin/vite.js");
@@ -38,7 +46,8 @@ export async function startE2e(brain: Brain, name: string, options: { prepareDat
   const model = await startFakeModel(brain);
   mkdirSync(join(dir, "data"), { recursive: true, mode: 0o700 });
   options.prepareData?.(join(dir, "data"));
-  const host = await startHost({ dataDir: join(dir, "data"), rendererDir, env: { PATH: process.env.PATH, HOME: dir }, bashTimeoutMs: 90_000 });
+  const host = await startHost({ dataDir: join(dir, "data"), rendererDir, env: { PATH: process.env.PATH, HOME: dir, ...options.env }, bashTimeoutMs: 90_000 });
+  if (options.permissionMode !== null) host.services.settings.update({ permissionMode: options.permissionMode ?? "ask" });
   const browser = await launchBrowser();
   const page = await browser.newPage({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
   page.on("pageerror", (e) => console.error("page error:", e.message));

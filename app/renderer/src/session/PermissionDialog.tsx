@@ -1,12 +1,15 @@
 // The permission dialog, inside the session above the composer: the oldest pending request of the
 // session (the loop asks in source order), with "1 of N" when more wait. Keyboard-driven: y allows
 // once, s allows for this session, a always allows in this project (the rule's scope and pattern
-// are shown and editable), n denies and asks for an optional reason, sent to the model.
+// are shown and editable), o runs a command outside the sandbox (its own explicit choice), n denies
+// and asks for an optional reason, sent to the model. The dialog says where the call would run and
+// which rule of the sandbox it would cross, or why there is no sandbox.
 import { useEffect, useRef, useState } from "react";
 import type { PermissionRequest } from "../../../shared/ipc/contract";
 import { getApi } from "../api/client";
 import { errorText, unwrap } from "../state/api-hooks";
 import { DiffView } from "./FileViews";
+import type { SandboxRequestInfo } from "../../../shared/sandbox";
 
 type Decision = "allow-once" | "allow-session" | "allow-project" | "deny";
 
@@ -29,7 +32,8 @@ export function PermissionDialog({ request, count, projectName }: { request: Per
     if (denying) reasonInput.current?.focus();
   }, [denying]);
 
-  const respond = (decision: Decision) => {
+  const canRunOutside = request.toolName === "bash" && request.sandbox?.available === true && request.sandbox.placement !== "outside";
+  const respond = (decision: Decision, outsideSandbox = false) => {
     if (busy) return;
     setBusy(true);
     setError(null);
@@ -38,7 +42,7 @@ export function PermissionDialog({ request, count, projectName }: { request: Per
         ? { requestId: request.id, decision, ...(reason.trim() ? { reason: reason.trim() } : {}) }
         : decision === "allow-project"
           ? { requestId: request.id, decision, rule: { tool: request.proposedRule.tool, pattern: pattern.trim() || request.proposedRule.pattern } }
-          : { requestId: request.id, decision };
+          : { requestId: request.id, decision, ...(outsideSandbox ? { outsideSandbox } : {}) };
     unwrap(getApi().permissions.respond(params)).catch((e: unknown) => {
       setError(errorText(e));
       setBusy(false);
@@ -61,6 +65,7 @@ export function PermissionDialog({ request, count, projectName }: { request: Per
     if (key === "y") respond("allow-once");
     else if (key === "s") respond("allow-session");
     else if (key === "a") respond("allow-project");
+    else if (key === "o" && canRunOutside) respond("allow-once", true);
     else if (key === "n") setDenying(true);
     else return;
     e.preventDefault();
@@ -76,6 +81,7 @@ export function PermissionDialog({ request, count, projectName }: { request: Per
         {count > 1 && <span className="muted">1 of {count} requests</span>}
       </div>
       {summary.outsideProject && <div className="notice error">This touches a path outside the project folder.</div>}
+      {request.sandbox && <SandboxLine info={request.sandbox} toolName={request.toolName} />}
       {summary.command !== undefined && <pre aria-label="Command">{summary.command}</pre>}
       {summary.path !== undefined && summary.command === undefined && <div className="muted">{summary.path}</div>}
       {summary.diff && <DiffView diff={summary.diff} label="Proposed change" />}
@@ -122,12 +128,44 @@ export function PermissionDialog({ request, count, projectName }: { request: Per
           <button onClick={() => respond("allow-project")} disabled={busy}>
             <kbd>a</kbd> Always allow in this project
           </button>
+          {canRunOutside && (
+            <button onClick={() => respond("allow-once", true)} disabled={busy} title="Runs this command once with your full rights, outside the sandbox">
+              <kbd>o</kbd> Run outside the sandbox
+            </button>
+          )}
           <button className="danger" onClick={() => setDenying(true)} disabled={busy}>
             <kbd>n</kbd> Deny…
           </button>
         </div>
       )}
       {error && <div className="error-text" role="alert">{error}</div>}
+    </div>
+  );
+}
+
+const CROSSING_LABEL: Record<NonNullable<SandboxRequestInfo["crossing"]>["rule"], string> = {
+  network: "Needs the network",
+  "outside-path": "Outside the project",
+  "real-machine": "Needs the real machine",
+  "requested-outside": "Outside the sandbox, as you asked",
+  "no-sandbox": "No sandbox",
+};
+
+/** Where the call would run, and the rule of the sandbox it would cross. */
+function SandboxLine({ info, toolName }: { info: SandboxRequestInfo; toolName: string }) {
+  if (info.crossing) {
+    return (
+      <div className={`notice sandbox-line${info.crossing.rule === "no-sandbox" || info.placement === "outside" ? " error" : ""}`} aria-label="Sandbox">
+        <strong>{CROSSING_LABEL[info.crossing.rule]}:</strong> {info.crossing.message}
+      </div>
+    );
+  }
+  if (toolName !== "bash" || !info.placement) return null;
+  return (
+    <div className="muted sandbox-line" aria-label="Sandbox">
+      {info.placement === "outside"
+        ? "Runs outside the sandbox, with your full rights."
+        : `Runs in the sandbox${info.placement === "sandbox-network" ? ", with network" : ", without network"}: it can change files only in the project, and cannot read your keys.`}
     </div>
   );
 }

@@ -11,9 +11,10 @@ import { useAppData } from "../state/app-data";
 import { formatCost, formatTokens } from "../state/format";
 
 const MODES = [
+  { value: "sandboxed-auto", label: "Sandboxed auto" },
   { value: "ask", label: "Ask before acting" },
   { value: "auto-edit", label: "Auto-approve edits" },
-  { value: "full-auto", label: "Full auto" },
+  { value: "full-auto", label: "Full auto (no sandbox)" },
 ] as const;
 
 /** Seconds without data before the count is shown. */
@@ -68,6 +69,8 @@ export function StatusBar({
         <span>Permissions</span>
         <select
           aria-label="Permission mode"
+          className={settings?.permissionMode === "full-auto" ? "warning" : undefined}
+          title={settings?.permissionMode === "full-auto" ? "Full auto: commands run outside the sandbox, with your full rights, and nothing asks first." : settings?.sandbox.message}
           value={settings?.permissionMode ?? "ask"}
           onChange={(e) => {
             setError(null);
@@ -75,7 +78,7 @@ export function StatusBar({
           }}
         >
           {MODES.map((m) => (
-            <option key={m.value} value={m.value}>
+            <option key={m.value} value={m.value} disabled={m.value === "sandboxed-auto" && settings?.sandbox.available === false}>
               {m.label}
             </option>
           ))}

@@ -1,7 +1,12 @@
 // One tool call as a card: name, a one-line summary of its arguments, status, elapsed time (live,
 // with a spinner, while it runs), then its output: a terminal for bash, a diff for edit and write,
-// an excerpt for read, plain text otherwise. Errors are shown in red with their message.
+// an excerpt for read, plain text otherwise. Errors are shown in red with their message. A bash
+// card says where the command ran; when the sandbox blocked it, what was blocked, with "Run again
+// outside the sandbox" (the agent is asked to run it again, and the permission dialog asks first).
 import { memo, useEffect, useState } from "react";
+import type { BashSandboxDetails } from "../../../shared/sandbox";
+import { getApi } from "../api/client";
+import { errorText, unwrap } from "../state/api-hooks";
 import type { BashDetails, EditDetails, ReadDetails, WriteDetails } from "../../../shared/tool-details";
 import { formatElapsed, summarizeArgs, textOf } from "../state/format";
 import type { ToolCardState } from "../state/session-model";
@@ -78,6 +83,8 @@ function CardBody({ card, sessionId }: { card: ToolCardState; sessionId: number 
     case "bash": {
       const details = (card.result?.details ?? card.progress) as Partial<BashDetails> | null | undefined;
       const done = details && details.phase === "done" ? details : null;
+      // The sandbox's note to the model is shown once, as the card's own notice.
+      const shownError = done?.sandbox?.blocked && error ? error.replace(/\n\n\[Sandbox: [\s\S]*\]$/, "") : error;
       return (
         <>
           {(card.status !== "pending" || card.chunkCount > 0 || resultText) && (
@@ -103,8 +110,9 @@ function CardBody({ card, sessionId }: { card: ToolCardState; sessionId: number 
               {done.outputFile ? `, full output in ${done.outputFile}` : ""}
             </div>
           )}
-          {error && card.chunkCount > 0 && <div className="card-error" role="alert">{lastLines(error, 6)}</div>}
-          {error && card.chunkCount === 0 && !resultText && <div className="card-error" role="alert">{error}</div>}
+          {done?.sandbox && <SandboxNote sandbox={done.sandbox} sessionId={sessionId} toolCallId={card.toolCallId} />}
+          {shownError && card.chunkCount > 0 && <div className="card-error" role="alert">{lastLines(shownError, 6)}</div>}
+          {shownError && card.chunkCount === 0 && !resultText && <div className="card-error" role="alert">{shownError}</div>}
         </>
       );
     }
@@ -149,4 +157,34 @@ function CardBody({ card, sessionId }: { card: ToolCardState; sessionId: number 
 function lastLines(text: string, n: number): string {
   const lines = text.trimEnd().split("\n");
   return lines.length > n ? `…\n${lines.slice(-n).join("\n")}` : text;
+}
+
+function SandboxNote({ sandbox, sessionId, toolCallId }: { sandbox: BashSandboxDetails; sessionId: number; toolCallId: string }) {
+  const [state, setState] = useState<{ sent?: boolean; error?: string }>({});
+  if (!sandbox.blocked) {
+    return (
+      <div className="card-meta" aria-label="Where it ran">
+        {sandbox.placement === "outside" ? `Ran outside the sandbox: ${sandbox.outsideReason ?? "with your full rights."}` : `Ran in the sandbox${sandbox.placement === "sandbox-network" ? " with network" : ""}.`}
+      </div>
+    );
+  }
+  const rerun = () => {
+    setState({});
+    unwrap(getApi().tools.rerunOutsideSandbox({ sessionId, toolCallId })).then(
+      () => setState({ sent: true }),
+      (e: unknown) => setState({ error: errorText(e) }),
+    );
+  };
+  return (
+    <div className="notice sandbox-line" role="alert" aria-label="Blocked by the sandbox">
+      <strong>Blocked by the sandbox:</strong> {sandbox.blocked.message}
+      <div>
+        <code>{sandbox.blocked.evidence}</code>
+      </div>
+      <button onClick={rerun} disabled={state.sent}>
+        {state.sent ? "Asked the agent to run it again outside the sandbox" : "Run again outside the sandbox"}
+      </button>
+      {state.error && <div className="error-text">{state.error}</div>}
+    </div>
+  );
 }

@@ -1,12 +1,14 @@
 // Settings: providers (where each key comes from, base URL, set or clear a key, refresh models,
 // test, remove; add one), the default model, the theme, the permission mode, automatic
-// compaction, and permission rules (list, edit the pattern or action, revoke).
+// compaction, the sandbox (SandboxPanel), and permission rules (list, edit the pattern or action,
+// revoke).
 import { useCallback, useEffect, useState } from "react";
 import type { PermissionRule, Project, Settings } from "../../../shared/ipc/contract";
 import { getApi } from "../api/client";
 import { errorText, unwrap } from "../state/api-hooks";
 import { useAppData } from "../state/app-data";
 import { ProviderSetup } from "../welcome/ProviderSetup";
+import { EnvironmentKeysNotice, SandboxPanel } from "./SandboxPanel";
 
 type Provider = Settings["providers"][number];
 
@@ -26,6 +28,7 @@ export function SettingsScreen({ project }: { project: Project | null }) {
         {error && <p className="error-text" role="alert">{error}</p>}
         <section className="panel" aria-labelledby="providers-title">
           <h2 id="providers-title">Providers</h2>
+          <EnvironmentKeysNotice settings={settings} onSettings={setSettings} />
           {settings.providers.length === 0 && <p className="muted">No provider yet.</p>}
           <ul className="list">
             {settings.providers.map((p) => (
@@ -59,9 +62,12 @@ export function SettingsScreen({ project }: { project: Project | null }) {
             <label>
               Permission mode
               <select value={settings.permissionMode} onChange={(e) => update({ permissionMode: e.target.value as Settings["permissionMode"] })}>
+                <option value="sandboxed-auto" disabled={!settings.sandbox.available}>
+                  Sandboxed auto{settings.sandbox.available ? "" : " (no sandbox here)"}
+                </option>
                 <option value="ask">Ask before acting</option>
                 <option value="auto-edit">Auto-approve edits in the project</option>
-                <option value="full-auto">Full auto</option>
+                <option value="full-auto">Full auto (no sandbox, no questions)</option>
               </select>
             </label>
           </div>
@@ -77,6 +83,7 @@ export function SettingsScreen({ project }: { project: Project | null }) {
           </div>
           <StallLimit key={settings.stallTimeoutSeconds} seconds={settings.stallTimeoutSeconds} onChange={(stallTimeoutSeconds) => update({ stallTimeoutSeconds })} />
         </section>
+        <SandboxPanel settings={settings} project={project} onSettings={setSettings} />
         <RulesPanel project={project} />
       </div>
     </div>
