@@ -7,7 +7,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { bwrapArgs, sandboxedShellArgs } from "../../app/main/sandbox/bwrap.ts";
+import { bwrapArgs } from "../../app/main/sandbox/bwrap.ts";
 import { detectSandbox, findExecutable } from "../../app/main/sandbox/detect.ts";
 import { defaultHiddenPaths } from "../../app/main/sandbox/rules.ts";
 
@@ -45,7 +45,7 @@ describe.runIf(runnable)("the sandbox for an unprivileged user", () => {
     ].join("; ");
     const run = spawnSync(
       setpriv!,
-      [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", sandbox.executable!, ...bwrapArgs(rules, { emptyFile: path.join(session, "empty") }), ...sandboxedShellArgs("/bin/bash", script)],
+      [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", sandbox.executable!, ...bwrapArgs(rules, { emptyFile: path.join(session, "empty") }), "/bin/bash", "-c", script],
       { encoding: "utf8", env: { PATH: process.env.PATH, HOME: home }, timeout: 20_000 },
     );
     const out = `${run.stdout}${run.stderr}`;

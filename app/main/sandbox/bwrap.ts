@@ -5,8 +5,9 @@
 // namespaces. Because of the PID namespace the app's processes are invisible, and when the command
 // ends (or its init is killed) the kernel kills every process left inside, daemons included.
 // No `--new-session`: the pseudo-terminal is the command's own (Lathe holds its other end), so
-// keeping it as the controlling terminal lets prompts, job control and Ctrl-C work and exposes
-// no other terminal to TIOCSTI. Pure apart from the file-type probe; never throws.
+// keeping it as the controlling terminal lets prompts and job control work and exposes no other
+// terminal to TIOCSTI. (bwrap shares the command's process group and dies on SIGINT: kill.ts
+// interrupts the command without it.) Pure apart from the file-type probe; never throws.
 import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
 import type { SandboxRules } from "./rules.ts";
@@ -72,15 +73,4 @@ export function bwrapArgs(rules: SandboxRules, options: BwrapOptions): string[] 
   if (rules.network) args.push("--share-net");
   args.push("--cap-drop", "ALL", "--die-with-parent", "--chdir", rules.cwd, "--");
   return args;
-}
-
-/**
- * What runs inside: `shell -c 'set -m; "$0" -c "$1"; exit $?' shell COMMAND`. The outer shell turns
- * on job control only to put the command in its own process group and give it the terminal, so
- * Ctrl-C (a typed ^C or Interrupt) reaches the command and not bwrap, which would die on it and
- * take the command's last output with it. The command itself runs in a plain `shell -c`, as
- * outside. (`exit $?` keeps bash from exec-ing the command in place of the outer shell.)
- */
-export function sandboxedShellArgs(shell: string, command: string): string[] {
-  return [shell, "-c", 'set -m; "$0" -c "$1"; exit $?', shell, command];
 }

@@ -1,8 +1,9 @@
 // Stopping a command that runs under bubblewrap. The pty's process is bwrap itself; its child is
 // the PID namespace's init, and everything the command starts (daemons included: orphans are
-// adopted by that init) is below it. bwrap dies on a plain SIGINT and takes the command with it,
-// so the command is interrupted by signalling only what runs inside; when it has to go, killing
-// the namespace's init makes the kernel kill every process in the namespace at once.
+// adopted by that init) is below it, in bwrap's process group unless it made its own. bwrap dies
+// on a plain SIGINT and takes the command with it, so the command is interrupted by signalling
+// only what runs inside; when it has to go, killing the namespace's init makes the kernel kill
+// every process in the namespace at once.
 // Never throws.
 import { isAlive, processFamily, readProcInfo } from "../tools/process-tree.ts";
 
@@ -19,18 +20,26 @@ function namespaceInit(root: number, family: number[]): number | undefined {
   return family.find((pid) => pid !== root && readProcInfo(pid)?.ppid === root);
 }
 
-/** Ctrl-C for a sandboxed command: SIGINT to the terminal's foreground process group (the command's). */
+/**
+ * Ctrl-C for a sandboxed command: SIGINT to the terminal's foreground process group, as a terminal
+ * would, except bwrap and its init (they share the command's group, and bwrap would die of it).
+ */
 export function interruptSandboxed(root: number, fallback: () => void): void {
   const tpgid = readProcInfo(root)?.tpgid ?? -1;
   if (tpgid > 0 && tpgid !== root) {
+    // The command gave the terminal to a group of its own (job control): bwrap is not in it.
     try {
       process.kill(-tpgid, "SIGINT");
       return;
     } catch {
-      // fall through
+      // gone: fall through
     }
   }
-  fallback();
+  const family = processFamily(root);
+  const init = namespaceInit(root, family);
+  const targets = family.filter((pid) => pid !== root && pid !== init && readProcInfo(pid)?.pgrp === root);
+  if (targets.length === 0) return fallback();
+  for (const pid of targets) signal(pid, "SIGINT");
 }
 
 /**

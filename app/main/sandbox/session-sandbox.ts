@@ -8,7 +8,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { BashSandboxDetails, SandboxBlock } from "../../shared/sandbox.ts";
-import { bwrapArgs, sandboxedShellArgs } from "./bwrap.ts";
+import { bwrapArgs } from "./bwrap.ts";
 import type { DetectedSandbox } from "./detect.ts";
 import { interruptSandboxed, killSandboxed } from "./kill.ts";
 import { explainRefusal } from "./refusal.ts";
@@ -103,7 +103,7 @@ export class SessionSandbox implements CommandSandbox {
     }
     return {
       file: status.executable,
-      args: [...bwrapArgs(rules, { emptyFile: this.emptyFile, userNamespace: status.userNamespace }), ...sandboxedShellArgs(req.shell, req.command)],
+      args: [...bwrapArgs(rules, { emptyFile: this.emptyFile, userNamespace: status.userNamespace }), req.shell, "-c", req.command],
       env,
       details,
       explain,
