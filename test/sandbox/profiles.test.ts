@@ -91,6 +91,14 @@ describe("Seatbelt profile", () => {
     expect(at("allow", "/Users/me/Library/Application Support/Lathe/exports")).toBeGreaterThan(at("deny", "/Users/me/Library/Application Support/Lathe"));
   });
 
+  it("keeps the project's git hooks and config unwritable inside the writable project", () => {
+    const hooks = "/Users/me/code/app/.git/hooks";
+    const order = fileRules(parseSexps(seatbeltProfile({ ...macRules, readOnly: [hooks] })));
+    const at = order.findIndex(([a, q]) => a === "deny" && q === hooks);
+    expect(at).toBeGreaterThan(order.findIndex(([a, q]) => a === "allow" && q === "/Users/me/code/app"));
+    expect(seatbeltProfile({ ...macRules, readOnly: [hooks] })).toContain(`(deny file-write* (subpath "${hooks}"))`);
+  });
+
   it("keeps every path exactly, whatever characters it holds", () => {
     const hostile = '/Users/me/we"ird\\ (dir); #"x" \n(allow default)';
     const forms = parseSexps(seatbeltProfile({ ...macRules, writable: [hostile], hidden: [] }));
@@ -123,6 +131,13 @@ describe("bubblewrap arguments", () => {
     expect(joined).toContain("--unshare-all --unshare-user --disable-userns --cap-drop ALL --die-with-parent --chdir /home/me --");
     expect(args.at(-1)).toBe("--");
     expect(joined).not.toContain("--share-net");
+  });
+
+  it("binds the read-only paths over the project, an empty folder where one is missing", () => {
+    const args = bwrapArgs({ ...rules, readOnly: ["/home/me/.git/config", "/home/me/.git/hooks"] }, { emptyFile: "/e", emptyDir: "/tmp/s/empty-dir", probe: (p) => (p === "/home/me/.git/config" ? { kind: "file", real: p } : probe(p)) }).join(" ");
+    expect(args).toContain("--ro-bind /home/me/.git/config /home/me/.git/config");
+    expect(args).toContain("--ro-bind /tmp/s/empty-dir /home/me/.git/hooks");
+    expect(args.indexOf("--bind /home/me /home/me")).toBeLessThan(args.indexOf("--ro-bind /home/me/.git/config"));
   });
 
   it("shares the network only when allowed, and leaves out the user namespace where bwrap cannot make one", () => {

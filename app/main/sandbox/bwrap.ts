@@ -1,6 +1,6 @@
 // The bubblewrap command line for one sandboxed command (Linux). The command sees the whole file
-// system read-only, its writable folders bound read-write, every hidden path replaced by an empty
-// read-only folder or file, its own /dev and /proc, new user, PID, IPC, UTS, cgroup and (unless
+// system read-only, its writable folders bound read-write (except the read-only paths inside them),
+// every hidden path replaced by an empty read-only folder or file, its own /dev and /proc, new user, PID, IPC, UTS, cgroup and (unless
 // network is allowed) network namespaces, no capabilities, and no way to make nested user
 // namespaces. Because of the PID namespace the app's processes are invisible, and when the command
 // ends (or its init is killed) the kernel kills every process left inside, daemons included.
@@ -17,6 +17,8 @@ export type PathKind = "dir" | "file" | "missing";
 export interface BwrapOptions {
   /** An empty read-only file outside every writable folder: the stand-in for hidden files. */
   emptyFile: string;
+  /** An empty folder outside every writable folder: the stand-in for a missing read-only folder. */
+  emptyDir?: string;
   /** Whether bwrap may make a user namespace here (then nested ones are disabled). Default true. */
   userNamespace?: boolean;
   /** File type of a path after following symlinks, and its real path (tests stub it). */
@@ -61,8 +63,14 @@ export function bwrapArgs(rules: SandboxRules, options: BwrapOptions): string[] 
     hidden.add(real);
     mounts.push(kind === "dir" ? { at: real, args: ["--tmpfs", real], hiddenDir: true } : { at: real, args: ["--ro-bind", options.emptyFile, real] });
   }
-  // Parents before children, so that a writable folder inside a hidden one (or a hidden one inside
-  // the project) ends up on top. Hidden folders become read-only last, after their sub-mounts.
+  for (const p of rules.readOnly ?? []) {
+    const { kind, real } = probe(p);
+    if (kind !== "missing") mounts.push({ at: real, args: ["--ro-bind", real, real] });
+    else if (options.emptyDir) mounts.push({ at: real, args: ["--ro-bind", options.emptyDir, real] });
+  }
+  // Parents before children, so that a writable folder inside a hidden one (or a hidden or
+  // read-only one inside the project) ends up on top. Hidden folders become read-only last, after
+  // their sub-mounts.
   mounts.sort((a, b) => depth(a.at) - depth(b.at));
 
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];

@@ -32,6 +32,14 @@ export function explainRefusal(output: string, rules: SandboxRules, home: string
       message: `The sandbox hides ${name} from commands (it holds credentials or Lathe's own data), so the command saw it empty or missing. To use it, ${RUN_OUTSIDE}.`,
     };
   }
+  const gitLine = find((l) => (READ_ONLY.test(l) ? (rules.readOnly ?? []).some((p) => mentions(l, p) || mentions(l, path.relative(rules.cwd, p))) : false));
+  if (gitLine) {
+    return {
+      rule: "read-only",
+      evidence: clip(gitLine),
+      message: `The sandbox keeps the project's git hooks and git config read-only: git runs and reads them outside the sandbox too, and no diff shows them. If the change is needed, ${RUN_OUTSIDE}.`,
+    };
+  }
   const readOnly = find((l) => READ_ONLY.test(l));
   if (readOnly) {
     return {

@@ -10,7 +10,21 @@ export interface SandboxRules {
   writable: string[];
   /** Paths replaced by empty, read-only stand-ins (secrets, keyrings, the app's data). */
   hidden: string[];
+  /**
+   * Paths inside the writable folders that stay read-only: the project's git hooks and config,
+   * which git runs and reads outside the sandbox too (say, for a `git push` the user allowed), and
+   * which no diff shows. A missing folder here is mounted as an empty read-only folder.
+   */
+  readOnly?: string[];
   network: boolean;
+}
+
+/** The read-only paths of a project: its own `.git` folder's hooks and config. */
+export function projectReadOnlyPaths(projectDir: string, isDirectory: (p: string) => boolean, exists: (p: string) => boolean): string[] {
+  const git = path.join(projectDir, ".git");
+  if (!isDirectory(git)) return [];
+  const config = path.join(git, "config");
+  return [path.join(git, "hooks"), ...(exists(config) ? [config] : [])];
 }
 
 /**

@@ -1,6 +1,7 @@
 // The Seatbelt profile (macOS `sandbox-exec -p PROFILE`) for one sandboxed command, from the same
 // rules as bubblewrap: deny by default; read the file system; write only the writable folders
-// (and /dev/null and the command's terminal); hidden paths neither read nor written; network only
+// (and /dev/null and the command's terminal) except their read-only paths (git hooks and config);
+// hidden paths neither read nor written; network only
 // when allowed; signals and process information only within the sandbox, so the app's processes
 // and their environment stay out of reach. File rules are written parents first, because
 // Seatbelt lets the later of two matching rules decide: a writable folder inside a hidden one, or
@@ -83,6 +84,7 @@ export function seatbeltProfile(rules: SandboxRules): string {
   const fileRules = [
     ...rules.writable.filter(usable).map((p) => ({ p, rule: `(allow file-read* file-write* (subpath ${sbplString(p)}))` })),
     ...rules.hidden.filter(usable).map((p) => ({ p, rule: `(deny file-read* file-write* (subpath ${sbplString(p)}))` })),
+    ...(rules.readOnly ?? []).filter(usable).map((p) => ({ p, rule: `(deny file-write* (subpath ${sbplString(p)}))` })),
   ];
   fileRules.sort((a, b) => depth(a.p) - depth(b.p));
   lines.push(...fileRules.map((r) => r.rule));

@@ -5,14 +5,14 @@
 // call is what the permission layer recorded for it (SandboxService.place); a call nobody placed
 // runs in the sandbox. Never throws: a sandbox that cannot be set up runs nothing outside it, the
 // command fails with the reason.
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { BashSandboxDetails, SandboxBlock } from "../../shared/sandbox.ts";
 import { bwrapArgs } from "./bwrap.ts";
 import type { DetectedSandbox } from "./detect.ts";
 import { interruptSandboxed, killSandboxed } from "./kill.ts";
 import { explainRefusal } from "./refusal.ts";
-import { SANDBOX_DROPPED_ENV, type SandboxRules } from "./rules.ts";
+import { projectReadOnlyPaths, SANDBOX_DROPPED_ENV, type SandboxRules } from "./rules.ts";
 import { seatbeltArgs } from "./seatbelt.ts";
 import type { Placed } from "./sandbox-service.ts";
 
@@ -58,6 +58,7 @@ export class SessionSandbox implements CommandSandbox {
   readonly tmpDir: string;
   readonly outputDir: string;
   private readonly emptyFile: string;
+  private readonly emptyDir: string;
   private readonly deps: SessionSandboxDeps;
   private readonly scope: { sessionId: number; projectId: number; projectDir: string };
 
@@ -69,8 +70,10 @@ export class SessionSandbox implements CommandSandbox {
     this.tmpDir = path.join(this.sessionDir, "tmp");
     this.outputDir = path.join(this.sessionDir, "output");
     this.emptyFile = path.join(this.sessionDir, "empty");
+    this.emptyDir = path.join(this.sessionDir, "empty-dir");
     mkdirSync(this.tmpDir, { recursive: true });
     mkdirSync(this.outputDir, { recursive: true });
+    mkdirSync(this.emptyDir, { recursive: true, mode: 0o555 });
     writeFileSync(this.emptyFile, "");
     chmodSync(this.emptyFile, 0o444);
   }
@@ -93,6 +96,7 @@ export class SessionSandbox implements CommandSandbox {
       cwd: req.cwd,
       writable: [this.scope.projectDir, this.tmpDir, this.outputDir],
       hidden: this.deps.hiddenPaths(),
+      readOnly: projectReadOnlyPaths(this.scope.projectDir, isDirectory, existsSync),
       network: placed.placement === "sandbox-network" || this.deps.networkAllowed(this.scope.projectId),
     };
     const env = this.sandboxEnv(req.env);
@@ -103,7 +107,7 @@ export class SessionSandbox implements CommandSandbox {
     }
     return {
       file: status.executable,
-      args: [...bwrapArgs(rules, { emptyFile: this.emptyFile, userNamespace: status.userNamespace }), req.shell, "-c", req.command],
+      args: [...bwrapArgs(rules, { emptyFile: this.emptyFile, emptyDir: this.emptyDir, userNamespace: status.userNamespace }), req.shell, "-c", req.command],
       env,
       details,
       explain,
@@ -125,5 +129,13 @@ export class SessionSandbox implements CommandSandbox {
       XDG_CACHE_HOME: path.join(this.tmpDir, ".cache"),
       npm_config_cache: path.join(this.tmpDir, ".npm"),
     };
+  }
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
   }
 }

@@ -56,6 +56,8 @@ export interface BashOptions {
 
 const DESCRIPTION = `Run a shell command with bash in the project folder, in a terminal. Returns the exit code and the output (stdout and stderr together). Output beyond ${MAX_OUTPUT_LINES} lines or ${MAX_OUTPUT_BYTES / 1024} KB is cut to its first and last lines, and the full output is saved to a file named in the result, which you can read or grep. A non-zero exit code is reported as an error with the output. Commands time out (default per session; set "timeout" in seconds for long runs). Prefer the read, edit, write, ls, find and grep tools over cat, sed, echo > file, ls, find and grep. Avoid interactive commands; if one waits for input, the user is shown the prompt and may answer it.`;
 
+const SANDBOX_NOTE = `Commands usually run in Lathe's sandbox: they can write only in the project folder and $TMPDIR, cannot read credentials such as ~/.ssh, and have no network unless the user allowed it; a result says when the sandbox blocked something.`;
+
 export function createBashTool(options: BashOptions): AgentTool<typeof bashParameters, BashDetails> {
   let outputDir = options.outputDir ?? options.sandbox?.outputDir;
   const spillPathFor = (toolCallId: string) => () => {
@@ -66,7 +68,7 @@ export function createBashTool(options: BashOptions): AgentTool<typeof bashParam
   return {
     name: "bash",
     label: "Run command",
-    description: DESCRIPTION,
+    description: options.sandbox ? `${DESCRIPTION} ${SANDBOX_NOTE}` : DESCRIPTION,
     parameters: bashParameters,
     async execute(toolCallId, params, signal, onUpdate) {
       const cwd = resolveToolPath(".", options.projectDir);
