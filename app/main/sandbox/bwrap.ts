@@ -8,7 +8,7 @@
 // keeping it as the controlling terminal lets prompts and job control work and exposes no other
 // terminal to TIOCSTI. (bwrap shares the command's process group and dies on SIGINT: kill.ts
 // interrupts the command without it.) Pure apart from the file-type probe; never throws.
-import { lstatSync, realpathSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { SandboxRules } from "./rules.ts";
 
@@ -26,9 +26,12 @@ export interface BwrapOptions {
 }
 
 export function probePath(p: string): { kind: PathKind; real: string } {
+  // No exceptions for missing paths (most hidden paths do not exist), and the kernel's realpath:
+  // this runs for some twenty paths before every command.
+  const stat = statSync(p, { throwIfNoEntry: false });
+  if (!stat) return { kind: "missing", real: p };
   try {
-    const real = realpathSync(p);
-    return { kind: lstatSync(real).isDirectory() ? "dir" : "file", real };
+    return { kind: stat.isDirectory() ? "dir" : "file", real: realpathSync.native(p) };
   } catch {
     return { kind: "missing", real: p };
   }

@@ -133,9 +133,5 @@ export class SessionSandbox implements CommandSandbox {
 }
 
 function isDirectory(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
+  return statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
 }
