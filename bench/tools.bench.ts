@@ -9,13 +9,11 @@
 //   configured (ripgrep when on PATH) and with its JavaScript engine.
 // - sandboxStartMs: median extra time per command in the sandbox (bubblewrap), from the bash tool
 //   running `true` sandboxed and unsandboxed, alternated (target <= 15); sandboxStartMinMs: the
-//   same from the minima; sandboxStartCpuMs: the extra CPU time of the command's processes (bwrap,
-//   its init and the shell: children's user + system time, which the load of the machine does not
-//   inflate the way it does wall time).
+//   same from the minima.
 // - sandboxOutputRatio: the bash tool's time for the 100 MB command in the sandbox over the same
 //   tool unsandboxed, alternated in this run (target <= 1.1). Both null without a sandbox.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createBashTool } from "../app/main/tools/bash.ts";
@@ -114,41 +112,28 @@ async function benchSandbox() {
   const boxed = createBashTool({ projectDir: project, timeoutMs: 120_000, sandbox: service.forSession({ sessionId: 1, projectId: 1, projectDir: project }) });
   const plain = createBashTool({ projectDir: project, timeoutMs: 120_000, outputDir: path.join(work, "plain-out") });
   let n = 0;
-  const childCpuMs = () => {
-    const stat = readFileSync("/proc/self/stat", "latin1");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // cutime and cstime (fields 16 and 17): CPU time of reaped children, in clock ticks (100 per s on Linux).
-    return (Number(fields[13]) + Number(fields[14])) * 10;
-  };
-  const cpu = { boxed: 0, plain: 0 };
   const time = async (tool: typeof boxed, command: string) => {
-    const cpuBefore = childCpuMs();
     const started = performance.now();
     const result = await tool.execute(`sb-${n++}`, { command }, undefined, () => undefined);
     const elapsed = performance.now() - started;
-    cpu[tool === boxed ? "boxed" : "plain"] += childCpuMs() - cpuBefore;
     if (tool === boxed && (result.details as { sandbox?: { placement: string } }).sandbox?.placement !== "sandbox") throw new Error("the command did not run in the sandbox");
     return elapsed;
   };
   await time(boxed, "true");
   await time(plain, "true");
   const starts = { boxed: [] as number[], plain: [] as number[] };
-  const RUNS = 61;
-  cpu.boxed = cpu.plain = 0;
-  for (let i = 0; i < RUNS; i++) {
+  for (let i = 0; i < 61; i++) {
     starts.boxed.push(await time(boxed, "true"));
     starts.plain.push(await time(plain, "true"));
   }
-  const startCpu = { ...cpu };
   const output = { boxed: [] as number[], plain: [] as number[] };
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 5; i++) {
     output.boxed.push(await time(boxed, COMMAND));
     output.plain.push(await time(plain, COMMAND));
   }
   return {
     sandboxStartMs: round(medianOf(starts.boxed) - medianOf(starts.plain)),
     sandboxStartMinMs: round(Math.min(...starts.boxed) - Math.min(...starts.plain)),
-    sandboxStartCpuMs: round((startCpu.boxed - startCpu.plain) / RUNS),
     bashStartMs: round(medianOf(starts.plain)),
     sandboxOutputMs: Math.round(medianOf(output.boxed)),
     unsandboxedOutputMs: Math.round(medianOf(output.plain)),
