@@ -5,6 +5,7 @@
 import type { AssistantMessage } from "../shared/agent-types.ts";
 import type { Session } from "../shared/ipc/contract.ts";
 import { EventHub } from "./ipc/event-hub.ts";
+import { McpService } from "./mcp/mcp-service.ts";
 import { IpcFailure, IpcRouter, type RequestHandlers } from "./ipc/router.ts";
 import { PermissionsService } from "./permissions/permissions-service.ts";
 import { redactSecrets } from "./permissions/redaction.ts";
@@ -42,6 +43,8 @@ export interface AppServicesOptions {
   readOnly?: boolean;
   /** Replaces the detection of the sandbox (tests: no sandbox, or a broken one). */
   detectSandbox?: () => DetectedSandbox;
+  /** Bound of an MCP server's start (default 30 s). */
+  mcpConnectTimeoutMs?: number;
 }
 
 /** What a read-only Lathe still answers: requests that only read. */
@@ -58,6 +61,8 @@ const READ_ONLY_REQUESTS: ReadonlySet<RequestName> = new Set<RequestName>([
   "settings.get",
   "permissions.pending",
   "permissions.rules",
+  "mcp.list",
+  "mcp.findConfigs",
 ]);
 
 export interface AppServices {
@@ -68,6 +73,7 @@ export interface AppServices {
   permissions: PermissionsService;
   settings: SettingsService;
   sandbox: SandboxService;
+  mcp: McpService;
   notices: string[];
   close(): Promise<void>;
 }
@@ -98,10 +104,19 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     options.streamFn ?? createStreamModel({ settings: () => settings.providerSettings(), env, idleTimeoutMs: () => settings.stallTimeoutSeconds * 1000 });
   const knownSecrets = (): string[] => {
     const p = settings.providerSettings();
-    return [p.anthropic?.apiKey, p.openai?.apiKey, ...(p.custom ?? []).map((c) => c.apiKey), env.ANTHROPIC_API_KEY, env.OPENAI_API_KEY].filter(
+    return [p.anthropic?.apiKey, p.openai?.apiKey, ...(p.custom ?? []).map((c) => c.apiKey), env.ANTHROPIC_API_KEY, env.OPENAI_API_KEY, ...mcp.secretValues()].filter(
       (k): k is string => typeof k === "string" && k.length >= 8,
     );
   };
+  const mcp = new McpService({
+    settings: store.settings,
+    secrets: options.secrets,
+    env,
+    projectFolder: (projectId) => store.getProject(projectId)?.folder,
+    clientInfo: { name: "Lathe", version: options.version },
+    connectTimeoutMs: options.mcpConnectTimeoutMs,
+    onServerChange: (id) => hub.emit("mcp.changed", { id }),
+  });
   const permissions = new PermissionsService({
     store,
     hub,
@@ -109,6 +124,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     maxFileWritesPerTurn: options.maxFileWritesPerTurn,
     sandbox,
     knownSecrets,
+    describeMcpTool: (toolName) => mcp.describeTool(toolName),
     onPendingChange: (sessionId) => {
       hub.emit("session.state", sessions.state(sessionId));
       options.onPermissionRequest?.(sessionId);
@@ -126,7 +142,10 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     onRunEnd: options.onRunEnd,
     redact: (text) => redactSecrets(text, knownSecrets()).text,
     purgeAfterMs: options.purgeAfterMs,
+    toolSource: mcp,
   });
+  // A read-only Lathe runs nothing: its MCP servers are listed, not started.
+  if (!readOnly) mcp.start();
 
   const ruleScopeId = (scope: "session" | "project" | "global", scopeId: number | undefined): number | null => {
     if (scope === "global") return null;
@@ -220,6 +239,12 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       if (!store.permissionRules.remove(id)) throw new IpcFailure("not-found", `No permission rule ${id}.`);
       return {};
     },
+    "mcp.list": ({ projectId }) => mcp.list(projectId),
+    "mcp.import": (params) => mcp.import(params),
+    "mcp.findConfigs": ({ projectId }) => mcp.findConfigs(projectId),
+    "mcp.update": ({ id, projectId, ...changes }) => mcp.update(id, changes, projectId),
+    "mcp.restart": ({ id, projectId }) => mcp.restart(id, projectId),
+    "mcp.remove": ({ id, projectId }) => mcp.remove(id, projectId),
   };
 
   if (readOnly) {
@@ -239,9 +264,11 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     permissions,
     settings,
     sandbox,
+    mcp,
     notices: notices.map((n) => n.message),
     close: async () => {
       await sessions.close();
+      await mcp.close();
       store.close();
     },
   };

@@ -5,11 +5,13 @@
 // is refused. afterToolCall redacts secrets from the output before it reaches the model or the
 // disk, and says so. Every call that reaches a decision is written to the audit log. With a
 // sandbox (options.sandbox), sandbox-mode.ts adjusts each decision, the dialog says where the call
-// would run, and every allowed bash call's placement (in the sandbox, or outside) is recorded.
+// would run, and every allowed bash call's placement (in the sandbox, or outside) is recorded. A
+// call to an MCP server's tool is decided under rules for "mcp" (mcp-rules.ts), without the sandbox.
 import { randomUUID } from "node:crypto";
 import { readFile, stat, writeFile } from "node:fs/promises";
 import type { AssistantMessage } from "../../shared/agent-types.ts";
 import type { PermissionRequest } from "../../shared/ipc/contract.ts";
+import type { McpCallSummary } from "../../shared/ipc/mcp-schemas.ts";
 import type { EventHub } from "../ipc/event-hub.ts";
 import { IpcFailure } from "../ipc/router.ts";
 import type { AfterToolCallResult, BeforeToolCallResult } from "../loop/types.ts";
@@ -17,6 +19,7 @@ import type { SessionScope, ToolHooks } from "../sessions/live-session.ts";
 import type { PermissionMode } from "../settings/settings-service.ts";
 import type { PermissionRule, SessionStore } from "../store/index.ts";
 import { summarizeCall } from "./call-summary.ts";
+import { mcpProposedRule, mcpSubjects, mcpSummary, MCP_RULE_TOOL } from "./mcp-rules.ts";
 import { EDIT_TOOLS, callSubjects, decide, proposeRule } from "./policy.ts";
 import { describeRedactions, redactSecrets } from "./redaction.ts";
 import { placementFor, planSandbox, requestInfo, sandboxDecision, type SandboxPlan, type SandboxPort } from "./sandbox-mode.ts";
@@ -35,6 +38,8 @@ export interface PermissionsServiceOptions {
   maxFileWritesPerTurn?: number;
   /** The sandbox commands run in; without it, the policy alone decides and nothing is placed. */
   sandbox?: SandboxPort;
+  /** What a tool is when it belongs to an MCP server (its calls are then decided under "mcp" rules). */
+  describeMcpTool?: (toolName: string) => McpCallSummary | undefined;
 }
 
 interface Pending {
@@ -81,8 +86,8 @@ export class PermissionsService {
     const p = this.pending.get(answer.requestId);
     if (!p) throw new IpcFailure("not-found", `There is no pending permission request ${answer.requestId}: it was already answered or cancelled.`);
     const pattern = answer.rule?.pattern ?? p.request.proposedRule.pattern;
-    if (answer.rule && answer.rule.tool !== p.request.toolName) {
-      throw new IpcFailure("invalid-request", `The rule is for ${answer.rule.tool}, but the request is for ${p.request.toolName}.`);
+    if (answer.rule && answer.rule.tool !== p.request.proposedRule.tool) {
+      throw new IpcFailure("invalid-request", `The rule is for ${answer.rule.tool}, but the request is for ${p.request.proposedRule.tool}.`);
     }
     const patterns = pattern.split("\n").map((l) => l.trim()).filter(Boolean);
     if (answer.decision === "allow-project" && patterns.length === 0) throw new IpcFailure("invalid-request", "The rule's pattern is empty.");
@@ -105,12 +110,15 @@ export class PermissionsService {
     args: unknown,
     signal: AbortSignal | undefined,
   ): Promise<BeforeToolCallResult | undefined> {
-    const subjects = callSubjects(toolName, args, scope.projectDir);
+    const mcp = this.o.describeMcpTool?.(toolName);
+    const ruleTool = mcp ? MCP_RULE_TOOL : toolName;
+    const subjects = mcp ? mcpSubjects(mcp) : callSubjects(toolName, args, scope.projectDir);
     const rules = this.o.store.permissionRules.applicable({ sessionId: scope.sessionId, projectId: scope.projectId });
     const mode = this.o.mode();
     const port = this.o.sandbox;
-    const plan = port ? planSandbox({ toolName, subjects, mode, scope, port }) : undefined;
-    const policy = decide({ toolName, subjects, rules, mode });
+    // An MCP server's tool runs in the server's process, not in the sandbox.
+    const plan = port && !mcp ? planSandbox({ toolName, subjects, mode, scope, port }) : undefined;
+    const policy = decide({ toolName: ruleTool, subjects, rules, mode });
     const decision = plan ? sandboxDecision(policy, plan, { toolName, subjects, mode }) : policy;
     const place = (outside: boolean) => {
       if (port && plan && toolName === "bash") port.place(scope.sessionId, toolCallId, placementFor(plan, outside));
@@ -139,7 +147,7 @@ export class PermissionsService {
       return undefined;
     }
 
-    const answer = await this.ask(scope, toolCallId, toolName, args, subjects, signal, plan);
+    const answer = await this.ask(scope, toolCallId, toolName, args, subjects, signal, plan, mcp);
     if (answer.decision === "aborted") {
       audit(false, "aborted", "blocked");
       return { block: true, reason: "The run was aborted before the user answered this permission request." };
@@ -152,7 +160,7 @@ export class PermissionsService {
       const ruleScope = answer.decision === "allow-session" ? "session" : "project";
       for (const pattern of answer.patterns ?? []) {
         this.o.store.permissionRules.add({
-          tool: toolName,
+          tool: ruleTool,
           pattern,
           action: "allow",
           scope: ruleScope,
@@ -173,9 +181,10 @@ export class PermissionsService {
     subjects: ReturnType<typeof callSubjects>,
     signal: AbortSignal | undefined,
     plan: SandboxPlan | undefined,
+    mcp: McpCallSummary | undefined,
   ): Promise<Parameters<Pending["settle"]>[0]> {
     // The diff preview runs in a worker, bounded in time (call-summary.ts): never on this thread.
-    const summary = await summarizeCall(toolName, args, subjects, { signal });
+    const summary = mcp ? mcpSummary(mcp) : await summarizeCall(toolName, args, subjects, { signal });
     if (signal?.aborted) return { decision: "aborted" };
     const request: PermissionRequest = {
       id: randomUUID(),
@@ -184,7 +193,7 @@ export class PermissionsService {
       toolName,
       args,
       summary,
-      proposedRule: proposeRule(toolName, subjects),
+      proposedRule: mcp ? mcpProposedRule(mcp) : proposeRule(toolName, subjects),
       ...(plan ? { sandbox: requestInfo(plan) } : {}),
       createdAt: Date.now(),
     };

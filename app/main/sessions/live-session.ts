@@ -1,5 +1,6 @@
 // LiveSession: one session that can run: its Agent, its coding tools (bound to the project
-// folder), and its recorder. Every loop event goes to the recorder (so messages land in the store
+// folder), the tools of its tool source (MCP servers and tool_search, kept current as servers come
+// and go), and its recorder. Every loop event goes to the recorder (so messages land in the store
 // as they end) and to the event hub (so every connected renderer sees them), in the loop's order.
 // Durable before acting: a tool call runs only when the assistant message that made it is stored
 // (a gate in front of beforeToolCall). When a write fails the run is stopped at once and one
@@ -11,7 +12,8 @@ import { dirname } from "node:path";
 import type { AgentEvent, AgentMessage, AssistantMessage, ImageContent, Model, ProviderRetry } from "../../shared/agent-types.ts";
 import type { LiveSnapshot, LiveTool, SessionState } from "../../shared/ipc/contract.ts";
 import { Agent, userMessage } from "../loop/agent.ts";
-import type { AgentLoopConfig, StreamFn } from "../loop/types.ts";
+import { addedToolNamesThrough } from "../loop/tool-activation.ts";
+import type { AgentLoopConfig, AnyAgentTool, StreamFn } from "../loop/types.ts";
 import type { EventHub } from "../ipc/event-hub.ts";
 import type { SessionRecorder, SessionStore, StoreError } from "../store/index.ts";
 import { IpcFailure } from "../ipc/router.ts";
@@ -20,6 +22,7 @@ import { createCodingTools, type CodingTools } from "../tools/index.ts";
 import type { CommandSandbox } from "../sandbox/session-sandbox.ts";
 import { compactTranscript } from "./compaction.ts";
 import { COMPACTION, COMPACTION_UNDO, compactionPolicy, contextTokens, modelView, needsCompaction, type CompactionDetails } from "./context.ts";
+import type { SessionToolSource } from "./session-tools.ts";
 import { buildSystemPrompt, loadProjectInstructions } from "./system-prompt.ts";
 
 export type ToolHooks = Pick<AgentLoopConfig, "beforeToolCall" | "afterToolCall">;
@@ -54,6 +57,8 @@ export interface LiveSessionOptions {
   redact?: (text: string) => string;
   /** The session's sandbox, where its commands run. */
   sandbox?: CommandSandbox;
+  /** Tools besides the coding tools (MCP servers and tool_search). */
+  toolSource?: SessionToolSource;
 }
 
 type LiveToolState = Omit<LiveTool, "output">;
@@ -75,6 +80,9 @@ export class LiveSession {
   private streaming: AssistantMessage | null = null;
   private retryNotice: ProviderRetry | null = null;
   private readonly liveTools = new Map<string, LiveToolState>();
+  private readonly baseToolNames: string[];
+  private readonly builtinTools: AnyAgentTool[];
+  private readonly stopWatchingTools: () => void;
 
   constructor(options: LiveSessionOptions) {
     this.options = options;
@@ -83,11 +91,14 @@ export class LiveSession {
     this.projectDir = options.projectDir;
     this.tools = createCodingTools({ projectDir: options.projectDir, bashTimeoutMs: options.bashTimeoutMs, sandbox: options.sandbox });
     const baseToolNames = options.baseToolNames.length > 0 ? options.baseToolNames : this.tools.tools.map((t) => t.name);
-    const hooks = options.hooks({ sessionId: this.sessionId, projectId: this.projectId, projectDir: this.projectDir });
+    this.baseToolNames = baseToolNames;
+    const scope = { sessionId: this.sessionId, projectId: this.projectId, projectDir: this.projectDir };
+    this.builtinTools = options.toolSource?.builtinTools(scope) ?? [];
+    const hooks = options.hooks(scope);
     this.agent = new Agent({
       model: options.model,
       streamFn: options.streamFn,
-      tools: this.tools.tools,
+      tools: this.catalogue(options.messages),
       baseToolNames,
       messages: options.messages,
       systemPrompt: this.systemPrompt(baseToolNames),
@@ -108,6 +119,16 @@ export class LiveSession {
       redact: options.redact,
     });
     this.agent.subscribe((event) => this.onEvent(event));
+    this.stopWatchingTools = options.toolSource?.onChange(() => this.agent.setTools(this.catalogue(this.agent.messages), this.baseToolNames)) ?? (() => {});
+  }
+
+  /** Every tool the agent may activate: coding tools, the source's built-ins, and its tools for the names this session uses. */
+  private catalogue(messages: readonly AgentMessage[]): AnyAgentTool[] {
+    const source = this.options.toolSource;
+    if (!source) return this.tools.tools;
+    const names = [...new Set([...this.baseToolNames, ...addedToolNamesThrough(messages, messages.length - 1)])];
+    const scope = { sessionId: this.sessionId, projectId: this.projectId, projectDir: this.projectDir };
+    return [...this.tools.tools, ...this.builtinTools, ...source.externalTools(scope, names)];
   }
 
   get model(): Model {
@@ -292,13 +313,15 @@ export class LiveSession {
 
   /** Stops the run and waits for it; used when the session is deleted or the app quits. */
   async dispose(): Promise<void> {
+    this.stopWatchingTools();
     this.agent.abort();
     await this.agent.waitForIdle();
     this.recorder.close();
   }
 
   private systemPrompt(toolNames: readonly string[]): string {
-    const active = this.tools.tools.filter((t) => toolNames.includes(t.name));
+    // Only built-in tools are listed: server tools loaded mid-session must not change the prompt.
+    const active = [...this.tools.tools, ...this.builtinTools].filter((t) => toolNames.includes(t.name));
     const instructions = loadProjectInstructions(this.projectDir);
     this.instructionFiles = instructions.map((i) => i.path);
     return buildSystemPrompt({ projectDir: this.projectDir, tools: active, instructions });

@@ -22,6 +22,7 @@ import { rerunRequestText, sandboxedCommand } from "../sandbox/rerun.ts";
 import { contextTokens } from "./context.ts";
 import { loadProjectInstructions } from "./system-prompt.ts";
 import { LiveSession, type SessionScope, type ToolHooks } from "./live-session.ts";
+import type { SessionToolSource } from "./session-tools.ts";
 
 export interface PermissionsPort {
   hooks(scope: SessionScope): ToolHooks;
@@ -40,6 +41,8 @@ export interface SessionsServiceOptions {
   bashTimeoutMs?: number;
   /** Where sessions' commands run; without it, directly. */
   sandbox?: SandboxService;
+  /** Tools besides the coding tools (MCP servers and tool_search); their base names are stored with each new session. */
+  toolSource?: SessionToolSource;
   /** A run ended (for "done" notifications while the window is hidden). */
   onRunEnd?: (session: Session | undefined, last: AssistantMessage | undefined) => void;
   /** Applied to terminal logs before they are stored (secret redaction). */
@@ -128,14 +131,15 @@ export class SessionsService {
 
   // Sessions
 
-  create(projectId: number, modelRef?: string): Session {
+  async create(projectId: number, modelRef?: string): Promise<Session> {
     if (!this.o.store.getProject(projectId)) throw new IpcFailure("not-found", `Project ${projectId} does not exist.`);
     const model = modelRef ? this.resolveModel(modelRef) : this.defaultModel();
     if (modelRef && !model) throw new IpcFailure("not-found", `Unknown model "${modelRef}".`);
+    const extra = (await this.o.toolSource?.baseToolNames(projectId)) ?? [];
     return this.o.store.createSession({
       projectId,
       model: model ? `${model.provider}/${model.id}` : null,
-      baseToolNames: codingToolNames(),
+      baseToolNames: [...codingToolNames(), ...extra],
     });
   }
 
@@ -362,6 +366,7 @@ export class SessionsService {
       bashTimeoutMs: this.o.bashTimeoutMs,
       redact: this.o.redact,
       sandbox: this.o.sandbox?.forSession({ sessionId, projectId: project.id, projectDir: project.folder }),
+      toolSource: this.o.toolSource,
       onStateChange: (s) => this.o.hub.emit("session.state", s.state(this.o.permissions.pendingFor(s.sessionId))),
       onRunEnd: (s, last) => {
         const info = this.o.store.getSession(s.sessionId);

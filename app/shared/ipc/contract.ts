@@ -3,6 +3,7 @@
 // against it; the preload and the WebSocket client are generated from `requestNames`.
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { AssistantMessageSchema, ImageContentSchema, ModelSchema, ProviderRetrySchema, TextContentSchema, WireAgentEventSchema } from "./agent-schemas.ts";
+import { McpCallSummarySchema, mcpEvents, mcpRequests } from "./mcp-schemas.ts";
 import { SandboxRequestInfoSchema, SandboxStatusSchema } from "../sandbox.ts";
 import {
   Nullable,
@@ -44,6 +45,8 @@ export const PermissionRequestSchema = Type.Object({
     path: Type.Optional(Type.String()),
     diff: Type.Optional(Type.String()),
     outsideProject: Type.Boolean(),
+    /** A call to an MCP server's tool: which, what it says it does, and its own hints. */
+    mcp: Type.Optional(McpCallSummarySchema),
   }),
   /** The rule "always allow in this project" would save (editable before saving). */
   proposedRule: Type.Object({ tool: Type.String(), pattern: Type.String() }),
@@ -291,6 +294,7 @@ export const requests = {
     RuleSchema,
   ),
   "permissions.removeRule": request(Type.Object({ id: Id }), Type.Object({})),
+  ...mcpRequests,
 } as const;
 
 export const events = {
@@ -315,6 +319,7 @@ export const events = {
     command: Type.Union([Type.Literal("open-project"), Type.Literal("new-session"), Type.Literal("show-history"), Type.Literal("show-settings")]),
   }),
   "app.notice": Type.Object({ level: Type.Union([Type.Literal("info"), Type.Literal("warning"), Type.Literal("error")]), message: Type.String() }),
+  ...mcpEvents,
 } as const;
 
 export type Requests = typeof requests;

@@ -1,0 +1,296 @@
+// McpConnection: one configured MCP server, through the official SDK's Client. A stdio server is a
+// child process with only the SDK's safe variables (PATH, HOME, …) plus its own `env`, started in
+// its `cwd` (default: the project folder for a project's server, the home folder otherwise); a
+// Streamable HTTP server gets its `headers` on every request and answers of at most 16 MB.
+// States: disabled, idle (not started), connecting, connected, failed. A server that exits or
+// drops the connection becomes "failed" with its stderr tail and keeps its last tool listing; the
+// next call starts it again. `connect` and `close` never reject; `call` rejects only with an Error
+// whose message is written for the model (what happened, and what Lathe will do).
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, McpError, ResultSchema, ToolListChangedNotificationSchema, type CallToolResult, type Progress } from "@modelcontextprotocol/sdk/types.js";
+import path from "node:path";
+import stripAnsi from "strip-ansi";
+import { expandSpec, type McpServerSpec } from "./config.ts";
+import { boundedFetch, MAX_MESSAGE_BYTES } from "./bounded-fetch.ts";
+import { MAX_TOOLS_PER_SERVER, readToolList, type McpToolDefinition } from "./tool-definitions.ts";
+
+export type McpServerState = "disabled" | "idle" | "connecting" | "connected" | "failed";
+
+export interface McpConnectionStatus {
+  state: McpServerState;
+  error?: string;
+  stderrTail: string;
+  toolCount: number;
+}
+
+export interface McpConnectionOptions {
+  id: string;
+  spec: McpServerSpec;
+  /** Lathe's environment, for `${VAR}` references. */
+  env: Record<string, string | undefined>;
+  /** The folder a stdio server starts in when its spec has no `cwd`. */
+  defaultCwd: string;
+  clientInfo: { name: string; version: string };
+  /** Bound of start, initialize and the tool listing. Default 30 s. */
+  connectTimeoutMs?: number;
+  /** A reason the server cannot start at all (a stored secret that cannot be decrypted). */
+  startError?: string;
+  onChange: () => void;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: Progress) => void;
+}
+
+const STDERR_TAIL_CHARS = 8_192;
+const STDERR_TAIL_LINES = 20;
+const MAX_TOTAL_CALL_MS = 30 * 60_000;
+const MAX_PAGES = 20;
+const MAX_ERROR_CHARS = 2_000;
+
+// The SDK checks tool outputs against their output schemas with Ajv, which compiles schemas into
+// code: Lathe never asks it to (it bounds results itself) and gives it this no-op instead.
+const noOutputValidation = { getValidator: () => (input: unknown) => ({ valid: true as const, data: input as never, errorMessage: undefined }) };
+
+function bounded(text: string): string {
+  return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text;
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}
+
+export class McpConnection {
+  readonly id: string;
+  readonly spec: McpServerSpec;
+  private readonly o: McpConnectionOptions;
+  private state: McpServerState;
+  private error: string | undefined;
+  private stderr = "";
+  private protocolNote: string | undefined;
+  private closeReason: string | undefined;
+  private definitions: McpToolDefinition[] = [];
+  private client: Client | undefined;
+  private connecting: Promise<void> | undefined;
+  /** Bumped by every start and close, so events of an older client are ignored. */
+  private generation = 0;
+
+  constructor(options: McpConnectionOptions) {
+    this.o = options;
+    this.id = options.id;
+    this.spec = options.spec;
+    this.state = options.spec.disabled ? "disabled" : "idle";
+  }
+
+  get name(): string {
+    return this.spec.name;
+  }
+
+  status(): McpConnectionStatus {
+    return {
+      state: this.state,
+      ...(this.error ? { error: this.error } : {}),
+      stderrTail: this.stderrTail(),
+      toolCount: this.definitions.filter((d) => !d.error).length,
+    };
+  }
+
+  /** The last listing (kept while the server is down, so active tools keep their schemas). */
+  tools(): readonly McpToolDefinition[] {
+    return this.definitions;
+  }
+
+  /** Starts the server unless it is connected or disabled; resolves when it is connected or failed. */
+  connect(): Promise<void> {
+    if (this.spec.disabled || this.state === "connected") return Promise.resolve();
+    // Started from a microtask: status listeners are never called back inside the caller.
+    this.connecting ??= Promise.resolve()
+      .then(() => this.start())
+      .finally(() => (this.connecting = undefined));
+    return this.connecting;
+  }
+
+  /** Starts the server when it has not been started (not when it failed: a call does that). */
+  startIfIdle(): void {
+    if (this.state === "idle") void this.connect();
+  }
+
+  async restart(): Promise<void> {
+    await this.close();
+    await this.connect();
+  }
+
+  /** Stops the server (the stdio process ends with its stdin, then SIGTERM, then SIGKILL). */
+  async close(): Promise<void> {
+    this.generation++;
+    const client = this.client;
+    this.client = undefined;
+    this.connecting = undefined;
+    this.state = this.spec.disabled ? "disabled" : "idle";
+    this.error = undefined;
+    await client?.close().catch(() => undefined);
+  }
+
+  /** Calls a tool; starts the server first when it is not running. */
+  async call(tool: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallToolResult> {
+    const { signal } = options;
+    const label = `${this.name}/${tool}`;
+    if (signal?.aborted) throw new Error(`Cancelled: the run was stopped before ${label} was called.`);
+    if (this.spec.disabled) throw new Error(`The MCP server ${this.name} is disabled in Settings → MCP servers.`);
+    if (this.state !== "connected") await this.connect();
+    const client = this.client;
+    if (this.state !== "connected" || !client) {
+      throw new Error(`The MCP server ${this.name} is not available: ${this.error ?? "it did not start."}${this.spec.transport === "stdio" ? " Lathe starts it again on the next call." : ""}`);
+    }
+    const generation = this.generation;
+    try {
+      return (await client.callTool({ name: tool, arguments: args }, undefined, {
+        signal,
+        timeout: this.spec.timeoutMs,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: MAX_TOTAL_CALL_MS,
+        ...(options.onProgress ? { onprogress: options.onProgress } : {}),
+      })) as CallToolResult;
+    } catch (error) {
+      throw new Error(this.describeCallError(error, label, signal, generation));
+    }
+  }
+
+  private describeCallError(error: unknown, label: string, signal: AbortSignal | undefined, generation: number): string {
+    if (signal?.aborted) return `Cancelled: the run was stopped before ${label} answered; the server was told to cancel the call.`;
+    const note = this.protocolNote ? ` The server also wrote output that is not MCP: ${this.protocolNote}` : "";
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      return bounded(`No answer from the MCP server ${this.name} within ${Math.round(this.spec.timeoutMs / 1000)} s: the call to ${label} was cancelled.${note}`);
+    }
+    const closed = (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) || generation !== this.generation || this.state === "failed";
+    if (closed) {
+      this.markFailed(generation, this.closeReason ?? "The server exited.");
+      const tail = this.stderrTail();
+      return bounded(`The MCP server ${this.name} stopped during the call to ${label}: ${this.error ?? "the connection closed."}${tail ? ` Its last output on stderr:\n${tail}\n` : " "}Lathe starts it again on the next call.`);
+    }
+    if (error instanceof Error && (error.name === "ZodError" || error.name === "$ZodError")) {
+      return bounded(`The MCP server ${this.name} answered ${label} with something that is not a valid tool result: ${messageOf(error).replace(/\s+/g, " ")}`);
+    }
+    if (error instanceof McpError) return bounded(`The MCP server ${this.name} answered ${label} with an error: ${error.message}`);
+    // Anything else is the transport: an HTTP server that is down, or an answer over the size bound.
+    const message = messageOf(error);
+    this.markFailed(generation, `Connection lost: ${message}`);
+    return bounded(`Cannot reach the MCP server ${this.name} for ${label}: ${message}. Lathe connects again on the next call.`);
+  }
+
+  private async start(): Promise<void> {
+    const generation = ++this.generation;
+    this.state = "connecting";
+    this.error = undefined;
+    this.protocolNote = undefined;
+    this.closeReason = undefined;
+    this.stderr = "";
+    this.o.onChange();
+    const timeout = this.o.connectTimeoutMs ?? 30_000;
+    let client: Client | undefined;
+    try {
+      if (this.o.startError) throw new Error(this.o.startError);
+      const spec = expandSpec(this.spec, this.o.env);
+      client = new Client({ name: this.o.clientInfo.name, version: this.o.clientInfo.version }, { capabilities: {}, jsonSchemaValidator: noOutputValidation });
+      this.client = client;
+      client.onerror = (error) => {
+        if (generation !== this.generation) return;
+        const message = messageOf(error);
+        if (/exceeded maximum size/i.test(message)) this.closeReason = `It sent a message larger than ${MAX_MESSAGE_BYTES / 1024 / 1024} MB, so Lathe closed the connection.`;
+        // A line that is not JSON-RPC: kept to explain a later timeout, not fatal by itself.
+        else this.protocolNote = bounded(message).slice(0, 300);
+      };
+      client.onclose = () => this.markFailed(generation, this.closeReason ?? "The server exited.");
+      await client.connect(this.transport(spec), { timeout });
+      await this.listTools(client, generation, timeout);
+      if (generation !== this.generation) return;
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.listTools(client!, generation, timeout).catch(() => undefined));
+      this.state = "connected";
+      this.o.onChange();
+    } catch (error) {
+      if (generation !== this.generation) return;
+      // Let the last stderr lines of an exiting process arrive before the error is written.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      if (generation !== this.generation) return;
+      this.generation++;
+      this.client = undefined;
+      this.state = "failed";
+      this.error = bounded(this.describeStartError(error, timeout));
+      this.o.onChange();
+      await client?.close().catch(() => undefined);
+    }
+  }
+
+  private transport(spec: McpServerSpec): Transport {
+    if (spec.transport === "http") {
+      return new StreamableHTTPClientTransport(new URL(spec.url!), {
+        requestInit: { headers: spec.headers ?? {} },
+        fetch: boundedFetch(MAX_MESSAGE_BYTES),
+      });
+    }
+    const transport = new StdioClientTransport({
+      command: spec.command!,
+      args: spec.args ?? [],
+      env: spec.env ?? {},
+      cwd: spec.cwd ? path.resolve(this.o.defaultCwd, spec.cwd) : this.o.defaultCwd,
+      stderr: "pipe",
+      // One message over this closes the connection (the server is then started again on the next call).
+      maxBufferSize: MAX_MESSAGE_BYTES,
+    });
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
+    });
+    return transport;
+  }
+
+  private async listTools(client: Client, generation: number, timeout: number): Promise<void> {
+    const raw: unknown[] = [];
+    let cursor: string | undefined;
+    const cursors = new Set<string>();
+    for (let page = 0; page < MAX_PAGES && raw.length < MAX_TOOLS_PER_SERVER; page++) {
+      const result = await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, ResultSchema, { timeout });
+      const tools = (result as { tools?: unknown }).tools;
+      if (!Array.isArray(tools)) throw new Error('Its answer to tools/list has no "tools" list.');
+      raw.push(...tools);
+      const next = (result as { nextCursor?: unknown }).nextCursor;
+      if (typeof next !== "string" || !next || cursors.has(next)) break;
+      cursors.add(next);
+      cursor = next;
+    }
+    if (generation !== this.generation) return;
+    this.definitions = readToolList(this.name, raw);
+    this.o.onChange();
+  }
+
+  private markFailed(generation: number, why: string): void {
+    if (generation !== this.generation || this.state === "failed") return;
+    this.generation++;
+    this.client = undefined;
+    this.state = "failed";
+    this.error = why;
+    this.o.onChange();
+  }
+
+  private describeStartError(error: unknown, timeout: number): string {
+    const message = messageOf(error);
+    const tail = this.stderrTail();
+    const withTail = (text: string) => (tail ? `${text} Its last output on stderr:\n${tail}` : text);
+    if ((error as NodeJS.ErrnoException)?.code === "ENOENT") return `Cannot start "${this.spec.command}": no such command (is it installed, and on Lathe's PATH?).`;
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return withTail(`No answer within ${Math.round(timeout / 1000)} s while starting.`);
+    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return withTail("The server exited before it was ready.");
+    if (/\b401\b/.test(message)) return `${message} (the server wants authorization: set an "Authorization" header; OAuth sign-in is not supported yet).`;
+    return withTail(message);
+  }
+
+  private stderrTail(): string {
+    const lines = stripAnsi(this.stderr).replace(/\r/g, "").trimEnd().split("\n");
+    return lines.slice(-STDERR_TAIL_LINES).join("\n");
+  }
+}
+
+export type { Progress };

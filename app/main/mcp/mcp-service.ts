@@ -1,0 +1,373 @@
+// McpService: the app's MCP servers. Owns their configurations (config-store.ts) and one
+// connection per server for the whole app: sessions share a server, which saves starting dozens of
+// processes per session and keeps the 20-server start within two seconds; the price is that a
+// server's own state is shared by the sessions that use it. User servers start with the app;
+// a project's servers with the first session of that project that goes live (or when added in
+// settings). All stop when the app closes, or when the server is disabled, changed or removed.
+// A project's server shadows a user server of the same name in that project's sessions.
+//
+// It is the sessions' tool source (tool_search, the servers' tools, stand-ins for tools a session
+// uses that no server offers now), tells the permission layer what an MCP tool is, and answers
+// the settings screen's requests. Methods meant for IPC throw IpcFailure with a message for the
+// user; nothing else throws.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { homedir } from "node:os";
+import type { McpCallSummary, McpList, McpServerView } from "../../shared/ipc/mcp-schemas.ts";
+import { IpcFailure } from "../ipc/router.ts";
+import type { AnyAgentTool } from "../loop/types.ts";
+import type { SessionToolScope, SessionToolSource } from "../sessions/session-tools.ts";
+import type { SecretStore } from "../settings/settings-service.ts";
+import type { SettingsStore } from "../store/settings.ts";
+import { parseMcpServers } from "./config.ts";
+import { findConfigFiles, readConfigSource } from "./config-files.ts";
+import { McpConfigStore, type McpScope, type McpServerRecord } from "./config-store.ts";
+import { McpConnection } from "./connection.ts";
+import { createMcpAgentTool, createUnavailableTool, type McpCallRunner } from "./mcp-tool.ts";
+import type { McpToolDefinition } from "./tool-definitions.ts";
+import { createToolSearchTool, TOOL_SEARCH, type SearchableServer, type ToolSearchCatalog } from "./tool-search.ts";
+
+export interface McpServiceOptions {
+  settings: SettingsStore;
+  secrets: SecretStore;
+  /** Lathe's environment, for `${VAR}` references in configurations. */
+  env: Record<string, string | undefined>;
+  /** A project's folder (a project's stdio servers start there), or undefined when it is gone. */
+  projectFolder: (projectId: number) => string | undefined;
+  clientInfo: { name: string; version: string };
+  connectTimeoutMs?: number;
+  /** A server's status, configuration or tools changed. */
+  onServerChange?: (id: string) => void;
+  home?: string;
+}
+
+export class McpService implements SessionToolSource {
+  private readonly o: McpServiceOptions;
+  private readonly config: McpConfigStore;
+  private readonly connections = new Map<string, { connection: McpConnection; key: string }>();
+  private readonly toolListeners = new Set<() => void>();
+  private readonly agentTools = new WeakMap<McpToolDefinition, AnyAgentTool>();
+  private readonly owners = new WeakMap<McpToolDefinition, McpConnection>();
+  private secretsCache: string[] | undefined;
+  private closed = false;
+  readonly catalog: ToolSearchCatalog;
+
+  constructor(options: McpServiceOptions) {
+    this.o = options;
+    this.config = new McpConfigStore(options.settings, options.secrets);
+    this.catalog = {
+      ready: (projectId) => this.ready(projectId),
+      servers: (projectId) => this.searchable(projectId),
+    };
+  }
+
+  /** Creates the connections and starts the user's servers (in the background). */
+  start(): void {
+    this.sync();
+    for (const { connection } of this.connections.values()) {
+      if (connection.id.startsWith("user/")) void connection.connect();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = [...this.connections.values()].map((c) => c.connection);
+    this.connections.clear();
+    await Promise.all(all.map((c) => c.close()));
+  }
+
+  // The sessions' tool source
+
+  async baseToolNames(projectId: number): Promise<string[]> {
+    const scoped = this.inScope(projectId);
+    for (const c of scoped) c.startIfIdle();
+    const upFront = scoped.filter((c) => c.spec.loadAllTools);
+    await Promise.all(upFront.map((c) => c.connect()));
+    return [TOOL_SEARCH, ...upFront.flatMap((c) => c.tools().filter((t) => !t.error).map((t) => t.modelName))];
+  }
+
+  builtinTools(scope: SessionToolScope): AnyAgentTool[] {
+    return [createToolSearchTool(scope.projectId, this.catalog)];
+  }
+
+  externalTools(scope: SessionToolScope, names: readonly string[]): AnyAgentTool[] {
+    const tools: AnyAgentTool[] = [];
+    const offered = new Set<string>();
+    const scoped = this.inScope(scope.projectId);
+    // Not a failed one: that would retry on every status change. A call to its tools does.
+    for (const connection of scoped) connection.startIfIdle();
+    for (const connection of scoped) {
+      for (const definition of connection.tools()) {
+        if (definition.error || offered.has(definition.modelName)) continue;
+        offered.add(definition.modelName);
+        tools.push(this.agentTool(definition, connection));
+      }
+    }
+    for (const name of names) {
+      if (!name.startsWith("mcp__") || offered.has(name)) continue;
+      offered.add(name);
+      tools.push(createUnavailableTool(name, this.unavailableReason(scope.projectId, name), (n) => this.resolve(scope.projectId, n), this.run));
+    }
+    return tools;
+  }
+
+  onChange(listener: () => void): () => void {
+    this.toolListeners.add(listener);
+    return () => this.toolListeners.delete(listener);
+  }
+
+  // For the permission layer and redaction
+
+  /** What a model-facing tool name is, when it is an MCP server's tool. */
+  describeTool(modelName: string): McpCallSummary | undefined {
+    if (!modelName.startsWith("mcp__")) return undefined;
+    for (const { connection } of this.connections.values()) {
+      const definition = connection.tools().find((t) => t.modelName === modelName);
+      if (definition) {
+        return { server: definition.server, tool: definition.name, description: definition.summary, annotations: definition.annotations };
+      }
+    }
+    const server = this.serverOfName([...this.connections.values()].map((c) => c.connection), modelName);
+    return { server: server?.name ?? "unknown", tool: modelName.slice(`mcp__${server?.name ?? ""}__`.length) || modelName, description: "", annotations: {} };
+  }
+
+  /** Decrypted env and header values of every server, to redact from tool output. */
+  secretValues(): string[] {
+    return (this.secretsCache ??= this.config.secretValues());
+  }
+
+  // Settings requests
+
+  list(projectId?: number): McpList {
+    this.sync();
+    const servers = this.config
+      .all()
+      .filter((r) => r.scope === "user" || r.projectId === projectId)
+      .map((r) => this.view(r));
+    return { servers, canStoreSecrets: this.config.canStoreSecrets };
+  }
+
+  async import(input: { text?: string; path?: string; localProject?: boolean; scope: McpScope; projectId?: number }) {
+    if ((input.text === undefined) === (input.path === undefined)) throw new IpcFailure("invalid-request", "Give either the configuration's text or a file path.");
+    const projectId = this.scopeProject(input.scope, input.projectId);
+    let json: unknown;
+    if (input.text !== undefined) {
+      try {
+        json = JSON.parse(input.text);
+      } catch (error) {
+        throw new IpcFailure("invalid-request", `That is not valid JSON: ${(error as Error).message}`);
+      }
+    } else {
+      const folder = input.localProject ? this.folderOf(input.projectId) : undefined;
+      if (input.localProject && !folder) throw new IpcFailure("invalid-request", "Importing a project's servers from ~/.claude.json needs an open project.");
+      const read = await readConfigSource({ path: expandHome(input.path!, this.home()), ...(folder ? { projectFolder: folder } : {}) });
+      if ("error" in read) throw new IpcFailure("not-found", read.error);
+      json = read.json;
+    }
+    const { servers, skipped } = parseMcpServers(json);
+    const { saved, refused } = this.config.put(input.scope, projectId, servers);
+    this.configChanged();
+    await Promise.all(saved.map((id) => this.connections.get(id)?.connection.connect()));
+    return { imported: saved.map((id) => id.slice(id.lastIndexOf("/") + 1)), skipped: [...skipped, ...refused], list: this.list(input.projectId) };
+  }
+
+  async findConfigs(projectId?: number) {
+    const found = await findConfigFiles({ projectFolder: this.folderOf(projectId), env: this.o.env, home: this.home() });
+    return found.map((f) => ({ path: f.path, localProject: f.projectFolder !== undefined, label: f.label, servers: f.servers, ...(f.error ? { error: f.error } : {}) }));
+  }
+
+  async update(id: string, changes: { disabled?: boolean; loadAllTools?: boolean; timeoutMs?: number }, projectId?: number): Promise<McpList> {
+    if (!this.config.update(id, changes)) throw new IpcFailure("not-found", `There is no MCP server ${id}.`);
+    this.configChanged();
+    const entry = this.connections.get(id);
+    if (entry && !entry.connection.spec.disabled) await entry.connection.connect();
+    return this.list(projectId);
+  }
+
+  async restart(id: string, projectId?: number): Promise<McpList> {
+    const entry = this.connections.get(id) ?? (this.sync(), this.connections.get(id));
+    if (!entry) throw new IpcFailure("not-found", `There is no MCP server ${id}.`);
+    if (entry.connection.spec.disabled) throw new IpcFailure("invalid-request", `The MCP server ${entry.connection.name} is disabled: enable it first.`);
+    await entry.connection.restart();
+    return this.list(projectId);
+  }
+
+  async remove(id: string, projectId?: number): Promise<McpList> {
+    if (!this.config.remove(id)) throw new IpcFailure("not-found", `There is no MCP server ${id}.`);
+    this.configChanged();
+    return this.list(projectId);
+  }
+
+  // Internals
+
+  private readonly run: McpCallRunner = (definition, args, signal, onProgress): Promise<CallToolResult> => {
+    const connection = this.owners.get(definition);
+    if (!connection || this.closed) return Promise.reject(new Error(`The MCP server ${definition.server} is no longer configured.`));
+    return connection.call(definition.name, args, { signal, onProgress });
+  };
+
+  private agentTool(definition: McpToolDefinition, connection: McpConnection): AnyAgentTool {
+    let tool = this.agentTools.get(definition);
+    if (!tool) {
+      tool = createMcpAgentTool(definition, this.run);
+      this.agentTools.set(definition, tool);
+      this.owners.set(definition, connection);
+    }
+    return tool;
+  }
+
+  /** The definition behind a stand-in, once its server is started; throws why the tool cannot be used. */
+  private async resolve(projectId: number, modelName: string): Promise<McpToolDefinition> {
+    const connection = this.serverOfName(this.inScope(projectId), modelName);
+    if (!connection) throw new Error(`The tool ${modelName} belongs to an MCP server that is not configured for this project (any more), or is disabled.`);
+    await connection.connect();
+    const definition = connection.tools().find((t) => t.modelName === modelName);
+    if (!definition) {
+      const status = connection.status();
+      throw new Error(
+        status.state === "connected"
+          ? `The MCP server ${connection.name} does not offer ${modelName} any more: search again with tool_search.`
+          : `The MCP server ${connection.name} is not available: ${status.error ?? status.state}.`,
+      );
+    }
+    if (definition.error) throw new Error(`${modelName} cannot be used: ${definition.error}`);
+    this.agentTool(definition, connection);
+    return definition;
+  }
+
+  private unavailableReason(projectId: number, modelName: string): string {
+    const connection = this.serverOfName(this.inScope(projectId), modelName);
+    if (!connection) return "its server is not configured for this project";
+    const status = connection.status();
+    return status.state === "failed" ? `server ${connection.name} failed: ${status.error?.split("\n")[0] ?? ""}` : `server ${connection.name} is ${status.state}`;
+  }
+
+  private serverOfName(connections: McpConnection[], modelName: string): McpConnection | undefined {
+    return connections
+      .filter((c) => modelName.startsWith(`mcp__${c.name}__`))
+      .sort((a, b) => b.name.length - a.name.length)[0];
+  }
+
+  /** The enabled servers a session of the project uses; a project's server shadows a user server of the same name. */
+  private inScope(projectId: number): McpConnection[] {
+    const byName = new Map<string, McpConnection>();
+    for (const { connection } of this.connections.values()) {
+      if (connection.spec.disabled) continue;
+      const isProject = connection.id.startsWith(`project/${projectId}/`);
+      if (!isProject && !connection.id.startsWith("user/")) continue;
+      if (isProject || !byName.has(connection.name)) byName.set(connection.name, connection);
+    }
+    return [...byName.values()];
+  }
+
+  private async ready(projectId: number): Promise<void> {
+    await Promise.all(this.inScope(projectId).map((c) => c.connect()));
+  }
+
+  private searchable(projectId: number): SearchableServer[] {
+    return this.inScope(projectId).map((c) => {
+      const status = c.status();
+      return { name: c.name, state: status.state, ...(status.error ? { error: status.error } : {}), tools: c.tools() };
+    });
+  }
+
+  /** Makes the connections match the stored configurations. */
+  private sync(): void {
+    if (this.closed) return;
+    const records = this.config.all();
+    const wanted = new Set(records.map((r) => r.id));
+    for (const [id, entry] of this.connections) {
+      if (!wanted.has(id)) {
+        this.connections.delete(id);
+        void entry.connection.close();
+      }
+    }
+    for (const record of records) {
+      const key = JSON.stringify([record.spec, record.secretError ?? null]);
+      const existing = this.connections.get(record.id);
+      if (existing?.key === key) continue;
+      if (existing) void existing.connection.close();
+      const connection = new McpConnection({
+        id: record.id,
+        spec: record.spec,
+        env: this.o.env,
+        defaultCwd: (record.projectId !== null ? this.folderOf(record.projectId) : undefined) ?? this.home(),
+        clientInfo: this.o.clientInfo,
+        connectTimeoutMs: this.o.connectTimeoutMs,
+        ...(record.secretError ? { startError: record.secretError } : {}),
+        onChange: () => this.serverChanged(record.id),
+      });
+      this.connections.set(record.id, { connection, key });
+      if (existing) this.serverChanged(record.id);
+    }
+  }
+
+  private configChanged(): void {
+    this.secretsCache = undefined;
+    this.sync();
+    for (const listener of this.toolListeners) listener();
+  }
+
+  private serverChanged(id: string): void {
+    if (this.closed) return;
+    this.o.onServerChange?.(id);
+    for (const listener of this.toolListeners) {
+      try {
+        listener();
+      } catch (error) {
+        console.error("[mcp] a tool listener failed:", error);
+      }
+    }
+  }
+
+  private view(record: McpServerRecord): McpServerView {
+    const connection = this.connections.get(record.id)?.connection;
+    const spec = record.spec;
+    const values = (map: Record<string, string> | undefined, encrypted: string[]) =>
+      Object.entries(map ?? {}).map(([name, value]) => (encrypted.includes(name) ? { name, encrypted: true } : { name, value, encrypted: false }));
+    const status = connection?.status() ?? { state: spec.disabled ? ("disabled" as const) : ("idle" as const), stderrTail: "", toolCount: 0 };
+    if (record.secretError && status.state !== "failed") status.error = record.secretError;
+    return {
+      id: record.id,
+      name: spec.name,
+      scope: record.scope,
+      projectId: record.projectId,
+      transport: spec.transport,
+      ...(spec.command !== undefined ? { command: spec.command } : {}),
+      ...(spec.args ? { args: spec.args } : {}),
+      ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
+      ...(spec.url !== undefined ? { url: spec.url } : {}),
+      env: values(spec.env, record.encrypted.env),
+      headers: values(spec.headers, record.encrypted.headers),
+      disabled: spec.disabled,
+      loadAllTools: spec.loadAllTools,
+      timeoutMs: spec.timeoutMs,
+      status,
+      tools: (connection?.tools() ?? []).map((t) => ({
+        name: t.name,
+        modelName: t.modelName,
+        ...(t.title ? { title: t.title } : {}),
+        summary: t.summary,
+        annotations: t.annotations,
+        ...(t.error ? { error: t.error } : {}),
+      })),
+    };
+  }
+
+  private scopeProject(scope: McpScope, projectId: number | undefined): number | null {
+    if (scope === "user") return null;
+    if (projectId === undefined || !this.o.projectFolder(projectId)) throw new IpcFailure("invalid-request", "A project's server needs an open project (projectId).");
+    return projectId;
+  }
+
+  private folderOf(projectId: number | undefined): string | undefined {
+    return projectId === undefined ? undefined : this.o.projectFolder(projectId);
+  }
+
+  private home(): string {
+    return this.o.home ?? this.o.env.HOME ?? homedir();
+  }
+}
+
+function expandHome(file: string, home: string): string {
+  return file === "~" ? home : file.startsWith("~/") ? `${home}${file.slice(1)}` : file;
+}
