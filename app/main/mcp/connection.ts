@@ -11,6 +11,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ResultSchema, ToolListChangedNotificationSchema, type CallToolResult, type Progress } from "@modelcontextprotocol/sdk/types.js";
+import { statSync } from "node:fs";
 import path from "node:path";
 import stripAnsi from "strip-ansi";
 import { expandSpec, type McpServerSpec } from "./config.ts";
@@ -233,11 +234,13 @@ export class McpConnection {
         fetch: boundedFetch(MAX_MESSAGE_BYTES),
       });
     }
+    const cwd = spec.cwd ? path.resolve(this.o.defaultCwd, spec.cwd) : this.o.defaultCwd;
+    if (!isFolder(cwd)) throw new Error(`Cannot start the server in ${cwd}: there is no such folder${spec.cwd ? ' (its "cwd")' : ""}.`);
     const transport = new StdioClientTransport({
       command: spec.command!,
       args: spec.args ?? [],
       env: spec.env ?? {},
-      cwd: spec.cwd ? path.resolve(this.o.defaultCwd, spec.cwd) : this.o.defaultCwd,
+      cwd,
       stderr: "pipe",
       // One message over this closes the connection (the server is then started again on the next call).
       maxBufferSize: MAX_MESSAGE_BYTES,
@@ -267,8 +270,9 @@ export class McpConnection {
     this.o.onChange();
   }
 
+  /** A connected server went away (while starting, `start` reports the failure itself). */
   private markFailed(generation: number, why: string): void {
-    if (generation !== this.generation || this.state === "failed") return;
+    if (generation !== this.generation || this.state !== "connected") return;
     this.generation++;
     this.client = undefined;
     this.state = "failed";
@@ -290,6 +294,14 @@ export class McpConnection {
   private stderrTail(): string {
     const lines = stripAnsi(this.stderr).replace(/\r/g, "").trimEnd().split("\n");
     return lines.slice(-STDERR_TAIL_LINES).join("\n");
+  }
+}
+
+function isFolder(folder: string): boolean {
+  try {
+    return statSync(folder).isDirectory();
+  } catch {
+    return false;
   }
 }
 

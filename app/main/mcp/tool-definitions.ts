@@ -1,8 +1,9 @@
 // A server's `tools/list` entries as Lathe's tool definitions. Everything here comes from the
 // server and is treated as hostile: names, descriptions and schemas are bounded; each input
 // schema is checked against its JSON Schema meta-schema and compiled with TypeBox 1.x's JSON
-// Schema module (the loop's TypeBox 0.34 compiles only its own Kind-tagged types). TypeBox runs
-// without code generation here (no eval of server text) and without the schema's regular
+// Schema module (the loop's TypeBox 0.34 compiles only its own Kind-tagged types). A server's
+// schema is compiled without code generation (no eval of server text; only TypeBox's own
+// meta-schemas are compiled to code, once) and without the schema's regular
 // expressions (`pattern`, `patternProperties`: a hostile one could hang the main process on the
 // model's arguments; the server checks them itself). A tool that cannot be used is kept with its
 // `error`, so settings and tool_search can say why. Never throws.
@@ -59,7 +60,13 @@ function metaValidator(dialect: unknown): Validator {
   const key = candidates.find((k) => Object.hasOwn(metas, k)) ?? DEFAULT_DIALECT;
   let validator = metaValidators.get(key);
   if (!validator) {
-    validator = Schema.Compile(metas[key] as never);
+    // TypeBox's own meta-schemas are trusted: compiled to code, they check a schema in microseconds.
+    Settings.Set({ useAcceleration: true });
+    try {
+      validator = Schema.Compile(metas[key] as never);
+    } finally {
+      Settings.Set({ useAcceleration: false });
+    }
     metaValidators.set(key, validator);
   }
   return validator;
@@ -137,8 +144,8 @@ function readInputSchema(raw: unknown): { forModel: Record<string, unknown>; che
   const forModel = structuredClone(raw);
   try {
     const meta = metaValidator(raw.$schema);
-    const [valid, errors] = meta.Errors(raw);
-    if (!valid) {
+    if (!meta.Check(raw)) {
+      const [, errors] = meta.Errors(raw);
       const lines = errors.filter((e) => e.keyword !== "boolean").slice(0, 3).map((e) => `${pointerToField(e.instancePath, "(the schema)")}: ${e.message}`);
       return `Its input schema is not valid JSON Schema: ${lines.join("; ")}.`;
     }
