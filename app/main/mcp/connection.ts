@@ -7,7 +7,6 @@
 // next call starts it again. `connect` and `close` never reject; `call` rejects only with an Error
 // whose message is written for the model (what happened, and what Lathe will do).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ResultSchema, ToolListChangedNotificationSchema, type CallToolResult, type Progress } from "@modelcontextprotocol/sdk/types.js";
@@ -16,6 +15,7 @@ import path from "node:path";
 import stripAnsi from "strip-ansi";
 import { expandSpec, type McpServerSpec } from "./config.ts";
 import { boundedFetch, MAX_MESSAGE_BYTES } from "./bounded-fetch.ts";
+import { StdioTransport } from "./stdio-transport.ts";
 import { MAX_TOOLS_PER_SERVER, readToolList, type McpToolDefinition } from "./tool-definitions.ts";
 
 export type McpServerState = "disabled" | "idle" | "connecting" | "connected" | "failed";
@@ -73,10 +73,12 @@ export class McpConnection {
   private state: McpServerState;
   private error: string | undefined;
   private stderr = "";
-  private protocolNote: string | undefined;
+  /** The last line the server wrote that is not JSON-RPC, and when. */
+  private protocolNote: { text: string; at: number } | undefined;
   private closeReason: string | undefined;
   private definitions: McpToolDefinition[] = [];
   private client: Client | undefined;
+  private stdio: StdioTransport | undefined;
   private connecting: Promise<void> | undefined;
   /** Bumped by every start and close, so events of an older client are ignored. */
   private generation = 0;
@@ -149,6 +151,7 @@ export class McpConnection {
       throw new Error(`The MCP server ${this.name} is not available: ${this.error ?? "it did not start."}${this.spec.transport === "stdio" ? " Lathe starts it again on the next call." : ""}`);
     }
     const generation = this.generation;
+    const startedAt = Date.now();
     try {
       return (await client.callTool({ name: tool, arguments: args }, undefined, {
         signal,
@@ -158,19 +161,19 @@ export class McpConnection {
         ...(options.onProgress ? { onprogress: options.onProgress } : {}),
       })) as CallToolResult;
     } catch (error) {
-      throw new Error(this.describeCallError(error, label, signal, generation));
+      throw new Error(this.describeCallError(error, label, signal, generation, startedAt));
     }
   }
 
-  private describeCallError(error: unknown, label: string, signal: AbortSignal | undefined, generation: number): string {
+  private describeCallError(error: unknown, label: string, signal: AbortSignal | undefined, generation: number, startedAt: number): string {
     if (signal?.aborted) return `Cancelled: the run was stopped before ${label} answered; the server was told to cancel the call.`;
-    const note = this.protocolNote ? ` The server also wrote output that is not MCP: ${this.protocolNote}` : "";
+    const note = this.protocolNote && this.protocolNote.at >= startedAt ? ` The server also wrote output that is not MCP: ${this.protocolNote.text}` : "";
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
       return bounded(`No answer from the MCP server ${this.name} within ${Math.round(this.spec.timeoutMs / 1000)} s: the call to ${label} was cancelled.${note}`);
     }
     const closed = (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) || generation !== this.generation || this.state === "failed";
     if (closed) {
-      this.markFailed(generation, this.closeReason ?? "The server exited.");
+      this.markFailed(generation, this.closeReason ?? this.exitReason());
       const tail = this.stderrTail();
       return bounded(`The MCP server ${this.name} stopped during the call to ${label}: ${this.error ?? "the connection closed."}${tail ? ` Its last output on stderr:\n${tail}\n` : " "}Lathe starts it again on the next call.`);
     }
@@ -190,6 +193,7 @@ export class McpConnection {
     this.error = undefined;
     this.protocolNote = undefined;
     this.closeReason = undefined;
+    this.stdio = undefined;
     this.stderr = "";
     this.o.onChange();
     const timeout = this.o.connectTimeoutMs ?? 30_000;
@@ -204,9 +208,9 @@ export class McpConnection {
         const message = messageOf(error);
         if (/exceeded maximum size/i.test(message)) this.closeReason = `It sent a message larger than ${MAX_MESSAGE_BYTES / 1024 / 1024} MB, so Lathe closed the connection.`;
         // A line that is not JSON-RPC: kept to explain a later timeout, not fatal by itself.
-        else this.protocolNote = bounded(message).slice(0, 300);
+        else this.protocolNote = { text: bounded(message).slice(0, 300), at: Date.now() };
       };
-      client.onclose = () => this.markFailed(generation, this.closeReason ?? "The server exited.");
+      client.onclose = () => this.markFailed(generation, this.closeReason ?? this.exitReason());
       await client.connect(this.transport(spec), { timeout });
       await this.listTools(client, generation, timeout);
       if (generation !== this.generation) return;
@@ -236,19 +240,18 @@ export class McpConnection {
     }
     const cwd = spec.cwd ? path.resolve(this.o.defaultCwd, spec.cwd) : this.o.defaultCwd;
     if (!isFolder(cwd)) throw new Error(`Cannot start the server in ${cwd}: there is no such folder${spec.cwd ? ' (its "cwd")' : ""}.`);
-    const transport = new StdioClientTransport({
+    this.stdio = new StdioTransport({
       command: spec.command!,
       args: spec.args ?? [],
       env: spec.env ?? {},
       cwd,
-      stderr: "pipe",
       // One message over this closes the connection (the server is then started again on the next call).
-      maxBufferSize: MAX_MESSAGE_BYTES,
+      maxMessageBytes: MAX_MESSAGE_BYTES,
+      onStderr: (text) => {
+        this.stderr = (this.stderr + text).slice(-STDERR_TAIL_CHARS);
+      },
     });
-    transport.stderr?.on("data", (chunk: Buffer) => {
-      this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
-    });
-    return transport;
+    return this.stdio;
   }
 
   private async listTools(client: Client, generation: number, timeout: number): Promise<void> {
@@ -286,9 +289,16 @@ export class McpConnection {
     const withTail = (text: string) => (tail ? `${text} Its last output on stderr:\n${tail}` : text);
     if ((error as NodeJS.ErrnoException)?.code === "ENOENT") return `Cannot start "${this.spec.command}": no such command (is it installed, and on Lathe's PATH?).`;
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return withTail(`No answer within ${Math.round(timeout / 1000)} s while starting.`);
-    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return withTail("The server exited before it was ready.");
+    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+      return withTail(`The server ${this.stdio?.exitDescription() ?? "exited"} before it was ready.`);
+    }
     if (/\b401\b/.test(message)) return `${message} (the server wants authorization: set an "Authorization" header; OAuth sign-in is not supported yet).`;
     return withTail(message);
+  }
+
+  private exitReason(): string {
+    const how = this.stdio?.exitDescription();
+    return how ? `The server ${how}.` : "The connection closed.";
   }
 
   private stderrTail(): string {
