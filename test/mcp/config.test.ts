@@ -148,6 +148,10 @@ describe("stored configurations", () => {
     expect(looksSecret("Cookie", "x", true)).toBe(true);
     expect(looksSecret("LOG_LEVEL", "debug", false)).toBe(false);
     expect(looksSecret("API_KEY", "${API_KEY}", false)).toBe(false);
+    expect(looksSecret("Authorization", "Bearer ${TOKEN}", true)).toBe(false);
+    expect(looksSecret("Authorization", "Bearer abc", true)).toBe(true);
+    expect(looksSecret("DATABASE_URL", "postgres://user:${PW}@host/db", false)).toBe(false);
+    expect(looksSecret("X", "${A}a1b2c3d4e5f6a7b8c9d0e1f2a3b4", false)).toBe(true);
   });
 });
 

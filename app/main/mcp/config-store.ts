@@ -1,13 +1,13 @@
 // Where MCP server configurations live: the settings table (key "mcpServers"), per user (every
 // project) and per project. Values of `env` and `headers` are stored like provider keys: sealed
 // by the OS keyring when there is one. Without a keyring a value that looks like a secret (by its
-// name, a password in a URL, a token-shaped string) is refused with the reason, and `${VAR}`
-// references (not secrets themselves) are kept as they are. Decrypted values never leave the main
+// name, a password in a URL, a token-shaped string) is refused with the reason. Values that take
+// their secret from `${VAR}` references ("Bearer ${TOKEN}") are kept as they are. Decrypted values never leave the main
 // process: views carry names, and only values stored in plain text. Never throws on stored data it
 // cannot read: the server is reported with the problem instead.
 import type { SecretStore } from "../settings/settings-service.ts";
 import type { SettingsStore } from "../store/settings.ts";
-import { clampTimeout, isVariableReference, type McpServerSpec } from "./config.ts";
+import { clampTimeout, type McpServerSpec } from "./config.ts";
 
 export type McpScope = "user" | "project";
 
@@ -44,13 +44,25 @@ export function serverId(scope: McpScope, projectId: number | null, name: string
   return scope === "user" ? `user/${name}` : `project/${projectId}/${name}`;
 }
 
-/** Whether a literal value should not be kept in plain text. */
-export function looksSecret(name: string, value: string, isHeader: boolean): boolean {
-  if (isVariableReference(value)) return false;
-  if (SECRET_NAME.test(name) || (isHeader && SECRET_HEADER.test(name))) return true;
-  if (/:\/\/[^/\s:@]+:[^/\s@]+@/.test(value) || /^bearer\s/i.test(value.trim())) return true;
+const REFERENCE = /\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}/g;
+
+/** A value that takes its secret from `${VAR}` references: what is written around them is not secret. */
+export function onlyReferencesSecret(value: string): boolean {
+  const rest = value.replace(REFERENCE, "");
+  return rest !== value && !looksLikeSecretText(rest);
+}
+
+function looksLikeSecretText(text: string): boolean {
+  if (/:\/\/[^/\s:@]+:[^/\s@]+@/.test(text) || /^bearer\s+\S/i.test(text.trim())) return true;
   // A long unbroken run of letters and digits mixed: a token.
-  return /^[A-Za-z0-9_\-+/=.]{24,}$/.test(value) && /[A-Za-z]/.test(value) && /[0-9]/.test(value);
+  return /[A-Za-z0-9_\-+/=.]{24,}/.test(text) && /[A-Za-z]/.test(text) && /[0-9]/.test(text);
+}
+
+/** Whether a value should not be kept in plain text. */
+export function looksSecret(name: string, value: string, isHeader: boolean): boolean {
+  if (value.includes("${")) return !onlyReferencesSecret(value);
+  if (SECRET_NAME.test(name) || (isHeader && SECRET_HEADER.test(name))) return true;
+  return looksLikeSecretText(value);
 }
 
 export class McpConfigStore {
@@ -144,7 +156,7 @@ export class McpConfigStore {
       if (!map) return undefined;
       const out: Record<string, StoredValue> = {};
       for (const [name, value] of Object.entries(map)) {
-        if (isVariableReference(value)) out[name] = { plain: value };
+        if (onlyReferencesSecret(value)) out[name] = { plain: value };
         else if (this.secrets.available) out[name] = { sealed: this.secrets.encrypt(value) };
         else if (looksSecret(name, value, isHeader)) refusedNames.push(name);
         else out[name] = { plain: value };

@@ -148,7 +148,7 @@ export class McpConnection {
     if (this.state !== "connected") await this.connect();
     const client = this.client;
     if (this.state !== "connected" || !client) {
-      throw new Error(`The MCP server ${this.name} is not available: ${this.error ?? "it did not start."}${this.spec.transport === "stdio" ? " Lathe starts it again on the next call." : ""}`);
+      throw new Error(`The MCP server ${this.name} is not available: ${this.error ?? "it did not start."} ${this.again()}`);
     }
     const generation = this.generation;
     const startedAt = Date.now();
@@ -161,7 +161,7 @@ export class McpConnection {
         ...(options.onProgress ? { onprogress: options.onProgress } : {}),
       })) as CallToolResult;
     } catch (error) {
-      throw new Error(this.describeCallError(error, label, signal, generation, startedAt));
+      throw new Error(this.describeCallError(error, label, signal, generation, startedAt), { cause: error });
     }
   }
 
@@ -175,7 +175,7 @@ export class McpConnection {
     if (closed) {
       this.markFailed(generation, this.closeReason ?? this.exitReason());
       const tail = this.stderrTail();
-      return bounded(`The MCP server ${this.name} stopped during the call to ${label}: ${this.error ?? "the connection closed."}${tail ? ` Its last output on stderr:\n${tail}\n` : " "}Lathe starts it again on the next call.`);
+      return bounded(`The MCP server ${this.name} stopped during the call to ${label}: ${this.error ?? "the connection closed."}${tail ? ` Its last output on stderr:\n${tail}\n` : " "}${this.again()}`);
     }
     if (error instanceof Error && (error.name === "ZodError" || error.name === "$ZodError")) {
       return bounded(`The MCP server ${this.name} answered ${label} with something that is not a valid tool result: ${messageOf(error).replace(/\s+/g, " ")}`);
@@ -184,7 +184,7 @@ export class McpConnection {
     // Anything else is the transport: an HTTP server that is down, or an answer over the size bound.
     const message = messageOf(error);
     this.markFailed(generation, `Connection lost: ${message}`);
-    return bounded(`Cannot reach the MCP server ${this.name} for ${label}: ${message}. Lathe connects again on the next call.`);
+    return bounded(`Cannot reach the MCP server ${this.name} for ${label}: ${message}. ${this.again()}`);
   }
 
   private async start(): Promise<void> {
@@ -206,7 +206,7 @@ export class McpConnection {
       client.onerror = (error) => {
         if (generation !== this.generation) return;
         const message = messageOf(error);
-        if (/exceeded maximum size/i.test(message)) this.closeReason = `It sent a message larger than ${MAX_MESSAGE_BYTES / 1024 / 1024} MB, so Lathe closed the connection.`;
+        if (/exceeded maximum size/i.test(message)) this.closeReason = this.oversizedReason();
         // A line that is not JSON-RPC: kept to explain a later timeout, not fatal by itself.
         else this.protocolNote = { text: bounded(message).slice(0, 300), at: Date.now() };
       };
@@ -235,7 +235,10 @@ export class McpConnection {
     if (spec.transport === "http") {
       return new StreamableHTTPClientTransport(new URL(spec.url!), {
         requestInit: { headers: spec.headers ?? {} },
-        fetch: boundedFetch(MAX_MESSAGE_BYTES),
+        fetch: boundedFetch(MAX_MESSAGE_BYTES, () => {
+          this.closeReason = this.oversizedReason();
+          void this.client?.close();
+        }),
       });
     }
     const cwd = spec.cwd ? path.resolve(this.o.defaultCwd, spec.cwd) : this.o.defaultCwd;
@@ -292,8 +295,19 @@ export class McpConnection {
     if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
       return withTail(`The server ${this.stdio?.exitDescription() ?? "exited"} before it was ready.`);
     }
-    if (/\b401\b/.test(message)) return `${message} (the server wants authorization: set an "Authorization" header; OAuth sign-in is not supported yet).`;
+    const status = (error as { code?: unknown })?.code;
+    if (status === 401 || status === 403 || /\b401\b/.test(message)) {
+      return `HTTP ${typeof status === "number" ? status : 401}: ${message} (the server wants authorization: set an "Authorization" header; OAuth sign-in is not supported yet).`;
+    }
     return withTail(message);
+  }
+
+  private again(): string {
+    return this.spec.transport === "stdio" ? "Lathe starts it again on the next call." : "Lathe connects again on the next call.";
+  }
+
+  private oversizedReason(): string {
+    return `It sent a message larger than ${MAX_MESSAGE_BYTES / 1024 / 1024} MB, so Lathe closed the connection.`;
   }
 
   private exitReason(): string {
