@@ -111,10 +111,14 @@ export class McpConnection {
   /** Starts the server unless it is connected or disabled; resolves when it is connected or failed. */
   connect(): Promise<void> {
     if (this.spec.disabled || this.state === "connected") return Promise.resolve();
-    // Started from a microtask: status listeners are never called back inside the caller.
-    this.connecting ??= Promise.resolve()
-      .then(() => this.start())
-      .finally(() => (this.connecting = undefined));
+    if (!this.connecting) {
+      this.state = "connecting";
+      const requested = this.generation;
+      // Started from a microtask: status listeners are never called back inside the caller.
+      this.connecting = Promise.resolve()
+        .then(() => (requested === this.generation ? this.start() : undefined))
+        .finally(() => (this.connecting = undefined));
+    }
     return this.connecting;
   }
 

@@ -52,7 +52,9 @@ function tags(tool: McpToolDefinition): string {
 
 function matches(tool: McpToolDefinition, words: string[]): number {
   const name = `${tool.server} ${tool.name} ${tool.modelName} ${tool.title ?? ""}`.toLowerCase();
-  const text = `${name} ${tool.description}`.toLowerCase();
+  const properties = tool.inputSchema.properties;
+  const parameters = properties && typeof properties === "object" ? Object.keys(properties).join(" ") : "";
+  const text = `${name} ${tool.description} ${parameters}`.toLowerCase();
   if (!words.every((w) => text.includes(w))) return -1;
   return words.filter((w) => name.includes(w)).length;
 }

@@ -12,7 +12,8 @@ import { splitShellCommand } from "./shell-split.ts";
 export type PermissionMode = "ask" | "auto-edit" | "full-auto" | "sandboxed-auto";
 export type Decision = { action: "allow" | "deny" | "ask"; by: "rule" | "mode" | "default"; rule?: PermissionRule; reason?: string };
 
-export const READ_ONLY_TOOLS = new Set(["read", "ls", "find", "grep"]);
+// tool_search (MCP) lists and loads tools; it runs none.
+export const READ_ONLY_TOOLS = new Set(["read", "ls", "find", "grep", "tool_search"]);
 export const EDIT_TOOLS = new Set(["edit", "write"]);
 
 /** What a call touches, in the forms rules are matched against. */
