@@ -10,6 +10,7 @@ import { getApi } from "../api/client";
 import { errorText, unwrap } from "../state/api-hooks";
 import { DiffView } from "./FileViews";
 import type { SandboxRequestInfo } from "../../../shared/sandbox";
+import { McpCallSummary } from "./McpCallSummary";
 
 type Decision = "allow-once" | "allow-session" | "allow-project" | "deny";
 
@@ -85,6 +86,7 @@ export function PermissionDialog({ request, count, projectName }: { request: Per
       {summary.command !== undefined && <pre aria-label="Command">{summary.command}</pre>}
       {summary.path !== undefined && summary.command === undefined && <div className="muted">{summary.path}</div>}
       {summary.diff && <DiffView diff={summary.diff} label="Proposed change" />}
+      {summary.mcp && <McpCallSummary call={summary.mcp} args={request.args} />}
       <div className="muted" style={{ fontSize: 12 }}>
         Always allow saves a rule for project {projectName}: {request.proposedRule.tool}{" "}
         {editingRule ? (

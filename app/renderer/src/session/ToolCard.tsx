@@ -148,9 +148,21 @@ function CardBody({ card, sessionId }: { card: ToolCardState; sessionId: number 
         </>
       );
     }
-    default:
+    default: {
       if (error) return <div className="card-error" role="alert">{error}</div>;
-      return resultText ? <pre className="excerpt"><div>{resultText}</div></pre> : <div className="card-meta">{card.status === "pending" ? "Not started" : "No output"}</div>;
+      // MCP tools report progress ("Progress 2 of 5: …") and may return images.
+      const progress = card.progress as { phase?: string; progress?: number; total?: number; message?: string } | null;
+      const images = card.result?.content.filter((b) => b.type === "image") ?? [];
+      if (!card.result && progress?.phase === "progress") {
+        return <div className="card-meta">Progress {progress.progress}{progress.total !== undefined ? ` of ${progress.total}` : ""}{progress.message ? `: ${progress.message}` : ""}</div>;
+      }
+      return (
+        <>
+          {resultText ? <pre className="excerpt"><div>{resultText}</div></pre> : images.length === 0 && <div className="card-meta">{card.status === "pending" ? "Not started" : "No output"}</div>}
+          {images.map((image, i) => image.type === "image" && <img key={i} src={`data:${image.mimeType};base64,${image.data}`} alt={`Image ${i + 1} from ${card.toolName}`} style={{ maxWidth: "100%", maxHeight: 320 }} />)}
+        </>
+      );
+    }
   }
 }
 

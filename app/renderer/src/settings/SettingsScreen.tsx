@@ -1,7 +1,7 @@
 // Settings: providers (where each key comes from, base URL, set or clear a key, refresh models,
 // test, remove; add one), the default model, the theme, the permission mode, automatic
-// compaction, the sandbox (SandboxPanel), and permission rules (list, edit the pattern or action,
-// revoke).
+// compaction, the sandbox (SandboxPanel), permission rules (list, edit the pattern or action,
+// revoke) and MCP servers (McpServersPanel).
 import { useCallback, useEffect, useState } from "react";
 import type { PermissionRule, Project, Settings } from "../../../shared/ipc/contract";
 import { getApi } from "../api/client";
@@ -9,6 +9,7 @@ import { errorText, unwrap } from "../state/api-hooks";
 import { useAppData } from "../state/app-data";
 import { ProviderSetup } from "../welcome/ProviderSetup";
 import { EnvironmentKeysNotice, SandboxPanel } from "./SandboxPanel";
+import { McpServersPanel } from "./McpServersPanel";
 
 type Provider = Settings["providers"][number];
 
@@ -85,6 +86,7 @@ export function SettingsScreen({ project }: { project: Project | null }) {
         </section>
         <SandboxPanel settings={settings} project={project} onSettings={setSettings} />
         <RulesPanel project={project} />
+        <McpServersPanel project={project} />
       </div>
     </div>
   );
