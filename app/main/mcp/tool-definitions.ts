@@ -123,7 +123,24 @@ export function readToolDefinition(server: string, name: string, raw: Record<str
   if (typeof schema === "string") {
     return { ...base, inputSchema: { type: "object" }, checkArguments: () => [`- (the tool): ${schema}`], error: schema };
   }
-  return { ...base, inputSchema: schema.forModel, checkArguments: schema.check };
+  // Compiled on the first call (listing a thousand tools must stay fast); a failure then makes
+  // the tool unusable from that moment, with the reason.
+  let validator: Validator | undefined;
+  const definition: McpToolDefinition = {
+    ...base,
+    inputSchema: schema.forModel,
+    checkArguments: (args) => {
+      if (definition.error) return [`- (the tool): ${definition.error}`];
+      try {
+        validator ??= Schema.Compile(schema.checked as never);
+      } catch (error) {
+        definition.error = `Lathe cannot compile its input schema: ${String((error as Error)?.message ?? error).slice(0, 300)}`;
+        return [`- (the tool): ${definition.error}`];
+      }
+      return checkWith(validator, args);
+    },
+  };
+  return definition;
 }
 
 function readAnnotations(raw: unknown): McpToolAnnotations {
@@ -136,7 +153,8 @@ function readAnnotations(raw: unknown): McpToolAnnotations {
   return out;
 }
 
-function readInputSchema(raw: unknown): { forModel: Record<string, unknown>; check: McpToolDefinition["checkArguments"] } | string {
+/** The schema as the model sees it and as Lathe checks it (without regular expressions), or why it cannot be used. */
+function readInputSchema(raw: unknown): { forModel: Record<string, unknown>; checked: unknown } | string {
   if (!isRecord(raw)) return "Its input schema is missing or not an object.";
   const bounds = exceedsBounds(raw, SCHEMA_BOUNDS);
   if (bounds) return `Its input schema is ${bounds}.`;
@@ -149,9 +167,10 @@ function readInputSchema(raw: unknown): { forModel: Record<string, unknown>; che
       const lines = errors.filter((e) => e.keyword !== "boolean").slice(0, 3).map((e) => `${pointerToField(e.instancePath, "(the schema)")}: ${e.message}`);
       return `Its input schema is not valid JSON Schema: ${lines.join("; ")}.`;
     }
-    const validator = Schema.Compile(withoutRegexes(structuredClone(raw)) as never);
-    validator.Check({});
-    return { forModel, check: (args) => checkWith(validator, args) };
+    const checked = withoutRegexes(raw);
+    // Evaluating it once finds what TypeBox cannot evaluate (a dialect or keyword it refuses).
+    Schema.Check(checked as never, {});
+    return { forModel, checked };
   } catch (error) {
     return `Lathe cannot compile its input schema: ${String((error as Error)?.message ?? error).slice(0, 300)}`;
   }

@@ -32,16 +32,14 @@ export interface ToolSearchDetails {
 }
 
 const parameters = Type.Object({
-  query: Type.Optional(Type.String({ maxLength: 500, description: "Words to look for in tool names and descriptions; empty lists every tool." })),
-  load: Type.Optional(
-    Type.Array(Type.String({ maxLength: 200 }), { maxItems: 50, description: "Exact names of tools to load (as listed by a search)." }),
-  ),
+  query: Type.Optional(Type.String({ maxLength: 500, description: "Words to match; empty lists all" })),
+  load: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { maxItems: 50, description: "Exact names to load" })),
 });
 
+// The first line is what the system prompt lists.
 const DESCRIPTION =
-  "Find and load tools from the user's MCP servers (external tools such as issue trackers, databases or browsers). " +
-  "Their tools are not loaded until you ask for them: call with `query` (words to match; empty lists everything) to see each tool's name and purpose, " +
-  "then with `load` (the exact names you need) to activate them. Loaded tools can be called from your next turn on, for the rest of the session.";
+  "Find and load tools from the user's MCP servers (issue trackers, databases, browsers…).\n" +
+  "Search with `query` to see tool names and purposes, then `load` the ones you need: they can be called from your next turn on.";
 
 function tags(tool: McpToolDefinition): string {
   const t: string[] = [tool.server];
