@@ -93,6 +93,20 @@ describe("a running server", () => {
     await expect(call("bad_base64")).rejects.toThrow(/answered fixture\/bad_base64 with something that is not a valid tool result: .*Invalid Base64/);
   });
 
+  it("lists its tools again when it says they changed", async () => {
+    expect(server("fixture").tools.some((t) => t.name === "grown")).toBe(false);
+    await call("grow");
+    await h.waitFor(() => server("fixture").tools.some((t) => t.name === "grown"), "the new listing");
+    expect(server("fixture").tools.find((t) => t.name === "grown")!.summary).toBe("Appeared after a list_changed notice.");
+  });
+
+  it("a flood of progress notices becomes at most one update per 100 ms", async () => {
+    const updates: unknown[] = [];
+    expect(textOf(await h.call("mcp__fixture__flood", {}, { onUpdate: (u) => updates.push(u) }))).toBe("flooded");
+    expect(updates.length).toBeGreaterThan(0);
+    expect(updates.length).toBeLessThan(20);
+  });
+
   it("a result marked as an error is an error", async () => {
     await expect(call("fails")).rejects.toThrow("the database is locked");
   });

@@ -2,7 +2,7 @@
 // its arguments are checked against the server's JSON Schema in `prepareArguments` (phase 1, before
 // beforeToolCall, so an invalid call never reaches a permission dialog or the server; the loop's
 // own TypeBox 0.34 check sees an Unknown-kind copy of the schema, which is what providers are sent);
-// progress notifications become tool_execution_update; the abort signal cancels the call on the
+// progress notifications become tool_execution_update (at most one per 100 ms); the abort signal cancels the call on the
 // server; the result becomes bounded content (tool-results.ts), and a result the server marks as
 // an error becomes an error result. A stand-in (`createUnavailableTool`) answers for a tool that
 // is active in a session but that no connected server offers now.
@@ -13,6 +13,8 @@ import type { AnyAgentTool } from "../loop/types.ts";
 import { ToolExecutionError } from "../tools/tool-error.ts";
 import type { McpToolDefinition } from "./tool-definitions.ts";
 import { convertCallResult, type McpCallDetails } from "./tool-results.ts";
+
+const PROGRESS_INTERVAL_MS = 100;
 
 export interface McpProgressDetails {
   phase: "progress";
@@ -60,7 +62,17 @@ export async function runMcpCall(
   run: McpCallRunner,
 ): Promise<AgentToolResult<McpCallDetails>> {
   const started = performance.now();
-  const result = await run(definition, args, signal, onUpdate ? (p) => onUpdate(progressUpdate(definition, p)) : undefined);
+  // A server may send progress notices faster than anyone can read them: at most one per 100 ms.
+  let lastUpdate = -Infinity;
+  const onProgress = onUpdate
+    ? (p: Progress) => {
+        const now = performance.now();
+        if (now - lastUpdate < PROGRESS_INTERVAL_MS) return;
+        lastUpdate = now;
+        onUpdate(progressUpdate(definition, p));
+      }
+    : undefined;
+  const result = await run(definition, args, signal, onProgress);
   const converted = convertCallResult(definition.server, definition.name, result);
   converted.details.durationMs = Math.round(performance.now() - started);
   if (converted.details.isError) throw new ToolExecutionError(converted.text || "The tool reported an error without a message.", converted.details);

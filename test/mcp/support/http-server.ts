@@ -30,7 +30,7 @@ function mcpServer(): Server {
     if (request.params.name === "count") {
       const token = request.params._meta?.progressToken;
       for (let i = 1; i <= Number(args.to); i++) {
-        await new Promise((r) => setTimeout(r, 50));
+        await new Promise((r) => setTimeout(r, 150));
         if (token !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: i, total: Number(args.to) } });
       }
       await new Promise((r) => setTimeout(r, 50));

@@ -31,6 +31,7 @@ export interface McpHarness {
   add(servers: Record<string, unknown>, scope?: "user" | "project"): Promise<void>;
   /** Calls a tool by its model name as the loop would (prepareArguments, then execute). */
   call(modelName: string, args: Record<string, unknown>, options?: { signal?: AbortSignal; onUpdate?: (u: AgentToolResult) => void }): Promise<AgentToolResult>;
+  waitFor(predicate: () => boolean, what: string, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -65,6 +66,13 @@ export async function startMcp(options: { secrets?: SecretStore; env?: Record<st
       if (!tool) throw new Error(`no tool ${modelName}`);
       const prepared = tool.prepareArguments ? tool.prepareArguments(args) : args;
       return tool.execute("call", prepared, callOptions.signal, callOptions.onUpdate);
+    },
+    async waitFor(predicate, what, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!predicate()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
     },
     async close() {
       await service.close();
