@@ -54,11 +54,11 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("MCP servers in the win
     await page.getByLabel("MCP servers JSON").fill(JSON.stringify({ mcpServers: { fixture: FIXTURE, dies: { ...FIXTURE, env: { FIXTURE_MODE: "exit-on-start" } }, old: { type: "sse", url: "http://x" } } }));
     await page.getByRole("button", { name: "Add servers" }).click();
     await expect.poll(() => page.getByRole("status", { name: "Import result" }).innerText(), { timeout: 30_000 }).toMatch(/^Added fixture, dies\. Skipped old: The SSE transport/);
-    await expect.poll(() => status("fixture").innerText(), { timeout: 30_000 }).toBe("Connected · 16 tools");
+    await expect.poll(() => status("fixture").innerText(), { timeout: 30_000 }).toBe("Connected · 18 tools");
     await expect.poll(() => status("dies").innerText()).toMatch(/^Failed: The server exited with code 1 before it was ready/);
     expect(await server("dies").getByLabel("Output of dies").innerText()).toContain("fatal: cannot open the database: permission denied");
 
-    await server("fixture").getByRole("button", { name: "Show tools (19)" }).click();
+    await server("fixture").getByRole("button", { name: "Show tools (21)" }).click();
     const tools = page.getByRole("list", { name: "Tools of fixture" });
     expect(await tools.getByRole("listitem").filter({ hasText: "delete_everything" }).innerText()).toMatch(/Deletes every record\. · destructive/);
     expect(await tools.getByRole("listitem").filter({ hasText: "bad_schema" }).innerText()).toMatch(/Unusable: Its input schema is not valid JSON Schema/);
@@ -69,7 +69,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("MCP servers in the win
     await expect.poll(() => status("fixture").innerText()).toBe("Disabled");
     expect(await enabled.isChecked()).toBe(false);
     await enabled.click();
-    await expect.poll(() => status("fixture").innerText(), { timeout: 30_000 }).toBe("Connected · 16 tools");
+    await expect.poll(() => status("fixture").innerText(), { timeout: 30_000 }).toBe("Connected · 18 tools");
 
     await server("dies").getByRole("button", { name: "Restart" }).click();
     await expect.poll(() => status("dies").innerText(), { timeout: 30_000 }).toMatch(/^Failed: The server exited with code 1/);
@@ -81,7 +81,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("MCP servers in the win
     expect(await found.innerText()).toContain("shared");
     await page.getByLabel("Scope of new servers").selectOption({ label: `${e2e.project.split("/").at(-1)} only` });
     await found.getByRole("button", { name: "Import" }).click();
-    await expect.poll(() => status("shared").innerText(), { timeout: 30_000 }).toBe("Connected · 16 tools");
+    await expect.poll(() => status("shared").innerText(), { timeout: 30_000 }).toBe("Connected · 18 tools");
     expect(await server("shared").innerText()).toContain("(this project, stdio)");
     const listed = await call<{ servers: { id: string }[] }>(e2e.host, "mcp.list", {});
     expect(listed.servers.map((s) => s.id)).toEqual(["user/fixture"]);
