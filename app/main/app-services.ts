@@ -2,13 +2,14 @@
 // the settings, permissions and sessions services, and maps every request of the IPC contract to
 // them. Transports (Electron IPC, WebSocket) only carry requests to `router` and events from `hub`.
 // Platform pieces (the keyring, the native folder picker) come in as adapters.
+import path from "node:path";
 import type { AssistantMessage } from "../shared/agent-types.ts";
 import type { Session } from "../shared/ipc/contract.ts";
 import { EventHub } from "./ipc/event-hub.ts";
 import { McpService } from "./mcp/mcp-service.ts";
 import { IpcFailure, IpcRouter, type RequestHandlers } from "./ipc/router.ts";
 import { PermissionsService } from "./permissions/permissions-service.ts";
-import { redactSecrets } from "./permissions/redaction.ts";
+import { scannerFor, secretEnvValues } from "./permissions/redaction.ts";
 import { createStreamModel, discoverModels, testProvider } from "./providers/index.ts";
 import type { StreamFn } from "./loop/types.ts";
 import { SessionsService } from "./sessions/sessions-service.ts";
@@ -102,11 +103,12 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   });
   const streamFn =
     options.streamFn ?? createStreamModel({ settings: () => settings.providerSettings(), env, idleTimeoutMs: () => settings.stallTimeoutSeconds * 1000 });
-  const knownSecrets = (): string[] => {
+  // Redaction: gitleaks' rules, the configured keys, and the values of secret-looking variables
+  // of the app's environment (and of the process's, which commands inherit).
+  const secrets = () => {
     const p = settings.providerSettings();
-    return [p.anthropic?.apiKey, p.openai?.apiKey, ...(p.custom ?? []).map((c) => c.apiKey), env.ANTHROPIC_API_KEY, env.OPENAI_API_KEY, ...mcp.secretValues()].filter(
-      (k): k is string => typeof k === "string" && k.length >= 8,
-    );
+    const keys = [p.anthropic?.apiKey, p.openai?.apiKey, ...(p.custom ?? []).map((c) => c.apiKey), ...mcp.secretValues()].filter((k): k is string => typeof k === "string");
+    return scannerFor([...keys, ...secretEnvValues(env), ...(env === process.env ? [] : secretEnvValues(process.env))]);
   };
   const mcp = new McpService({
     settings: store.settings,
@@ -123,7 +125,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     mode: () => settings.permissionMode,
     maxFileWritesPerTurn: options.maxFileWritesPerTurn,
     sandbox,
-    knownSecrets,
+    secrets: () => secrets(),
     describeMcpTool: (toolName) => mcp.describeTool(toolName),
     onPendingChange: (sessionId) => {
       hub.emit("session.state", sessions.state(sessionId));
@@ -140,9 +142,11 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     bashTimeoutMs: options.bashTimeoutMs,
     sandbox,
     onRunEnd: options.onRunEnd,
-    redact: (text) => redactSecrets(text, knownSecrets()).text,
+    redact: (text) => secrets().redact(text).text,
     purgeAfterMs: options.purgeAfterMs,
     toolSource: mcp,
+    secrets,
+    outputRoot: path.join(options.dataDir, "bash-output"),
   });
   // A read-only Lathe runs nothing: its MCP servers are listed, not started.
   if (!readOnly) mcp.start();
@@ -228,12 +232,12 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     "permissions.pending": () => permissions.allPending(),
     "permissions.rules": (query) => permissions.rules(query),
     "permissions.addRule": ({ tool, pattern, action, scope, scopeId }) =>
-      store.permissionRules.add({ tool, pattern, action, scope, scopeId: ruleScopeId(scope, scopeId) }),
+      permissions.explained(store.permissionRules.add({ tool, pattern, action, scope, scopeId: ruleScopeId(scope, scopeId) })),
     "permissions.updateRule": ({ id, pattern, action }) => {
       // Rules are immutable rows: an edit replaces the rule with its new version, in one transaction.
       const updated = store.permissionRules.replace(id, { pattern, action });
       if (!updated) throw new IpcFailure("not-found", `No permission rule ${id}.`);
-      return updated;
+      return permissions.explained(updated);
     },
     "permissions.removeRule": ({ id }) => {
       if (!store.permissionRules.remove(id)) throw new IpcFailure("not-found", `No permission rule ${id}.`);

@@ -33,6 +33,8 @@ export interface BashResultDetails {
   durationMs: number;
   /** Where the command ran, and what the sandbox blocked (absent when no sandbox was involved). */
   sandbox?: BashSandboxDetails;
+  /** Secrets removed from the output as it streamed, by kind. */
+  redactions?: Record<string, number>;
 }
 
 export type BashDetails = BashProgressDetails | BashResultDetails;

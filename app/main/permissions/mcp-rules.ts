@@ -4,13 +4,13 @@
 // otherwise it asks (the server's readOnlyHint is only shown, never trusted to allow). Pure.
 import type { PermissionRequest } from "../../shared/ipc/contract.ts";
 import type { McpCallSummary } from "../../shared/ipc/mcp-schemas.ts";
+import { namedSubjects } from "./call-parts.ts";
 import type { CallSubjects } from "./policy.ts";
 
 export const MCP_RULE_TOOL = "mcp";
 
 export function mcpSubjects(call: McpCallSummary): CallSubjects {
-  const subject = `${call.server}/${call.tool}`;
-  return { subjects: [subject], absolutePaths: [subject], outsideProject: false, opaque: false };
+  return namedSubjects([`${call.server}/${call.tool}`]);
 }
 
 export function mcpSummary(call: McpCallSummary): PermissionRequest["summary"] {

@@ -2,13 +2,15 @@
 // beforeToolCall decides allow, deny or ask (policy.ts); an "ask" becomes a permission request
 // event and waits until the user answers or the run is aborted. Requests live here, not in a
 // window, so they survive a renderer reload; an answer to an unknown or already answered request
-// is refused. afterToolCall redacts secrets from the output before it reaches the model or the
-// disk, and says so. Every call that reaches a decision is written to the audit log. With a
-// sandbox (options.sandbox), sandbox-mode.ts adjusts each decision, the dialog says where the call
-// would run, and every allowed bash call's placement (in the sandbox, or outside) is recorded. A
-// call to an MCP server's tool is decided under rules for "mcp" (mcp-rules.ts), without the sandbox.
+// is refused. The bash grammar is loaded on the first bash call (once per process). Stored rules
+// from older versions are annotated once (rule-migration.ts). afterToolCall redacts secrets from
+// every tool's output before it reaches the model or the disk, and says so (bash output is
+// already redacted as it streams: the tool reports what it removed). Every call that reaches a
+// decision is written to the audit log. With a sandbox (options.sandbox), sandbox-mode.ts adjusts
+// each decision (never a firm one), the dialog says where the call would run, and every allowed
+// bash call's placement (in the sandbox, or outside) is recorded. A call to an MCP server's tool
+// is decided under rules for "mcp" (mcp-rules.ts), without the sandbox.
 import { randomUUID } from "node:crypto";
-import { readFile, stat, writeFile } from "node:fs/promises";
 import type { AssistantMessage } from "../../shared/agent-types.ts";
 import type { PermissionRequest } from "../../shared/ipc/contract.ts";
 import type { McpCallSummary } from "../../shared/ipc/mcp-schemas.ts";
@@ -20,8 +22,10 @@ import type { PermissionMode } from "../settings/settings-service.ts";
 import type { PermissionRule, SessionStore } from "../store/index.ts";
 import { summarizeCall } from "./call-summary.ts";
 import { mcpProposedRule, mcpSubjects, mcpSummary, MCP_RULE_TOOL } from "./mcp-rules.ts";
-import { EDIT_TOOLS, callSubjects, decide, proposeRule } from "./policy.ts";
-import { describeRedactions, redactSecrets } from "./redaction.ts";
+import { EDIT_TOOLS, callSubjects, decide, describeRule, proposeRule, type Decision } from "./policy.ts";
+import { describeRedactions, type SecretScanner } from "./redaction.ts";
+import { migrateRules, ruleNote } from "./rule-migration.ts";
+import { loadShellParser } from "./shell-parser.ts";
 import { placementFor, planSandbox, requestInfo, sandboxDecision, type SandboxPlan, type SandboxPort } from "./sandbox-mode.ts";
 
 export type UserDecision = "allow-once" | "allow-session" | "allow-project" | "deny";
@@ -30,8 +34,8 @@ export interface PermissionsServiceOptions {
   store: SessionStore;
   hub: EventHub;
   mode: () => PermissionMode;
-  /** Secrets to redact besides the built-in formats: the configured provider keys. */
-  knownSecrets: () => string[];
+  /** The redaction rules with the configured keys and secret-looking environment values. */
+  secrets: () => SecretScanner;
   /** Called when a session's pending requests change (the sessions service re-sends its state). */
   onPendingChange?: (sessionId: number) => void;
   /** Rate limit: file writes and edits allowed per turn (one assistant message). Default 25. */
@@ -61,6 +65,7 @@ export class PermissionsService {
 
   constructor(options: PermissionsServiceOptions) {
     this.o = options;
+    migrateRules(options.store);
   }
 
   hooks(scope: SessionScope): ToolHooks {
@@ -96,10 +101,15 @@ export class PermissionsService {
 
   // Rules, for the settings screen
 
-  rules(query: { projectId?: number; sessionId?: number }): PermissionRule[] {
-    return query.projectId === undefined && query.sessionId === undefined
-      ? this.o.store.permissionRules.all()
-      : this.o.store.permissionRules.applicable(query);
+  rules(query: { projectId?: number; sessionId?: number }): (PermissionRule & { meaning: string; note?: string })[] {
+    const rules = query.projectId === undefined && query.sessionId === undefined ? this.o.store.permissionRules.all() : this.o.store.permissionRules.applicable(query);
+    return rules.map((rule) => this.explained(rule));
+  }
+
+  /** A rule with what it means now, and what changed if it was saved by an older version. */
+  explained(rule: PermissionRule): PermissionRule & { meaning: string; note?: string } {
+    const note = ruleNote(this.o.store, rule);
+    return { ...rule, meaning: describeRule(rule), ...(note ? { note } : {}) };
   }
 
   private async before(
@@ -112,6 +122,15 @@ export class PermissionsService {
   ): Promise<BeforeToolCallResult | undefined> {
     const mcp = this.o.describeMcpTool?.(toolName);
     const ruleTool = mcp ? MCP_RULE_TOOL : toolName;
+    if (toolName === "bash" && !mcp) {
+      try {
+        await loadShellParser();
+      } catch (error) {
+        // Without the grammar no command can be judged: refuse rather than guess.
+        this.o.store.audit.record({ sessionId: scope.sessionId, toolCallId, toolName, args, decision: "deny", decidedBy: "policy: no shell parser", durationMs: null, outcome: "blocked" });
+        return { block: true, reason: `Lathe could not load its bash parser, so it cannot judge commands: ${(error as Error).message}` };
+      }
+    }
     const subjects = mcp ? mcpSubjects(mcp) : callSubjects(toolName, args, scope.projectDir);
     const rules = this.o.store.permissionRules.applicable({ sessionId: scope.sessionId, projectId: scope.projectId });
     const mode = this.o.mode();
@@ -147,7 +166,7 @@ export class PermissionsService {
       return undefined;
     }
 
-    const answer = await this.ask(scope, toolCallId, toolName, args, subjects, signal, plan, mcp);
+    const answer = await this.ask(scope, toolCallId, toolName, args, subjects, decision, signal, plan, mcp);
     if (answer.decision === "aborted") {
       audit(false, "aborted", "blocked");
       return { block: true, reason: "The run was aborted before the user answered this permission request." };
@@ -179,6 +198,7 @@ export class PermissionsService {
     toolName: string,
     args: unknown,
     subjects: ReturnType<typeof callSubjects>,
+    decision: Decision,
     signal: AbortSignal | undefined,
     plan: SandboxPlan | undefined,
     mcp: McpCallSummary | undefined,
@@ -186,6 +206,7 @@ export class PermissionsService {
     // The diff preview runs in a worker, bounded in time (call-summary.ts): never on this thread.
     const summary = mcp ? mcpSummary(mcp) : await summarizeCall(toolName, args, subjects, { signal });
     if (signal?.aborted) return { decision: "aborted" };
+    const proposed: { tool: string; pattern: string; meaning?: string[]; warning?: string } = mcp ? mcpProposedRule(mcp) : proposeRule(toolName, subjects);
     const request: PermissionRequest = {
       id: randomUUID(),
       sessionId: scope.sessionId,
@@ -193,7 +214,9 @@ export class PermissionsService {
       toolName,
       args,
       summary,
-      proposedRule: mcp ? mcpProposedRule(mcp) : proposeRule(toolName, subjects),
+      ...(decision.reasons && decision.reasons.length > 0 ? { reasons: decision.reasons } : {}),
+      ...(decision.warnings && decision.warnings.length > 0 ? { warnings: decision.warnings } : {}),
+      proposedRule: { tool: proposed.tool, pattern: proposed.pattern, ...(proposed.meaning ? { meaning: proposed.meaning } : {}), ...(proposed.warning ? { warning: proposed.warning } : {}) },
       ...(plan ? { sandbox: requestInfo(plan) } : {}),
       createdAt: Date.now(),
     };
@@ -223,7 +246,7 @@ export class PermissionsService {
     this.started.delete(toolCallId);
     if (started) this.o.store.audit.finish(started.auditId, Math.round(performance.now() - started.startedAt), isError ? "error" : "ok");
 
-    const secrets = this.o.knownSecrets();
+    const scanner = this.o.secrets();
     // Details often repeat the output the content shows: count each kind where it was seen most.
     const inContent: Record<string, number> = {};
     const inDetails: Record<string, number> = {};
@@ -232,14 +255,18 @@ export class PermissionsService {
     };
     const content = result.content.map((block) => {
       if (block.type !== "text" || typeof block.text !== "string") return block;
-      const r = redactSecrets(block.text, secrets);
+      const r = scanner.redact(block.text);
       adder(inContent)(r.found);
       return { ...block, text: r.text };
     });
-    const details = redactDeep(result.details, secrets, adder(inDetails));
+    const details = redactDeep(result.details, scanner, adder(inDetails));
     const found: Record<string, number> = { ...inDetails };
     for (const [k, n] of Object.entries(inContent)) found[k] = Math.max(n, found[k] ?? 0);
-    await redactSavedOutput(details, secrets);
+    // What a tool redacted itself as its output streamed (bash).
+    const atSource = (result.details as { redactions?: unknown } | null | undefined)?.redactions;
+    if (atSource && typeof atSource === "object") {
+      for (const [k, n] of Object.entries(atSource)) if (typeof n === "number") found[k] = Math.max(n, found[k] ?? 0);
+    }
     if (Object.keys(found).length === 0) return undefined;
     const note = `\n[Lathe redacted ${describeRedactions(found)} from this output.]`;
     return {
@@ -249,27 +276,13 @@ export class PermissionsService {
   }
 }
 
-function redactDeep(value: unknown, secrets: string[], add: (found: Record<string, number>) => void, depth = 0): unknown {
+function redactDeep(value: unknown, scanner: SecretScanner, add: (found: Record<string, number>) => void, depth = 0): unknown {
   if (typeof value === "string") {
-    const r = redactSecrets(value, secrets);
+    const r = scanner.redact(value);
     add(r.found);
     return r.text;
   }
   if (depth > 6 || value === null || typeof value !== "object") return value;
-  if (Array.isArray(value)) return value.map((v) => redactDeep(v, secrets, add, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, secrets, add, depth + 1)]));
-}
-
-/** The bash tool saves the full output to a file the model can read: redact it there too. */
-async function redactSavedOutput(details: unknown, secrets: string[]): Promise<void> {
-  const file = (details as { outputFile?: unknown } | undefined)?.outputFile;
-  if (typeof file !== "string") return;
-  try {
-    // Read without blocking the main process; very large logs are left as they are.
-    if ((await stat(file)).size > 64 * 1024 * 1024) return;
-    const r = redactSecrets(await readFile(file, "utf8"), secrets);
-    if (Object.keys(r.found).length > 0) await writeFile(file, r.text);
-  } catch {
-    // the file is gone or unreadable: nothing to redact
-  }
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, scanner, add, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === "redactions" ? v : redactDeep(v, scanner, add, depth + 1)]));
 }

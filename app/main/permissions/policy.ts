@@ -1,143 +1,282 @@
-// The permission policy: a pure decision (allow, deny or ask) for one tool call, from the stored
-// rules, the permission mode and the defaults. Order: a matching deny rule always wins (at every
-// scope, in every mode); then every part of the call must be allowed by a rule; then the mode;
-// then the defaults (read-only tools inside the project run, everything else asks).
-import picomatch from "picomatch";
+// The permission policy: a pure decision (allow, deny or ask) for one tool call, from its parts
+// (call-parts.ts: `callSubjects`), the stored rules and the permission mode. In order:
+// 1. A deny rule matching any part denies the whole call, at every scope and in every mode. A bash
+//    deny rule matches any command a part may run (bash-rules.ts); a path deny rule matches the
+//    path as given or as it really is, for every tool that reads or writes it (redirections too).
+// 2. A bash line whose command name is computed when it runs could be one a deny rule names:
+//    when any bash deny rule exists it is asked about, even in full auto.
+// 3. Every part must be allowed: a command by an allow rule (never when `blocked` or the line is
+//    opaque), a path by a rule of its tool (edit and write rules both cover writes) or by the mode
+//    or the defaults (read-only tools inside the project; auto-edit: writes inside the project).
+//    Protected files (.git/, hooks, task files) are never written by rules or auto-edit.
+// 4. Otherwise the user is asked, with the reasons.
+// `decide` and `proposeRule` are the public shape other modes (a sandboxed mode) build on:
+// `modeAllows` is the one place where a mode admits a part no rule allowed.
 import { homedir } from "node:os";
 import path from "node:path";
+import picomatch from "picomatch";
 import type { PermissionRule } from "../store/index.ts";
-import { describeToolPaths } from "../tools/index.ts";
-import { splitShellCommand } from "./shell-split.ts";
+import { allowMatches, denyMatches, describeBashRule, legacyTextMatches, parseBashPattern, quotePatternWord } from "./bash-rules.ts";
+import { callSubjects, EDIT_TOOLS, PATH_TOOLS, READ_ONLY_TOOLS, type CallPart, type CallSubjects, type CommandPart, type PathPart } from "./call-parts.ts";
+import { CODE_RUNNING_OPTIONS, destructiveWarning, INTERPRETERS, isCodeRunningOption, RUNS_CODE_SUBCOMMANDS } from "./command-knowledge.ts";
+
+export { callSubjects, EDIT_TOOLS, READ_ONLY_TOOLS, type CallPart, type CallSubjects };
 
 export type PermissionMode = "ask" | "auto-edit" | "full-auto" | "sandboxed-auto";
-export type Decision = { action: "allow" | "deny" | "ask"; by: "rule" | "mode" | "default"; rule?: PermissionRule; reason?: string };
 
-// tool_search (MCP) lists and loads tools; it runs none.
-export const READ_ONLY_TOOLS = new Set(["read", "ls", "find", "grep", "tool_search"]);
-export const EDIT_TOOLS = new Set(["edit", "write"]);
-
-/** What a call touches, in the forms rules are matched against. */
-export interface CallSubjects {
-  /** bash: the simple commands; path tools: project-relative (inside) or absolute paths. */
-  subjects: string[];
-  /** Absolute paths, for path tools. */
-  absolutePaths: string[];
-  outsideProject: boolean;
-  /** A command that could not be split with confidence: no allow rule applies to it. */
-  opaque: boolean;
-  command?: string;
-}
-
-export function callSubjects(toolName: string, args: unknown, projectDir: string): CallSubjects {
-  if (toolName === "bash") {
-    const command = String((args as { command?: unknown })?.command ?? "");
-    const split = splitShellCommand(command);
-    return { subjects: split.parts.map(normalizeCommand), absolutePaths: [], outsideProject: false, opaque: split.opaque, command };
-  }
-  const paths = describeToolPaths(toolName, args, projectDir);
-  const root = path.resolve(projectDir);
-  return {
-    subjects: paths.map((p) => (p.outsideProject ? p.path : path.relative(root, p.path) || ".")),
-    absolutePaths: paths.map((p) => p.path),
-    outsideProject: paths.some((p) => p.outsideProject),
-    opaque: false,
-  };
-}
-
-function normalizeCommand(command: string): string {
-  return command.trim().replace(/\s+/g, " ");
-}
-
-function expandHome(pattern: string): string {
-  return pattern === "~" ? homedir() : pattern.startsWith("~/") ? path.join(homedir(), pattern.slice(2)) : pattern;
-}
-
-const commandMatchers = new Map<string, RegExp>();
-
-/** `npm test *` matches "npm test" and "npm test -- --watch"; `*` elsewhere matches anything. */
-export function commandMatches(pattern: string, command: string): boolean {
-  let re = commandMatchers.get(pattern);
-  if (!re) {
-    const normalized = normalizeCommand(pattern);
-    const body = normalized
-      .split("*")
-      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
-      .join(".*");
-    re = new RegExp(`^${body.endsWith(" .*") ? `${body.slice(0, -3)}(?: .*)?` : body}$`, "s");
-    commandMatchers.set(pattern, re);
-  }
-  return re.test(command);
-}
-
-export function pathMatches(pattern: string, subject: string, absolute: string): boolean {
-  const expanded = expandHome(pattern);
-  const match = picomatch(expanded, { dot: true });
-  return match(subject) || match(absolute) || (!path.isAbsolute(expanded) && subject === expanded.replace(/\/\*\*$/, ""));
-}
-
-function ruleMatches(rule: PermissionRule, toolName: string, subject: string, absolute: string): boolean {
-  if (rule.tool !== toolName && rule.tool !== "*") return false;
-  if (rule.pattern === "*" || rule.pattern === "**") return true;
-  return toolName === "bash" ? commandMatches(rule.pattern, subject) : pathMatches(rule.pattern, subject, absolute);
-}
-
-export function decide(input: {
-  toolName: string;
-  subjects: CallSubjects;
-  rules: readonly PermissionRule[];
-  mode: PermissionMode;
-}): Decision {
-  const { toolName, subjects: s, rules, mode } = input;
-  const pairs = s.subjects.map((subject, i) => [subject, s.absolutePaths[i] ?? subject] as const);
-  if (toolName === "bash" && s.command !== undefined) pairs.push([normalizeCommand(s.command), s.command]);
-
-  for (const rule of rules) {
-    if (rule.action !== "deny") continue;
-    const hit = pairs.length === 0 ? ruleMatches(rule, toolName, "", "") : pairs.some(([subject, abs]) => ruleMatches(rule, toolName, subject, abs));
-    if (hit) return { action: "deny", by: "rule", rule, reason: `Denied by the rule "${rule.tool}: ${rule.pattern}" (${rule.scope}).` };
-  }
-
-  const allows = rules.filter((r) => r.action === "allow");
-  const parts = toolName === "bash" ? pairs.slice(0, -1) : pairs;
-  if (!s.opaque && allows.length > 0) {
-    const covering: PermissionRule[] = [];
-    const allCovered =
-      parts.length === 0
-        ? allows.some((r) => (r.tool === toolName || r.tool === "*") && (r.pattern === "*" || r.pattern === "**") && covering.push(r))
-        : parts.every(([subject, abs]) => {
-            const rule = allows.find((r) => ruleMatches(r, toolName, subject, abs));
-            if (rule) covering.push(rule);
-            return rule !== undefined;
-          });
-    if (allCovered) return { action: "allow", by: "rule", rule: covering[0] };
-  }
-
-  if (mode === "full-auto") return { action: "allow", by: "mode" };
-  if (mode === "auto-edit" && EDIT_TOOLS.has(toolName) && !s.outsideProject) return { action: "allow", by: "mode" };
-  if (READ_ONLY_TOOLS.has(toolName) && !s.outsideProject) return { action: "allow", by: "default" };
-  return { action: "ask", by: "default" };
+export interface Decision {
+  action: "allow" | "deny" | "ask";
+  by: "rule" | "mode" | "default";
+  /** The deny rule, or the first allow rule used. */
+  rule?: PermissionRule;
+  /** For a denial: the message the model gets. */
+  reason?: string;
+  /** For "ask": why it was not allowed, one line each, for the dialog. */
+  reasons?: string[];
+  /** Things the person should see whatever the decision (protected files, look-alike characters). */
+  warnings?: string[];
+  /**
+   * A question no mode may skip (sandbox-mode.ts keeps it): a protected file would be written, or
+   * a computed command name could be one a deny rule forbids.
+   */
+  firm?: boolean;
 }
 
 /**
- * The rule "always allow in this project" proposes: for commands, each part's command and
- * subcommand followed by ` *` (one pattern per line); for paths, the file's folder as `dir/**`.
+ * Text matching of one simple command's source against a pattern where `*` matches any text (a
+ * trailing ` *` also nothing): what the sandbox's command lists (network commands, commands that
+ * need the real machine) use. Permission rules are matched word by word instead (bash-rules.ts).
  */
-export function proposeRule(toolName: string, subjects: CallSubjects): { tool: string; pattern: string } {
-  if (toolName === "bash") {
-    const patterns = [...new Set(subjects.subjects.map(commandPrefixPattern))];
-    return { tool: "bash", pattern: patterns.join("\n") || "*" };
-  }
-  const patterns = [...new Set(subjects.subjects.map((p) => {
-    const dir = path.dirname(p);
-    return dir === "." || dir === "/" ? p : `${dir}/**`;
-  }))];
-  return { tool: toolName, pattern: patterns.join("\n") || "*" };
+export function commandMatches(pattern: string, command: string): boolean {
+  return legacyTextMatches(pattern, command.trim().replace(/\s+/g, " "));
 }
 
-function commandPrefixPattern(command: string): string {
-  const words = command.split(" ");
-  const head = [words[0] ?? ""];
+/** Whether a mode admits a part that no rule allowed. */
+export function modeAllows(mode: string, toolName: string, part: CallPart | "opaque" | "no-parts"): boolean {
+  if (mode === "full-auto") return true;
+  if (part === "opaque") return false;
+  if (part === "no-parts") return READ_ONLY_TOOLS.has(toolName) || (mode === "auto-edit" && EDIT_TOOLS.has(toolName));
+  if (part.kind === "command") return part.needsNoRule;
+  if (part.kind === "name") return false;
+  if (part.access === "read") return part.facts.inside;
+  return mode === "auto-edit" && part.facts.inside && !part.protection;
+}
+
+export function decide(input: { toolName: string; subjects: CallSubjects; rules: readonly PermissionRule[]; mode: PermissionMode | string }): Decision {
+  const { toolName, subjects: s, rules, mode } = input;
+  const warnings = [...s.warnings];
+  const ask = (reasons: string[]): Decision => ({ action: "ask", by: "default", reasons, warnings });
+
+  for (const rule of rules) {
+    if (rule.action !== "deny") continue;
+    const hit = denyHit(rule, toolName, s);
+    if (hit !== undefined) {
+      return {
+        action: "deny",
+        by: "rule",
+        rule,
+        reason: `Denied by the rule "${rule.tool}: ${rule.pattern}" (${rule.scope})${hit ? `: ${hit}` : ""}.`,
+        reasons: [],
+        warnings,
+      };
+    }
+  }
+  if (toolName === "bash" && s.unknownCommand && rules.some((r) => r.action === "deny" && (r.tool === "bash" || r.tool === "*"))) {
+    return { ...ask(["The command it runs is computed when it runs (a variable or a substitution), so it could be one a deny rule forbids."]), firm: true };
+  }
+
+  const allows = rules.filter((r) => r.action === "allow");
+  const reasons: string[] = s.reasons.map((r) => `No rule can allow it: it ${r}.`);
+  const used: PermissionRule[] = [];
+  let byMode = false;
+  let ok = true;
+  if (s.opaque) {
+    if (modeAllows(mode, toolName, "opaque")) byMode = true;
+    else ok = false;
+  }
+  if (s.parts.length === 0 && toolName !== "bash") {
+    const rule = allows.find((r) => (r.tool === toolName || r.tool === "*") && (r.pattern === "*" || r.pattern === "**"));
+    if (rule) used.push(rule);
+    else if (modeAllows(mode, toolName, "no-parts")) byMode = true;
+    else ok = false;
+  }
+  for (const part of s.parts) {
+    const rule = s.opaque ? undefined : allowRuleFor(part, toolName, allows, s);
+    if (rule) {
+      used.push(rule);
+      continue;
+    }
+    if (modeAllows(mode, toolName, part)) {
+      byMode ||= !(part.kind === "command" && part.needsNoRule) && !(part.kind === "path" && part.access === "read" && part.facts.inside);
+      continue;
+    }
+    ok = false;
+    if (!s.opaque) reasons.push(whyNot(part, toolName));
+  }
+  if (ok) return { action: "allow", by: used.length > 0 ? "rule" : byMode ? "mode" : "default", rule: used[0], reasons: [], warnings };
+  const firm = s.parts.some((p) => p.kind === "path" && p.protection !== undefined);
+  return { ...ask([...new Set(reasons)]), ...(firm ? { firm } : {}) };
+}
+
+function whyNot(part: CallPart, toolName: string): string {
+  if (part.kind === "command") return part.blocked ? `${part.text}: no rule can allow it, because ${part.blocked}.` : `${part.text}: no rule allows it.`;
+  if (part.kind === "name") return `No ${toolName} rule allows ${part.name}.`;
+  const verb = part.access === "write" ? "writes" : "reads";
+  if (part.protection) return `It ${verb} ${part.display}, a protected file: ${part.protection.warning.replace(/^[^:]*: /, "")}`;
+  if (!part.facts.inside) return `It ${verb} ${part.display}, outside the project${part.facts.real !== part.facts.given ? ` (really ${part.facts.real})` : ""}.`;
+  return `It ${verb} ${part.display}${part.viaRedirection ? " through a redirection" : ""}, and no ${part.access === "write" ? "write or edit" : toolName} rule allows that.`;
+}
+
+function denyHit(rule: PermissionRule, toolName: string, s: CallSubjects): string | undefined {
+  const anyTool = rule.tool === "*";
+  if (anyTool && (rule.pattern === "*" || rule.pattern === "**")) return "";
+  if ((rule.tool === "bash" || anyTool) && toolName === "bash") {
+    const pattern = parseBashPattern(rule.pattern);
+    const form = s.denyForms.find((f) => denyMatches(pattern, f, s.foldCase));
+    if (form) return `the line runs "${form.join(" ").slice(0, 200)}"`;
+  }
+  for (const part of s.parts) {
+    if (part.kind === "name" && (rule.tool === toolName || anyTool) && nameMatches(rule.pattern, part.name)) return part.name;
+  }
+  if (PATH_TOOLS.has(rule.tool) || anyTool) {
+    for (const part of s.parts) {
+      if (part.kind !== "path") continue;
+      if (pathRuleMatches(rule.pattern, part, s, true)) return `${part.display}${part.facts.real !== part.facts.given ? ` (really ${part.facts.real})` : ""}`;
+    }
+  }
+  if (!PATH_TOOLS.has(toolName) && toolName !== "bash" && rule.tool === toolName && (rule.pattern === "*" || rule.pattern === "**")) return "";
+  return undefined;
+}
+
+function allowRuleFor(part: CallPart, toolName: string, allows: PermissionRule[], s: CallSubjects): PermissionRule | undefined {
+  if (part.kind === "command") {
+    if (part.blocked || part.needsNoRule) return undefined;
+    return allows.find((r) => (r.tool === "bash" || r.tool === "*") && allowMatches(parseBashPattern(r.pattern), part));
+  }
+  if (part.kind === "name") return allows.find((r) => (r.tool === toolName || r.tool === "*") && nameMatches(r.pattern, part.name));
+  if (part.protection) return undefined;
+  const tools = part.access === "write" ? EDIT_TOOLS : new Set([part.viaRedirection ? "read" : toolName]);
+  return allows.find((r) => (tools.has(r.tool) || r.tool === "*") && pathRuleMatches(r.pattern, part, s, false));
+}
+
+const nameMatchers = new Map<string, (name: string) => boolean>();
+
+/** A glob over a name (`github/*`, `*`): the rules of tools that name things rather than paths. */
+function nameMatches(pattern: string, name: string): boolean {
+  let match = nameMatchers.get(pattern);
+  if (!match) {
+    match = picomatch(pattern.trim(), { dot: true });
+    if (nameMatchers.size > 2000) nameMatchers.clear();
+    nameMatchers.set(pattern, match);
+  }
+  return match(name);
+}
+
+const pathMatchers = new Map<string, (subject: string) => boolean>();
+
+function expandHome(pattern: string, home: string): string {
+  return pattern === "~" ? home : pattern.startsWith("~/") ? path.join(home, pattern.slice(2)) : pattern;
+}
+
+/**
+ * Allow rules see the real path (relative to the project when inside, and absolute); deny rules
+ * also see the path as given, so a link cannot hide what it points to, nor be named to hide itself.
+ */
+function pathRuleMatches(pattern: string, part: PathPart, s: CallSubjects, deny: boolean): boolean {
+  if (pattern === "*" || pattern === "**") return true;
+  const expanded = expandHome(pattern.trim(), s.platform.home ?? homedir());
+  const key = `${s.foldCase ? "i" : "c"}${s.platform.platform === "win32" ? "w" : ""}:${expanded}`;
+  let match = pathMatchers.get(key);
+  if (!match) {
+    const glob = picomatch(expanded, { dot: true, nocase: s.foldCase, windows: s.platform.platform === "win32" });
+    const dir = path.isAbsolute(expanded) ? undefined : expanded.replace(/\/\*\*$/, "");
+    const fold = (x: string) => (s.foldCase ? x.toLowerCase() : x);
+    match = (subject) => glob(subject) || (dir !== undefined && fold(subject) === fold(dir));
+    if (pathMatchers.size > 2000) pathMatchers.clear();
+    pathMatchers.set(key, match);
+  }
+  const f = part.facts;
+  const forms = [f.relative, f.real, ...(deny ? [f.givenRelative, f.given] : [])];
+  return forms.some((form) => form !== null && match(form));
+}
+
+export interface ProposedRule {
+  tool: string;
+  /** One pattern per line (one rule each); empty when no rule could allow the call. */
+  pattern: string;
+  /** What each line means, in the same order. */
+  meaning: string[];
+  /** Shown beside the proposal (exact commands for destructive ones, parts that will ask again). */
+  warning?: string;
+}
+
+/**
+ * The rules "always allow in this project" proposes: one per simple command. Commands that run
+ * other code (interpreters, `npx`, code-running options) and destructive ones get the exact
+ * command; others their command and subcommand followed by ` *`. For paths: the file's folder
+ * as `dir/**` (the real path, after links); protected files get none.
+ */
+export function proposeRule(toolName: string, subjects: CallSubjects): ProposedRule {
+  const notes: string[] = [];
+  const patterns: string[] = [];
+  if (toolName === "bash") {
+    if (subjects.opaque) notes.push(`No rule can allow this command line: it ${subjects.reasons[0]}.`);
+    for (const part of subjects.parts) {
+      if (part.kind !== "command" || part.needsNoRule) continue;
+      if (part.blocked) {
+        notes.push(`${part.text} will still ask: ${part.blocked}.`);
+        continue;
+      }
+      const destructive = destructiveWarning(part.words);
+      if (destructive) notes.push(destructive);
+      patterns.push(commandPattern(part, destructive !== undefined));
+    }
+    if (subjects.parts.some((p) => p.kind === "path" && p.access === "write")) notes.push("Writes through redirections are judged as writes: they ask unless a write rule or auto-edit allows them.");
+    const unique = [...new Set(patterns)];
+    return { tool: "bash", pattern: unique.join("\n"), meaning: unique.map((p) => describeBashRule(p, "allow")), warning: notes.join(" ") || undefined };
+  }
+  for (const part of subjects.parts) {
+    if (part.kind !== "path") continue;
+    if (part.protection) {
+      notes.push(`${part.display} is protected: no rule allows writing it, Lathe will ask each time.`);
+      continue;
+    }
+    const subject = part.facts.relative ?? part.facts.real;
+    const dir = path.posix.dirname(subject);
+    patterns.push(dir === "." || dir === "/" || !part.facts.inside ? subject : `${dir}/**`);
+  }
+  const unique = [...new Set(patterns)];
+  return { tool: toolName, pattern: unique.join("\n"), meaning: unique.map((p) => describePathRule(toolName, p, "allow")), warning: notes.join(" ") || undefined };
+}
+
+function commandPattern(part: CommandPart, destructive: boolean): string {
+  const words = part.words;
+  const name = words[0] ?? "";
   const sub = words[1];
-  if (sub && /^[a-z][a-z0-9:_-]*$/i.test(sub) && words.length > 1) head.push(sub);
-  return words.length > head.length ? `${head.join(" ")} *` : head.join(" ");
+  const exact =
+    destructive ||
+    INTERPRETERS.has(name) ||
+    (sub !== undefined && RUNS_CODE_SUBCOMMANDS[name]?.includes(sub)) ||
+    words.some((w) => isCodeRunningOption(name, w)) ||
+    (name in CODE_RUNNING_OPTIONS && part.globbed.some(Boolean));
+  if (exact || words.length === 1) return words.map(quotePatternWord).join(" ");
+  const head = [name];
+  if (sub && /^[a-z][a-z0-9:_-]*$/i.test(sub)) head.push(sub);
+  return words.length > head.length ? `${head.map(quotePatternWord).join(" ")} *` : head.map(quotePatternWord).join(" ");
+}
+
+/** What a rule means now, for the rules screen and the dialog. */
+export function describeRule(rule: Pick<PermissionRule, "tool" | "pattern" | "action">): string {
+  if (rule.tool === "bash") return describeBashRule(rule.pattern, rule.action);
+  if (PATH_TOOLS.has(rule.tool) || rule.tool === "*") return describePathRule(rule.tool, rule.pattern, rule.action);
+  return `${rule.action === "allow" ? "Allows" : "Denies"} ${rule.tool} calls${rule.pattern === "*" ? "" : ` matching ${rule.pattern}`}.`;
+}
+
+function describePathRule(tool: string, pattern: string, action: "allow" | "deny"): string {
+  const what = pattern === "*" || pattern === "**" ? "any path" : `paths matching ${pattern}`;
+  if (action === "deny") {
+    return `Denies every tool that reads or writes ${what} (read, write, edit, ls, find, grep and bash redirections), by the path as given or as it really is after symlinks${tool === "*" ? "; also every command" : ""}.`;
+  }
+  const tools = EDIT_TOOLS.has(tool) ? "write and edit (and bash redirections that write)" : tool === "*" ? "every tool" : tool;
+  return `Allows ${tools} on ${what}, judged by the real path after symlinks; never protected files such as .git/.`;
 }

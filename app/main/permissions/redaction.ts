@@ -1,47 +1,262 @@
-// Secret redaction for tool output: the configured provider keys, and common token formats
-// (cloud keys, GitHub and other service tokens, private key blocks). Pure and fast on large text:
-// one pass per pattern, nothing allocated when nothing matches.
+// Secret redaction: finds secrets with the vendored gitleaks rules (secret-rules.ts), private key
+// blocks, and literal values (the configured provider keys, and values of environment variables
+// whose names look secret), and replaces each with `[REDACTED: kind]`. One pass of a keyword
+// automaton over the text, then each rule's regular expression only in windows around its
+// keywords, so the cost barely grows with the number of rules. `SecretScanner.stream()` redacts
+// text that arrives in chunks (secret-stream.ts). Pure; never throws; large texts are the
+// caller's to chunk (a stream keeps each step bounded).
+import { KeywordAutomaton } from "./keyword-automaton.ts";
+import { allowed, secretRules, shannonEntropy, type SecretRule } from "./secret-rules.ts";
+import { SecretStream, type SecretStreamOptions } from "./secret-stream.ts";
+
 export interface Redaction {
   text: string;
   /** Kinds of secrets removed, with counts. */
   found: Record<string, number>;
 }
 
-const PATTERNS: [kind: string, pattern: RegExp][] = [
-  ["private key", /-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?)-----[\s\S]*?-----END \1-----/g],
-  ["AWS access key", /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/g],
-  ["AWS secret key", /(aws_secret_access_key|AWS_SECRET_ACCESS_KEY|aws_session_token|AWS_SESSION_TOKEN)(\s*[=:]\s*["']?)[A-Za-z0-9/+=]{20,}/g],
-  ["GitHub token", /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b/g],
-  ["GitLab token", /\bglpat-[A-Za-z0-9_-]{20,}\b/g],
-  ["Anthropic key", /\bsk-ant-[A-Za-z0-9_-]{20,}/g],
-  ["OpenAI key", /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g],
-  ["Google API key", /\bAIza[0-9A-Za-z_-]{35}\b/g],
-  ["Slack token", /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/g],
-  ["Stripe key", /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}\b/g],
-  ["npm token", /\bnpm_[A-Za-z0-9]{36}\b/g],
-  ["Azure storage key", /(AccountKey=)[A-Za-z0-9+/=]{60,}/g],
-];
+export interface SecretSpan {
+  start: number;
+  end: number;
+  kind: string;
+  /** A private key block that reaches the end of the text without its end line. */
+  open?: boolean;
+  /** A private key block cut at MAX_KEY_BLOCK: what follows may be more of it. */
+  truncated?: boolean;
+}
 
-const KEEP_PREFIX = new Set(["AWS secret key", "Azure storage key"]);
+export const CONFIGURED_KIND = "configured secret";
+const PRIVATE_KEY = "private key";
+const KEY_HEADER = /-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/iy;
+/** Base64 lines (real or escaped newlines) and `Name: value` header lines, then a last partial line. */
+const KEY_BODY = /(?:[ \t]*(?:[A-Za-z0-9+/=]{1,1024}[ \t]*)?(?:\r?\n|(?:\\r)?\\n)|[A-Za-z-]{2,40}: [^\n]{0,200}\n)*[A-Za-z0-9+/=]*/y;
+/** One line of a key body, for a stream swallowing the rest of a very long block. */
+export const KEY_BODY_LINE = /^(?:[ \t]*[A-Za-z0-9+/=]*[ \t]*|[A-Za-z-]{2,40}: .*)\r?$/;
+const KEY_END = /-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/iy;
+/** A private key block longer than this is closed there (and, in a stream, swallowed after). */
+export const MAX_KEY_BLOCK = 64 * 1024;
+/** Literal secrets shorter than this are not redacted (too likely to be ordinary words). */
+export const MIN_LITERAL_LENGTH = 8;
 
-export function redactSecrets(text: string, knownSecrets: readonly string[] = []): Redaction {
-  const found: Record<string, number> = {};
-  let out = text;
-  for (const secret of knownSecrets) {
-    if (secret.length < 8 || !out.includes(secret)) continue;
-    const parts = out.split(secret);
-    found["configured API key"] = (found["configured API key"] ?? 0) + parts.length - 1;
-    out = parts.join("[REDACTED: configured API key]");
+type Target = { kind: "rule"; rule: SecretRule } | { kind: "literal"; value: string } | { kind: "key" };
+
+export class SecretScanner {
+  private readonly automaton: KeywordAutomaton;
+  /** Per keyword: what it points at. */
+  private readonly targets: Target[][];
+  private readonly rules: SecretRule[];
+  private readonly nonAsciiLiterals: string[];
+  private readonly hits = new Int32Array(8192);
+  /** Per prefixed rule: the keyword position last tried, within one `find`. */
+  private readonly lastTry = new Map<SecretRule, number>();
+  /** How much trailing text a stream holds back so that every match there is complete. */
+  readonly hold: number;
+
+  constructor(options: { literals?: readonly string[] } = {}) {
+    const { rules } = secretRules();
+    this.rules = rules;
+    const keywordIds = new Map<string, number>();
+    const keywords: string[] = [];
+    this.targets = [];
+    const add = (keyword: string, target: Target) => {
+      let id = keywordIds.get(keyword);
+      if (id === undefined) {
+        id = keywords.length;
+        keywordIds.set(keyword, id);
+        keywords.push(keyword);
+        this.targets.push([]);
+      }
+      this.targets[id]!.push(target);
+    };
+    for (const rule of rules) for (const keyword of rule.keywords) add(keyword, { kind: "rule", rule });
+    add("-----begin", { kind: "key" });
+    const literals = [...new Set((options.literals ?? []).filter((l) => l.length >= MIN_LITERAL_LENGTH))];
+    this.nonAsciiLiterals = literals.filter((l) => /[^\x00-\x7f]/.test(l));
+    for (const literal of literals) if (!this.nonAsciiLiterals.includes(literal)) add(literal.toLowerCase(), { kind: "literal", value: literal });
+    this.automaton = new KeywordAutomaton(keywords);
+    const longest = Math.max(16, ...keywords.map((k) => k.length));
+    this.hold = Math.max(...rules.map((r) => r.before + r.after)) + 64 + 256 + longest + 200;
   }
-  for (const [kind, pattern] of PATTERNS) {
-    pattern.lastIndex = 0;
-    if (!pattern.test(out)) continue;
-    pattern.lastIndex = 0;
-    out = out.replace(pattern, (...m: string[]) => {
-      found[kind] = (found[kind] ?? 0) + 1;
-      return KEEP_PREFIX.has(kind) ? `${m[1]}${kind === "AWS secret key" ? m[2] : ""}[REDACTED: ${kind}]` : `[REDACTED: ${kind}]`;
-    });
+
+  /** Secrets in `text` that end after `from`, sorted and merged. */
+  find(text: string, from = 0): SecretSpan[] {
+    const spans: SecretSpan[] = [];
+    this.lastTry.clear();
+    const windows = new Map<SecretRule, number[]>();
+    const hits = this.hits;
+    for (let from = 0; from < text.length; ) {
+      const { count, next } = this.automaton.scan(text, from, text.length, hits);
+      from = next;
+      for (let h = 0; h < count; h += 2) {
+        const keyword = hits[h]!;
+        const start = hits[h + 1]!;
+        for (const target of this.targets[keyword]!) {
+          if (target.kind === "rule") {
+            if (target.rule.keywordPrefix) {
+              this.runPrefixed(target.rule, text, start, start + this.automaton.keywords[keyword]!.length, spans);
+              continue;
+            }
+            if (target.rule.keywordStart) {
+              const re = target.rule.keywordStart;
+              re.lastIndex = start;
+              const m = re.exec(text);
+              if (m) this.accept(target.rule, text, m, 0, spans);
+              continue;
+            }
+            let list = windows.get(target.rule);
+            if (!list) windows.set(target.rule, (list = []));
+            const ws = start - target.rule.before;
+            const we = start + this.automaton.keywords[keyword]!.length + target.rule.after;
+            if (list.length > 0 && ws <= list[list.length - 1]!) list[list.length - 1] = we;
+            else list.push(ws, we);
+          } else if (target.kind === "literal") {
+            if (text.startsWith(target.value, start)) spans.push({ start, end: start + target.value.length, kind: CONFIGURED_KIND });
+          } else {
+            const block = keyBlock(text, start);
+            if (block) spans.push(block);
+          }
+        }
+      }
+    }
+    for (const literal of this.nonAsciiLiterals) {
+      for (let at = text.indexOf(literal); at !== -1; at = text.indexOf(literal, at + literal.length)) spans.push({ start: at, end: at + literal.length, kind: CONFIGURED_KIND });
+    }
+    for (const [rule, list] of windows) {
+      for (let i = 0; i < list.length; i += 2) this.runRule(rule, text, list[i]!, list[i + 1]!, spans);
+    }
+    return merge(spans).filter((s) => s.end > from);
   }
+
+  redact(text: string): Redaction {
+    return applySpans(text, this.find(text));
+  }
+
+  /** A redactor for text arriving in chunks. */
+  stream(options: SecretStreamOptions = {}): SecretStream {
+    return new SecretStream(this, options);
+  }
+
+  /** Tries a `[\w.-]{0,50}?keyword...` rule once, where its match would begin for this keyword. */
+  private runPrefixed(rule: SecretRule, text: string, keywordAt: number, keywordEnd: number, spans: SecretSpan[]): void {
+    if (!assignmentFollows(text, keywordEnd)) return;
+    let at = keywordAt;
+    while (at > 0 && keywordAt - at < 50 && isWordish(text.charCodeAt(at - 1))) at--;
+    const last = this.lastTry.get(rule);
+    if (last !== undefined && last >= at) return; // the same run was tried for an earlier keyword
+    this.lastTry.set(rule, keywordAt);
+    const re = rule.keywordPrefix!;
+    re.lastIndex = at;
+    const m = re.exec(text);
+    if (m) this.accept(rule, text, m, 0, spans);
+  }
+
+  /** Runs one rule's expression in a window around its keywords (widened to word boundaries). */
+  private runRule(rule: SecretRule, text: string, from: number, to: number, spans: SecretSpan[]): void {
+    let ws = Math.max(0, from);
+    for (let n = 0; ws > 0 && n < 64 && !/\s/.test(text[ws - 1]!); n++) ws--;
+    let we = Math.min(text.length, to);
+    for (let n = 0; we < text.length && n < 256 && !/\s/.test(text[we]!); n++) we++;
+    const window = text.slice(ws, we);
+    const re = rule.regex;
+    re.lastIndex = 0;
+    for (let m = re.exec(window); m; m = re.exec(window)) {
+      if (m[0].length === 0) {
+        re.lastIndex++;
+        continue;
+      }
+      this.accept(rule, window, m, ws, spans);
+    }
+  }
+
+  /** Records a match unless its entropy is too low or an allowlist says it is not a secret. */
+  private accept(rule: SecretRule, text: string, m: RegExpExecArray, offset: number, spans: SecretSpan[]): void {
+    let start = m.index;
+    let end = m.index + m[0].length;
+    if (rule.hasGroups && m.indices) {
+      const group = rule.secretGroup > 0 ? rule.secretGroup : m.findIndex((g, i) => i > 0 && g !== undefined && g.length > 0);
+      const range = group > 0 ? m.indices[group] : undefined;
+      if (range) [start, end] = range;
+    }
+    const secret = text.slice(start, end);
+    if (rule.entropy > 0 && (shannonEntropy(secret) <= rule.entropy || (rule.id.startsWith("generic") && !/\d/.test(secret)))) return;
+    const lineStart = text.lastIndexOf("\n", m.index) + 1;
+    const lineEnd = text.indexOf("\n", m.index + m[0].length);
+    const line = text.slice(lineStart, lineEnd === -1 ? undefined : lineEnd);
+    const { global } = secretRules();
+    if (allowed(global, secret, m[0], line) || rule.allowlists.some((a) => allowed(a, secret, m[0], line))) return;
+    spans.push({ start: offset + start, end: offset + end, kind: rule.kind });
+  }
+
+  get ruleCount(): number {
+    return this.rules.length;
+  }
+}
+
+/** A private key block starting at `at`: header, base64 body, end line (or as far as it goes). */
+function keyBlock(text: string, at: number): SecretSpan | undefined {
+  KEY_HEADER.lastIndex = at;
+  if (!KEY_HEADER.test(text)) return undefined;
+  const bodyStart = KEY_HEADER.lastIndex;
+  const limit = Math.min(text.length, at + MAX_KEY_BLOCK);
+  const slice = text.slice(0, limit);
+  KEY_BODY.lastIndex = bodyStart;
+  KEY_BODY.test(slice);
+  const bodyEnd = KEY_BODY.lastIndex;
+  KEY_END.lastIndex = bodyEnd;
+  if (KEY_END.test(slice)) return { start: at, end: KEY_END.lastIndex, kind: PRIVATE_KEY };
+  // Cut short: still a key. Open when the text ends inside it (a stream waits for the rest).
+  if (bodyEnd === limit && limit < text.length) return { start: at, end: bodyEnd, kind: PRIVATE_KEY, truncated: true };
+  return { start: at, end: bodyEnd, kind: PRIVATE_KEY, open: bodyEnd === text.length };
+}
+
+/**
+ * The cheap part of every `[\w.-]{0,50}?keyword[ \t\w.-]{0,20}[\s'"]{0,3}(?:=|>|:|,|\|\||?=)`
+ * rule: an assignment-like operator within 24 characters of word, blank or quote characters.
+ */
+function assignmentFollows(text: string, from: number): boolean {
+  const to = Math.min(text.length, from + 24);
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 61 || c === 58 || c === 62 || c === 44 || c === 124 || c === 63) return true; // = : > , | ?
+    if (!(isWordish(c) || c === 32 || c === 9 || c === 10 || c === 13 || c === 39 || c === 34 || c === 11 || c === 12)) return false;
+  }
+  return false;
+}
+
+/** [\w.-] */
+function isWordish(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 45;
+}
+
+function merge(spans: SecretSpan[]): SecretSpan[] {
+  if (spans.length <= 1) return spans;
+  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  const out: SecretSpan[] = [spans[0]!];
+  for (let i = 1; i < spans.length; i++) {
+    const s = spans[i]!;
+    const last = out[out.length - 1]!;
+    if (s.start < last.end) {
+      if (s.end > last.end) last.end = s.end;
+      last.open ||= s.open;
+      last.truncated ||= s.truncated;
+    } else out.push({ ...s });
+  }
+  return out;
+}
+
+/** Replaces the spans (sorted, disjoint) by markers, counting them. */
+export function applySpans(text: string, spans: readonly SecretSpan[], from = 0, to = text.length, found: Record<string, number> = {}): Redaction {
+  if (spans.length === 0) return { text: from === 0 && to === text.length ? text : text.slice(from, to), found };
+  let out = "";
+  let pos = from;
+  for (const s of spans) {
+    if (s.end <= from || s.start >= to) continue;
+    out += text.slice(pos, Math.max(pos, s.start));
+    out += `[REDACTED: ${s.kind}]`;
+    found[s.kind] = (found[s.kind] ?? 0) + 1;
+    pos = Math.min(Math.max(pos, s.end), to);
+  }
+  out += text.slice(pos, to);
   return { text: out, found };
 }
 
@@ -49,4 +264,39 @@ export function describeRedactions(found: Record<string, number>): string {
   return Object.entries(found)
     .map(([kind, n]) => `${n} ${kind}${n === 1 ? "" : "s"}`)
     .join(", ");
+}
+
+const SECRET_NAME_PARTS = new Set(["KEY", "APIKEY", "TOKEN", "SECRET", "SECRETS", "PASSWORD", "PASSWD", "PASS", "CREDENTIAL", "CREDENTIALS", "AUTH", "PRIVATE", "SESSION", "COOKIE", "DSN", "SIGNATURE", "PAT"]);
+const NOT_SECRET_NAMES = new Set(["PWD", "OLDPWD", "SSH_AUTH_SOCK", "XAUTHORITY", "GPG_AGENT_INFO", "KEYTIMEOUT", "SESSION_MANAGER", "DBUS_SESSION_BUS_ADDRESS", "XDG_SESSION_ID", "XDG_SESSION_TYPE", "XDG_SESSION_CLASS", "XDG_SESSION_DESKTOP", "DESKTOP_SESSION"]);
+
+/** Whether an environment variable's name says its value is a secret. */
+export function looksSecretName(name: string): boolean {
+  const upper = name.toUpperCase();
+  if (NOT_SECRET_NAMES.has(upper) || /_(?:PATH|FILE|DIR|DIRS|URL_PATH|SOCK|ID)$/.test(upper)) return false;
+  return upper.split(/[^A-Z0-9]+/).some((part) => SECRET_NAME_PARTS.has(part)) || /(?:KEY|TOKEN|SECRET|PASSWORD)$/.test(upper);
+}
+
+/** Values of environment variables whose names look secret, worth redacting wherever they appear. */
+export function secretEnvValues(env: Record<string, string | undefined>): string[] {
+  const values: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (typeof value !== "string" || value.length < MIN_LITERAL_LENGTH || !looksSecretName(name)) continue;
+    if (/^(?:true|false|yes|no|null|none)$/i.test(value) || /^(?:\/|~\/|[A-Za-z]:\\)/.test(value) || /^\d+$/.test(value)) continue;
+    values.push(value);
+  }
+  return values;
+}
+
+const scanners = new Map<string, SecretScanner>();
+
+/** A scanner for these literals; reused while they stay the same. */
+export function scannerFor(literals: readonly string[]): SecretScanner {
+  const key = [...new Set(literals)].sort().join("\u0000");
+  let scanner = scanners.get(key);
+  if (!scanner) {
+    scanner = new SecretScanner({ literals });
+    if (scanners.size > 8) scanners.clear();
+    scanners.set(key, scanner);
+  }
+  return scanner;
 }

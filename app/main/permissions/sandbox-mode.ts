@@ -4,7 +4,8 @@
 // marked as needing the real machine, the user's own "run again outside", or no sandbox at all.
 // `sandboxDecision` then adjusts the policy's decision: deny rules still win; full auto stays
 // allow (and outside); a call the user asked to run outside always asks; in "sandboxed auto" a
-// command or an edit inside the project that crosses nothing runs without a question. In every
+// command or an edit inside the project that crosses nothing runs without a question, unless the
+// policy's question is firm (a protected file, a command name a deny rule might match). In every
 // other mode the policy's decision stands, and an allowed command still runs in the sandbox.
 // Pure apart from the port's one-shot "run outside" requests; never throws.
 import type { SandboxCrossing, SandboxPlacement, SandboxRequestInfo, SandboxStatus } from "../../shared/sandbox.ts";
@@ -105,11 +106,12 @@ export function planSandbox({ toolName, subjects, mode, scope, port }: PlanInput
 }
 
 export function sandboxDecision(decision: Decision, plan: SandboxPlan, input: { toolName: string; subjects: CallSubjects; mode: PermissionMode }): Decision {
-  if (decision.action === "deny" || input.mode === "full-auto") return decision;
-  if (plan.crossing?.rule === "requested-outside") return { action: "ask", by: "mode", reason: plan.crossing.message };
+  // A firm question (a protected file, a command that could be one a deny rule forbids) stays.
+  if (decision.action === "deny" || decision.firm || input.mode === "full-auto") return decision;
+  if (plan.crossing?.rule === "requested-outside") return { ...decision, action: "ask", by: "mode", reason: plan.crossing.message };
   if (decision.action === "allow" || input.mode !== "sandboxed-auto" || !plan.available || plan.crossing) return decision;
-  if (input.toolName === "bash") return { action: "allow", by: "mode" };
-  if (EDIT_TOOLS.has(input.toolName) && !input.subjects.outsideProject) return { action: "allow", by: "mode" };
+  if (input.toolName === "bash") return { ...decision, action: "allow", by: "mode" };
+  if (EDIT_TOOLS.has(input.toolName) && !input.subjects.outsideProject) return { ...decision, action: "allow", by: "mode" };
   return decision;
 }
 

@@ -18,7 +18,7 @@ import type { EventHub } from "../ipc/event-hub.ts";
 import type { SessionRecorder, SessionStore, StoreError } from "../store/index.ts";
 import { IpcFailure } from "../ipc/router.ts";
 import { NOT_RUN_UNSAVED, STOPPED_UNSAVED, storageFailureMessage } from "./storage-failure.ts";
-import { createCodingTools, type CodingTools } from "../tools/index.ts";
+import { createCodingTools, type CodingTools, type OutputRedactor } from "../tools/index.ts";
 import type { CommandSandbox } from "../sandbox/session-sandbox.ts";
 import { compactTranscript } from "./compaction.ts";
 import { COMPACTION, COMPACTION_UNDO, compactionPolicy, contextTokens, modelView, needsCompaction, type CompactionDetails } from "./context.ts";
@@ -59,6 +59,10 @@ export interface LiveSessionOptions {
   sandbox?: CommandSandbox;
   /** Tools besides the coding tools (MCP servers and tool_search). */
   toolSource?: SessionToolSource;
+  /** Redacts secrets from bash output as it streams. */
+  secrets?: () => OutputRedactor;
+  /** Where bash saves full outputs. */
+  outputDir?: string;
 }
 
 type LiveToolState = Omit<LiveTool, "output">;
@@ -89,7 +93,13 @@ export class LiveSession {
     this.sessionId = options.sessionId;
     this.projectId = options.projectId;
     this.projectDir = options.projectDir;
-    this.tools = createCodingTools({ projectDir: options.projectDir, bashTimeoutMs: options.bashTimeoutMs, sandbox: options.sandbox });
+    this.tools = createCodingTools({
+      projectDir: options.projectDir,
+      bashTimeoutMs: options.bashTimeoutMs,
+      sandbox: options.sandbox,
+      secrets: options.secrets,
+      outputDir: options.outputDir,
+    });
     const baseToolNames = options.baseToolNames.length > 0 ? options.baseToolNames : this.tools.tools.map((t) => t.name);
     this.baseToolNames = baseToolNames;
     const scope = { sessionId: this.sessionId, projectId: this.projectId, projectDir: this.projectDir };

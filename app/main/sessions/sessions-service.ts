@@ -16,7 +16,8 @@ import type { StreamFn } from "../loop/types.ts";
 import { findModel, listModels } from "../providers/index.ts";
 import type { SettingsService } from "../settings/settings-service.ts";
 import { StoreError, type OpenedSession, type ProjectInfo, type SessionStore } from "../store/index.ts";
-import { createCodingTools } from "../tools/index.ts";
+import { createCodingTools, type OutputRedactor } from "../tools/index.ts";
+import { outputFolderFor, sweepOutputFolders } from "./output-folders.ts";
 import type { SandboxService } from "../sandbox/sandbox-service.ts";
 import { rerunRequestText, sandboxedCommand } from "../sandbox/rerun.ts";
 import { contextTokens } from "./context.ts";
@@ -49,6 +50,10 @@ export interface SessionsServiceOptions {
   redact?: (text: string) => string;
   /** How long a deleted session can be restored before it is removed for good (default 10 min). */
   purgeAfterMs?: number;
+  /** Redacts secrets from bash output as it streams. */
+  secrets?: () => OutputRedactor;
+  /** Where bash saves full outputs, one folder per session (deleted with the session). */
+  outputRoot?: string;
 }
 
 /** Deleted sessions stay restorable this long (the window's Undo lasts seconds; a quit in between keeps both). */
@@ -65,8 +70,14 @@ export class SessionsService {
   private readonly o: SessionsServiceOptions;
   private readonly purgeTimer: ReturnType<typeof setInterval> | undefined;
 
+  /** The start-up sweep of saved-output folders (awaited by tests). */
+  readonly swept: Promise<number>;
+
   constructor(options: SessionsServiceOptions) {
     this.o = options;
+    // Saved-output folders of sessions removed for good go too (a crash between the two, or a
+    // database restored from a backup, leaves them behind): swept at start and after each purge.
+    this.swept = options.outputRoot && !options.store.readOnly ? sweepOutputFolders(options.outputRoot, (id) => this.hasSession(id)).catch(() => 0) : Promise.resolve(0);
     if (!options.store.readOnly) {
       this.purge();
       this.purgeTimer = setInterval(() => this.purge(), Math.max(1000, this.purgeAfterMs / 2));
@@ -81,10 +92,21 @@ export class SessionsService {
   /** Removes for good the sessions deleted longer ago than the undo period. Never throws. */
   purge(): number {
     try {
-      return this.o.store.purgeDeletedSessions(Date.now() - this.purgeAfterMs);
+      const removed = this.o.store.purgeDeletedSessions(Date.now() - this.purgeAfterMs);
+      if (removed > 0 && this.o.outputRoot) void sweepOutputFolders(this.o.outputRoot, (id) => this.hasSession(id)).catch(() => 0);
+      return removed;
     } catch (error) {
       console.error("[sessions] could not purge deleted sessions:", error);
       return 0;
+    }
+  }
+
+  /** Whether a session is stored, deleted but restorable included (its saved outputs stay). */
+  private hasSession(id: number): boolean {
+    try {
+      return this.o.store.sessionStored(id);
+    } catch {
+      return true; // the store is closing: delete nothing
     }
   }
 
@@ -367,6 +389,8 @@ export class SessionsService {
       redact: this.o.redact,
       sandbox: this.o.sandbox?.forSession({ sessionId, projectId: project.id, projectDir: project.folder }),
       toolSource: this.o.toolSource,
+      secrets: this.o.secrets,
+      outputDir: this.o.outputRoot ? outputFolderFor(this.o.outputRoot, sessionId) : undefined,
       onStateChange: (s) => this.o.hub.emit("session.state", s.state(this.o.permissions.pendingFor(s.sessionId))),
       onRunEnd: (s, last) => {
         const info = this.o.store.getSession(s.sessionId);

@@ -151,6 +151,11 @@ export class SessionStore {
     });
   }
 
+  /** Whether a session is stored, deleted ones waiting to be purged included. */
+  sessionStored(id: number): boolean {
+    return statement(this.db, "SELECT 1 FROM sessions WHERE id = ?").pluck().get(id) !== undefined;
+  }
+
   /** The session, unless it does not exist or is deleted (waiting to be purged). */
   getSession(id: number): SessionInfo | undefined {
     const row = statement(this.db, `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ? AND deleted_at IS NULL`).get(id) as SessionRow | undefined;

@@ -1,8 +1,12 @@
 // Collects one command's output with memory bounded whatever its size. Owns: the model's view (the
 // whole sanitized text while it fits the bounds, then its head plus a rolling tail), the raw text
 // not yet handed to the UI (capped: the oldest is counted as skipped), and the full sanitized
-// output, spilled to a file once it outgrows the bounds. Never throws: a spill file that cannot
-// be written is named in the notice instead.
+// output, spilled to a file once it outgrows the bounds. With a redactor, secrets are removed as
+// the output streams, before anything is kept, shown or written: the raw terminal bytes are
+// redacted first (matching through escape sequences), the text made from them again; each holds
+// back the few KB that could still be the start of a secret until more arrives, the output pauses
+// (`flushIdle`) or it ends. Never throws: a spill file that cannot be written is named in the
+// notice instead.
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import path from "node:path";
 import { TerminalTextStream } from "./terminal-text.ts";
@@ -19,6 +23,19 @@ export interface RawSlice {
   skippedBytes: number;
 }
 
+/** A source of secret redactors (the permission layer's scanner); see permissions/secret-stream.ts. */
+export interface OutputRedactor {
+  stream(options?: { ansi?: boolean }): RedactingStream;
+}
+
+export interface RedactingStream {
+  push(chunk: string): string;
+  flushIdle(): string;
+  end(): string;
+  readonly found: Record<string, number>;
+  readonly held: number;
+}
+
 export interface CollectedOutput {
   /** What the model is shown: the whole output, or head + notice + tail. */
   text: string;
@@ -27,6 +44,8 @@ export interface CollectedOutput {
   totalBytes: number;
   /** The full sanitized output, when it did not fit the bounds. */
   outputFile?: string;
+  /** Secrets removed as the output streamed, by kind. */
+  redactions: Record<string, number>;
 }
 
 export class OutputCollector {
@@ -50,10 +69,14 @@ export class OutputCollector {
   private fd: number | undefined;
   private filePath: string | undefined;
   private fileError: Error | undefined;
+  private readonly rawSecrets: RedactingStream | undefined;
+  private readonly textSecrets: RedactingStream | undefined;
 
-  constructor(spillPath: () => string, bounds: Bounds = DEFAULT_BOUNDS) {
+  constructor(spillPath: () => string, bounds: Bounds = DEFAULT_BOUNDS, redactor?: OutputRedactor) {
     this.spillPath = spillPath;
     this.bounds = bounds;
+    this.rawSecrets = redactor?.stream({ ansi: true });
+    this.textSecrets = redactor?.stream();
   }
 
   get totalRawBytes(): number {
@@ -68,6 +91,33 @@ export class OutputCollector {
   /** Adds a raw chunk. */
   push(chunk: string): void {
     this.rawBytes += chunk.length;
+    this.pushRedacted(this.rawSecrets ? this.rawSecrets.push(chunk) : chunk);
+  }
+
+  /**
+   * The output paused: releases what redaction held back up to the last blank (a prompt waiting
+   * for input shows). Returns whether anything new is waiting for `takeRaw`.
+   */
+  flushIdle(): boolean {
+    if (!this.rawSecrets || this.rawSecrets.held + (this.textSecrets?.held ?? 0) === 0) return false;
+    const raw = this.rawSecrets.flushIdle();
+    this.pushRedacted(raw);
+    const text = this.textSecrets!.flushIdle();
+    this.addText(text);
+    return raw !== "" || text !== "";
+  }
+
+  /** Secrets removed so far, by kind. */
+  get redactions(): Record<string, number> {
+    const found: Record<string, number> = {};
+    for (const stream of [this.rawSecrets, this.textSecrets]) {
+      for (const [kind, n] of Object.entries(stream?.found ?? {})) found[kind] = (found[kind] ?? 0) + n;
+    }
+    return found;
+  }
+
+  private pushRedacted(chunk: string): void {
+    if (chunk === "") return;
     this.raw.push(chunk);
     this.rawPending += chunk.length;
     while (this.rawPending > RAW_UPDATE_CAP && this.raw.length > 1) {
@@ -75,7 +125,11 @@ export class OutputCollector {
       this.rawPending -= dropped.length;
       this.rawSkipped += dropped.length;
     }
-    this.addText(this.text.push(chunk));
+    this.addText(this.redactText(this.text.push(chunk)));
+  }
+
+  private redactText(text: string): string {
+    return this.textSecrets && text !== "" ? this.textSecrets.push(text) : text;
   }
 
   /** Raw output since the last call, for a terminal view. */
@@ -94,11 +148,13 @@ export class OutputCollector {
   }
 
   async finish(): Promise<CollectedOutput> {
-    this.addText(this.text.flush());
+    if (this.rawSecrets) this.pushRedacted(this.rawSecrets.end());
+    this.addText(this.redactText(this.text.flush()));
+    if (this.textSecrets) this.addText(this.textSecrets.end());
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
     if (this.head === undefined) {
-      return { text: this.all, truncated: false, totalLines: this.lines, totalBytes: this.bytes };
+      return { text: this.all, truncated: false, totalLines: this.lines, totalBytes: this.bytes, redactions: this.redactions };
     }
     const half = { maxLines: Math.floor(this.bounds.maxLines / 2), maxBytes: Math.floor(this.bounds.maxBytes / 2) };
     const head = truncateHead(this.head, half);
@@ -116,6 +172,7 @@ export class OutputCollector {
       totalLines: this.lines,
       totalBytes: this.bytes,
       outputFile: this.fileError ? undefined : this.filePath,
+      redactions: this.redactions,
     };
   }
 

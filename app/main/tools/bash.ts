@@ -2,18 +2,19 @@
 // and process group, with a sanitized environment. Streams throttled updates (raw terminal bytes
 // plus ANSI-free text), reports a command blocked on terminal input, and kills the whole process
 // family on timeout or abort (interrupt, terminate, kill, within about one second). The model gets
-// the exit code and the head and tail of the output; the full output goes to a file. Memory stays
-// bounded whatever the output size (see OutputCollector). Throws ToolExecutionError on non-zero
-// exit, timeout or abort, with the output in the message. With a sandbox (options.sandbox) the
-// command starts wrapped in it, is stopped the sandbox's way, and a failure the sandbox caused is
-// explained to the model after the output.
+// the exit code and the head and tail of the output; the full output goes to a file. With a
+// redactor, secrets are removed as the output streams, before it is shown, sent or saved (see
+// OutputCollector). Memory stays bounded whatever the output size. Throws ToolExecutionError on
+// non-zero exit, timeout or abort, with the output in the message. With a sandbox
+// (options.sandbox) the command starts wrapped in it, is stopped the sandbox's way, and a failure
+// the sandbox caused is explained to the model after the output.
 import { existsSync, mkdtempSync, readlinkSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Type } from "@sinclair/typebox";
 import * as pty from "node-pty";
 import type { AgentTool } from "../loop/types.ts";
-import { OutputCollector } from "./bash-output.ts";
+import { OutputCollector, type OutputRedactor } from "./bash-output.ts";
 import { resolveToolPath } from "./paths.ts";
 import { isWaitingForTerminalInput, killFamily } from "./process-tree.ts";
 import type { RunningCommands } from "./running-commands.ts";
@@ -31,6 +32,7 @@ export const MAX_BASH_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 const UPDATE_INTERVAL_MS = 100;
 const INPUT_POLL_MS = 250;
 const INPUT_SILENCE_MS = 500;
+const IDLE_FLUSH_MS = 150;
 
 const bashParameters = Type.Object({
   command: Type.String({ description: "The command line, run with `bash -c` in the project folder." }),
@@ -52,6 +54,8 @@ export interface BashOptions {
   running?: RunningCommands;
   /** Runs commands in the session's sandbox (and saves outputs in its output folder). */
   sandbox?: CommandSandbox;
+  /** Redacts secrets from the output as it streams (read at each call: keys may change). */
+  secrets?: () => OutputRedactor;
 }
 
 const DESCRIPTION = `Run a shell command with bash in the project folder, in a terminal. Returns the exit code and the output (stdout and stderr together). Output beyond ${MAX_OUTPUT_LINES} lines or ${MAX_OUTPUT_BYTES / 1024} KB is cut to its first and last lines, and the full output is saved to a file named in the result, which you can read or grep. A non-zero exit code is reported as an error with the output. Commands time out (default per session; set "timeout" in seconds for long runs). Prefer the read, edit, write, ls, find and grep tools over cat, sed, echo > file, ls, find and grep. Avoid interactive commands; if one waits for input, the user is shown the prompt and may answer it.`;
@@ -87,6 +91,7 @@ export function createBashTool(options: BashOptions): AgentTool<typeof bashParam
         env,
         launch: options.sandbox?.launch({ toolCallId, command: params.command, shell, cwd, env }),
         spillPath: spillPathFor(toolCallId),
+        redactor: options.secrets?.(),
         running: options.running,
         signal,
         onUpdate,
@@ -105,6 +110,7 @@ interface RunRequest {
   /** How the sandbox starts the command; without it, `shell -c command` directly. */
   launch: SandboxLaunch | undefined;
   spillPath: () => string;
+  redactor: OutputRedactor | undefined;
   running: RunningCommands | undefined;
   signal: AbortSignal | undefined;
   onUpdate: ((update: { content: { type: "text"; text: string }[]; details: BashDetails }) => void) | undefined;
@@ -129,7 +135,7 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
   }
   const pid = term.pid;
   const ptsPath = (term as unknown as { ptsName?: string }).ptsName ?? safeReadlink(`/proc/${pid}/fd/0`);
-  const collector = new OutputCollector(req.spillPath);
+  const collector = new OutputCollector(req.spillPath, undefined, req.redactor);
 
   let lastDataAt = Date.now();
   let lastUpdateAt = 0;
@@ -171,6 +177,8 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
     scheduleUpdate();
   });
   const inputPoll = setInterval(() => {
+    // A pause: what redaction held back (a prompt, a last line) is shown.
+    if (Date.now() - lastDataAt >= IDLE_FLUSH_MS && collector.flushIdle()) scheduleUpdate();
     if (killing || Date.now() - lastDataAt < INPUT_SILENCE_MS) return;
     const waiting = isWaitingForTerminalInput(pid, ptsPath);
     if (waiting !== waitingForInput) {
@@ -230,6 +238,7 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
           outputFile: output.outputFile,
           durationMs: Date.now() - started,
           ...(launch ? { sandbox: { ...launch.details } } : {}),
+          ...(Object.keys(output.redactions).length > 0 ? { redactions: output.redactions } : {}),
         };
         const body = output.text.trim() === "" ? "(no output)" : output.text.replace(/\n+$/, "");
         // A failure the sandbox caused is explained after the exit status.

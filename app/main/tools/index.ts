@@ -5,6 +5,7 @@
 // paths a call touches and whether they are outside the project.
 import type { AnyAgentTool } from "../loop/types.ts";
 import type { ComputePool } from "../workers/compute-pool.ts";
+import type { OutputRedactor } from "./bash-output.ts";
 import { createBashTool } from "./bash.ts";
 import { createEditTool } from "./edit.ts";
 import { createFindTool } from "./find.ts";
@@ -16,6 +17,7 @@ import { createWriteTool } from "./write.ts";
 import type { CommandSandbox } from "../sandbox/session-sandbox.ts";
 
 export { createBashTool, DEFAULT_BASH_TIMEOUT_MS } from "./bash.ts";
+export type { OutputRedactor } from "./bash-output.ts";
 export type { BashDetails, BashProgressDetails, BashResultDetails } from "./bash.ts";
 export { createEditTool } from "./edit.ts";
 export type { EditDetails } from "./edit.ts";
@@ -49,6 +51,8 @@ export interface CodingToolsOptions {
   pool?: ComputePool;
   /** Where bash commands run (the session's sandbox); without it they run directly. */
   sandbox?: CommandSandbox;
+  /** Redacts secrets from bash output as it streams. */
+  secrets?: () => OutputRedactor;
 }
 
 export interface CodingTools {
@@ -66,7 +70,7 @@ export function createCodingTools(options: CodingToolsOptions): CodingTools {
   const { projectDir } = options;
   const tools: AnyAgentTool[] = [
     createReadTool({ projectDir }),
-    createBashTool({ projectDir, timeoutMs: options.bashTimeoutMs, outputDir: options.outputDir, env: options.env, running, sandbox: options.sandbox }),
+    createBashTool({ projectDir, timeoutMs: options.bashTimeoutMs, outputDir: options.outputDir, env: options.env, running, sandbox: options.sandbox, secrets: options.secrets }),
     createEditTool({ projectDir, pool: options.pool }),
     createWriteTool({ projectDir, pool: options.pool }),
     createGrepTool({ projectDir, engine: options.grepEngine, pool: options.pool }),

@@ -30,6 +30,10 @@ export const RuleSchema = Type.Object({
   scope: Type.Union([Type.Literal("session"), Type.Literal("project"), Type.Literal("global")]),
   scopeId: Nullable(Type.Integer()),
   createdAt: Type.Number(),
+  /** What the rule means, in a sentence (bash rules are matched word by word). */
+  meaning: Type.Optional(Type.String()),
+  /** For a rule saved by an older version whose meaning changed: what changed. */
+  note: Type.Optional(Type.String()),
 });
 
 export const PermissionRequestSchema = Type.Object({
@@ -48,8 +52,19 @@ export const PermissionRequestSchema = Type.Object({
     /** A call to an MCP server's tool: which, what it says it does, and its own hints. */
     mcp: Type.Optional(McpCallSummarySchema),
   }),
-  /** The rule "always allow in this project" would save (editable before saving). */
-  proposedRule: Type.Object({ tool: Type.String(), pattern: Type.String() }),
+  /** Why it asks (parts no rule allows, constructs no rule can allow), one line each. */
+  reasons: Type.Optional(Type.Array(Type.String())),
+  /** What to notice whatever the answer: protected files, look-alike characters. */
+  warnings: Type.Optional(Type.Array(Type.String())),
+  /** The rule "always allow in this project" would save (editable before saving): one pattern per line. */
+  proposedRule: Type.Object({
+    tool: Type.String(),
+    pattern: Type.String(),
+    /** What each line of the pattern means. */
+    meaning: Type.Optional(Type.Array(Type.String())),
+    /** E.g. "rm destroys data: the rule allows only this exact command." */
+    warning: Type.Optional(Type.String()),
+  }),
   /** Where the call would run and which rule of the sandbox it would cross. */
   sandbox: Type.Optional(SandboxRequestInfoSchema),
   createdAt: Type.Number(),

@@ -1,0 +1,232 @@
+// The parts of one tool call that the policy judges, gathered before it decides (policy.ts):
+// - bash: each simple command (after pass-through wrappers, with the folder it runs in and why no
+//   rule may allow it), each redirection that writes or reads a file (judged as a write or read
+//   of that path), and the forms deny rules see (every command any part may run);
+// - path tools: each path the call touches, read or written, with its real path and whether it
+//   is protected.
+// Reads the file system (real paths, a package.json's current scripts) but never writes. Never
+// throws, except when bash is judged before the shell parser was loaded.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describeToolPaths } from "../tools/paths.ts";
+import { commandName } from "./bash-rules.ts";
+import { CHANGES_FOLDER, EFFECT_FREE, isCodeRunningVariable } from "./command-knowledge.ts";
+import { allowForm, denyForms } from "./command-forms.ts";
+import { foldsCase, hostPlatform, packageScriptsChange, pathFacts, protectedPath, type PathFacts, type PathPlatform, type ProtectedPath } from "./path-facts.ts";
+import { analyzeShell, type Cwd, type ShellCommand } from "./shell-analysis.ts";
+
+// tool_search (MCP) lists and loads tools; it runs none.
+export const READ_ONLY_TOOLS = new Set(["read", "ls", "find", "grep", "tool_search"]);
+export const EDIT_TOOLS = new Set(["edit", "write"]);
+/** Tools whose rules name paths. */
+export const PATH_TOOLS = new Set(["read", "ls", "find", "grep", "edit", "write"]);
+
+export interface CommandPart {
+  kind: "command";
+  /** The command as written. */
+  text: string;
+  /** Literal words after pass-through wrappers; a path-like command word is project-relative (`./x`). */
+  words: string[];
+  globbed: boolean[];
+  /** Why no rule may allow it. */
+  blocked?: string;
+  /** `cd`, `[ ... ]`, `true`: judged by their effect, they need no rule. */
+  needsNoRule: boolean;
+}
+
+export interface PathPart {
+  kind: "path";
+  access: "read" | "write";
+  /** The tool whose rules allow it: the call's own, or read/write for a bash redirection. */
+  tool: string;
+  facts: PathFacts;
+  /** As shown: project-relative when inside, else absolute. */
+  display: string;
+  protection?: ProtectedPath;
+  viaRedirection: boolean;
+}
+
+/** A named thing a rule of another tool matches as a glob (an MCP tool: `github/create_issue`). */
+export interface NamePart {
+  kind: "name";
+  name: string;
+}
+
+export type CallPart = CommandPart | PathPart | NamePart;
+
+export interface CallSubjects {
+  /** Shown to people: bash's simple commands, or the paths as given. */
+  subjects: string[];
+  /** The paths as given, absolute (path tools). */
+  absolutePaths: string[];
+  /** Some path (real, after links) is outside the project. */
+  outsideProject: boolean;
+  /** No rule may allow the call (bash that Lathe cannot judge part by part); see `reasons`. */
+  opaque: boolean;
+  command?: string;
+  parts: CallPart[];
+  /** Why no rule may allow the call as a whole. */
+  reasons: string[];
+  /** Shown in the dialog whatever happens. */
+  warnings: string[];
+  /** bash: every command any part may run, as deny rules see them. */
+  denyForms: string[][];
+  /** bash: a command computed when it runs: it could be one any deny rule names. */
+  unknownCommand: boolean;
+  foldCase: boolean;
+  platform: PathPlatform;
+}
+
+export function callSubjects(toolName: string, args: unknown, projectDir: string, platform: PathPlatform = hostPlatform): CallSubjects {
+  const base: CallSubjects = {
+    subjects: [],
+    absolutePaths: [],
+    outsideProject: false,
+    opaque: false,
+    parts: [],
+    reasons: [],
+    warnings: [],
+    denyForms: [],
+    unknownCommand: false,
+    foldCase: foldsCase(platform),
+    platform,
+  };
+  if (toolName === "bash") {
+    const command = String((args as { command?: unknown } | null)?.command ?? "");
+    return bashSubjects({ ...base, command }, command, projectDir, platform);
+  }
+  const access = EDIT_TOOLS.has(toolName) ? "write" : "read";
+  for (const p of describeToolPaths(toolName, args, projectDir)) {
+    const facts = pathFacts(p.path, projectDir, platform);
+    const part: PathPart = { kind: "path", access, tool: toolName, facts, display: display(facts), viaRedirection: false };
+    if (access === "write") part.protection = protectedPath(facts, platform, packageJsonChange(toolName, args, facts));
+    base.parts.push(part);
+    base.subjects.push(part.display);
+    base.absolutePaths.push(facts.given);
+  }
+  base.outsideProject = base.parts.some((p) => p.kind === "path" && !p.facts.inside);
+  base.warnings.push(...base.parts.flatMap((p) => (p.kind === "path" && p.protection ? [p.protection.warning] : [])));
+  return base;
+}
+
+/** Subjects of a tool whose rules name things by glob (the "mcp" pseudo-tool's `server/tool`). */
+export function namedSubjects(names: string[], platform: PathPlatform = hostPlatform): CallSubjects {
+  return {
+    subjects: names,
+    absolutePaths: names,
+    outsideProject: false,
+    opaque: false,
+    parts: names.map((name) => ({ kind: "name", name })),
+    reasons: [],
+    warnings: [],
+    denyForms: [],
+    unknownCommand: false,
+    foldCase: false,
+    platform,
+  };
+}
+
+function display(facts: PathFacts): string {
+  return facts.givenRelative ?? facts.given;
+}
+
+function bashSubjects(s: CallSubjects, command: string, projectDir: string, platform: PathPlatform): CallSubjects {
+  const root = path.resolve(projectDir);
+  const script = analyzeShell(command, { cwd: root, home: platform.home });
+  s.reasons.push(...script.opaque);
+  s.warnings.push(...script.warnings);
+  for (const a of script.assignments) {
+    if (isCodeRunningVariable(a.name)) s.reasons.push(`sets ${a.name}, which can make the commands after it run other code`);
+  }
+  const writes: PathPart[] = [];
+  for (const r of script.redirects) {
+    for (const cwd of r.cwds) {
+      if (cwd === null && !(r.target.value!.startsWith("/") || r.target.tilde)) {
+        s.reasons.push(`${r.kind === "write" ? "writes" : "reads"} ${r.target.value} in a folder only known when it runs`);
+        continue;
+      }
+      const target = r.target.tilde ? path.join(platform.home, r.target.value!.slice(1)) : path.resolve(cwd ?? "/", r.target.value!);
+      const facts = pathFacts(target, root, platform);
+      const part: PathPart = { kind: "path", access: r.kind, tool: r.kind === "write" ? "write" : "read", facts, display: display(facts), viaRedirection: true };
+      if (r.kind === "write") {
+        part.protection = protectedPath(facts, platform, undefined);
+        writes.push(part);
+      }
+      s.parts.push(part);
+    }
+  }
+  for (const c of script.commands) {
+    const forms = denyForms(c.words);
+    s.unknownCommand ||= forms.unknown;
+    for (const form of forms.forms) s.denyForms.push([commandName(form[0]!, s.foldCase), ...form.slice(1)]);
+    if (!c.nested) s.parts.push(commandPart(c, root, platform, writes));
+  }
+  for (const p of s.parts) {
+    if (p.kind === "path" && p.protection) s.warnings.push(p.protection.warning);
+  }
+  s.subjects = s.parts.filter((p) => p.kind === "command").map((p) => p.text);
+  s.outsideProject = s.parts.some((p) => p.kind === "path" && !p.facts.inside);
+  s.opaque = s.reasons.length > 0;
+  return s;
+}
+
+function commandPart(c: ShellCommand, root: string, platform: PathPlatform, writes: PathPart[]): CommandPart {
+  const form = allowForm(c);
+  const name = form.words[0] ?? "";
+  const part: CommandPart = {
+    kind: "command",
+    text: c.text,
+    words: form.words,
+    globbed: form.globbed,
+    blocked: form.blocked,
+    needsNoRule: !form.blocked && form.assignments.length === 0 && (CHANGES_FOLDER.has(name) || (EFFECT_FREE.has(name) && !form.globbed.some(Boolean))),
+  };
+  if (part.needsNoRule || part.blocked) return part;
+  const where = folderProblem(c.cwds, root, platform);
+  if (where) {
+    part.blocked = where;
+    return part;
+  }
+  if (name.includes("/")) {
+    // A program named by its path: the same word names another file after a `cd`.
+    const files = new Set(c.cwds.map((cwd) => pathFacts(path.resolve(cwd!, name), root, platform)));
+    const shown = new Set([...files].map((f) => (f.relative !== null ? `./${f.relative}` : f.real)));
+    if (shown.size > 1) part.blocked = "the program it runs depends on whether an earlier cd succeeded";
+    else part.words = [[...shown][0]!, ...form.words.slice(1)];
+    const fold = foldsCase(platform);
+    const same = (a: string, b: string) => (fold ? a.toLowerCase() === b.toLowerCase() : a === b);
+    const written = writes.find((w) => [...files].some((f) => same(f.real, w.facts.real)));
+    if (written) part.blocked = `it runs ${written.display}, which this command line writes`;
+  }
+  return part;
+}
+
+function folderProblem(cwds: Cwd[], root: string, platform: PathPlatform): string | undefined {
+  for (const cwd of cwds) {
+    if (cwd === null) return "it runs in a folder only known when it runs";
+    const facts = pathFacts(cwd, root, platform);
+    if (!facts.inside) return `it runs in ${facts.real}, outside the project`;
+  }
+  return undefined;
+}
+
+/** Whether a write or edit of package.json changes its scripts (undefined: cannot tell). */
+function packageJsonChange(toolName: string, args: unknown, facts: PathFacts): boolean | undefined {
+  if (path.basename(facts.real).toLowerCase() !== "package.json") return undefined;
+  let before: string | null;
+  try {
+    before = readFileSync(facts.real, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") return undefined;
+    before = null;
+  }
+  const a = (args ?? {}) as { content?: unknown; edits?: unknown };
+  if (toolName === "write") return packageScriptsChange(before, typeof a.content === "string" ? a.content : undefined);
+  if (before === null || !Array.isArray(a.edits)) return undefined;
+  let after = before;
+  for (const edit of a.edits as { oldText?: unknown; newText?: unknown }[]) {
+    if (typeof edit?.oldText !== "string" || typeof edit.newText !== "string" || !after.includes(edit.oldText)) return undefined;
+    after = after.replace(edit.oldText, () => edit.newText as string);
+  }
+  return packageScriptsChange(before, after);
+}

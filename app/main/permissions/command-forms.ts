@@ -1,0 +1,166 @@
+// The forms of one simple command that rules are matched against.
+// - allowForm: the command after wrappers that only pass it through (`time`, `nice`, `timeout N`,
+//   `env VAR=v`, `command`, `builtin`), with the reason no rule may allow it, if any (it runs its
+//   arguments as a command, sets a variable that makes programs run other code, ...).
+// - denyForms: every command it may run, found through every wrapper (also `sudo`, `xargs`,
+//   `find -exec`, `bash -c '...'`, `eval`, `watch`), each as words whose first is the command's
+//   name as bash finds it; `unknown` when one of them is computed when it runs (a variable, a
+//   substitution), which then matches every deny rule. Pure apart from parsing nested strings
+//   (the parser must be loaded); never throws.
+import {
+  INTERPRETERS,
+  isCodeRunningVariable,
+  PASS_THROUGH,
+  RUNS_ARGUMENTS,
+  SHELLS,
+} from "./command-knowledge.ts";
+import { analyzeShell, type Assignment, type ShellCommand, type ShellWord } from "./shell-analysis.ts";
+
+export interface AllowForm {
+  words: string[];
+  globbed: boolean[];
+  /** `NAME=value` prefixes, including those given to `env`. */
+  assignments: Assignment[];
+  /** The pass-through wrappers removed, outermost first. */
+  wrappers: string[];
+  /** Why no rule may allow this command. */
+  blocked?: string;
+}
+
+const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/;
+
+export function allowForm(command: ShellCommand): AllowForm {
+  let words = command.words;
+  const assignments = [...command.assignments];
+  const wrappers: string[] = [];
+  let blocked: string | undefined;
+  if (words.some((w) => w.value === null)) blocked = "some of its words are computed when it runs";
+
+  for (let guard = 0; guard < 8 && !blocked; guard++) {
+    const name = words[0]?.value;
+    if (!name || !(name in PASS_THROUGH)) break;
+    if (name === "command" && words.some((w) => w.value === "-v" || w.value === "-V")) break;
+    const spec = PASS_THROUGH[name]!;
+    let i = 1;
+    while (i < words.length) {
+      const w = words[i]!.value!;
+      const assignment = name === "env" ? ASSIGNMENT.exec(w) : null;
+      if (assignment) {
+        assignments.push({ name: assignment[1]!, value: assignment[2]! });
+        i++;
+      } else if (w === "--") {
+        i++;
+        break;
+      } else if (spec.flags.includes(w) || spec.valued.some((v) => w.startsWith(`${v}=`)) || (name === "nice" && /^-\d+$/.test(w))) {
+        i++;
+      } else if (spec.valued.includes(w)) {
+        i += 2;
+      } else if (w.startsWith("-") && w !== "-") {
+        blocked = `${name} ${w} is an option Lathe does not judge`;
+        break;
+      } else break;
+    }
+    i += spec.positional ?? 0;
+    if (blocked || i >= words.length) break;
+    wrappers.push(name);
+    words = words.slice(i);
+  }
+
+  const values = words.map((w) => w.value ?? "");
+  const name = values[0] ?? "";
+  if (!blocked) blocked = runsCode(name, values);
+  if (!blocked) {
+    const risky = assignments.find((a) => isCodeRunningVariable(a.name));
+    if (risky) blocked = `it sets ${risky.name}, which can make programs run other code`;
+  }
+  return { words: values, globbed: words.map((w) => w.glob), assignments, wrappers, blocked };
+}
+
+/** Why a command that runs other code can never be allowed by a rule, or undefined. */
+function runsCode(name: string, words: string[]): string | undefined {
+  if (name in RUNS_ARGUMENTS) return `${name} ${RUNS_ARGUMENTS[name]}`;
+  if (SHELLS.has(name)) {
+    const options = words.slice(1).filter((w) => /^-[a-zA-Z]+$/.test(w));
+    if (options.some((o) => o.includes("c"))) return `${name} -c runs a string as shell code`;
+    if (options.some((o) => o.includes("s")) || !words.slice(1).some((w) => !w.startsWith("-"))) return `${name} without a script runs the commands it reads from its input`;
+  }
+  if (name === "env" && words.some((w) => w === "-S" || w.startsWith("--split-string"))) return "env -S runs a string as a command";
+  if (name === "find" && words.some((w) => /^-(?:exec|execdir|ok|okdir)$/.test(w))) return "find -exec runs a command for each file it finds";
+  return undefined;
+}
+
+export interface DenyForms {
+  forms: string[][];
+  /** A command it may run is computed when it runs: every deny rule could match it. */
+  unknown: boolean;
+}
+
+const MAX_NESTING = 4;
+/** More forms than this (`nice nice nice ...`) is treated as unknown rather than enumerated. */
+const MAX_FORMS = 400;
+
+/** Every command this one may run (itself included), for deny rules. */
+export function denyForms(words: readonly ShellWord[], depth = 0): DenyForms {
+  const out: DenyForms = { forms: [], unknown: false };
+  collect(words.map((w) => w.value), out, depth);
+  return out;
+}
+
+function collect(words: (string | null)[], out: DenyForms, depth: number): void {
+  if (words.length === 0) return;
+  const name = words[0];
+  if (name === null || name === undefined || name === "{}") {
+    out.unknown = true;
+    return;
+  }
+  if (out.forms.length >= MAX_FORMS) {
+    out.unknown = true;
+    return;
+  }
+  out.forms.push(words.map((w) => w ?? "\u0000"));
+  if (depth >= MAX_NESTING) {
+    if (INTERPRETERS.has(name) || name in RUNS_ARGUMENTS || name in PASS_THROUGH) out.unknown = true;
+    return;
+  }
+  const args = words.slice(1);
+  const shellString = (text: string | null | undefined) => {
+    if (text === null || text === undefined) return void (out.unknown = true);
+    const inner = analyzeShell(text, { cwd: "/", home: "/" });
+    if (inner.opaque.some((r) => r.startsWith("is longer than"))) out.unknown = true;
+    for (const command of inner.commands) collect(command.words.map((w) => w.value), out, depth + 1);
+  };
+
+  if (SHELLS.has(name) || name === "su" || name === "script") {
+    const c = args.findIndex((w) => w !== null && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(w));
+    if (c >= 0) shellString(args.slice(c + 1).find((w) => w === null || !w.startsWith("-")));
+    else if (SHELLS.has(name) && !args.some((w) => w === null || !w.startsWith("-"))) out.unknown = true; // reads its input
+    if (name !== "su" && name !== "script") return;
+  }
+  if (name === "eval") return shellString(args.some((w) => w === null) ? null : args.join(" "));
+  if (name === "watch") {
+    const operands = args.filter((w) => w === null || !w.startsWith("-"));
+    return shellString(operands.some((w) => w === null) ? null : operands.join(" "));
+  }
+  if (name === "find") {
+    for (let i = 0; i < args.length; i++) {
+      if (args[i] && /^-(?:exec|execdir|ok|okdir)$/.test(args[i]!)) {
+        const end = args.findIndex((w, j) => j > i && (w === ";" || w === "+"));
+        collect(args.slice(i + 1, end === -1 ? undefined : end), out, depth + 1);
+      }
+    }
+    return;
+  }
+  if (name in PASS_THROUGH || name in RUNS_ARGUMENTS) {
+    // Which word starts the inner command depends on each wrapper's options; trying every
+    // operand finds it wherever it is (a deny rule may then also match an option's value).
+    let first = true;
+    for (let i = 0; i < args.length; i++) {
+      const w = args[i] ?? null;
+      if (w !== null && (w.startsWith("-") || ASSIGNMENT.test(w))) continue;
+      if (w === null && first) out.unknown = true;
+      first = false;
+      if (w !== null) collect(args.slice(i), out, depth + 1);
+    }
+    if (first && name === "xargs") out.forms.push(["echo"]);
+  }
+}

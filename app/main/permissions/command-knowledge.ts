@@ -1,0 +1,169 @@
+// What the permission policy knows about particular commands, as data: wrappers that pass a
+// command through (judged by the command inside), commands that run their arguments as commands
+// (never allowed by a rule), interpreters (proposals name the exact command), destructive commands
+// (exact proposals with a warning), options and environment variables that make a command run
+// other code (a rule's `*` never covers them), and commands that change the working folder.
+// Pure data and small pure helpers; never throws.
+
+/** Wrappers that only pass a command through: the command inside is judged instead. */
+export const PASS_THROUGH: Record<string, { flags: string[]; valued: string[]; positional?: number }> = {
+  time: { flags: ["-p"], valued: [] },
+  nice: { flags: [], valued: ["-n", "--adjustment"] },
+  timeout: { flags: ["--preserve-status", "--foreground", "-v", "--verbose"], valued: ["-s", "--signal", "-k", "--kill-after"], positional: 1 },
+  env: { flags: ["-i", "--ignore-environment", "-0", "--null"], valued: ["-u", "--unset"] },
+  command: { flags: ["-p"], valued: [] },
+  builtin: { flags: [], valued: [] },
+};
+
+/**
+ * Commands that run (some of) their arguments as a command or a script: no rule allows them.
+ * For deny rules the command inside is still found (see unwrapForDeny in shell-commands.ts).
+ */
+export const RUNS_ARGUMENTS: Record<string, string> = {
+  exec: "replaces the shell with the command in its arguments",
+  eval: "runs its arguments as shell code",
+  source: "runs a file's commands in this shell",
+  ".": "runs a file's commands in this shell",
+  nohup: "runs its arguments as a command",
+  sudo: "runs its arguments as a command, as another user",
+  doas: "runs its arguments as a command, as another user",
+  su: "runs a command as another user",
+  runuser: "runs a command as another user",
+  xargs: "runs its arguments as a command, with input appended",
+  parallel: "runs its arguments as commands",
+  watch: "runs its arguments as shell code, repeatedly",
+  setsid: "runs its arguments as a command",
+  stdbuf: "runs its arguments as a command",
+  ionice: "runs its arguments as a command",
+  taskset: "runs its arguments as a command",
+  chroot: "runs its arguments as a command",
+  flock: "runs its arguments as a command",
+  unbuffer: "runs its arguments as a command",
+  script: "runs a command in a new terminal",
+  strace: "runs its arguments as a command",
+  ltrace: "runs its arguments as a command",
+  fakeroot: "runs its arguments as a command",
+  eatmydata: "runs its arguments as a command",
+  "systemd-run": "runs its arguments as a command",
+  trap: "runs shell code when a signal arrives",
+  alias: "defines an alias, which changes what later words run",
+  unalias: "changes what later words run",
+  enable: "changes which builtins run",
+  hash: "changes which program a command name runs",
+  coproc: "runs a command as a coprocess",
+};
+
+/** Shells: `sh -c '...'` runs a string; `sh script` runs a file. Both run arbitrary code. */
+export const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "csh", "tcsh", "ash", "busybox"]);
+
+/** Interpreters and runners of other code: "always allow" proposes the exact command only. */
+export const INTERPRETERS = new Set([
+  ...SHELLS,
+  "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "deno", "bun", "bunx", "tsx", "ts-node", "npx", "pnpx", "uvx",
+  "perl", "ruby", "php", "lua", "luajit", "Rscript", "julia", "java", "awk", "gawk", "mawk", "nawk", "sed", "osascript", "pwsh",
+  "powershell", "env", "xargs",
+]);
+
+/** Subcommands that run a named package's or project's code (npm exec, yarn dlx, go run ...). */
+export const RUNS_CODE_SUBCOMMANDS: Record<string, string[]> = {
+  npm: ["exec", "x"],
+  pnpm: ["exec", "dlx"],
+  yarn: ["exec", "dlx"],
+  uv: ["run", "tool"],
+  go: ["run", "generate"],
+  cargo: ["run", "install"],
+  dotnet: ["run"],
+  poetry: ["run"],
+  pipenv: ["run"],
+  pipx: ["run"],
+};
+
+/** Destructive commands: "always allow" proposes the exact command and warns. */
+export function destructiveWarning(words: readonly string[]): string | undefined {
+  const [name, ...args] = words;
+  const has = (...options: string[]) => args.some((a) => options.includes(a) || options.some((o) => /^-[a-zA-Z]$/.test(o) && /^-[a-zA-Z]+$/.test(a) && a.includes(o[1]!)));
+  switch (name) {
+    case "rm":
+    case "rmdir":
+    case "shred":
+    case "unlink":
+    case "truncate":
+    case "dd":
+    case "mkfs":
+    case "wipefs":
+      return `${name} destroys data: the rule allows only this exact command.`;
+    case "git": {
+      const sub = args.find((a) => !a.startsWith("-"));
+      if (sub === "push" && has("--force", "-f", "--force-with-lease", "--mirror", "--delete", "-d")) return "git push that rewrites or deletes remote history: the rule allows only this exact command.";
+      if (sub === "reset" && has("--hard", "--merge", "--keep")) return "git reset that discards work: the rule allows only this exact command.";
+      if (sub === "clean") return "git clean deletes untracked files: the rule allows only this exact command.";
+      if ((sub === "checkout" || sub === "restore") && args.includes(".")) return "discards uncommitted changes: the rule allows only this exact command.";
+      if (sub === "branch" && has("-D", "--delete")) return "deletes a branch: the rule allows only this exact command.";
+      if (sub === "stash" && args.some((a) => a === "drop" || a === "clear")) return "drops stashed work: the rule allows only this exact command.";
+      if (sub === "filter-branch" || sub === "filter-repo") return "rewrites history: the rule allows only this exact command.";
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Options that make a command run other code or work somewhere else. A rule's trailing `*` never
+ * covers these words: only a rule that names them does. Matched as the whole word or `option=...`.
+ */
+export const CODE_RUNNING_OPTIONS: Record<string, string[]> = {
+  git: ["-c", "--config-env", "--exec-path", "-C", "--git-dir", "--work-tree", "--namespace", "--upload-pack", "--receive-pack", "-u", "--exec", "-x", "--ext-diff", "--open-files-in-pager", "-O", "--extcmd", "--tool", "-t"],
+  npm: ["--script-shell", "--prefix", "-C", "--node-options", "--userconfig", "--globalconfig", "--git", "--shell", "--editor", "--browser", "--viewer", "--init-module", "--onload-script", "--node-gyp", "--call", "-c", "--workspace", "-w", "--workspaces", "--ws"],
+  pnpm: ["--script-shell", "--dir", "-C", "--prefix", "--node-options", "--shell-emulator", "--filter", "-F", "--recursive", "-r", "--workspace-root", "-w"],
+  yarn: ["--cwd", "--script-shell", "--rc-filename", "--use-yarnrc"],
+  npx: ["--call", "-c", "--package", "-p", "--prefix", "--node-options", "--script-shell", "--shell"],
+  make: ["-f", "--file", "--makefile", "-C", "--directory", "--eval", "-E", "-I", "--include-dir"],
+  cargo: ["--config", "-Z", "--manifest-path", "-C"],
+  tar: ["--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--info-script", "-F", "--new-volume-script", "--rsh-command"],
+  rsync: ["-e", "--rsh", "--rsync-path"],
+  ssh: ["-o", "-F"],
+  scp: ["-o", "-F", "-S"],
+  zip: ["-TT", "--unzip-command"],
+  sort: ["--compress-program"],
+  find: ["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"],
+  sed: ["-i", "--in-place", "-e", "--expression", "-f", "--file"],
+  pytest: ["-p", "--confcutdir", "--rootdir", "-c", "--override-ini", "-o"],
+  docker: ["-v", "--volume", "--mount", "--privileged", "--entrypoint", "-H", "--host", "--context"],
+  less: ["-e"],
+  man: ["-P", "--pager", "-H", "--html"],
+  go: ["-exec", "-toolexec", "-overlay", "-C"],
+  tsc: ["--project", "-p"],
+  vitest: ["--config", "-c", "--root", "-r", "--dir"],
+  jest: ["--config", "-c", "--rootDir"],
+  eslint: ["--config", "-c", "--rulesdir", "--plugin", "--resolve-plugins-relative-to"],
+  prettier: ["--config", "--plugin"],
+};
+
+/** Matches `word` against a command's code-running options (`-c`, `--prefix=x`, `-Cdir`). */
+export function isCodeRunningOption(command: string, word: string): boolean {
+  const options = CODE_RUNNING_OPTIONS[command];
+  if (!options || !word.startsWith("-")) return false;
+  return options.some((o) => word === o || word.startsWith(`${o}=`) || (/^-[a-zA-Z]$/.test(o) && word.startsWith(o) && !word.startsWith("--")));
+}
+
+/** Environment variables that make programs run other code or load other files. */
+const CODE_RUNNING_VARIABLES = new Set([
+  "PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "SEQUENCE_EDITOR", "GIT_SEQUENCE_EDITOR",
+  "BROWSER", "SHELL", "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS4", "IFS", "PATH", "CDPATH", "HOME", "GLOBIGNORE", "SHELLOPTS", "BASHOPTS",
+  "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "NODE_OPTIONS", "NODE_PATH", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME",
+  "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH",
+  "LESSOPEN", "LESSCLOSE", "SSH_ASKPASS", "SUDO_ASKPASS", "MAKEFLAGS", "MFLAGS", "CC", "CXX", "LD", "AR", "RUSTC_WRAPPER",
+  "RUSTC", "CARGO_BUILD_RUSTC_WRAPPER", "PROMPT", "TERMINAL", "XDG_CONFIG_HOME", "ZDOTDIR", "PYTHONINSPECT", "TMPDIR",
+]);
+const CODE_RUNNING_VARIABLE_PREFIXES = ["LD_", "DYLD_", "GIT_", "npm_config_", "NPM_CONFIG_", "YARN_", "PNPM_", "BUN_", "CARGO_", "RUSTFLAGS", "BASH_FUNC_"];
+
+export function isCodeRunningVariable(name: string): boolean {
+  return CODE_RUNNING_VARIABLES.has(name) || CODE_RUNNING_VARIABLE_PREFIXES.some((p) => name.startsWith(p)) || /(?:PAGER|EDITOR|_OPTIONS|_OPTS)$/.test(name);
+}
+
+/** Commands that change the working folder of the commands after them. */
+export const CHANGES_FOLDER = new Set(["cd", "pushd", "popd"]);
+
+/** Builtins without effects that need no rule: `[ -d x ]`, `true`. Only with literal words. */
+export const EFFECT_FREE = new Set(["true", "false", ":", "test", "[", "pwd"]);

@@ -1,0 +1,114 @@
+// A multi-keyword finder (Aho-Corasick) over ASCII, case-insensitive: one pass over the text
+// whatever the number of keywords, so the redaction rules' regular expressions only run near
+// their keywords. Characters outside ASCII never match a keyword character. Built once per rule
+// set; `scan` allocates nothing (hits go to the caller's buffer). Never throws.
+
+const ALPHABET = 128;
+
+export class KeywordAutomaton {
+  /**
+   * delta[state * 128 + char]: the next state times 128 (a full DFA: fail links are folded in),
+   * negative when keywords end there (one load per character in `scan`).
+   */
+  private readonly delta: Int32Array;
+  /** Keyword ids ending at a state, as a slice of `outputs`. */
+  private readonly outStart: Int32Array;
+  private readonly outEnd: Int32Array;
+  private readonly outputs: Int32Array;
+  readonly keywords: readonly string[];
+  private readonly lengths: Int32Array;
+
+  constructor(keywords: readonly string[]) {
+    this.keywords = keywords;
+    this.lengths = Int32Array.from(keywords, (k) => k.length);
+    const gotoTable: Map<number, number>[] = [new Map()];
+    const ends: number[][] = [[]];
+    keywords.forEach((keyword, id) => {
+      let state = 0;
+      for (const ch of keyword.toLowerCase()) {
+        const c = ch.charCodeAt(0);
+        if (c >= ALPHABET) return; // not ASCII: never matched here
+        let next = gotoTable[state]!.get(c);
+        if (next === undefined) {
+          next = gotoTable.length;
+          gotoTable.push(new Map());
+          ends.push([]);
+          gotoTable[state]!.set(c, next);
+        }
+        state = next;
+      }
+      if (state !== 0) ends[state]!.push(id);
+    });
+    const states = gotoTable.length;
+    const delta = new Int32Array(states * ALPHABET);
+    const fail = new Int32Array(states);
+    const outputsOf: number[][] = ends.map((e) => [...e]);
+    const queue: number[] = [];
+    for (let c = 0; c < ALPHABET; c++) {
+      const next = gotoTable[0]!.get(foldedChar(c));
+      delta[c] = next ?? 0;
+      if (next !== undefined && !queue.includes(next)) queue.push(next);
+    }
+    for (let head = 0; head < queue.length; head++) {
+      const state = queue[head]!;
+      outputsOf[state]!.push(...outputsOf[fail[state]!]!);
+      for (let c = 0; c < ALPHABET; c++) {
+        const next = gotoTable[state]!.get(foldedChar(c));
+        if (next !== undefined) {
+          if (c === foldedChar(c)) {
+            fail[next] = delta[fail[state]! * ALPHABET + c]!;
+            queue.push(next);
+          }
+          delta[state * ALPHABET + c] = next;
+        } else {
+          delta[state * ALPHABET + c] = delta[fail[state]! * ALPHABET + c]!;
+        }
+      }
+    }
+    for (let i = 0; i < delta.length; i++) {
+      const next = delta[i]!;
+      delta[i] = ends[next] !== undefined && outputsOf[next]!.length > 0 ? -(next * ALPHABET) - 1 : next * ALPHABET;
+    }
+    this.delta = delta;
+    this.outStart = new Int32Array(states);
+    this.outEnd = new Int32Array(states);
+    const flat: number[] = [];
+    outputsOf.forEach((out, state) => {
+      this.outStart[state] = flat.length;
+      flat.push(...new Set(out));
+      this.outEnd[state] = flat.length;
+    });
+    this.outputs = Int32Array.from(flat);
+  }
+
+  /**
+   * Finds every keyword occurrence in text[from, to): returns how many, written to `hits` as
+   * (keyword id, start) pairs; stops early when `hits` is full (the caller scans on from there).
+   */
+  scan(text: string, from: number, to: number, hits: Int32Array): { count: number; next: number } {
+    const { delta, outStart, outEnd, outputs, lengths } = this;
+    const max = hits.length - 2;
+    let state = 0;
+    let count = 0;
+    for (let i = from; i < to; i++) {
+      const c = text.charCodeAt(i);
+      state = delta[state + (c < ALPHABET ? c : 0)]!;
+      if (state < 0) {
+        state = -state - 1;
+        const at = state >> 7; // state / ALPHABET
+        for (let k = outStart[at]!, b = outEnd[at]!; k < b; k++) {
+          const id = outputs[k]!;
+          hits[count++] = id;
+          hits[count++] = i + 1 - lengths[id]!;
+        }
+        if (count > max - 64) return { count, next: i + 1 };
+      }
+    }
+    return { count, next: to };
+  }
+}
+
+/** Upper-case ASCII letters fold to lower case; everything else is itself. */
+function foldedChar(c: number): number {
+  return c >= 65 && c <= 90 ? c + 32 : c;
+}

@@ -1,0 +1,116 @@
+// What a path really is, for path rules: its real path (symlinks and `..` resolved through the
+// nearest existing ancestor), whether that lies inside the project's real folder, in which forms
+// rules see it, and whether it is a protected file (one that makes other tools run code). Case is
+// folded on macOS and Windows, whose file systems ignore it by default; the platform, home folder
+// and realpath are injectable so unit tests can stand in for another system. Never throws.
+import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+
+export interface PathPlatform {
+  platform: NodeJS.Platform;
+  home: string;
+  /** Resolves symlinks of an existing path; throws when it does not exist. */
+  realpath(p: string): string;
+}
+
+export const hostPlatform: PathPlatform = { platform: process.platform, home: homedir(), realpath: (p) => realpathSync.native(p) };
+
+export function foldsCase(platform: PathPlatform): boolean {
+  return platform.platform === "darwin" || platform.platform === "win32";
+}
+
+export interface PathFacts {
+  /** Absolute, as given (`..` resolved lexically). */
+  given: string;
+  /** With symlinks resolved. */
+  real: string;
+  /** The real path relative to the project's real folder, with `/`, or null when outside. */
+  relative: string | null;
+  /** The given path relative to the project folder, or null when outside it. */
+  givenRelative: string | null;
+  inside: boolean;
+}
+
+/** Real path of `p`, following symlinks through its nearest existing ancestor. */
+export function realPathOf(p: string, platform: PathPlatform): string {
+  let existing = p;
+  const rest: string[] = [];
+  for (let guard = 0; guard < 4096; guard++) {
+    try {
+      return path.join(platform.realpath(existing), ...rest);
+    } catch {
+      const parent = path.dirname(existing);
+      if (parent === existing) return p;
+      rest.unshift(path.basename(existing));
+      existing = parent;
+    }
+  }
+  return p;
+}
+
+function relativeInside(child: string, parent: string, fold: boolean): string | null {
+  const rel = path.relative(fold ? parent.toLowerCase() : parent, fold ? child.toLowerCase() : child);
+  if (rel.startsWith("..") || path.isAbsolute(rel)) return null;
+  // Keep the child's own spelling.
+  const own = rel === "" ? "." : child.slice(child.length - rel.length);
+  return own.split(path.sep).join("/");
+}
+
+export function pathFacts(absPath: string, projectDir: string, platform: PathPlatform): PathFacts {
+  const fold = foldsCase(platform);
+  const given = path.resolve(absPath);
+  const root = path.resolve(projectDir);
+  const realRoot = realPathOf(root, platform);
+  const real = realPathOf(given, platform);
+  const relative = relativeInside(real, realRoot, fold);
+  return { given, real, relative, givenRelative: relativeInside(given, root, fold), inside: relative !== null };
+}
+
+export interface ProtectedPath {
+  /** Shown in the dialog. */
+  warning: string;
+}
+
+const CODE_FILES: [test: (segments: string[]) => boolean, warning: string][] = [
+  [(s) => s.includes(".git"), "files in .git/ (config, hooks) make git run programs"],
+  [(s) => s.includes(".husky"), ".husky/ holds git hooks that run on commit"],
+  [(s) => s.at(-2) === ".vscode" && s.at(-1) === "tasks.json", ".vscode/tasks.json defines commands the editor runs"],
+  [(s) => s.at(-1) === ".envrc", ".envrc is run by direnv when you enter the folder"],
+  [(s) => [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"].includes(s.at(-1)!), "package manager settings can name programs to run (script-shell, hooks)"],
+  [(s) => [".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml"].includes(s.at(-1)!), "this file names hooks that run on commit"],
+];
+
+/**
+ * Whether writing this path can make other tools run code. `package.json` counts only when its
+ * scripts change (`scriptsChange`), or when that cannot be known (a bash redirection).
+ */
+export function protectedPath(facts: PathFacts, platform: PathPlatform, scriptsChange: boolean | undefined): ProtectedPath | undefined {
+  const fold = foldsCase(platform);
+  for (const rel of [facts.relative, facts.givenRelative]) {
+    if (rel === null) continue;
+    const segments = (fold ? rel.toLowerCase() : rel).split("/");
+    for (const [test, warning] of CODE_FILES) if (test(segments)) return { warning: `${rel}: ${warning}.` };
+    if (segments.at(-1) === "package.json" && scriptsChange !== false) {
+      return { warning: `${rel}: package.json scripts run on npm install, npm test and npm run${scriptsChange ? " (this changes them)" : ""}.` };
+    }
+  }
+  return undefined;
+}
+
+/** Whether the "scripts" of a package.json differ between two texts; undefined when unknown. */
+export function packageScriptsChange(before: string | null, after: string | undefined): boolean | undefined {
+  if (after === undefined) return undefined;
+  const scripts = (text: string | null) => {
+    if (text === null) return "{}";
+    try {
+      const json = JSON.parse(text) as { scripts?: unknown } | null;
+      return JSON.stringify(json?.scripts ?? {});
+    } catch {
+      return undefined;
+    }
+  };
+  const a = scripts(before);
+  const b = scripts(after);
+  return a === undefined || b === undefined ? undefined : a !== b;
+}

@@ -1,0 +1,137 @@
+// Redaction of text that arrives in chunks (a command's output as it streams), so that nothing
+// unredacted is ever handed on, even when a secret is split across chunks. Each `push` emits the
+// text that is settled: everything but the last `hold` characters (every rule's match is bounded,
+// so a match starting before that point is complete), extended over a secret that straddles it.
+// A private key block is held from its header until its end line arrives; one longer than
+// MAX_KEY_BLOCK is redacted and the rest of its body swallowed. The already emitted tail is kept
+// as context, so a secret whose keyword was emitted earlier (`token=` then the value) is still
+// found. `flushIdle` (when the output pauses, e.g. at a prompt) emits up to the last blank, since
+// no secret value contains one; `end` emits the rest. With `ansi`, matching looks through
+// terminal escape sequences (colours inside a secret). Work per call is bounded by the chunk
+// plus `hold`. Never throws.
+import { applySpans, KEY_BODY_LINE, type SecretScanner, type SecretSpan } from "./redaction.ts";
+
+export interface SecretStreamOptions {
+  /** The text is raw terminal output: match secrets through escape sequences. */
+  ansi?: boolean;
+}
+
+/** Emitted text kept (raw) so matches can begin before what is not yet emitted. */
+const CONTEXT = 512;
+const MAX_SWALLOWED_LINE = 64 * 1024;
+// eslint-disable-next-line no-control-regex -- escape sequences are what is matched
+const ESCAPES = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[P^_][^\x1b]*\x1b\\|[@-Z\\-_])/g;
+
+export class SecretStream {
+  private readonly scanner: SecretScanner;
+  private readonly ansi: boolean;
+  private pending = "";
+  private context = "";
+  private swallowing = false;
+  /** Kinds of secrets removed so far, with counts. */
+  readonly found: Record<string, number> = {};
+
+  constructor(scanner: SecretScanner, options: SecretStreamOptions = {}) {
+    this.scanner = scanner;
+    this.ansi = options.ansi === true;
+  }
+
+  /** Characters received but not yet emitted. */
+  get held(): number {
+    return this.pending.length;
+  }
+
+  push(chunk: string): string {
+    this.pending += chunk;
+    return this.emit("push");
+  }
+
+  /** The output paused: emits up to the last blank (a prompt shows; a half-written token waits). */
+  flushIdle(): string {
+    return this.pending === "" ? "" : this.emit("idle");
+  }
+
+  end(): string {
+    return this.pending === "" ? "" : this.emit("end");
+  }
+
+  private emit(mode: "push" | "idle" | "end"): string {
+    let out = "";
+    if (this.swallowing) {
+      out += this.swallow(mode === "end");
+      if (this.swallowing) return out;
+    }
+    const buf = this.context + this.pending;
+    const base = this.context.length;
+    const spans = this.find(buf, base);
+    let cut = buf.length;
+    if (mode === "push") cut = buf.length - this.scanner.hold;
+    else if (mode === "idle") {
+      let i = buf.length;
+      while (i > base && !/\s/.test(buf[i - 1]!)) i--;
+      cut = Math.max(i, buf.length - this.scanner.hold);
+    }
+    cut = Math.max(cut, base);
+    let truncatedKey = false;
+    for (const span of spans) {
+      if (span.open && mode !== "end") {
+        if (span.start < cut) cut = Math.max(base, span.start);
+        break;
+      }
+      if (span.start < cut && span.end > cut) cut = span.end;
+      if (span.truncated && span.start < cut) truncatedKey = true;
+    }
+    out += applySpans(buf, spans, base, cut, this.found).text;
+    this.context = (this.context + buf.slice(base, cut)).slice(-CONTEXT);
+    this.pending = buf.slice(cut);
+    if (truncatedKey) {
+      this.swallowing = true;
+      out += this.swallow(mode === "end");
+      if (!this.swallowing) out += this.emit(mode);
+    }
+    return out;
+  }
+
+  /** Drops the rest of an overlong key block: its base64 lines, through its end line. */
+  private swallow(atEnd: boolean): string {
+    for (;;) {
+      const newline = this.pending.indexOf("\n");
+      if (newline === -1) {
+        if (atEnd || this.pending.length > MAX_SWALLOWED_LINE) this.pending = "";
+        if (atEnd) this.swallowing = false;
+        return "";
+      }
+      const line = this.pending.slice(0, newline);
+      if (/-----END[ A-Z0-9_-]{0,100}PRIVATE KEY/i.test(line)) {
+        this.pending = this.pending.slice(newline + 1);
+        this.swallowing = false;
+        return "";
+      }
+      if (!KEY_BODY_LINE.test(line)) {
+        this.swallowing = false;
+        return "";
+      }
+      this.pending = this.pending.slice(newline + 1);
+    }
+  }
+
+  /** Secrets in `buf` ending after `base`; with `ansi`, found in the text without escape sequences. */
+  private find(buf: string, base: number): SecretSpan[] {
+    if (!this.ansi || !buf.includes("\x1b")) return this.scanner.find(buf, base);
+    const map: number[] = [];
+    let visible = "";
+    let pos = 0;
+    ESCAPES.lastIndex = 0;
+    for (let m = ESCAPES.exec(buf); ; m = ESCAPES.exec(buf)) {
+      const stop = m ? m.index : buf.length;
+      for (let i = pos; i < stop; i++) map.push(i);
+      visible += buf.slice(pos, stop);
+      if (!m) break;
+      pos = m.index + m[0].length;
+    }
+    map.push(buf.length);
+    let visibleBase = 0;
+    while (visibleBase < map.length - 1 && map[visibleBase]! < base) visibleBase++;
+    return this.scanner.find(visible, visibleBase).map((s) => ({ ...s, start: map[s.start]!, end: s.end > 0 ? map[s.end - 1]! + 1 : 0 }));
+  }
+}

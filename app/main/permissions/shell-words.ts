@@ -1,0 +1,119 @@
+// What one shell word means before it runs, read from its syntax node: its literal value after
+// quote removal, or null when bash would compute it (expansions, substitutions, ANSI-C or locale
+// quoting, brace expansion, `~user`), with the reason. Unquoted glob characters are kept in the
+// value and flagged, since bash replaces them by file names. Pure; never throws.
+import type { SyntaxNode } from "./shell-parser.ts";
+
+export interface ShellWord {
+  /** The word after quote removal, or null when it is computed when the command runs. */
+  value: string | null;
+  /** Contains unquoted `*`, `?` or `[...]`: bash may replace it with file names. */
+  glob: boolean;
+  /** Starts with an unquoted `~` or `~/`: bash replaces it with the home folder. */
+  tilde: boolean;
+  /** The source text, as typed. */
+  raw: string;
+}
+
+/** Why a node's value is not known before it runs, by node type. */
+export const COMPUTED_REASONS: Record<string, string> = {
+  ansi_c_string: "uses ANSI-C quoting ($'...'), which bash decodes when it runs",
+  translated_string: 'uses locale quoting ($"..."), which bash translates when it runs',
+  simple_expansion: "expands a variable ($NAME), whose value is only known when it runs",
+  expansion: "expands a parameter (${...}), whose value is only known when it runs",
+  command_substitution: "contains command substitution ($(...) or backticks)",
+  process_substitution: "contains process substitution (<(...) or >(...))",
+  arithmetic_expansion: "contains arithmetic expansion ($((...)))",
+  brace_expression: "uses brace expansion ({a..b})",
+};
+
+export function wordOf(node: SyntaxNode, source: string, reasons: Set<string>): ShellWord {
+  const raw = source.slice(node.start, node.end);
+  const out: ShellWord = { value: "", glob: false, tilde: false, raw };
+  // Brace expansion spans the parser's pieces (`r{m,}` is three words to it): look at the whole
+  // word with its quoted parts blanked out.
+  const unquotedText = raw.replace(/\\[\s\S]|'[^']*'|"(?:[^"\\]|\\[\s\S])*"/g, (m) => "_".repeat(m.length));
+  if (/\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}/.test(unquotedText)) {
+    fail(out, reasons, "uses brace expansion ({a,b} or {1..3})");
+    return out;
+  }
+  append(node, source, out, reasons, true);
+  return out;
+}
+
+function fail(out: ShellWord, reasons: Set<string>, reason: string): void {
+  out.value = null;
+  reasons.add(reason);
+}
+
+function append(node: SyntaxNode, source: string, out: ShellWord, reasons: Set<string>, first: boolean): void {
+  const text = source.slice(node.start, node.end);
+  switch (node.type) {
+    case "word":
+    case "number":
+      return unquoted(text, out, reasons, first);
+    case "raw_string":
+      if (out.value !== null) out.value += text.slice(1, -1);
+      return;
+    case "string":
+      return doubleQuoted(node, source, out, reasons);
+    case "concatenation":
+      node.children.forEach((child, i) => append(child, source, out, reasons, first && i === 0));
+      return;
+    default:
+      fail(out, reasons, COMPUTED_REASONS[node.type] ?? `contains ${describeNode(node)}, which is not a plain word`);
+  }
+}
+
+export function describeNode(node: SyntaxNode): string {
+  return node.named ? node.type.replaceAll("_", " ") : `"${node.type}"`;
+}
+
+/** Unquoted text: backslash escapes, globs and tilde. */
+function unquoted(text: string, out: ShellWord, reasons: Set<string>, first: boolean): void {
+  if (first && text.startsWith("~")) {
+    const slash = text.indexOf("/");
+    const user = slash === -1 ? text.slice(1) : text.slice(1, slash);
+    if (user !== "") return fail(out, reasons, "uses ~user, which bash expands to that user's home folder");
+    out.tilde = true;
+  }
+  let value = "";
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === "\\") {
+      const next = text[i + 1];
+      if (next === undefined) {
+        value += "\\";
+      } else if (next !== "\n") {
+        value += next;
+      }
+      i++;
+      continue;
+    }
+    if (c === "*" || c === "?") out.glob = true;
+    else if (c === "[" && text.indexOf("]", i + 1) !== -1) out.glob = true;
+    else if (c === "$" && i < text.length - 1) return fail(out, reasons, "expands a variable, whose value is only known when it runs");
+    else if ("`()<>;&|".includes(c)) return fail(out, reasons, `contains an unquoted "${c}" inside a word`);
+    value += c;
+  }
+  if (out.value !== null) out.value += value;
+}
+
+/** "..." with only literal content: `\$`, `` \` ``, `\"`, `\\` and `\newline` are escapes. */
+function doubleQuoted(node: SyntaxNode, source: string, out: ShellWord, reasons: Set<string>): void {
+  // Text between the child nodes is content too: walk the whole range, not only string_content.
+  const end = node.end - 1;
+  let pos = node.start + 1;
+  let content = "";
+  for (const child of node.children) {
+    if (child.start < pos || child.end > end) continue; // the quotes
+    content += source.slice(pos, child.start);
+    pos = child.end;
+    if (child.type === "string_content") content += source.slice(child.start, child.end);
+    else if (!(child.type === "$" && child.end === end)) {
+      fail(out, reasons, COMPUTED_REASONS[child.type] ?? `contains ${describeNode(child)} inside double quotes`);
+    } else content += "$";
+  }
+  content += source.slice(pos, Math.max(pos, end));
+  if (out.value !== null) out.value += content.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === "\n" ? "" : c));
+}
