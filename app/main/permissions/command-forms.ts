@@ -44,7 +44,8 @@ export function allowForm(command: ShellCommand): AllowForm {
     let i = 1;
     while (i < words.length) {
       const w = words[i]!.value!;
-      const assignment = name === "env" ? ASSIGNMENT.exec(w) : null;
+      // `time` is a keyword: `time VAR=v cmd` sets VAR for cmd, like `env VAR=v cmd`.
+      const assignment = name === "env" || name === "time" ? ASSIGNMENT.exec(w) : null;
       if (assignment) {
         assignments.push({ name: assignment[1]!, value: assignment[2]! });
         i++;

@@ -26,6 +26,7 @@ export interface SecretSpan {
 }
 
 export const CONFIGURED_KIND = "configured secret";
+const GENERIC_KIND = "secret";
 const PRIVATE_KEY = "private key";
 const KEY_HEADER = /-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/iy;
 /** Base64 lines (real or escaped newlines) and `Name: value` header lines, then a last partial line. */
@@ -206,7 +207,12 @@ function keyBlock(text: string, at: number): SecretSpan | undefined {
   if (KEY_END.test(slice)) return { start: at, end: KEY_END.lastIndex, kind: PRIVATE_KEY };
   // Cut short: still a key. Open when the text ends inside it (a stream waits for the rest).
   if (bodyEnd === limit && limit < text.length) return { start: at, end: bodyEnd, kind: PRIVATE_KEY, truncated: true };
-  return { start: at, end: bodyEnd, kind: PRIVATE_KEY, open: bodyEnd === text.length };
+  if (bodyEnd === text.length) return { start: at, end: bodyEnd, kind: PRIVATE_KEY, open: true };
+  // The line break after the last line of the body is not part of the key.
+  let end = bodyEnd;
+  if (text[end - 1] === "\n") end--;
+  if (text[end - 1] === "\r") end--;
+  return { start: at, end: Math.max(end, KEY_HEADER.lastIndex), kind: PRIVATE_KEY };
 }
 
 /**
@@ -237,6 +243,7 @@ function merge(spans: SecretSpan[]): SecretSpan[] {
     const last = out[out.length - 1]!;
     if (s.start < last.end) {
       if (s.end > last.end) last.end = s.end;
+      if (last.kind === GENERIC_KIND && s.kind !== GENERIC_KIND) last.kind = s.kind; // the specific name
       last.open ||= s.open;
       last.truncated ||= s.truncated;
     } else out.push({ ...s });

@@ -78,8 +78,13 @@ export class SecretStream {
         if (span.start < cut) cut = Math.max(base, span.start);
         break;
       }
+      if (span.truncated && span.start < cut) {
+        // The rest of this block follows: stop right after it and swallow what comes.
+        cut = span.end;
+        truncatedKey = true;
+        break;
+      }
       if (span.start < cut && span.end > cut) cut = span.end;
-      if (span.truncated && span.start < cut) truncatedKey = true;
     }
     out += applySpans(buf, spans, base, cut, this.found).text;
     this.context = (this.context + buf.slice(base, cut)).slice(-CONTEXT);
@@ -103,7 +108,7 @@ export class SecretStream {
       }
       const line = this.pending.slice(0, newline);
       if (/-----END[ A-Z0-9_-]{0,100}PRIVATE KEY/i.test(line)) {
-        this.pending = this.pending.slice(newline + 1);
+        this.pending = this.pending.slice(newline); // the line break after the block stays
         this.swallowing = false;
         return "";
       }

@@ -370,6 +370,7 @@ class Walker {
 
   /** Commands inside `$(...)`, `<(...)` anywhere below `node`: listed for deny rules. */
   private substitutionsIn(node: SyntaxNode): void {
+    if (node.type === "command_substitution" || node.type === "process_substitution") return this.nestedIn(node);
     for (const child of node.children) {
       if (child.type === "command_substitution" || child.type === "process_substitution") this.nestedIn(child);
       else this.substitutionsIn(child);
