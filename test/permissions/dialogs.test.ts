@@ -109,7 +109,7 @@ describe("permission dialogs", () => {
     expect(second.summary.command).toBe("echo b");
     await h.call("permissions.respond", { requestId: second.id, decision: "allow-project", rule: { tool: "bash", pattern: "echo *" } });
     const third = await nextRequest(h, 3);
-    expect(third.proposedRule).toEqual({ tool: "bash", pattern: "npm run *" });
+    expect(third.proposedRule).toMatchObject({ tool: "bash", pattern: "npm run *" });
     await h.call("permissions.respond", { requestId: third.id, decision: "allow-project" });
     await h.waitFor(() => ended(h.sessionEvents.get(session.id)) === 1, "the run");
     expect(requestsOf(h)).toHaveLength(3); // "npm run lint --fix" ran under the saved rule
