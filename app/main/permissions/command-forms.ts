@@ -69,6 +69,7 @@ export function allowForm(command: ShellCommand): AllowForm {
 
   const values = words.map((w) => w.value ?? "");
   const name = values[0] ?? "";
+  if (!blocked && words[0]?.glob) blocked = "its command name has wildcards, which bash expands when it runs";
   if (!blocked) blocked = runsCode(name, values);
   if (!blocked) {
     const risky = assignments.find((a) => isCodeRunningVariable(a.name));
@@ -103,6 +104,8 @@ const MAX_FORMS = 400;
 /** Every command this one may run (itself included), for deny rules. */
 export function denyForms(words: readonly ShellWord[], depth = 0): DenyForms {
   const out: DenyForms = { forms: [], unknown: false };
+  // A command name with wildcards is whatever file bash finds: unknown.
+  if (words[0]?.glob) out.unknown = true;
   collect(words.map((w) => w.value), out, depth);
   return out;
 }
@@ -110,7 +113,7 @@ export function denyForms(words: readonly ShellWord[], depth = 0): DenyForms {
 function collect(words: (string | null)[], out: DenyForms, depth: number): void {
   if (words.length === 0) return;
   const name = words[0];
-  if (name === null || name === undefined || name === "{}") {
+  if (name === null || name === undefined || name === "{}" || (depth > 0 && /[*?[]/.test(name))) {
     out.unknown = true;
     return;
   }
@@ -139,8 +142,10 @@ function collect(words: (string | null)[], out: DenyForms, depth: number): void 
   }
   if (name === "eval") return shellString(args.some((w) => w === null) ? null : args.join(" "));
   if (name === "watch") {
+    // watch joins its operands into shell code (`watch -n 1 rm x`: the 1 is the option's value).
     const operands = args.filter((w) => w === null || !w.startsWith("-"));
-    return shellString(operands.some((w) => w === null) ? null : operands.join(" "));
+    for (let i = 0; i < operands.length; i++) shellString(operands.slice(i).some((w) => w === null) ? null : operands.slice(i).join(" "));
+    return;
   }
   if (name === "find") {
     for (let i = 0; i < args.length; i++) {

@@ -142,6 +142,8 @@ export const CODE_RUNNING_OPTIONS: Record<string, string[]> = {
 
 /** Matches `word` against a command's code-running options (`-c`, `--prefix=x`, `-Cdir`). */
 export function isCodeRunningOption(command: string, word: string): boolean {
+  // `make CC=...` or `make SHELL=...` overrides what the Makefile runs.
+  if (command === "make" && /^[A-Za-z_][A-Za-z0-9_.]*[:+?!]?=/.test(word)) return true;
   const options = CODE_RUNNING_OPTIONS[command];
   if (!options || !word.startsWith("-")) return false;
   return options.some((o) => word === o || word.startsWith(`${o}=`) || (/^-[a-zA-Z]$/.test(o) && word.startsWith(o) && !word.startsWith("--")));

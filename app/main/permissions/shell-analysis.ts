@@ -87,7 +87,8 @@ const INVISIBLE = /[\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202
 const WRITE_OPERATORS = new Set([">", ">>", ">|", "&>", "&>>"]);
 const NOT_FILES = /^\/dev\/(?:null|stdout|stderr|tty|fd\/\d+)$/;
 
-type Flow = { success: Cwd[]; any: Cwd[] };
+/** Where later commands run: after this statement succeeded, failed, or either. */
+type Flow = { success: Cwd[]; failure: Cwd[]; any: Cwd[] };
 
 export function analyzeShell(source: string, where: ShellWhere): ShellScript {
   const script: ShellScript = { source, commands: [], redirects: [], assignments: [], opaque: [], warnings: [] };
@@ -155,7 +156,7 @@ class Walker {
 
   /** Visits a statement run in `cwds`; returns the folders after it (when it succeeded, and in any case). */
   statement(node: SyntaxNode, cwds: Cwd[], nested: boolean): Flow {
-    const same = { success: cwds, any: cwds };
+    const same = { success: cwds, failure: cwds, any: cwds };
     if (node.broken) {
       this.reasons.add(NESTED_REASONS.ERROR!);
       this.nestedIn(node);
@@ -173,18 +174,22 @@ class Walker {
         }
         return same;
       case "redirected_statement": {
+        // The parser hangs a trailing redirection on a whole list (`cd x && echo > f`), where
+        // bash gives it to the last command: judge it in every folder either may mean.
         let flow = same;
+        const redirects: SyntaxNode[] = [];
         for (const child of node.children) {
-          if (child.field === "redirect" || child.type.endsWith("_redirect")) this.redirect(child, cwds, nested);
+          if (child.field === "redirect" || child.type.endsWith("_redirect")) redirects.push(child);
           else if (child.named) flow = this.statement(child, cwds, nested);
           else this.unexpected(child);
         }
+        for (const r of redirects) this.redirect(r, union(cwds, flow.any), nested);
         return flow;
       }
       case "negated_command": {
         const inner = node.children.find((c) => c.named);
         const flow = inner ? this.statement(inner, cwds, nested) : same;
-        return { success: flow.any, any: flow.any };
+        return { success: flow.failure, failure: flow.success, any: flow.any };
       }
       case "command":
         return this.command(node, cwds, nested);
@@ -210,6 +215,7 @@ class Walker {
 
   private sequence(children: SyntaxNode[], cwds: Cwd[], nested: boolean): Flow {
     let current = cwds;
+    let last: Flow = { success: cwds, failure: cwds, any: cwds };
     children.forEach((child, i) => {
       if (!child.named) {
         if (child.type !== ";" && child.type !== "&" && child.type !== "\n") this.unexpected(child);
@@ -218,8 +224,9 @@ class Walker {
       const background = children[i + 1]?.type === "&";
       const flow = this.statement(child, current, nested);
       if (!background) current = flow.any;
+      last = background ? { success: current, failure: current, any: current } : flow;
     });
-    return { success: current, any: current };
+    return last;
   }
 
   private list(node: SyntaxNode, cwds: Cwd[], nested: boolean): Flow {
@@ -227,19 +234,19 @@ class Walker {
     if (!left || !op || !right || node.children.length !== 3) {
       this.reasons.add(NESTED_REASONS.ERROR!);
       this.nestedIn(node);
-      return { success: cwds, any: cwds };
+      return { success: cwds, failure: cwds, any: cwds };
     }
     const l = this.statement(left, cwds, nested);
     if (op.type === "&&") {
       const r = this.statement(right, l.success, nested);
-      return { success: r.success, any: union(l.any, r.any) };
+      return { success: r.success, failure: union(l.failure, r.failure), any: union(l.any, r.any) };
     }
     if (op.type === "||") {
-      const r = this.statement(right, l.any, nested);
-      return { success: union(l.success, r.success), any: union(l.any, r.any) };
+      const r = this.statement(right, l.failure, nested);
+      return { success: union(l.success, r.success), failure: r.failure, any: union(l.any, r.any) };
     }
     this.unexpected(op);
-    return { success: cwds, any: cwds };
+    return { success: cwds, failure: cwds, any: cwds };
   }
 
   private command(node: SyntaxNode, cwds: Cwd[], nested: boolean): Flow {
@@ -269,7 +276,7 @@ class Walker {
     this.script.commands.push({ words, assignments, cwds, nested, text: this.text(node) });
     const name = words[0]?.value;
     if (name && CHANGES_FOLDER.has(name)) return this.changeFolder(name, words.slice(1), cwds);
-    return { success: cwds, any: cwds };
+    return { success: cwds, failure: cwds, any: cwds };
   }
 
   /** `cd DIR`, `pushd DIR`: later relative paths are judged against DIR. */
@@ -291,7 +298,7 @@ class Walker {
         targets = cwds.map((cwd) => (cwd === null && !path.isAbsolute(target) ? null : path.resolve(cwd ?? "/", target)));
       }
     }
-    return { success: targets, any: union(targets, cwds) };
+    return { success: targets, failure: cwds, any: union(targets, cwds) };
   }
 
   private assignments(node: SyntaxNode, into: Assignment[]): void {
@@ -332,6 +339,7 @@ class Walker {
   private test(node: SyntaxNode): void {
     const literal = (n: SyntaxNode): boolean => {
       if (["simple_expansion", "expansion", "command_substitution", "process_substitution", "arithmetic_expansion", "ansi_c_string", "translated_string"].includes(n.type) || n.broken) return false;
+      if (n.type === "word" && /(?:^|[^\\])[*?[{]/.test(this.text(n))) return false; // wildcards and braces expand
       return n.children.every(literal);
     };
     if (!literal(node)) {
