@@ -5,10 +5,14 @@
 //   out/{main,host}/compute-worker.cjs  the compute pool's worker thread, beside each bundle
 //                          (app/main/workers/compute-pool.ts looks for it there)
 //   out/renderer/          the React renderer (Vite)
+//   out/main/wasm/, out/host/wasm/  the bash grammar (web-tree-sitter + tree-sitter-bash, WebAssembly),
+//                          found beside the bundle at run time (app/main/permissions/shell-parser.ts)
 // Only the native modules (better-sqlite3, node-pty) and electron stay outside the bundles.
 // Usage: node scripts/build.mjs [--no-renderer]
 import { build as esbuild } from "esbuild";
 import { build as viteBuild } from "vite";
+import { copyFileSync, mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -47,6 +51,13 @@ await Promise.all([
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   }),
 ]);
+// The grammar's .wasm files go beside each bundle that parses commands.
+const require = createRequire(import.meta.url);
+const grammar = [require.resolve("web-tree-sitter/web-tree-sitter.wasm"), require.resolve("tree-sitter-bash/tree-sitter-bash.wasm")];
+for (const dir of ["out/main/wasm", "out/host/wasm"]) {
+  mkdirSync(`${root}${dir}`, { recursive: true });
+  for (const file of grammar) copyFileSync(file, `${root}${dir}/${file.split(/[\\/]/).pop()}`);
+}
 if (!process.argv.includes("--no-renderer")) {
   await viteBuild({ configFile: `${root}vite.config.ts`, logLevel: "warn" });
 }

@@ -2,7 +2,8 @@
 // them. It builds the bundles, then runs electron-builder itself (the same config as `npm run
 // dist`, target "dir" for Linux on this machine's arch) against a stand-in Electron distribution,
 // so the file selection, the asar (written by @electron/asar inside the packager), the unpacked
-// native modules and the afterPack fuse hook are exactly what an installer would carry. Only the
+// native modules, the bash grammar's .wasm files and the afterPack fuse hook are exactly what an
+// installer would carry. Only the
 // Electron binary differs: the stand-in is a small file that carries Electron's default fuse wire.
 // Then it checks the result (checkPackage) and prints one line per check; exit 1 on any failure.
 // Usage: node scripts/pack-check.ts [--no-build] [--keep]
@@ -80,6 +81,8 @@ export interface PackageExpectations {
   loadNatives: boolean;
   /** The compute pool's worker script, which must be unpacked and run in a worker thread. */
   computeWorker?: string;
+  /** Load the packed bash grammar with web-tree-sitter from node_modules, in a child Node. */
+  loadGrammar?: boolean;
   asarBudget?: number;
   unpackedBudget?: number;
 }
@@ -141,6 +144,13 @@ export function checkPackage(resourcesDir: string, expect: PackageExpectations):
     if (assets.length === 0) throw new Error("index.html references no ./assets");
     for (const asset of assets) need(asset);
     return `index.html + ${assets.length} assets; script-src ${scripts.join(" ")}`;
+  });
+  check("bash grammar inside, loadable", () => {
+    const files = ["out/main/wasm/web-tree-sitter.wasm", "out/main/wasm/tree-sitter-bash.wasm"];
+    for (const file of files) need(file);
+    if (!read("out/main/index.cjs").includes("tree-sitter-bash.wasm")) throw new Error("the main bundle does not look for tree-sitter-bash.wasm");
+    if (!expect.loadGrammar) return `${files.join(", ")} packed (not loaded: no web-tree-sitter here)`;
+    return loadGrammarInChild(files.map((file) => extractFile(asarPath, file)));
   });
   check("native modules outside the asar", () => {
     const notes: string[] = [];
@@ -214,6 +224,34 @@ function moduleName(file: string): string {
 
 function mib(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** Loads the packed .wasm files (runtime, bash grammar) and parses a command, in a fresh Node process. */
+function loadGrammarInChild(wasm: Buffer[]): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lathe-pack-grammar-"));
+  try {
+    const [runtime, bash] = wasm.map((bytes, i) => {
+      const file = path.join(dir, `${i}.wasm`);
+      fs.writeFileSync(file, bytes);
+      return file;
+    });
+    const script = `
+      const { Parser, Language } = require("web-tree-sitter");
+      const fs = require("node:fs");
+      (async () => {
+        await Parser.init({ wasmBinary: fs.readFileSync(${JSON.stringify(runtime)}) });
+        const parser = new Parser();
+        parser.setLanguage(await Language.load(fs.readFileSync(${JSON.stringify(bash)})));
+        const tree = parser.parse("npm test && echo ok | cat");
+        if (tree.rootNode.hasError || tree.rootNode.child(0).type !== "list") throw new Error("unexpected tree: " + tree.rootNode.toString());
+        console.log("parsed with " + tree.rootNode.toString().length + " characters of tree");
+      })().catch((e) => { console.error(e.message); process.exit(1); });`;
+    const child = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 30_000, cwd: process.cwd() });
+    if (child.status !== 0) throw new Error(`loading the packed grammar failed: ${(child.stderr || child.error?.message || "").trim().split("\n")[0]}`);
+    return `out/main/wasm: ${wasm.map((b) => `${(b.length / 1024).toFixed(0)} KiB`).join(" + ")}, ${child.stdout.trim()}`;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Opens SQLite and runs a command in a pty with the unpacked copies, in a fresh Node process. */
@@ -297,7 +335,14 @@ async function main(): Promise<void> {
     });
     const appDir = path.join(work, "dist", arch === archFromString("x64") ? "linux-unpacked" : `linux-${process.arch}-unpacked`);
     const resourcesDir = path.join(appDir, "resources");
-    const results = checkPackage(resourcesDir, { projectPackage, nativeModules: NATIVE_MODULES, projectDir: root, loadNatives: process.platform === "linux", computeWorker: COMPUTE_WORKER_PATH });
+    const results = checkPackage(resourcesDir, {
+      projectPackage,
+      nativeModules: NATIVE_MODULES,
+      projectDir: root,
+      loadNatives: process.platform === "linux",
+      computeWorker: COMPUTE_WORKER_PATH,
+      loadGrammar: true,
+    });
     try {
       const wrong = wrongFuses(await readFuses(path.join(appDir, "lathe")));
       const detail = wrong.length > 0 ? `not as scripts/fuses.ts sets them: ${wrong.join(", ")}` : Object.entries(FUSES).map(([n, on]) => `${n}=${on ? "on" : "off"}`).join(", ");

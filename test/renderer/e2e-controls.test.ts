@@ -2,9 +2,10 @@
 // into the composer (with a prompt and while the agent runs) reaching the model; answering a
 // command that waits for input, and Interrupt; the s and a keys of the permission dialog with an
 // edited rule pattern; menu commands; rename in History; editing and revoking a rule in
-// Settings; a provider retry notice; and the context controls: instruction files, Compact now,
+// Settings (with what each rule means); why a permission dialog asks, what the proposed rule
+// means, protected files; a provider retry notice; and the context controls: instruction files, Compact now,
 // editing and undoing the summary, each checked in what the model is sent next.
-import { writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
@@ -28,6 +29,8 @@ const brain: Brain = (user, results) => {
   if (user.includes("interrupt")) return bashThen("sleep 30; echo never", results, (r) => `Interrupted: ${r.slice(0, 60)}`);
   if (user.includes("perm-s")) return bashThen("echo perm-s-ok", results, () => "s done");
   if (user.includes("perm-a")) return bashThen("echo perm-a-ok", results, () => "a done");
+  if (user.includes("perm-why")) return bashThen('echo "$(id -u)" && rm -rf build-none', results, () => "why done");
+  if (user.includes("perm-hook")) return results.length === 0 ? { calls: [{ name: "write", args: { path: ".git/hooks/pre-commit", content: "#!/bin/sh\n" } }] } : { text: "hook done" };
   return { text: `Answer to: ${user.slice(0, 60)}` };
 };
 
@@ -74,6 +77,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("renderer controls end 
     page = e2e.page;
     h = sessionHelpers(page);
     writeFileSync(join(e2e.project, "AGENTS.md"), "Use tabs for indentation.\n");
+    mkdirSync(join(e2e.project, ".git", "hooks"), { recursive: true });
     // The local model declares image input, so pasted images are sent as images.
     e2e.host.services.settings.setProvider({ id: "local", kind: "compatible", name: "Local server", baseUrl: e2e.model.baseUrl, models: [{ id: MODEL_ID, images: true }] });
     await call(e2e.host, "settings.update", { defaultModel: `local/${MODEL_ID}` });
@@ -183,6 +187,8 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("renderer controls end 
     e2e.host.services.hub.emit("app.command", { command: "show-settings" });
     const [rule] = (await rules({ projectId })).filter((r) => r.scope === "project");
     const pattern = page.getByLabel(`Pattern of rule ${rule!.id}`);
+    expect(await page.getByLabel(`Meaning of rule ${rule!.id}`).innerText()).toContain('Allows exactly "echo perm-a-*"');
+    await page.getByText("Deny rules match commands, not effects").waitFor();
     await pattern.fill("echo perm-edited-*");
     await pattern.press("Tab");
     await expect.poll(async () => (await rules({ projectId })).find((r) => r.id === rule!.id)?.pattern).toBe("echo perm-edited-*");
@@ -205,6 +211,29 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("renderer controls end 
     // In the browser host "open a project" shows the welcome screen's folder field.
     e2e.host.services.hub.emit("app.command", { command: "open-project" });
     await page.getByLabel("Project folder").waitFor();
+  }, 60_000);
+
+  test("the dialog says why it asks, what the proposed rule means, and warns about protected files", async () => {
+    await newSession();
+    await h.send("perm-why please");
+    await h.permission().getByText("rm -rf build-none").first().waitFor({ timeout: 15_000 });
+    expect(await h.permission().getByRole("list", { name: "Why Lathe asks" }).innerText()).toContain("command substitution");
+    const proposed = h.permission().getByLabel("Proposed rule");
+    expect(await proposed.innerText()).toContain('Allows exactly "rm -rf build-none", nothing added.');
+    expect(await proposed.innerText()).toContain("rm destroys data: the rule allows only this exact command.");
+    await page.screenshot({ path: join(shots, "permission-reasons.png") });
+    await h.answer("n");
+    await h.permission().getByRole("button", { name: "Deny" }).click();
+    await h.transcript().getByText("why done").waitFor({ timeout: 15_000 });
+
+    await h.send("perm-hook please");
+    await h.permission().getByRole("note").filter({ hasText: ".git/hooks/pre-commit: files in .git/" }).waitFor({ timeout: 15_000 });
+    expect(await h.permission().getByLabel("Proposed rule").innerText()).toContain("No rule can allow this: Lathe will ask each time.");
+    expect(await h.permission().getByRole("button", { name: /Always allow in this project/ }).isDisabled()).toBe(true);
+    await h.answer("n");
+    await h.permission().getByRole("button", { name: "Deny" }).click();
+    await h.transcript().getByText("hook done").waitFor({ timeout: 15_000 });
+    expect(readdirSync(join(e2e.project, ".git", "hooks"))).toEqual([]);
   }, 60_000);
 
   test("a provider retry notice shows in the status bar while the request is retried", async () => {

@@ -1,9 +1,10 @@
 // The permission dialog, inside the session above the composer: the oldest pending request of the
 // session (the loop asks in source order), with "1 of N" when more wait. Keyboard-driven: y allows
 // once, s allows for this session, a always allows in this project (the rule's scope and pattern
-// are shown and editable), o runs a command outside the sandbox (its own explicit choice), n denies
-// and asks for an optional reason, sent to the model. The dialog says where the call would run and
-// which rule of the sandbox it would cross, or why there is no sandbox.
+// are shown and editable, with what each proposed rule means), o runs a command outside the
+// sandbox (its own explicit choice), n denies and asks for an optional reason, sent to the model.
+// The dialog says why Lathe asks and what to watch for (protected files), where the call would run
+// and which rule of the sandbox it would cross, or why there is no sandbox.
 import { useEffect, useRef, useState } from "react";
 import type { PermissionRequest } from "../../../shared/ipc/contract";
 import { getApi } from "../api/client";
@@ -34,8 +35,9 @@ export function PermissionDialog({ request, count, projectName }: { request: Per
   }, [denying]);
 
   const canRunOutside = request.toolName === "bash" && request.sandbox?.available === true && request.sandbox.placement !== "outside";
+  const canSave = request.proposedRule.pattern.trim() !== "" || pattern.trim() !== "";
   const respond = (decision: Decision, outsideSandbox = false) => {
-    if (busy) return;
+    if (busy || (decision === "allow-project" && !canSave)) return;
     setBusy(true);
     setError(null);
     const params =
@@ -83,22 +85,41 @@ export function PermissionDialog({ request, count, projectName }: { request: Per
       </div>
       {summary.outsideProject && <div className="notice error">This touches a path outside the project folder.</div>}
       {request.sandbox && <SandboxLine info={request.sandbox} toolName={request.toolName} />}
+      {request.warnings?.map((w) => (
+        <div key={w} className="notice" role="note">
+          {w}
+        </div>
+      ))}
       {summary.command !== undefined && <pre aria-label="Command">{summary.command}</pre>}
+      {request.reasons && request.reasons.length > 0 && (
+        <ul aria-label="Why Lathe asks" className="muted" style={{ margin: 0, paddingLeft: 18, fontSize: 12 }}>
+          {request.reasons.map((r) => (
+            <li key={r}>{r}</li>
+          ))}
+        </ul>
+      )}
       {summary.path !== undefined && summary.command === undefined && <div className="muted">{summary.path}</div>}
       {summary.diff && <DiffView diff={summary.diff} label="Proposed change" />}
       {summary.mcp && <McpCallSummary call={summary.mcp} args={request.args} />}
-      <div className="muted" style={{ fontSize: 12 }}>
-        Always allow saves a rule for project {projectName}: {request.proposedRule.tool}{" "}
-        {editingRule ? (
-          <input aria-label="Rule pattern" value={pattern} onChange={(e) => setPattern(e.target.value)} onKeyDown={(e) => e.key === "Enter" && respond("allow-project")} autoFocus />
-        ) : (
-          <>
-            <code>{pattern}</code>{" "}
-            <button className="link" onClick={() => setEditingRule(true)}>
-              edit pattern
-            </button>
-          </>
+      <div className="muted" style={{ fontSize: 12 }} aria-label="Proposed rule">
+        {!canSave && <div>No rule can allow this: Lathe will ask each time.</div>}
+        {canSave && (
+          <div>
+            Always allow saves a rule for project {projectName}: {request.proposedRule.tool}{" "}
+            {editingRule ? (
+              <input aria-label="Rule pattern" value={pattern} onChange={(e) => setPattern(e.target.value)} onKeyDown={(e) => e.key === "Enter" && respond("allow-project")} autoFocus />
+            ) : (
+              <>
+                <code>{pattern}</code>{" "}
+                <button className="link" onClick={() => setEditingRule(true)}>
+                  edit pattern
+                </button>
+              </>
+            )}
+          </div>
         )}
+        {!editingRule && pattern === request.proposedRule.pattern && request.proposedRule.meaning?.map((m) => <div key={m}>{m}</div>)}
+        {request.proposedRule.warning && <div className="error-text">{request.proposedRule.warning}</div>}
       </div>
       {denying ? (
         <form
@@ -127,7 +148,7 @@ export function PermissionDialog({ request, count, projectName }: { request: Per
           <button onClick={() => respond("allow-session")} disabled={busy}>
             <kbd>s</kbd> Allow for this session
           </button>
-          <button onClick={() => respond("allow-project")} disabled={busy}>
+          <button onClick={() => respond("allow-project")} disabled={busy || !canSave}>
             <kbd>a</kbd> Always allow in this project
           </button>
           {canRunOutside && (

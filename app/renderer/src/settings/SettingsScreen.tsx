@@ -175,10 +175,15 @@ function RulesPanel({ project }: { project: Project | null }) {
     <section className="panel" aria-labelledby="rules-title">
       <h2 id="rules-title">Permission rules{project ? ` (global and ${project.name})` : ""}</h2>
       {error && <p className="error-text" role="alert">{error}</p>}
+      <p className="muted" style={{ fontSize: 12 }}>
+        A bash rule names a command and its first words, matched word by word (<code>npm test *</code>: npm test and any arguments; <code>make</code>:
+        exactly make). Deny rules match commands, not effects: <code>python3 -c</code>, <code>unlink</code> or <code>find -delete</code> can still delete
+        files that <code>rm *</code> protects; the sandbox limits effects.
+      </p>
       {rules?.length === 0 && <p className="muted">No rules. “Always allow” in a permission dialog adds one.</p>}
       <ul className="list">
         {rules?.map((rule) => (
-          <li key={rule.id} className="row" style={{ alignItems: "center", padding: "4px 0" }}>
+          <li key={rule.id} className="row" style={{ alignItems: "center", padding: "4px 0", flexWrap: "wrap" }}>
             <code style={{ minWidth: 60 }}>{rule.tool}</code>
             <input aria-label={`Pattern of rule ${rule.id}`} defaultValue={rule.pattern} onBlur={(e) => e.target.value.trim() && e.target.value !== rule.pattern && act(unwrap(getApi().permissions.updateRule({ id: rule.id, pattern: e.target.value.trim() })))} style={{ flex: 1 }} />
             <select aria-label={`Action of rule ${rule.id}`} value={rule.action} onChange={(e) => act(unwrap(getApi().permissions.updateRule({ id: rule.id, action: e.target.value as "allow" | "deny" })))}>
@@ -189,6 +194,16 @@ function RulesPanel({ project }: { project: Project | null }) {
             <button className="danger" onClick={() => act(unwrap(getApi().permissions.removeRule({ id: rule.id })))}>
               Revoke
             </button>
+            {rule.meaning && (
+              <div className="muted" style={{ flexBasis: "100%", fontSize: 12 }} aria-label={`Meaning of rule ${rule.id}`}>
+                {rule.meaning}
+              </div>
+            )}
+            {rule.note && (
+              <div className="notice" style={{ flexBasis: "100%", fontSize: 12 }} role="note">
+                {rule.note}
+              </div>
+            )}
           </li>
         ))}
       </ul>
