@@ -12,7 +12,7 @@ import { describeToolPaths } from "../tools/paths.ts";
 import { commandName } from "./bash-rules.ts";
 import { CHANGES_FOLDER, EFFECT_FREE, isCodeRunningVariable } from "./command-knowledge.ts";
 import { allowForm, denyForms } from "./command-forms.ts";
-import { foldsCase, hostPlatform, packageScriptsChange, pathFacts, protectedPath, type PathFacts, type PathPlatform, type ProtectedPath } from "./path-facts.ts";
+import { foldsCase, hostPlatform, memoizedPlatform, packageScriptsChange, pathFacts, protectedPath, type PathFacts, type PathPlatform, type ProtectedPath } from "./path-facts.ts";
 import { analyzeShell, type Cwd, type ShellCommand } from "./shell-analysis.ts";
 
 // tool_search (MCP) lists and loads tools; it runs none.
@@ -77,7 +77,8 @@ export interface CallSubjects {
   platform: PathPlatform;
 }
 
-export function callSubjects(toolName: string, args: unknown, projectDir: string, platform: PathPlatform = hostPlatform): CallSubjects {
+export function callSubjects(toolName: string, args: unknown, projectDir: string, hostOrTest: PathPlatform = hostPlatform): CallSubjects {
+  const platform = memoizedPlatform(hostOrTest);
   const base: CallSubjects = {
     subjects: [],
     absolutePaths: [],
@@ -132,6 +133,12 @@ function display(facts: PathFacts): string {
 
 function bashSubjects(s: CallSubjects, command: string, projectDir: string, platform: PathPlatform): CallSubjects {
   const root = path.resolve(projectDir);
+  const known = new Map<string, PathFacts>();
+  const factsOf = (p: string): PathFacts => {
+    let facts = known.get(p);
+    if (!facts) known.set(p, (facts = pathFacts(p, root, platform)));
+    return facts;
+  };
   const script = analyzeShell(command, { cwd: root, home: platform.home });
   s.reasons.push(...script.opaque);
   s.warnings.push(...script.warnings);
@@ -146,7 +153,7 @@ function bashSubjects(s: CallSubjects, command: string, projectDir: string, plat
         continue;
       }
       const target = r.target.tilde ? path.join(platform.home, r.target.value!.slice(1)) : path.resolve(cwd ?? "/", r.target.value!);
-      const facts = pathFacts(target, root, platform);
+      const facts = factsOf(target);
       const part: PathPart = { kind: "path", access: r.kind, tool: r.kind === "write" ? "write" : "read", facts, display: display(facts), viaRedirection: true };
       if (r.kind === "write") {
         part.protection = protectedPath(facts, platform, undefined);
@@ -159,7 +166,7 @@ function bashSubjects(s: CallSubjects, command: string, projectDir: string, plat
     const forms = denyForms(c.words);
     s.unknownCommand ||= forms.unknown;
     for (const form of forms.forms) s.denyForms.push([commandName(form[0]!, s.foldCase), ...form.slice(1)]);
-    if (!c.nested) s.parts.push(commandPart(c, root, platform, writes));
+    if (!c.nested) s.parts.push(commandPart(c, factsOf, platform, writes));
   }
   for (const p of s.parts) {
     if (p.kind === "path" && p.protection) s.warnings.push(p.protection.warning);
@@ -170,7 +177,7 @@ function bashSubjects(s: CallSubjects, command: string, projectDir: string, plat
   return s;
 }
 
-function commandPart(c: ShellCommand, root: string, platform: PathPlatform, writes: PathPart[]): CommandPart {
+function commandPart(c: ShellCommand, factsOf: (p: string) => PathFacts, platform: PathPlatform, writes: PathPart[]): CommandPart {
   const form = allowForm(c);
   const name = form.words[0] ?? "";
   const part: CommandPart = {
@@ -182,14 +189,14 @@ function commandPart(c: ShellCommand, root: string, platform: PathPlatform, writ
     needsNoRule: !form.blocked && form.assignments.length === 0 && (CHANGES_FOLDER.has(name) || (EFFECT_FREE.has(name) && !form.globbed.some(Boolean))),
   };
   if (part.needsNoRule || part.blocked) return part;
-  const where = folderProblem(c.cwds, root, platform);
+  const where = folderProblem(c.cwds, factsOf);
   if (where) {
     part.blocked = where;
     return part;
   }
   if (name.includes("/")) {
     // A program named by its path: the same word names another file after a `cd`.
-    const files = new Set(c.cwds.map((cwd) => pathFacts(path.resolve(cwd!, name), root, platform)));
+    const files = new Set(c.cwds.map((cwd) => factsOf(path.resolve(cwd!, name))));
     const shown = new Set([...files].map((f) => (f.relative !== null ? `./${f.relative}` : f.real)));
     if (shown.size > 1) part.blocked = "the program it runs depends on whether an earlier cd succeeded";
     else part.words = [[...shown][0]!, ...form.words.slice(1)];
@@ -201,10 +208,10 @@ function commandPart(c: ShellCommand, root: string, platform: PathPlatform, writ
   return part;
 }
 
-function folderProblem(cwds: Cwd[], root: string, platform: PathPlatform): string | undefined {
+function folderProblem(cwds: Cwd[], factsOf: (p: string) => PathFacts): string | undefined {
   for (const cwd of cwds) {
     if (cwd === null) return "it runs in a folder only known when it runs";
-    const facts = pathFacts(cwd, root, platform);
+    const facts = factsOf(cwd);
     if (!facts.inside) return `it runs in ${facts.real}, outside the project`;
   }
   return undefined;

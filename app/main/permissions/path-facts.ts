@@ -3,18 +3,44 @@
 // rules see it, and whether it is a protected file (one that makes other tools run code). Case is
 // folded on macOS and Windows, whose file systems ignore it by default; the platform, home folder
 // and realpath are injectable so unit tests can stand in for another system. Never throws.
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 
 export interface PathPlatform {
   platform: NodeJS.Platform;
   home: string;
-  /** Resolves symlinks of an existing path; throws when it does not exist. */
-  realpath(p: string): string;
+  /** Resolves symlinks of an existing path; undefined when it does not exist (or cannot be read). */
+  realpath(p: string): string | undefined;
 }
 
-export const hostPlatform: PathPlatform = { platform: process.platform, home: homedir(), realpath: (p) => realpathSync.native(p) };
+function hostRealpath(p: string): string | undefined {
+  // Checked first: a thrown error costs far more than a second system call.
+  if (!existsSync(p)) return undefined;
+  try {
+    return realpathSync.native(p);
+  } catch {
+    return undefined;
+  }
+}
+
+export const hostPlatform: PathPlatform = { platform: process.platform, home: homedir(), realpath: hostRealpath };
+
+/** The same platform with realpath answers remembered: for the paths of one call. */
+export function memoizedPlatform(platform: PathPlatform): PathPlatform {
+  const known = new Map<string, string | null>();
+  return {
+    ...platform,
+    realpath: (p) => {
+      let answer = known.get(p);
+      if (answer === undefined) {
+        answer = platform.realpath(p) ?? null;
+        known.set(p, answer);
+      }
+      return answer ?? undefined;
+    },
+  };
+}
 
 export function foldsCase(platform: PathPlatform): boolean {
   return platform.platform === "darwin" || platform.platform === "win32";
@@ -37,14 +63,12 @@ export function realPathOf(p: string, platform: PathPlatform): string {
   let existing = p;
   const rest: string[] = [];
   for (let guard = 0; guard < 4096; guard++) {
-    try {
-      return path.join(platform.realpath(existing), ...rest);
-    } catch {
-      const parent = path.dirname(existing);
-      if (parent === existing) return p;
-      rest.unshift(path.basename(existing));
-      existing = parent;
-    }
+    const real = platform.realpath(existing);
+    if (real !== undefined) return rest.length === 0 ? real : path.join(real, ...rest);
+    const parent = path.dirname(existing);
+    if (parent === existing) return p;
+    rest.unshift(path.basename(existing));
+    existing = parent;
   }
   return p;
 }
