@@ -1,7 +1,10 @@
 // A multi-keyword finder (Aho-Corasick) over ASCII, case-insensitive: one pass over the text
 // whatever the number of keywords, so the redaction rules' regular expressions only run near
 // their keywords. Characters outside ASCII never match a keyword character. Built once per rule
-// set; `scan` allocates nothing (hits go to the caller's buffer). Never throws.
+// set; `scan` allocates nothing (hits go to the caller's buffer) and runs its loop in
+// WebAssembly where it can (keyword-scan-wasm.ts). Never throws.
+
+import { createWasmScanner, type WasmScanner } from "./keyword-scan-wasm.ts";
 
 const ALPHABET = 128;
 
@@ -17,6 +20,9 @@ export class KeywordAutomaton {
   private readonly outputs: Int32Array;
   readonly keywords: readonly string[];
   private readonly lengths: Int32Array;
+  /** The WebAssembly loop (null where WebAssembly is unavailable), built on first scan. */
+  private wasm: WasmScanner | null | undefined;
+  private readonly pairs = new Int32Array(2048);
 
   constructor(keywords: readonly string[]) {
     this.keywords = keywords;
@@ -82,13 +88,15 @@ export class KeywordAutomaton {
   }
 
   /**
-   * Finds every keyword occurrence in text[from, to): returns how many, written to `hits` as
-   * (keyword id, start) pairs; stops early when `hits` is full (the caller scans on from there).
+   * Finds every keyword occurrence in text[from, to): returns how many values were written to
+   * `hits` as (keyword id, start) pairs, where the scan stopped (early when `hits` is nearly
+   * full) and the automaton's state there, to resume from.
    */
-  scan(text: string, from: number, to: number, hits: Int32Array): { count: number; next: number } {
+  scan(text: string, from: number, to: number, hits: Int32Array, state = 0): { count: number; next: number; state: number } {
+    if (this.wasm === undefined) this.wasm = createWasmScanner(this.delta) ?? null;
+    if (this.wasm) return this.scanWasm(this.wasm, text, from, to, hits, state);
     const { delta, outStart, outEnd, outputs, lengths } = this;
     const max = hits.length - 2;
-    let state = 0;
     let count = 0;
     for (let i = from; i < to; i++) {
       const c = text.charCodeAt(i);
@@ -101,10 +109,46 @@ export class KeywordAutomaton {
           hits[count++] = id;
           hits[count++] = i + 1 - lengths[id]!;
         }
-        if (count > max - 64) return { count, next: i + 1 };
+        if (count > max - 64) return { count, next: i + 1, state };
       }
     }
-    return { count, next: to };
+    return { count, next: to, state };
+  }
+
+  /** Whether any keyword occurs in a short text (plain JavaScript: no copying). */
+  contains(text: string): boolean {
+    const { delta } = this;
+    let state = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      state = delta[state + (c < ALPHABET ? c : 0)]!;
+      if (state < 0) return true;
+    }
+    return false;
+  }
+
+  private scanWasm(wasm: WasmScanner, text: string, from: number, to: number, hits: Int32Array, state: number): { count: number; next: number; state: number } {
+    const { outStart, outEnd, outputs, lengths } = this;
+    const pairs = this.pairs;
+    const max = hits.length - 2;
+    let count = 0;
+    let at = from;
+    while (at < to && count < max - 64 * 2) {
+      const room = Math.min(pairs.length, (max - count) >> 3) & ~1;
+      const r = wasm.scan(text, at, to, state, pairs.subarray(0, Math.max(2, room)));
+      for (let h = 0; h < r.count * 2; h += 2) {
+        const end = at + pairs[h]!;
+        const s = (-pairs[h + 1]! - 1) >> 7;
+        for (let k = outStart[s]!, b = outEnd[s]!; k < b; k++) {
+          const id = outputs[k]!;
+          hits[count++] = id;
+          hits[count++] = end - lengths[id]!;
+        }
+      }
+      at = r.next;
+      state = r.state;
+    }
+    return { count, next: at, state };
   }
 }
 

@@ -72,7 +72,7 @@ export class SecretScanner {
     for (const rule of rules) for (const keyword of rule.keywords) add(keyword, { kind: "rule", rule });
     add("-----begin", { kind: "key" });
     const literals = [...new Set((options.literals ?? []).filter((l) => l.length >= MIN_LITERAL_LENGTH))];
-    this.nonAsciiLiterals = literals.filter((l) => /[^\x00-\x7f]/.test(l));
+    this.nonAsciiLiterals = literals.filter((l) => /[\u0080-\uffff]/.test(l));
     for (const literal of literals) if (!this.nonAsciiLiterals.includes(literal)) add(literal.toLowerCase(), { kind: "literal", value: literal });
     this.automaton = new KeywordAutomaton(keywords);
     const longest = Math.max(16, ...keywords.map((k) => k.length));
@@ -85,9 +85,10 @@ export class SecretScanner {
     this.lastTry.clear();
     const windows = new Map<SecretRule, number[]>();
     const hits = this.hits;
-    for (let from = 0; from < text.length; ) {
-      const { count, next } = this.automaton.scan(text, from, text.length, hits);
+    for (let from = 0, state = 0; from < text.length; ) {
+      const { count, next, state: after } = this.automaton.scan(text, from, text.length, hits, state);
       from = next;
+      state = after;
       for (let h = 0; h < count; h += 2) {
         const keyword = hits[h]!;
         const start = hits[h + 1]!;
@@ -98,6 +99,9 @@ export class SecretScanner {
               continue;
             }
             if (target.rule.keywordStart) {
+              // Every such secret goes on after its keyword with token characters: most hits of
+              // short keywords ("ey" in "key", "sk" in "task") end here without a regex call.
+              if (target.rule.tokenAfterKeyword && !isTokenChar(text.charCodeAt(start + this.automaton.keywords[keyword]!.length))) continue;
               const re = target.rule.keywordStart;
               re.lastIndex = start;
               const m = re.exec(text);
@@ -179,7 +183,7 @@ export class SecretScanner {
       if (range) [start, end] = range;
     }
     const secret = text.slice(start, end);
-    if (rule.entropy > 0 && (shannonEntropy(secret) <= rule.entropy || (rule.id.startsWith("generic") && !/\d/.test(secret)))) return;
+    if (rule.entropy > 0 && ((rule.id.startsWith("generic") && !/\d/.test(secret)) || shannonEntropy(secret) <= rule.entropy)) return;
     const lineStart = text.lastIndexOf("\n", m.index) + 1;
     const lineEnd = text.indexOf("\n", m.index + m[0].length);
     const line = text.slice(lineStart, lineEnd === -1 ? undefined : lineEnd);
@@ -216,17 +220,29 @@ function keyBlock(text: string, at: number): SecretSpan | undefined {
 }
 
 /**
- * The cheap part of every `[\w.-]{0,50}?keyword[ \t\w.-]{0,20}[\s'"]{0,3}(?:=|>|:|,|\|\||?=)`
- * rule: an assignment-like operator within 24 characters of word, blank or quote characters.
+ * The cheap part of every `[\w.-]{0,50}?keyword[ \t\w.-]{0,20}[\s'"]{0,3}(?:=|>|:|,|\|\||?=)
+ * [\x60'"\s=]{0,5}(value)` rule: an assignment-like operator within 24 characters of word, blank
+ * or quote characters, then a value of at least 5 token characters (no such rule's is shorter).
  */
 function assignmentFollows(text: string, from: number): boolean {
   const to = Math.min(text.length, from + 24);
-  for (let i = from; i < to; i++) {
+  let i = from;
+  for (; i < to; i++) {
     const c = text.charCodeAt(i);
-    if (c === 61 || c === 58 || c === 62 || c === 44 || c === 124 || c === 63) return true; // = : > , | ?
+    if (c === 61 || c === 58 || c === 62 || c === 44 || c === 124 || c === 63) break; // = : > , | ?
     if (!(isWordish(c) || c === 32 || c === 9 || c === 10 || c === 13 || c === 39 || c === 34 || c === 11 || c === 12)) return false;
   }
-  return false;
+  if (i === to) return false;
+  for (let n = 0; n < 4 && i < text.length && "=:>,|?".includes(text[i]!); n++) i++;
+  for (let n = 0; n < 6 && i < text.length && "`'\" \t\n\r=".includes(text[i]!); n++) i++;
+  let run = 0;
+  while (run < 5 && i + run < text.length && isTokenChar(text.charCodeAt(i + run))) run++;
+  return run >= 5;
+}
+
+/** Characters of tokens and keys: [A-Za-z0-9_.~+/=-]. */
+function isTokenChar(c: number): boolean {
+  return isWordish(c) || c === 126 || c === 43 || c === 47 || c === 61;
 }
 
 /** [\w.-] */

@@ -4,6 +4,7 @@
 // gitleaks applies them. Private key blocks are not a regular expression here: redaction.ts
 // finds them as blocks (header, base64 body, end line), so a key cut short is still removed.
 // Never throws at run time: the data is checked by the tests.
+import { KeywordAutomaton } from "./keyword-automaton.ts";
 import vendored from "./secret-rules/gitleaks-rules.json" with { type: "json" };
 
 interface VendoredRegex {
@@ -31,6 +32,8 @@ export interface Allowlist {
   target: "secret" | "match" | "line";
   regexes: RegExp[];
   stopwords: string[];
+  /** The stopwords as one automaton (the generic rule has about 1,500 of them). */
+  stopwordFinder?: KeywordAutomaton;
 }
 
 export interface SecretRule {
@@ -54,21 +57,30 @@ export interface SecretRule {
   keywordPrefix?: RegExp;
   /** The match begins with one of its keywords: tried once at each keyword (sticky). */
   keywordStart?: RegExp;
+  /** With keywordStart: a token character follows the keyword in every match. */
+  tokenAfterKeyword: boolean;
 }
 
-/** Whether every match begins with a keyword (`\b(ghp_...`, `(?:xoxb-...`). */
-function startsWithKeyword(source: string, keywords: string[]): boolean {
+/**
+ * Whether every match begins with a keyword (`\b(ghp_...`, `(?:xoxb-...`), and whether a token
+ * character must follow the literal it begins with (then a hit followed by a blank is no match).
+ */
+function keywordStart(source: string, keywords: string[]): { starts: boolean; tokenAfter: boolean } {
   let s = source;
   for (let m = /^(?:\\b|\((?:\?:|\?i:)?)/.exec(s); m && m[0]; m = /^(?:\\b|\((?:\?:|\?i:)?)/.exec(s)) s = s.slice(m[0].length);
   let literal = "";
-  for (let i = 0; i < s.length; i++) {
+  let i = 0;
+  for (; i < s.length; i++) {
     const c = s[i]!;
     if (c === "\\" && /[.\-_~/]/.test(s[i + 1] ?? "")) literal += s[++i];
     else if (/[A-Za-z0-9_\-~]/.test(c)) literal += c;
     else break;
   }
   literal = literal.toLowerCase();
-  return keywords.length > 0 && keywords.some((k) => literal.startsWith(k) || (k.startsWith(literal) && literal.length >= 2));
+  const starts = keywords.length > 0 && keywords.some((k) => literal.startsWith(k) || (k.startsWith(literal) && literal.length >= 2));
+  // Only when every keyword is the whole literal can the character after a hit be checked.
+  const tokenAfter = keywords.every((k) => k === literal) && /^(?:\[|\\w|\(\?i:\[|[A-Za-z0-9_~.+/=-])/.test(s.slice(i));
+  return { starts, tokenAfter };
 }
 
 export const RULE_SOURCE = { source: vendored.source, commit: vendored.commit, license: vendored.license };
@@ -100,15 +112,28 @@ function unbounded(source: string): boolean {
   return /(?<!\\)[+*]|\{\d+,\}/.test(source.replace(/\\./g, "").replace(/\[[^\]]*\]/g, "x"));
 }
 
+/** Capturing groups in a pattern, counted from its text (compiling it to find out costs ~1 ms). */
+function countGroups(source: string): number {
+  let groups = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") i++;
+    else if (c === "[") {
+      for (i++; i < source.length && source[i] !== "]"; i++) if (source[i] === "\\") i++;
+    } else if (c === "(" && (source[i + 1] !== "?" || (source[i + 2] === "<" && source[i + 3] !== "=" && source[i + 3] !== "!"))) groups++;
+  }
+  return groups;
+}
+
 let compiled: { rules: SecretRule[]; global: Allowlist } | undefined;
 
 /** The compiled rules, built on first use. */
 export function secretRules(): { rules: SecretRule[]; global: Allowlist } {
   if (compiled) return compiled;
   const rules = (vendored.rules as VendoredRule[]).map((r): SecretRule => {
-    const probe = compile(r.regex);
-    const hasGroups = new RegExp(`${probe.source}|`).exec("")!.length > 1;
+    const hasGroups = countGroups(r.regex.source) > 0;
     const prefixed = r.regex.source.startsWith("[\\w.-]{0,50}?");
+    const start = keywordStart(r.regex.source, r.keywords);
     return {
       id: r.id,
       kind: kindOf(r.id),
@@ -121,7 +146,8 @@ export function secretRules(): { rules: SecretRule[]; global: Allowlist } {
       before: 160,
       after: unbounded(r.regex.source) ? 1024 : 400,
       ...(prefixed ? { keywordPrefix: compile(r.regex, hasGroups ? "yd" : "y") } : {}),
-      ...(!prefixed && startsWithKeyword(r.regex.source, r.keywords) ? { keywordStart: compile(r.regex, hasGroups ? "yd" : "y") } : {}),
+      ...(!prefixed && start.starts ? { keywordStart: compile(r.regex, hasGroups ? "yd" : "y") } : {}),
+      tokenAfterKeyword: !prefixed && start.starts && start.tokenAfter,
     };
   });
   const g = vendored.globalAllowlist as { regexes: VendoredRegex[]; stopwords: string[] };
@@ -130,24 +156,36 @@ export function secretRules(): { rules: SecretRule[]; global: Allowlist } {
 }
 
 function toAllowlist(a: VendoredAllowlist): Allowlist {
+  const stopwords = a.stopwords.map((w) => w.toLowerCase());
   return {
     and: a.condition.toUpperCase() === "AND",
     target: a.regexTarget === "match" || a.regexTarget === "line" ? a.regexTarget : "secret",
     regexes: a.regexes.map((x) => compile(x)),
-    stopwords: a.stopwords.map((w) => w.toLowerCase()),
+    stopwords,
+    ...(stopwords.length > 16 ? { stopwordFinder: new KeywordAutomaton(stopwords) } : {}),
   };
 }
 
 /** Shannon entropy in bits per character, as gitleaks computes it. */
+const asciiCounts = new Int32Array(128);
+
 export function shannonEntropy(text: string): number {
   if (text.length === 0) return 0;
-  const counts = new Map<string, number>();
-  for (const ch of text) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  // Counted per UTF-16 unit, as gitleaks counts per byte for the ASCII secrets rules find.
+  const others = new Map<number, number>();
+  asciiCounts.fill(0);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 128) asciiCounts[c]!++;
+    else others.set(c, (others.get(c) ?? 0) + 1);
+  }
   let entropy = 0;
-  for (const n of counts.values()) {
+  const add = (n: number) => {
     const p = n / text.length;
     entropy -= p * Math.log2(p);
-  }
+  };
+  for (let c = 0; c < 128; c++) if (asciiCounts[c]! > 0) add(asciiCounts[c]!);
+  for (const n of others.values()) add(n);
   return entropy;
 }
 
@@ -155,8 +193,12 @@ export function shannonEntropy(text: string): number {
 export function allowed(list: Allowlist, secret: string, match: string, line: string): boolean {
   const target = list.target === "match" ? match : list.target === "line" ? line : secret;
   const regexHit = list.regexes.length > 0 ? list.regexes.some((re) => re.test(target)) : undefined;
-  const lower = secret.toLowerCase();
-  const stopHit = list.stopwords.length > 0 ? list.stopwords.some((w) => lower.includes(w)) : undefined;
+  const stopHit =
+    list.stopwords.length === 0
+      ? undefined
+      : list.stopwordFinder
+        ? list.stopwordFinder.contains(secret)
+        : list.stopwords.some((w) => secret.toLowerCase().includes(w));
   const checks = [regexHit, stopHit].filter((x): x is boolean => x !== undefined);
   if (checks.length === 0) return false;
   return list.and ? checks.every(Boolean) : checks.some(Boolean);

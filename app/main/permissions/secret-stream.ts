@@ -87,7 +87,7 @@ export class SecretStream {
       if (span.start < cut && span.end > cut) cut = span.end;
     }
     out += applySpans(buf, spans, base, cut, this.found).text;
-    this.context = (this.context + buf.slice(base, cut)).slice(-CONTEXT);
+    this.context = cut - base >= CONTEXT ? buf.slice(cut - CONTEXT, cut) : (this.context + buf.slice(base, cut)).slice(-CONTEXT);
     this.pending = buf.slice(cut);
     if (truncatedKey) {
       this.swallowing = true;

@@ -82,6 +82,7 @@ const NESTED_REASONS: Record<string, string> = {
 // eslint-disable-next-line no-control-regex -- control characters are what is looked for
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/;
 // Zero-width, invisible and direction-changing characters: the dialog would not show them.
+// eslint-disable-next-line no-misleading-character-class -- single code points are meant, joiners included
 const INVISIBLE = /[\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]/;
 
 const WRITE_OPERATORS = new Set([">", ">>", ">|", "&>", "&>>"]);
@@ -101,7 +102,7 @@ export function analyzeShell(source: string, where: ShellWhere): ShellScript {
   if (control) reasons.add(`contains a control character (${codePoint(control[0])}), which bash and the dialog may read differently`);
   const invisible = INVISIBLE.exec(source);
   if (invisible) reasons.add(`contains an invisible or direction-changing character (${codePoint(invisible[0])})`);
-  const lookAlike = /[^\x00-\x7f]/.exec(source.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, ""));
+  const lookAlike = /[\u0080-\uffff]/.exec(source.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, ""));
   if (lookAlike) script.warnings.push(`Contains a character outside ASCII (${codePoint(lookAlike[0])}) outside quotes: it may look like another one.`);
 
   const root = parseShell(source);
