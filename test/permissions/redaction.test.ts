@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { KeywordAutomaton } from "../../app/main/permissions/keyword-automaton.ts";
 import { looksSecretName, SecretScanner, secretEnvValues } from "../../app/main/permissions/redaction.ts";
 import { RULE_SOURCE, secretRules } from "../../app/main/permissions/secret-rules.ts";
 
@@ -147,6 +148,31 @@ describe("environment values", () => {
     expect(secretEnvValues({ DB_PASSWORD: "s3cr3t-value-xyz", SECRET_DIR: "/x/y/z/q", SESSION_TOKEN: "true", HOME: "/home/me/longer", TOKEN: "short" })).toEqual(["s3cr3t-value-xyz"]);
     const s = new SecretScanner({ literals: secretEnvValues({ DB_PASSWORD: "s3cr3t-value-xyz" }) });
     expect(s.redact("connecting with s3cr3t-value-xyz").text).toBe("connecting with [REDACTED: configured secret]");
+  });
+});
+
+describe("the keyword loop", () => {
+  it("in WebAssembly finds exactly what the JavaScript loop finds, across calls and buffer limits", () => {
+    const keywords = ["key", "token", "ey", "ghp_", "akia", "-----begin", "s."];
+    const text = `The Key of the token ghp_x AKIA s.x key\u00e9y \u4e00ey -----BEGIN `.repeat(4000);
+    const all = (useWasm: boolean) => {
+      const automaton = new KeywordAutomaton(keywords);
+      if (!useWasm) (automaton as unknown as { wasm: null }).wasm = null;
+      const hits = new Int32Array(600);
+      const found: number[] = [];
+      for (let from = 0, state = 0; from < text.length; ) {
+        const r = automaton.scan(text, from, text.length, hits, state);
+        from = r.next;
+        state = r.state;
+        found.push(...hits.subarray(0, r.count));
+      }
+      return { found, wasm: (automaton as unknown as { wasm: unknown }).wasm };
+    };
+    const wasm = all(true);
+    const js = all(false);
+    expect(wasm.wasm, "WebAssembly is available here").toBeTruthy();
+    expect(wasm.found.length).toBe(4000 * 10 * 2);
+    expect(wasm.found).toEqual(js.found);
   });
 });
 
