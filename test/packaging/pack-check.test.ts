@@ -11,7 +11,7 @@ afterEach(() => dirs.splice(0).forEach((dir) => fs.rmSync(dir, { recursive: true
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'";
 
 /** Writes an app folder, packs it with @electron/asar (natives unpacked), returns the resources dir. */
-async function pack(files: Record<string, string>, unpackDir = "node_modules/{better-sqlite3,node-pty}", unpack = "**/compute-worker.cjs"): Promise<string> {
+async function pack(files: Record<string, string | Buffer>, unpackDir = "node_modules/{better-sqlite3,node-pty}", unpack = "**/compute-worker.cjs"): Promise<string> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "lathe-pack-test-"));
   dirs.push(root);
   const app = path.join(root, "app");
@@ -25,10 +25,14 @@ async function pack(files: Record<string, string>, unpackDir = "node_modules/{be
   return resources;
 }
 
-const goodApp = (): Record<string, string> => ({
+const grammar = (file: string) => fs.readFileSync(path.join(import.meta.dirname, "../../node_modules", file));
+
+const goodApp = (): Record<string, string | Buffer> => ({
   "package.json": JSON.stringify({ name: "lathe", version: "1.2.3", main: "out/main/index.cjs", dependencies: { "better-sqlite3": "1", "node-pty": "1" } }),
-  "out/main/index.cjs": 'const preload = path.join(__dirname, "..", "preload", "index.cjs"); const worker = "compute-worker.cjs";',
+  "out/main/index.cjs": 'const preload = path.join(__dirname, "..", "preload", "index.cjs"); const worker = "compute-worker.cjs"; const grammar = "tree-sitter-bash.wasm";',
   "out/main/compute-worker.cjs": "// worker",
+  "out/main/wasm/web-tree-sitter.wasm": grammar("web-tree-sitter/web-tree-sitter.wasm"),
+  "out/main/wasm/tree-sitter-bash.wasm": grammar("tree-sitter-bash/tree-sitter-bash.wasm"),
   "out/preload/index.cjs": "// preload",
   "out/renderer/index.html": `<meta http-equiv="Content-Security-Policy" content="${CSP}"><script src="./assets/a.js"></script>`,
   "out/renderer/assets/a.js": "console.log(1)",
@@ -100,6 +104,16 @@ describe("checkPackage", () => {
     expect(failures(checkPackage(await pack(withTests), expectations())).join("\n")).toContain("out/main/agent.test.js");
     const withDev = { ...goodApp(), "node_modules/react/index.js": "x" };
     expect(failures(checkPackage(await pack(withDev), expectations())).join("\n")).toContain("packages outside the production dependencies: react");
+  });
+
+  it("loads the packed bash grammar, and reports one that is missing or broken", async () => {
+    const ok = checkPackage(await pack(goodApp()), expectations({ loadGrammar: true }));
+    expect(ok.find((r) => r.name === "bash grammar inside, loadable")).toMatchObject({ ok: true, detail: expect.stringContaining("parsed") });
+    const missing = goodApp();
+    delete missing["out/main/wasm/tree-sitter-bash.wasm"];
+    expect(failures(checkPackage(await pack(missing), expectations())).join("\n")).toContain("out/main/wasm/tree-sitter-bash.wasm is not in app.asar");
+    const broken = { ...goodApp(), "out/main/wasm/tree-sitter-bash.wasm": "not WebAssembly" };
+    expect(failures(checkPackage(await pack(broken), expectations({ loadGrammar: true }))).join("\n")).toContain("loading the packed grammar failed");
   });
 
   it("reports natives that do not load and packages over budget", async () => {

@@ -147,8 +147,13 @@ export class OutputCollector {
     return truncateTail(current + this.text.peekPending(), { maxLines, maxBytes: 8 * 1024 }).text;
   }
 
+  /** The output ended: releases everything redaction held back (call before the last `takeRaw`). */
+  endRedaction(): void {
+    if (this.rawSecrets && this.rawSecrets.held > 0) this.pushRedacted(this.rawSecrets.end());
+  }
+
   async finish(): Promise<CollectedOutput> {
-    if (this.rawSecrets) this.pushRedacted(this.rawSecrets.end());
+    this.endRedaction();
     this.addText(this.redactText(this.text.flush()));
     if (this.textSecrets) this.addText(this.textSecrets.end());
     if (this.fd !== undefined) closeSync(this.fd);

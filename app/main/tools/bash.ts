@@ -220,7 +220,9 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
         dataSub.dispose();
         if (updateTimer) clearTimeout(updateTimer);
         waitingForInput = false;
-        // The last raw bytes still go to the terminal view, without breaking the update interval.
+        // The last raw bytes still go to the terminal view (with what redaction held back),
+        // without breaking the update interval.
+        collector.endRedaction();
         const wait = lastUpdateAt + UPDATE_INTERVAL_MS - Date.now();
         if (wait > 0 && collector.hasPendingRaw) await new Promise((r) => setTimeout(r, wait));
         if (collector.hasPendingRaw) emitUpdate();
