@@ -218,8 +218,9 @@ export class OutputCollector {
   private openSpill(): void {
     try {
       this.filePath = this.spillPath();
-      mkdirSync(path.dirname(this.filePath), { recursive: true });
-      this.fd = openSync(this.filePath, "w");
+      // Saved output may hold private data: readable by the user only.
+      mkdirSync(path.dirname(this.filePath), { recursive: true, mode: 0o700 });
+      this.fd = openSync(this.filePath, "w", 0o600);
     } catch (err) {
       this.fileError = err as Error;
     }
