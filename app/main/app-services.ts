@@ -10,6 +10,7 @@ import { McpService } from "./mcp/mcp-service.ts";
 import { IpcFailure, IpcRouter, type RequestHandlers } from "./ipc/router.ts";
 import { PermissionsService } from "./permissions/permissions-service.ts";
 import { scannerFor, secretEnvValues } from "./permissions/redaction.ts";
+import { loadShellParser } from "./permissions/shell-parser.ts";
 import { createStreamModel, discoverModels, testProvider } from "./providers/index.ts";
 import type { StreamFn } from "./loop/types.ts";
 import { SessionsService } from "./sessions/sessions-service.ts";
@@ -132,6 +133,9 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       options.onPermissionRequest?.(sessionId);
     },
   });
+  // The bash grammar loads in the background now, so the first command is judged without waiting;
+  // a failure here is reported at that first command (PermissionsService refuses to guess).
+  loadShellParser().catch(() => undefined);
   const sessions: SessionsService = new SessionsService({
     store,
     hub,
