@@ -18,6 +18,10 @@ export const GRAMMAR_FILES = { runtime: "web-tree-sitter.wasm", bash: "tree-sitt
 
 let loading: Promise<Parser> | undefined;
 let parser: Parser | undefined;
+/** Per node type id: its name and whether it is named; per field id: its name (read once). */
+let typeNames: string[] = [];
+let typeNamed: boolean[] = [];
+let fieldNames: (string | null)[] = [];
 
 /** The two .wasm files, found beside the bundle or in node_modules. */
 export function grammarFilePaths(): { runtime: string; bash: string } {
@@ -39,6 +43,9 @@ export function loadShellParser(): Promise<void> {
     const language = await Language.load(readFileSync(files.bash));
     const p = new Parser();
     p.setLanguage(language);
+    typeNames = Array.from({ length: language.nodeTypeCount }, (_, id) => language.nodeTypeForId(id) ?? "ERROR");
+    typeNamed = Array.from({ length: language.nodeTypeCount }, (_, id) => language.nodeTypeIsNamed(id));
+    fieldNames = Array.from({ length: language.fieldCount + 1 }, (_, id) => language.fieldNameForId(id));
     parser = p;
     return p;
   })();
@@ -73,19 +80,26 @@ const MAX_DEPTH = 200;
  */
 export function parseShell(command: string): SyntaxNode {
   if (!parser) throw new Error("The shell parser is not loaded: await loadShellParser() first.");
-  const tree: Tree | null = parser.parse(command);
+  // Handing the text over through a callback, whole, is several times faster than passing the
+  // string itself (which the binding feeds to the parser in small pieces).
+  const tree: Tree | null = parser.parse((index) => (index < command.length ? command.slice(index) : ""));
   if (!tree) throw new Error("The shell parser returned no tree.");
   const cursor = tree.walk();
   try {
+    // Each cursor getter is a call into WebAssembly: ask for ids and look the names up here.
     const copy = (depth: number): SyntaxNode => {
-      const type = cursor.nodeType;
+      const id = cursor.nodeTypeId;
+      const type = typeNames[id] ?? "ERROR";
+      const start = cursor.startIndex;
+      const end = cursor.endIndex;
       const node: SyntaxNode = {
         type,
-        named: cursor.nodeIsNamed,
-        broken: type === "ERROR" || cursor.nodeIsMissing || depth > MAX_DEPTH,
-        field: cursor.currentFieldName,
-        start: cursor.startIndex,
-        end: cursor.endIndex,
+        named: typeNamed[id] ?? true,
+        // Only a node the parser invented (MISSING) or an empty one can be zero-width.
+        broken: type === "ERROR" || depth > MAX_DEPTH || (start === end && cursor.nodeIsMissing),
+        field: fieldNames[cursor.currentFieldId] ?? null,
+        start,
+        end,
         children: [],
       };
       if (depth <= MAX_DEPTH && cursor.gotoFirstChild()) {
