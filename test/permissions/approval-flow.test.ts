@@ -3,7 +3,7 @@
 // halves with a pause between them never shows); saved-output folders deleted with their session
 // and at start; permission requests carrying reasons, warnings and what the proposed rule means;
 // stored rules from an older version annotated, and every rule's meaning on the rules screen.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentEvent, ToolResultMessage } from "../../app/shared/agent-types.ts";
@@ -94,24 +94,38 @@ describe("bash output is redacted as it streams", () => {
 });
 
 describe("saved-output folders", () => {
-  it("are deleted with their session, and at start for sessions that no longer exist", async () => {
-    const { h, sessionId } = await session([{ toolCalls: [{ name: "bash", args: { command: "seq 1 5000" } }] }, { text: "ok" }]);
+  it("are deleted when their session is removed for good, and at start for sessions that no longer exist", async () => {
+    const { h, sessionId } = await session([{ toolCalls: [{ name: "bash", args: { command: "seq 1 5000" } }] }, { text: "ok" }], { purgeAfterMs: 50 });
     await h.call("settings.update", { permissionMode: "full-auto" });
     await h.call("sessions.prompt", { sessionId, text: "go" });
     await h.waitFor(() => ended(h.sessionEvents.get(sessionId)) === 1, "the run");
     const root = path.join(h.dataDir, "bash-output");
-    expect(readdirSync(path.join(root, String(sessionId)))).toHaveLength(1);
-    // A folder left behind by a session deleted while the app was not running.
+    const folder = path.join(root, String(sessionId));
+    expect(readdirSync(folder)).toHaveLength(1);
+    // Deleted, the session can still be restored with its outputs; removed for good, they go.
+    await h.call("sessions.delete", { sessionId });
+    expect(existsSync(folder)).toBe(true);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(h.services.sessions.purge()).toBe(1);
+    await h.waitFor(() => !existsSync(folder), "the folder to be deleted");
+
+    // A folder left behind by a session removed while the app was not running goes at start;
+    // a stored session's stays.
     mkdirSync(path.join(root, "9999"));
     writeFileSync(path.join(root, "9999", "bash-1.log"), "old output");
-    await h.call("sessions.delete", { sessionId });
-    expect(existsSync(path.join(root, String(sessionId)))).toBe(false);
+    const kept = await h.call("sessions.create", { projectId: (await h.call("projects.list", {}))[0]!.id });
+    mkdirSync(path.join(root, String(kept.id)));
+    await h.services.close();
     const again = createAppServices({ dataDir: h.dataDir, secrets: noSecretStore, host: "browser", version: "test", env: {} });
     try {
       await again.sessions.swept;
       expect(existsSync(path.join(root, "9999"))).toBe(false);
+      expect(existsSync(path.join(root, String(kept.id)))).toBe(true);
     } finally {
       await again.close();
+      rmSync(h.dataDir, { recursive: true, force: true });
+      rmSync(h.projectDir, { recursive: true, force: true });
+      app = undefined;
     }
   });
 });
