@@ -62,10 +62,13 @@ export function modeAllows(mode: string, toolName: string, part: CallPart | "opa
   return mode === "auto-edit" && part.facts.inside && !part.protection;
 }
 
-export function decide(input: { toolName: string; subjects: CallSubjects; rules: readonly PermissionRule[]; mode: PermissionMode | string }): Decision {
+/** What `decide` returns: a Decision with its reasons and warnings always listed. */
+export type PolicyDecision = Decision & { reasons: string[]; warnings: string[] };
+
+export function decide(input: { toolName: string; subjects: CallSubjects; rules: readonly PermissionRule[]; mode: PermissionMode | string }): PolicyDecision {
   const { toolName, subjects: s, rules, mode } = input;
   const warnings = [...s.warnings];
-  const ask = (reasons: string[]): Decision => ({ action: "ask", by: "default", reasons, warnings });
+  const ask = (reasons: string[]): PolicyDecision => ({ action: "ask", by: "default", reasons, warnings });
 
   for (const rule of rules) {
     if (rule.action !== "deny") continue;
