@@ -2,12 +2,16 @@
 // of the sandbox each kind of call would cross, where an allowed call runs, and that deny rules
 // and full auto keep their meaning.
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { callSubjects, decide, type PermissionMode } from "../../app/main/permissions/policy.ts";
 import { placementFor, planSandbox, requestInfo, sandboxDecision, type SandboxPort } from "../../app/main/permissions/sandbox-mode.ts";
 import { DEFAULT_REAL_MACHINE_COMMANDS, outsidePaths } from "../../app/main/sandbox/command-needs.ts";
 import type { Placed } from "../../app/main/sandbox/sandbox-service.ts";
+import { loadShellParser } from "../../app/main/permissions/shell-parser.ts";
 import type { PermissionRule } from "../../app/main/store/index.ts";
+
+// Bash is judged with the bash grammar, loaded once per process.
+beforeAll(() => loadShellParser());
 
 const project = "/work/project";
 const home = "/home/me";
@@ -44,6 +48,14 @@ describe("sandboxed auto", () => {
     expect(check("edit", { path: "src/a.ts", edits: [] }).decision).toMatchObject({ action: "allow", by: "mode" });
     expect(check("write", { path: "notes.md", content: "" }).decision).toMatchObject({ action: "allow", by: "mode" });
     expect(check("read", { path: "src/a.ts" }).decision.action).toBe("allow");
+  });
+
+  it("keeps the policy's firm questions: protected files, a command name a deny rule might match", () => {
+    expect(check("write", { path: ".git/config", content: "[core]\n" }).decision).toMatchObject({ action: "ask", firm: true });
+    expect(check("edit", { path: ".git/hooks/pre-commit", edits: [] }).decision.action).toBe("ask");
+    const computed = check("bash", { command: "X=rm; $X -rf build" }, { rules: [rule("bash", "rm *", "deny")] });
+    expect(computed.decision).toMatchObject({ action: "ask", firm: true });
+    expect(check("bash", { command: "X=rm; $X -rf build" }).decision.action).toBe("allow");
   });
 
   it("asks for what would leave the sandbox, naming the rule it would cross", () => {
