@@ -185,7 +185,7 @@ describe("MCP tools in sessions", () => {
     expect(text).toContain("SERVICE_TOKEN");
     expect(text).not.toContain(token);
     expect(text).not.toContain("not-a-known-format-but-configured");
-    expect(text).toMatch(/\[Lathe redacted .*configured API key/);
+    expect(text).toMatch(/\[Lathe redacted .*configured secret/);
     expect(JSON.stringify(h.scripted.requests.at(-1)!.context.messages)).not.toContain(token);
     const view = (await h.call("mcp.list", {})).servers[0]!;
     expect(view.env).toEqual([

@@ -139,7 +139,7 @@ function denyHit(rule: PermissionRule, toolName: string, s: CallSubjects): strin
     if (form) return `the line runs "${form.join(" ").slice(0, 200)}"`;
   }
   for (const part of s.parts) {
-    if (part.kind === "name" && (rule.tool === toolName || anyTool) && nameMatches(rule.pattern, part.name)) return part.name;
+    if (part.kind === "name" && (rule.tool === toolName || anyTool) && nameMatches(rule.pattern, part.name)) return ""; // the rule names it
   }
   if (PATH_TOOLS.has(rule.tool) || anyTool) {
     for (const part of s.parts) {
