@@ -13,11 +13,13 @@ const lines = (text: string) => text.split("\n").map((l) => l.trim()).filter(Boo
 export function SandboxPanel({ settings, project, onSettings }: { settings: Settings; project: Project | null; onSettings: (s: Settings) => void }) {
   const { sandbox } = settings;
   const [error, setError] = useState<string | null>(null);
+  // The checkbox shows the user's choice at once; the saved settings replace it when they arrive.
+  const [networkPending, setNetworkPending] = useState<boolean | null>(null);
   const save = (changes: SandboxUpdate) => {
     setError(null);
-    unwrap(getApi().settings.update({ sandbox: changes })).then(onSettings, (e: unknown) => setError(errorText(e)));
+    return unwrap(getApi().settings.update({ sandbox: changes })).then(onSettings, (e: unknown) => setError(errorText(e)));
   };
-  const networkOn = project !== null && sandbox.networkProjects.includes(project.id);
+  const networkOn = networkPending ?? (project !== null && sandbox.networkProjects.includes(project.id));
   return (
     <section className="panel" aria-labelledby="sandbox-title">
       <h2 id="sandbox-title">Sandbox</h2>
@@ -32,7 +34,15 @@ export function SandboxPanel({ settings, project, onSettings }: { settings: Sett
       {error && <p className="error-text" role="alert">{error}</p>}
       {project && (
         <label className="checkbox">
-          <input type="checkbox" checked={networkOn} disabled={!sandbox.available} onChange={(e) => save({ projectNetwork: { projectId: project.id, allowed: e.target.checked } })} />
+          <input
+            type="checkbox"
+            checked={networkOn}
+            disabled={!sandbox.available}
+            onChange={(e) => {
+              setNetworkPending(e.target.checked);
+              void save({ projectNetwork: { projectId: project.id, allowed: e.target.checked } }).finally(() => setNetworkPending(null));
+            }}
+          />
           Allow network for commands in {project.name}
         </label>
       )}
