@@ -82,9 +82,9 @@ describe("crash consistency", () => {
           }
         });
         expect(opened.runs.map((r) => r.status)).toEqual(["interrupted"]);
-        // message_end is logged in the same transaction as its message.
-        const endEvents = opened.events.filter((e) => e.event.type === "message_end");
-        expect(endEvents.length).toBe(messages.length - repaired.length);
+        // A call's end time is written with (or before) its result message, never after it.
+        const ended = new Set(opened.toolCalls.filter((t) => t.endedAt !== null).map((t) => t.toolCallId));
+        for (const m of messages) if (m.role === "toolResult" && !repaired.includes(m)) expect(ended.has(m.toolCallId), m.toolCallId).toBe(true);
       } finally {
         store.close();
       }

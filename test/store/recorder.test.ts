@@ -48,7 +48,7 @@ function turn(a: AssistantMessage, results: ToolResultMessage[]): AgentEvent[] {
 }
 
 describe("SessionRecorder", () => {
-  it("commits each message on message_end, logs non-delta events in order, and replays tool sets as they were live", () => {
+  it("commits each message on message_end, logs only what the messages do not say, and replays tool sets as they were live", () => {
     const project = store.openProject("/repo");
     const session = store.createSession({ projectId: project.id, baseToolNames: ["read", "tool_search"] });
     const recorder = store.recorder(session.id);
@@ -94,27 +94,22 @@ describe("SessionRecorder", () => {
     expect(opened.activeToolNames[6]).toEqual(["read", "tool_search", "web_fetch", "web_screenshot"]);
     expect(opened.runs).toMatchObject([{ status: "completed" }]);
 
-    // The log: every event except deltas and tool progress, in emission order, with timestamps.
-    const expected = run.filter(
-      (e) => e.type !== "tool_execution_update" && !(e.type === "message_update" && e.assistantMessageEvent.type.endsWith("_delta")),
-    );
-    expect(opened.events.map((e) => e.event.type)).toEqual(expected.map((e) => e.type));
-    expect(opened.events.map((e) => e.seq)).toEqual(expected.map((_, i) => i));
-    for (let i = 1; i < opened.events.length; i++) expect(opened.events[i]!.at).toBeGreaterThanOrEqual(opened.events[i - 1]!.at);
-    const replayed = opened.events.map((e) => e.event);
-    expect(replayed.find((e) => e.type === "turn_end" && e.message.content.some((b) => b.type === "text" && b.text === "Fetching"))).toEqual({
-      type: "turn_end",
-      message: a2,
-      toolResults: [r2, r3],
-    });
-    expect(replayed.filter((e) => e.type === "message_update").map((e) => e.assistantMessageEvent.type)).toContain("toolcall_end");
-    const textEnd = replayed.find((e) => e.type === "message_update" && e.assistantMessageEvent.type === "text_end");
-    expect(textEnd).toMatchObject({ assistantMessageEvent: { content: "Searching tools", contentIndex: 1 } });
-    expect(replayed.find((e) => e.type === "provider_retry")).toEqual(run.find((e) => e.type === "provider_retry"));
-    expect(replayed.at(-1)).toEqual({ type: "agent_end", messages: transcript });
-    // Message payloads are stored once, in messages, not again in the log.
+    // The log holds only what the messages do not say: the retry. Tool calls keep their times.
+    expect(opened.events.map((e) => e.event)).toEqual([run.find((e) => e.type === "provider_retry")]);
+    expect(opened.events.map((e) => e.seq)).toEqual([0]);
+    expect(opened.toolCalls.map((t) => t.toolCallId).sort()).toEqual(["c1", "c2", "c3"]);
+    for (const t of opened.toolCalls) {
+      expect(t.startedAt).toBeGreaterThan(0);
+      expect(t.endedAt).toBeGreaterThanOrEqual(t.startedAt!);
+      expect(t.isError).toBe(false);
+    }
+    // Nothing repeats the messages: no row per message or turn, no message text in the log.
+    expect(store.db.prepare("SELECT count(*) FROM events").pluck().get()).toBe(1);
     const logged = store.db.prepare("SELECT group_concat(data) FROM events").pluck().get() as string;
     expect(logged).not.toContain("Searching tools");
+    // The tool results that added tools are marked, so opening finds the tool set without reading the rest.
+    expect(store.markedMessages(session.id).map((m) => m.position)).toEqual([2, 4]);
+    expect(store.openPage(session.id, { limit: 2 })!.activeToolNames).toEqual(liveSets.at(-1));
   });
 
   it("batches events until message_end or the timer, and reports a failed write without throwing", async () => {
@@ -124,7 +119,9 @@ describe("SessionRecorder", () => {
     const recorder = store.recorder(session.id, { flushDelayMs: 5, onError: (e) => errors.push(e) });
     recorder.handle({ type: "agent_start" });
     recorder.handle({ type: "turn_start" });
-    const countEvents = () => store.db.prepare("SELECT count(*) FROM events").pluck().get();
+    recorder.handle({ type: "provider_retry", retry: { attempt: 1, maxAttempts: 3, delayMs: 10, error: "overloaded" } });
+    recorder.handle({ type: "tool_execution_start", toolCallId: "c1", toolName: "read", args: {} });
+    const countEvents = () => store.db.prepare("SELECT (SELECT count(*) FROM events) + (SELECT count(*) FROM tool_calls)").pluck().get();
     expect(countEvents()).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(countEvents()).toBe(2);
@@ -181,9 +178,8 @@ describe("SessionRecorder when writes fail", () => {
     const opened = store.openSession(session.id)!;
     expect(opened.messages).toEqual([prompt, a1, r1, a2]);
     expect(opened.runs).toMatchObject([{ status: "completed" }]);
-    // The log references the right positions, as if nothing had happened.
-    expect(opened.events.at(-1)!.event).toEqual({ type: "agent_end", messages: [prompt, a1, r1, a2] });
-    expect(opened.events.map((e) => e.seq)).toEqual(opened.events.map((_, i) => i));
+    // The tool call's times were held back with its messages and written in order too.
+    expect(opened.toolCalls).toEqual([expect.objectContaining({ toolCallId: "c1", isError: false })]);
     recorder.close();
   });
 

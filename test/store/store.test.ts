@@ -70,14 +70,21 @@ describe("sessions and messages", () => {
     expect(evenSessions[0]!.id).toBe(ids[2]);
   });
 
-  it("archives (out of the list and search, back again) and deletes a session with its events", () => {
+  it("archives (out of the list and search, back again) and deletes a session with its events, tool call times and marks", () => {
     const keep = sessionWith([user("keep this giraffe")]);
     const gone = sessionWith([user("delete this giraffe")]);
     const recorder = store.recorder(gone.id);
     recorder.handle({ type: "agent_start" });
     recorder.handle({ type: "turn_start" });
+    recorder.handle({ type: "provider_retry", retry: { attempt: 1, maxAttempts: 5, delayMs: 10, error: "overloaded" } });
+    recorder.handle({ type: "tool_execution_start", toolCallId: "c1", toolName: "bash", args: {} });
+    recorder.handle({ type: "tool_execution_end", toolCallId: "c1", toolName: "bash", result: { content: [], details: {} }, isError: false });
+    recorder.handle({ type: "message_end", message: user("and a mark") });
+    recorder.handle({ type: "message_end", message: { role: "custom", customType: "note", content: "a note", display: true, timestamp: 1 } });
     recorder.handle({ type: "agent_end", messages: [] });
-    expect(store.db.prepare("SELECT count(*) AS n FROM events").get()).toEqual({ n: 3 });
+    expect(store.db.prepare("SELECT count(*) AS n FROM events").get()).toEqual({ n: 1 });
+    expect(store.db.prepare("SELECT count(*) AS n FROM tool_calls").get()).toEqual({ n: 1 });
+    expect(store.db.prepare("SELECT count(*) AS n FROM message_marks").get()).toEqual({ n: 1 });
 
     store.archiveSession(keep.id);
     expect(store.listSessions().sessions.map((s) => s.id)).toEqual([gone.id]);
@@ -90,8 +97,7 @@ describe("sessions and messages", () => {
     store.deleteSession(gone.id);
     expect(store.getSession(gone.id)).toBeUndefined();
     expect(store.openSession(gone.id)).toBeUndefined();
-    expect(store.db.prepare("SELECT count(*) AS n FROM events").get()).toEqual({ n: 0 });
-    expect(store.db.prepare("SELECT count(*) AS n FROM runs").get()).toEqual({ n: 0 });
+    for (const table of ["events", "runs", "tool_calls", "message_marks"]) expect(store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get()).toEqual({ n: 0 });
     expect(store.readMessages(gone.id)).toEqual([]);
     expect(store.search("giraffe").hits.map((h) => h.sessionId)).toEqual([keep.id]);
     expect(store.db.prepare("INSERT INTO message_fts(message_fts, rank) VALUES ('integrity-check', 1)").run().changes).toBeGreaterThanOrEqual(0);

@@ -1,31 +1,36 @@
 // Session export: Markdown for people (the conversation as it reads: prompts, answers, tool calls
 // with their arguments, tool results; thinking as quotes; images as a placeholder) and JSON for
-// programs (everything: session, messages, active tool sets, runs and the event log). Pure.
+// programs (everything: session, messages, active tool sets, runs, tool call times and the logged
+// events). Version 2 (Lathe's schema 6): the message events that version 1 listed are implied by
+// the messages; tool call start and end times are in `toolCalls`. Pure.
 import type { AgentMessage, ToolCall } from "../../shared/agent-types.ts";
-import type { OpenedSession, ProjectInfo, RunInfo, SessionInfo, StoredEvent } from "./store-types.ts";
+import type { OpenedSession, ProjectInfo, RunInfo, SessionInfo, StoredEvent, ToolCallTime } from "./store-types.ts";
 
 export interface SessionExport {
   format: "lathe-session";
-  version: 1;
+  version: 2;
   exportedAt: string;
   project: ProjectInfo | null;
   session: SessionInfo;
   messages: AgentMessage[];
   activeToolNames: string[][];
   runs: RunInfo[];
+  toolCalls: ToolCallTime[];
+  /** Logged events the messages do not imply (provider retries). */
   events: StoredEvent[];
 }
 
 export function sessionToJson(opened: OpenedSession, project: ProjectInfo | undefined): SessionExport {
   return {
     format: "lathe-session",
-    version: 1,
+    version: 2,
     exportedAt: new Date().toISOString(),
     project: project ?? null,
     session: opened.session,
     messages: opened.messages,
     activeToolNames: opened.activeToolNames,
     runs: opened.runs,
+    toolCalls: opened.toolCalls,
     events: opened.events,
   };
 }

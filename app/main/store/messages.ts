@@ -1,6 +1,8 @@
 // Message rows: appending (with the session's counters in the same statement group), reading a
-// session's range, copying a prefix for a fork. Callers provide the transaction; these functions
-// throw SQLite errors as they come.
+// session's range, copying a prefix for a fork. Messages that change session-wide state (custom
+// entries, tool results adding tools) are also listed in message_marks (see V6 in migrations.ts),
+// kept here with the rows. Callers provide the transaction; these functions throw SQLite errors
+// as they come.
 import type { Database } from "better-sqlite3";
 import type { AgentMessage } from "../../shared/agent-types.ts";
 import { StoreError } from "./errors.ts";
@@ -48,15 +50,31 @@ export function appendMessageRow(db: Database, sessionId: number, message: Agent
   if (!bumped) throw new StoreError("not-found", `Session ${sessionId} does not exist.`);
   const position = bumped.message_count - 1;
   if (position >= POSITION_SPAN) throw new StoreError("invalid", `Session ${sessionId} is full (${POSITION_SPAN} messages).`);
+  const id = messageId(sessionId, position);
   statement(db, "INSERT INTO messages (id, role, data, tokens, cost, created_at) VALUES (?, ?, ?, ?, ?, ?)").run(
-    messageId(sessionId, position),
+    id,
     message.role,
     JSON.stringify(message),
     tokens,
     cost,
     now,
   );
+  if (isMarked(message)) statement(db, "INSERT INTO message_marks (id) VALUES (?)").run(id);
   return position;
+}
+
+/** Whether the message changes session-wide state: a custom entry, or a tool result that adds tools. */
+export function isMarked(message: AgentMessage): boolean {
+  return message.role === "custom" || (message.role === "toolResult" && Array.isArray(message.addedToolNames));
+}
+
+/** The marked messages of a session (see isMarked), with their positions, in order. */
+export function readMarkedMessages(db: Database, sessionId: number): { position: number; message: AgentMessage }[] {
+  const rows = statement(
+    db,
+    "SELECT m.id, m.data FROM message_marks k JOIN messages m ON m.id = k.id WHERE k.id >= ? AND k.id < ? ORDER BY k.id",
+  ).all(firstMessageId(sessionId), endMessageId(sessionId)) as { id: number; data: string }[];
+  return rows.map((row) => ({ position: positionOf(row.id), message: JSON.parse(row.data) as AgentMessage }));
 }
 
 /** Messages at positions [from, to) of a session, in order. */
@@ -81,9 +99,15 @@ export function copyMessagePrefix(db: Database, fromSession: number, toSession: 
     `INSERT INTO messages (id, role, data, tokens, cost, created_at)
      SELECT id + ?, role, data, tokens, cost, created_at FROM messages WHERE id >= ? AND id <= ? ORDER BY id`,
   ).run(offset, firstMessageId(fromSession), messageId(fromSession, through));
+  statement(db, "INSERT INTO message_marks (id) SELECT id + ? FROM message_marks WHERE id >= ? AND id <= ?").run(
+    offset,
+    firstMessageId(fromSession),
+    messageId(fromSession, through),
+  );
   return copied.changes;
 }
 
 export function deleteSessionMessages(db: Database, sessionId: number): void {
   statement(db, "DELETE FROM messages WHERE id >= ? AND id < ?").run(firstMessageId(sessionId), endMessageId(sessionId));
+  statement(db, "DELETE FROM message_marks WHERE id >= ? AND id < ?").run(firstMessageId(sessionId), endMessageId(sessionId));
 }

@@ -219,12 +219,45 @@ CREATE TABLE tool_output (
 );
 `;
 
+// Version 6: opening a session reads a page, not the session (issue 16).
+// - message_marks: the ids of the messages that change session-wide state, wherever they are:
+//   custom entries (compaction summaries and their undo) and tool results with addedToolNames. The
+//   compaction in force and the active tool set at the end come from these and nothing else.
+// - tool_calls: when each tool call started and ended (the view's elapsed times and parallel
+//   timeline), keyed by call, so a page's calls are found without reading any run's log.
+// - The event log keeps only what the messages do not say (provider retries, unknown events);
+//   the rows that only pointed at stored messages (message_*, turn_*, agent_*) and the tool start
+//   and end rows (now in tool_calls) are removed.
+const V6_PAGED_OPEN = `
+CREATE TABLE message_marks (id INTEGER PRIMARY KEY);
+INSERT INTO message_marks (id)
+  SELECT id FROM messages WHERE role = 'custom' OR (role = 'toolResult' AND json_type(data, '$.addedToolNames') = 'array');
+CREATE TABLE tool_calls (
+  session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  tool_call_id TEXT NOT NULL,
+  started_at INTEGER,
+  ended_at INTEGER,
+  is_error INTEGER,
+  PRIMARY KEY (session_id, tool_call_id)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO tool_calls (session_id, tool_call_id, started_at)
+  SELECT r.session_id, json_extract(e.data, '$.toolCallId'), min(e.at) FROM events e JOIN runs r ON r.id = e.run_id
+   WHERE e.type = 'tool_execution_start' AND json_type(e.data, '$.toolCallId') = 'text' GROUP BY 1, 2;
+INSERT INTO tool_calls (session_id, tool_call_id, ended_at, is_error)
+  SELECT r.session_id, json_extract(e.data, '$.toolCallId'), max(e.at), max(coalesce(json_extract(e.data, '$.isError'), 0)) FROM events e JOIN runs r ON r.id = e.run_id
+   WHERE e.type = 'tool_execution_end' AND json_type(e.data, '$.toolCallId') = 'text' GROUP BY 1, 2
+  ON CONFLICT (session_id, tool_call_id) DO UPDATE SET ended_at = excluded.ended_at, is_error = excluded.is_error;
+DELETE FROM events WHERE type IN ('agent_start', 'agent_end', 'turn_start', 'turn_end', 'message_start', 'message_update', 'message_end',
+  'tool_execution_start', 'tool_execution_end');
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: "projects, sessions, messages, runs, events, settings", up: (db) => db.exec(V1_SCHEMA) },
   { version: 2, description: "full-text search over message text", up: (db) => db.exec(V2_SEARCH) },
   { version: 3, description: "tool audit log and permission rules", up: (db) => db.exec(V3_AUDIT_AND_RULES) },
   { version: 4, description: "fewer pages per append: search watermark, one session list index", up: (db) => db.exec(V4_APPEND_PAGES) },
   { version: 5, description: "soft delete, terminal logs of tool calls", up: (db) => db.exec(V5_SOFT_DELETE_AND_TOOL_OUTPUT) },
+  { version: 6, description: "paged open: message marks, tool call times, no event rows repeating messages", up: (db) => db.exec(V6_PAGED_OPEN) },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

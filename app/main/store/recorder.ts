@@ -1,13 +1,15 @@
 // SessionRecorder: the sessions service feeds it every AgentEvent of a session's runs, in order.
 //
 // Durability: a message is committed synchronously, in its own small transaction, when its
-// `message_end` arrives (together with the events logged before it). In WAL mode with
+// `message_end` arrives (together with the writes batched before it). In WAL mode with
 // synchronous=NORMAL a commit has reached the OS when it returns, so once a listener has seen
-// message_end, the message survives a kill -9; only the message still streaming is lost. Per-message
-// commits cost tens of microseconds (see bench/store.bench.ts), well under the 1 ms budget.
-// Other logged events are batched in memory and committed by a short timer (at most
-// `maxEventsPerFlush` per transaction, the rest on the next macrotask), so a crash loses at most
-// the last few milliseconds of lifecycle events, never a message. What is logged: event-log.ts.
+// message_end, the message survives a kill -9 (not a power cut: the OS may still lose the last
+// commits then, never corrupting the file); only the message still streaming is lost. A commit
+// writes the message row and the session's counters, nothing else (see bench/store.bench.ts:
+// appendCpuUs). Tool call start and end times (tool-calls.ts) and the few logged events
+// (event-log.ts) are batched in memory and committed by a short timer (at most
+// `maxEventsPerFlush` per transaction, the rest on the next macrotask) or with the next message,
+// so a crash loses at most the last few milliseconds of them, never a message.
 // Terminal output (tool_execution_update details with a raw `chunk`) goes to a bounded log per
 // call (output-logs.ts), written every `outputFlushMs` while the call runs and at its end.
 //
@@ -27,6 +29,7 @@ import type { AgentEvent, AgentMessage } from "../../shared/agent-types.ts";
 import { StoreError, toStoreError } from "./errors.ts";
 import { encodeEvent } from "./event-log.ts";
 import { appendMessageRow } from "./messages.ts";
+import { recordToolEnd, recordToolStart } from "./tool-calls.ts";
 import { statement } from "./sql.ts";
 import { OutputLogs } from "./output-logs.ts";
 import type { TerminalLog } from "./terminal-log.ts";
@@ -54,17 +57,16 @@ interface RunHandle {
   id: number | null;
 }
 
-interface EventRow {
-  seq: number;
-  at: number;
-  type: string;
-  data: string;
-}
+/** A batched write: a logged event, or a tool call's start or end time. */
+type EventRow =
+  | { kind: "event"; seq: number; at: number; type: string; data: string }
+  | { kind: "tool-start"; toolCallId: string; at: number }
+  | { kind: "tool-end"; toolCallId: string; at: number; isError: boolean };
 
 type Unit =
   | { kind: "run-start"; run: RunHandle; at: number }
   | { kind: "events"; run: RunHandle; rows: EventRow[] }
-  | { kind: "message"; run: RunHandle; rows: EventRow[]; message: AgentMessage; position: number; at: number }
+  | { kind: "message"; run: RunHandle; rows: EventRow[]; message: AgentMessage; at: number }
   | { kind: "run-end"; run: RunHandle; rows: EventRow[]; at: number; status: "completed" | "interrupted" };
 
 const PERMANENT = new Set(["not-found", "invalid"]);
@@ -85,16 +87,12 @@ export class SessionRecorder {
   #seq = 0;
   #pending: EventRow[] = [];
   readonly #queue: Unit[] = [];
-  #queuedMessages = 0;
   #failing = false;
   #timer: ReturnType<typeof setTimeout> | null = null;
   #outputTimer: ReturnType<typeof setTimeout> | null = null;
   #retryTimer: ReturnType<typeof setTimeout> | null = null;
-  readonly #positions = new WeakMap<AgentMessage, number>();
   readonly #stored = new WeakSet<AgentMessage>();
   readonly #outputs: OutputLogs;
-  /** The message between its message_start and message_end, and the position it will take. */
-  #streaming: { role: AgentMessage["role"]; position: number } | null = null;
 
   constructor(db: Database, sessionId: number, options: RecorderOptions = {}) {
     this.#db = db;
@@ -112,11 +110,6 @@ export class SessionRecorder {
   /** The run being recorded (committed), or null between runs. */
   get runId(): number | null {
     return this.#run?.id ?? null;
-  }
-
-  /** Position of a message this recorder handled (by identity), committed or waiting. */
-  positionOf(message: AgentMessage): number | undefined {
-    return this.#positions.get(message);
   }
 
   /** Whether the message is committed to the database. */
@@ -139,9 +132,9 @@ export class SessionRecorder {
     let bytes = 0;
     for (const unit of this.#queue) {
       if (unit.kind === "message") bytes += Buffer.byteLength(JSON.stringify(unit.message));
-      if (unit.kind !== "run-start") for (const row of unit.rows) bytes += row.data.length + 64;
+      if (unit.kind !== "run-start") for (const row of unit.rows) bytes += rowBytes(row);
     }
-    for (const row of this.#pending) bytes += row.data.length + 64;
+    for (const row of this.#pending) bytes += rowBytes(row);
     return bytes;
   }
 
@@ -194,23 +187,14 @@ export class SessionRecorder {
     const at = Date.now();
     const run = this.#run!;
     switch (event.type) {
-      case "message_start":
-        this.#streaming = { role: event.message.role, position: this.#nextPosition() };
-        break;
       case "message_end": {
-        const position = this.#streaming?.position ?? this.#nextPosition();
-        this.#streaming = null;
-        this.#positions.set(event.message, position);
-        const end = this.#row(event, at);
-        this.#queue.push({ kind: "message", run, rows: [...this.#takePending(), ...(end ? [end] : [])], message: event.message, position, at });
-        this.#queuedMessages++;
+        this.#queue.push({ kind: "message", run, rows: this.#takePending(), message: event.message, at });
         if (event.message.role === "toolResult") this.#outputs.done(event.message.toolCallId);
         this.#drain();
         return;
       }
       case "agent_end": {
-        const end = this.#row(event, at);
-        this.#queue.push({ kind: "run-end", run, rows: [...this.#takePending(), ...(end ? [end] : [])], at, status: "completed" });
+        this.#queue.push({ kind: "run-end", run, rows: this.#takePending(), at, status: "completed" });
         this.#run = null;
         this.#drain();
         return;
@@ -218,26 +202,22 @@ export class SessionRecorder {
       case "tool_execution_update":
         if (this.#outputs.note(event.toolCallId, event.partialResult.details)) this.#scheduleOutputs();
         return;
+      case "tool_execution_start":
+        this.#add({ kind: "tool-start", toolCallId: event.toolCallId, at });
+        return;
       case "tool_execution_end":
         if (this.#outputs.has(event.toolCallId)) this.#flushOutputs();
-        break;
+        this.#add({ kind: "tool-end", toolCallId: event.toolCallId, at, isError: event.isError });
+        return;
     }
-    const row = this.#row(event, at);
-    if (!row) return;
+    const encoded = encodeEvent(event);
+    if (encoded) this.#add({ kind: "event", seq: this.#seq++, at, type: encoded.type, data: encoded.data });
+  }
+
+  #add(row: EventRow): void {
     this.#pending.push(row);
     this.#schedule();
   }
-
-  #row(event: AgentEvent, at: number): EventRow | null {
-    const encoded = encodeEvent(event, this.#ref);
-    return encoded && { seq: this.#seq++, at, type: encoded.type, data: encoded.data };
-  }
-
-  readonly #ref = (message: AgentMessage): number | undefined => {
-    const known = this.#positions.get(message);
-    if (known !== undefined) return known;
-    return this.#streaming && this.#streaming.role === message.role ? this.#streaming.position : undefined;
-  };
 
   #startRun(): void {
     const previous = this.#run;
@@ -249,12 +229,6 @@ export class SessionRecorder {
     this.#seq = 0;
     this.#queue.push({ kind: "run-start", run: this.#run, at: Date.now() });
     this.#drain();
-  }
-
-  /** The position the next message takes: what is stored plus what waits to be. */
-  #nextPosition(): number {
-    const stored = statement(this.#db, "SELECT message_count FROM sessions WHERE id = ?").pluck().get(this.sessionId) as number | undefined;
-    return (stored ?? 0) + this.#queuedMessages;
   }
 
   /** Built once: wrapping a function in a transaction costs more than a small commit's statements. */
@@ -273,11 +247,13 @@ export class SessionRecorder {
       return;
     }
     const runId = unit.run.id!;
-    const insert = statement(db, "INSERT INTO events (run_id, seq, at, type, data) VALUES (?, ?, ?, ?, ?)");
-    for (const row of unit.rows) insert.run(runId, row.seq, row.at, row.type, row.data);
+    for (const row of unit.rows) {
+      if (row.kind === "event") statement(db, "INSERT INTO events (run_id, seq, at, type, data) VALUES (?, ?, ?, ?, ?)").run(runId, row.seq, row.at, row.type, row.data);
+      else if (row.kind === "tool-start") recordToolStart(db, this.sessionId, row.toolCallId, row.at);
+      else recordToolEnd(db, this.sessionId, row.toolCallId, row.at, row.isError);
+    }
     if (unit.kind === "message") {
-      const position = appendMessageRow(db, this.sessionId, unit.message, unit.at);
-      if (position !== unit.position) this.#positions.set(unit.message, position);
+      appendMessageRow(db, this.sessionId, unit.message, unit.at);
     } else if (unit.kind === "run-end") {
       statement(db, "UPDATE runs SET status = ?, ended_at = ? WHERE id = ?").run(unit.status, unit.at, runId);
     }
@@ -300,10 +276,7 @@ export class SessionRecorder {
         this.#report(error);
       }
       this.#queue.shift();
-      if (unit.kind === "message") {
-        this.#queuedMessages--;
-        this.#stored.add(unit.message);
-      }
+      if (unit.kind === "message") this.#stored.add(unit.message);
       this.#onCommit(this.sessionId);
     }
     if (this.#failing && this.#outputs.allWritten) this.#recovered();
@@ -380,6 +353,10 @@ export class SessionRecorder {
     clearTimeout(this.#timer);
     this.#timer = null;
   }
+}
+
+function rowBytes(row: EventRow): number {
+  return (row.kind === "event" ? row.data.length : row.toolCallId.length) + 64;
 }
 
 function describe(unit: Unit): string {

@@ -1,8 +1,13 @@
 // Full-text search over every message's text (FTS5). User input is never passed to FTS5 as query
-// syntax: it is split into words, each quoted, all required (AND); the last word also matches as
-// a prefix once it has 3 characters, for search-as-you-type. Hits come newest session first (then
-// latest message first): FTS5 walks its index in rowid order and stops at the page limit, so a
-// query costs the same over 2 million messages as over 2 thousand. Never throws on odd input.
+// syntax: it is split into words, each quoted, all required (AND). Hits come newest session first
+// (then latest message first): FTS5 walks an exact term's index in rowid order and stops at the
+// page limit, so such a query costs the same over 2 million messages as over 2 thousand.
+// Search-as-you-type: the last word (3 characters or more, no space after it) may be a word being
+// typed, so it also matches as a prefix, but only when the exact words find fewer hits than the
+// page: a prefix query merges the index entries of every word with that prefix before it can
+// return anything (75 ms for "function"* over 2 M messages, against 0.3 ms for "function"). The
+// choice depends on the query alone (the first page of exact hits), so every page of one query
+// uses the same form. Never throws on odd input.
 import type { Database } from "better-sqlite3";
 import type { AgentMessage } from "../../shared/agent-types.ts";
 import { positionOf, sessionOf } from "./messages.ts";
@@ -13,12 +18,13 @@ const OPEN = "\u0002";
 const CLOSE = "\u0003";
 const SNIPPET_WORDS = 16;
 
-/** The FTS5 query for what the user typed; null when it holds no searchable word. */
-export function toFtsQuery(input: string): string | null {
+/** The FTS5 queries for what the user typed (exact words; and with the last as a prefix, when it may be unfinished); null when it holds no searchable word. */
+export function toFtsQueries(input: string): { exact: string; prefix: string | null } | null {
   const words = input.match(/[\p{L}\p{N}\p{Co}]+/gu);
   if (!words) return null;
+  const exact = words.map((word) => `"${word}"`).join(" ");
   const prefixLast = !/\s$/u.test(input) && words[words.length - 1]!.length >= 3;
-  return words.map((word, i) => `"${word}"${prefixLast && i === words.length - 1 ? "*" : ""}`).join(" ");
+  return { exact, prefix: prefixLast ? `${exact}*` : null };
 }
 
 /** Splits FTS5 snippet output (matches between OPEN and CLOSE markers) into parts. */
@@ -49,14 +55,36 @@ interface HitRow {
 }
 
 export function searchMessages(db: Database, input: string, options: SearchOptions = {}): SearchResult {
-  const query = toFtsQuery(input);
-  if (query === null) return { hits: [], nextCursor: null };
+  const queries = toFtsQueries(input);
+  if (queries === null) return { hits: [], nextCursor: null };
   const limit = Math.max(1, Math.min(options.limit ?? 20, 200));
+  let query = queries.exact;
+  let rows: HitRow[] | null = null;
+  if (queries.prefix !== null) {
+    const exactFirstPage = runQuery(db, queries.exact, limit, { ...options, cursor: null });
+    if (exactFirstPage.length < limit) query = queries.prefix;
+    else if (options.cursor == null) rows = exactFirstPage;
+  }
+  rows ??= runQuery(db, query, limit, options);
+  const page = rows.slice(0, limit);
+  const hits: SearchHit[] = page.map((row) => ({
+    sessionId: sessionOf(row.id),
+    sessionTitle: row.title,
+    projectId: row.projectId,
+    position: positionOf(row.id),
+    role: row.role,
+    snippet: parseSnippet(row.snippet),
+  }));
+  return { hits, nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
+}
+
+/** Up to limit + 1 hits of one FTS5 query (the extra one says whether there is a next page). */
+function runQuery(db: Database, query: string, limit: number, options: SearchOptions): HitRow[] {
   const conditions = ["message_fts MATCH @query", "s.deleted_at IS NULL"];
   if (options.cursor != null) conditions.push("f.rowid < @cursor");
   if (!options.includeArchived) conditions.push("s.archived_at IS NULL");
   if (options.projectId !== undefined) conditions.push("s.project_id = @projectId");
-  const rows = statement(
+  return statement(
     db,
     `SELECT f.rowid AS id, snippet(message_fts, 0, '${OPEN}', '${CLOSE}', '…', ${SNIPPET_WORDS}) AS snippet,
             s.title, s.project_id AS projectId, m.role
@@ -71,14 +99,4 @@ export function searchMessages(db: Database, input: string, options: SearchOptio
     ...(options.cursor != null ? { cursor: options.cursor } : {}),
     ...(options.projectId !== undefined ? { projectId: options.projectId } : {}),
   }) as HitRow[];
-  const page = rows.slice(0, limit);
-  const hits: SearchHit[] = page.map((row) => ({
-    sessionId: sessionOf(row.id),
-    sessionTitle: row.title,
-    projectId: row.projectId,
-    position: positionOf(row.id),
-    role: row.role,
-    snippet: parseSnippet(row.snippet),
-  }));
-  return { hits, nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
 }

@@ -9,7 +9,9 @@ import { ToolAuditLog } from "./audit-log.ts";
 import { StoreError, toStoreError } from "./errors.ts";
 import { readSessionEvents } from "./event-log.ts";
 import { sessionToJson, sessionToMarkdown, type SessionExport } from "./export.ts";
-import { appendMessageRow, copyMessagePrefix, deleteSessionMessages, firstMessageId, readMessage, readMessages } from "./messages.ts";
+import { appendMessageRow, copyMessagePrefix, deleteSessionMessages, firstMessageId, readMarkedMessages, readMessage, readMessages } from "./messages.ts";
+import { readPage, readTranscriptPage } from "./pages.ts";
+import { copyToolCallTimes, listToolCallTimes } from "./tool-calls.ts";
 import { PermissionRules } from "./permission-rules.ts";
 import { SessionRecorder, type RecorderOptions } from "./recorder.ts";
 import { searchMessages } from "./search.ts";
@@ -21,14 +23,17 @@ import { statement } from "./sql.ts";
 import { copyToolOutputs, listToolOutputs, readToolOutput, type StoredToolOutput } from "./tool-output.ts";
 import type {
   ListSessionsOptions,
+  MessagePage,
   NewSession,
   OpenedSession,
+  PageOptions,
   ProjectInfo,
   RunInfo,
   SearchOptions,
   SearchResult,
   SessionInfo,
   SessionPage,
+  TranscriptPage,
 } from "./store-types.ts";
 
 const SESSION_COLUMNS = `id, project_id AS projectId, title, created_at AS createdAt, updated_at AS updatedAt, model,
@@ -272,6 +277,7 @@ export class SessionStore {
       copyMessagePrefix(this.db, id, created, through);
       const calls = readMessages(this.db, created).flatMap((m) => (m.role === "toolResult" ? [m.toolCallId] : []));
       copyToolOutputs(this.db, id, created, calls);
+      copyToolCallTimes(this.db, id, created, calls);
       return this.#requireSession(created);
     }, (fork) => fork.id);
   }
@@ -301,7 +307,10 @@ export class SessionStore {
     ).all(sessionId) as RunInfo[];
   }
 
-  /** Everything needed to show, replay or resume a session; undefined if it does not exist. */
+  /**
+   * The whole session, read in full (exports, tests); undefined if it does not exist. Its cost
+   * grows with the session: the view opens a page instead (openPage).
+   */
   openSession(id: number): OpenedSession | undefined {
     const session = this.getSession(id);
     if (!session) return undefined;
@@ -311,9 +320,33 @@ export class SessionStore {
       messages,
       activeToolNames: activeToolNamesByMessage(session.baseToolNames, messages),
       runs: this.listRuns(id),
-      events: readSessionEvents(this.db, id, messages),
+      events: readSessionEvents(this.db, id),
+      toolCalls: listToolCallTimes(this.db, id),
       outputs: listToolOutputs(this.db, id),
     };
+  }
+
+  /**
+   * The session for the view: its newest page (or the page around `options.around`), its length,
+   * the tools active at its end and its compaction entries; undefined if it does not exist. Reads
+   * one page and the marked messages (pages.ts), however long the session is; one transaction,
+   * so the parts agree.
+   */
+  openPage(id: number, options: PageOptions = {}): TranscriptPage | undefined {
+    return this.db.transaction(() => {
+      const session = this.getSession(id);
+      return session && readTranscriptPage(this.db, session, options);
+    })();
+  }
+
+  /** Messages [max(0, before - limit), before) of a session (scrolling up), or [from, from + limit) (down). */
+  readPage(id: number, range: { before: number; limit?: number } | { from: number; limit?: number }): MessagePage {
+    return readPage(this.db, id, range);
+  }
+
+  /** The session's compaction entries and tool results adding tools, by position (see message_marks). */
+  markedMessages(id: number): { position: number; message: AgentMessage }[] {
+    return readMarkedMessages(this.db, id);
   }
 
   /** A tool call's stored terminal log (head, marker, tail), if it has one. */

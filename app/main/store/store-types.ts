@@ -1,5 +1,9 @@
 // The store's public data shapes: plain serialisable values, safe to send over IPC.
-import type { AgentEvent, AgentMessage } from "../../shared/agent-types.ts";
+import type { AgentEvent, AgentMessage, CustomMessage } from "../../shared/agent-types.ts";
+import type { ToolCallTime } from "./tool-calls.ts";
+import type { ToolOutputInfo } from "./tool-output.ts";
+
+export type { ToolCallTime, ToolOutputInfo };
 
 export interface ProjectInfo {
   id: number;
@@ -68,7 +72,7 @@ export interface RunInfo {
   status: RunStatus;
 }
 
-/** One logged lifecycle event, re-inflated: message payloads are the stored messages. */
+/** One logged lifecycle event (what the messages do not say: provider retries; see event-log.ts). */
 export interface StoredEvent {
   runId: number;
   seq: number;
@@ -77,16 +81,57 @@ export interface StoredEvent {
   event: AgentEvent;
 }
 
+/** A whole session, read in full: for exports, forks and resuming (opening reads a page). */
 export interface OpenedSession {
   session: SessionInfo;
   messages: AgentMessage[];
   /** activeToolNames[i]: the tools active after message i (base tools plus every name added at or before i). */
   activeToolNames: string[][];
   runs: RunInfo[];
-  /** Every run's events in emission order (runs oldest first). */
+  /** Every run's logged events in emission order (runs oldest first): provider retries. */
   events: StoredEvent[];
+  /** When each tool call started and ended. */
+  toolCalls: ToolCallTime[];
   /** Tool calls with a stored terminal log (fetched per call: SessionStore.toolOutput). */
-  outputs: { toolCallId: string; totalChars: number }[];
+  outputs: ToolOutputInfo[];
+}
+
+/** Consecutive messages of a session, with what their tool cards need. */
+export interface MessagePage {
+  /** Position of messages[0]. */
+  first: number;
+  messages: AgentMessage[];
+  /** Start and end times of the page's tool calls. */
+  toolCalls: ToolCallTime[];
+  /** The page's tool calls that have a stored terminal log. */
+  outputs: ToolOutputInfo[];
+}
+
+/** A compaction entry or its undo, wherever it is in the session. */
+export interface CompactionMark {
+  position: number;
+  message: CustomMessage;
+}
+
+/**
+ * A session opened for the view: one page of messages plus everything the view needs to be
+ * correct without the others. Costs O(page + marked messages), whatever the session's length.
+ */
+export interface TranscriptPage extends MessagePage {
+  session: SessionInfo;
+  /** Messages in the session (positions 0..total-1). */
+  total: number;
+  /** The tools active after the last message (base tools plus every addedToolNames). */
+  activeToolNames: string[];
+  /** Every compaction entry and undo of the session, in order: which summary is in force and what it covers. */
+  compactions: CompactionMark[];
+}
+
+export interface PageOptions {
+  /** Messages per page: default 200, at most 1,000. */
+  limit?: number;
+  /** Open at the page around this position (a search hit) instead of the newest page. */
+  around?: number;
 }
 
 export interface SnippetPart {

@@ -44,6 +44,17 @@ export function listToolOutputs(db: Database, sessionId: number): ToolOutputInfo
   ) as ToolOutputInfo[];
 }
 
+/** The given calls that have a log (one lookup each, for a page). */
+export function toolOutputsOf(db: Database, sessionId: number, toolCallIds: readonly string[]): ToolOutputInfo[] {
+  const read = statement(db, "SELECT total_chars FROM tool_output WHERE session_id = ? AND tool_call_id = ?").pluck();
+  const infos: ToolOutputInfo[] = [];
+  for (const toolCallId of toolCallIds) {
+    const totalChars = read.get(sessionId, toolCallId) as number | undefined;
+    if (totalChars !== undefined) infos.push({ toolCallId, totalChars });
+  }
+  return infos;
+}
+
 export function readToolOutput(db: Database, sessionId: number, toolCallId: string): StoredToolOutput | undefined {
   const row = statement(
     db,

@@ -1,0 +1,45 @@
+// Pages of a session's transcript for the view: a range of messages with their tool calls' times
+// and stored terminal logs, and the opening page, which adds what the view needs to be right
+// without the other messages (length, tools active at the end, compaction entries). Every read
+// here costs O(page + marked messages), never O(session): messages are one contiguous range of
+// the clustered messages table, and the session-wide state comes from message_marks.
+// Callers provide the transaction when they need the parts to agree.
+import type { Database } from "better-sqlite3";
+import { COMPACTION, COMPACTION_UNDO } from "../../shared/compaction.ts";
+import { readMarkedMessages, readMessages } from "./messages.ts";
+import type { CompactionMark, MessagePage, PageOptions, SessionInfo, TranscriptPage } from "./store-types.ts";
+import { readToolCallTimes, toolCallIdsOf } from "./tool-calls.ts";
+import { toolOutputsOf } from "./tool-output.ts";
+
+export const DEFAULT_PAGE = 200;
+export const MAX_PAGE = 1000;
+
+function pageLimit(limit: number | undefined): number {
+  return Math.max(1, Math.min(MAX_PAGE, Math.floor(limit ?? DEFAULT_PAGE)));
+}
+
+/** Messages [max(0, before - limit), before), or [from, from + limit), with their calls' times and logs. */
+export function readPage(db: Database, sessionId: number, range: { before: number; limit?: number } | { from: number; limit?: number }): MessagePage {
+  const limit = pageLimit(range.limit);
+  const first = "before" in range ? Math.max(0, range.before - limit) : Math.max(0, range.from);
+  const end = "before" in range ? Math.max(first, range.before) : first + limit;
+  const messages = readMessages(db, sessionId, first, end);
+  const calls = toolCallIdsOf(messages);
+  return { first, messages, toolCalls: readToolCallTimes(db, sessionId, calls), outputs: toolOutputsOf(db, sessionId, calls) };
+}
+
+/** The opening page of a session (see TranscriptPage). */
+export function readTranscriptPage(db: Database, session: SessionInfo, options: PageOptions = {}): TranscriptPage {
+  const limit = pageLimit(options.limit);
+  const total = session.messageCount;
+  const newest = Math.max(0, total - limit);
+  const from = options.around === undefined ? newest : Math.max(0, Math.min(newest, Math.floor(options.around) - Math.floor(limit / 2)));
+  const page = readPage(db, session.id, { from, limit });
+  const active = new Set(session.baseToolNames);
+  const compactions: CompactionMark[] = [];
+  for (const { position, message } of readMarkedMessages(db, session.id)) {
+    if (message.role === "toolResult") for (const name of message.addedToolNames ?? []) active.add(name);
+    if (message.role === "custom" && (message.customType === COMPACTION || message.customType === COMPACTION_UNDO)) compactions.push({ position, message });
+  }
+  return { ...page, session, total, activeToolNames: [...active], compactions };
+}
