@@ -1,4 +1,6 @@
+import Database from "better-sqlite3";
 import fs from "node:fs";
+import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentEvent, AgentMessage, AssistantMessage, ToolResultMessage } from "../../app/shared/agent-types.ts";
 import { openStore, type SessionStore, type StoreError } from "../../app/main/store/index.ts";
@@ -52,6 +54,7 @@ describe("SessionRecorder", () => {
     const project = store.openProject("/repo");
     const session = store.createSession({ projectId: project.id, baseToolNames: ["read", "tool_search"] });
     const recorder = store.recorder(session.id);
+    const second = new Database(store.path, { readonly: true });
 
     const prompt = user("Find the web tools and fetch the page");
     const a1 = assistant("Searching tools", [call("c1", "tool_search", { q: "web" })]);
@@ -78,13 +81,16 @@ describe("SessionRecorder", () => {
       recorder.handle(event);
       if (event.type === "message_end") {
         // Committed the moment message_end is handled: visible to a second connection.
-        const count = store.db.prepare("SELECT message_count FROM sessions WHERE id = ?").pluck().get(session.id);
-        expect(count).toBe(liveSets.length + 1);
+        expect(second.prepare("SELECT count(*) FROM messages WHERE session_id = ?").pluck().get(session.id)).toBe(liveSets.length + 1);
         if (event.message.role === "toolResult") for (const name of event.message.addedToolNames ?? []) live.add(name);
         liveSets.push([...live]);
       }
     }
     expect(recorder.lastError).toBeUndefined();
+    // The session row's counters follow within milliseconds (the run's end wrote them), and the
+    // store never shows them behind.
+    expect(second.prepare("SELECT message_count, title FROM sessions WHERE id = ?").get(session.id)).toEqual({ message_count: 7, title: "Find the web tools and fetch the page" });
+    second.close();
 
     const opened = store.openSession(session.id)!;
     const transcript: AgentMessage[] = [prompt, a1, r1, a2, r2, r3, a3];
@@ -215,6 +221,45 @@ describe("SessionRecorder when writes fail", () => {
     expect(afterMarker.startsWith("\x1b[0m\r\n")).toBe(true);
     expect(afterMarker.slice("\x1b[0m\r\n".length)).toMatch(/^line \d{6} y/);
     expect(store.openSession(session.id)!.outputs).toEqual([{ toolCallId: "c1", totalChars: stored.totalChars }]);
+    recorder.close();
+  });
+});
+
+describe("the session row's counters", () => {
+  it("lag the committed messages by a timer at most, are current for every store read, and are rebuilt after a crash", async () => {
+    const project = store.openProject("/repo");
+    const session = store.createSession({ projectId: project.id });
+    const recorder = store.recorder(session.id, { flushDelayMs: 10_000 });
+    const rowCount = () => store.db.prepare("SELECT message_count FROM sessions WHERE id = ?").pluck().get(session.id);
+    recorder.handle({ type: "agent_start" });
+    const usageOf = (tokens: number) => assistant("answer", [], tokens);
+    for (const m of [user("first prompt"), usageOf(100), user("second"), usageOf(50)]) recorder.handle({ type: "message_end", message: m });
+    expect(store.db.prepare("SELECT count(*) FROM messages").pluck().get()).toBe(4);
+    expect(rowCount()).toBe(0);
+    // Any store read brings them up first.
+    expect(store.getSession(session.id)).toMatchObject({ messageCount: 4, tokens: 150, title: "first prompt" });
+    expect(rowCount()).toBe(4);
+    // An append outside the recorder (a compaction entry between runs) takes the next position, and the recorder goes on after it.
+    expect(store.appendMessage(session.id, user("out of band"))).toBe(4);
+    recorder.handle({ type: "message_end", message: user("after it") });
+    expect(store.readMessages(session.id, 5)).toEqual([user("after it")]);
+    expect(store.openPage(session.id)!.total).toBe(6);
+
+    // A crash before the counters were written: the repair counts the rows.
+    recorder.handle({ type: "message_end", message: usageOf(7) });
+    expect(rowCount()).toBe(6);
+    // The files as a kill -9 now would leave them (what is committed is in the database and its WAL).
+    const crashed = tempDir();
+    for (const suffix of ["", "-wal"]) fs.copyFileSync(store.path + suffix, path.join(crashed, `lathe.db${suffix}`));
+    const after = openStore({ dataDir: crashed });
+    try {
+      expect(after.notices.map((n) => n.kind)).toContain("runs-interrupted");
+      expect(after.store.getSession(session.id)).toMatchObject({ messageCount: 7, tokens: 157 });
+      expect(after.store.db.prepare("SELECT message_count FROM sessions WHERE id = ?").pluck().get(session.id)).toBe(7);
+    } finally {
+      after.store.close();
+      fs.rmSync(crashed, { recursive: true, force: true });
+    }
     recorder.close();
   });
 });

@@ -31,7 +31,7 @@ export function sessionOf(id: number): number {
   return Math.floor(id / POSITION_SPAN);
 }
 
-function usageOf(message: AgentMessage): { tokens: number; cost: number } {
+export function usageOf(message: AgentMessage): { tokens: number; cost: number } {
   if (message.role !== "assistant") return { tokens: 0, cost: 0 };
   return { tokens: message.usage?.totalTokens ?? 0, cost: message.usage?.cost?.total ?? 0 };
 }
@@ -49,7 +49,18 @@ export function appendMessageRow(db: Database, sessionId: number, message: Agent
   ).get(now, tokens, cost, titleFromPrompt(message), sessionId) as { message_count: number } | undefined;
   if (!bumped) throw new StoreError("not-found", `Session ${sessionId} does not exist.`);
   const position = bumped.message_count - 1;
+  insertMessageAt(db, sessionId, position, message, now);
+  return position;
+}
+
+/**
+ * Inserts the message row (and its mark) at `position` without touching the session's counters:
+ * for a writer that keeps them itself (the recorder, see recorder-counters.ts). Throws SQLite's
+ * constraint error when the position is taken.
+ */
+export function insertMessageAt(db: Database, sessionId: number, position: number, message: AgentMessage, now: number): void {
   if (position >= POSITION_SPAN) throw new StoreError("invalid", `Session ${sessionId} is full (${POSITION_SPAN} messages).`);
+  const { tokens, cost } = usageOf(message);
   const id = messageId(sessionId, position);
   statement(db, "INSERT INTO messages (id, role, data, tokens, cost, created_at) VALUES (?, ?, ?, ?, ?, ?)").run(
     id,
@@ -60,7 +71,6 @@ export function appendMessageRow(db: Database, sessionId: number, message: Agent
     now,
   );
   if (isMarked(message)) statement(db, "INSERT INTO message_marks (id) VALUES (?)").run(id);
-  return position;
 }
 
 /** Whether the message changes session-wide state: a custom entry, or a tool result that adds tools. */

@@ -5,8 +5,8 @@
 // synchronous=NORMAL a commit has reached the OS when it returns, so once a listener has seen
 // message_end, the message survives a kill -9 (not a power cut: the OS may still lose the last
 // commits then, never corrupting the file); only the message still streaming is lost. A commit
-// writes the message row and the session's counters, nothing else (see bench/store.bench.ts:
-// appendCpuUs). Tool call start and end times (tool-calls.ts) and the few logged events
+// writes the message row alone: the session's counters follow a few milliseconds later
+// (recorder-counters.ts; see bench/store.bench.ts: appendCpuUs). Tool call start and end times (tool-calls.ts) and the few logged events
 // (event-log.ts) are batched in memory and committed by a short timer (at most
 // `maxEventsPerFlush` per transaction, the rest on the next macrotask) or with the next message,
 // so a crash loses at most the last few milliseconds of them, never a message.
@@ -28,7 +28,7 @@ import type { Database } from "better-sqlite3";
 import type { AgentEvent, AgentMessage } from "../../shared/agent-types.ts";
 import { StoreError, toStoreError } from "./errors.ts";
 import { encodeEvent } from "./event-log.ts";
-import { appendMessageRow } from "./messages.ts";
+import { RecorderCounters } from "./recorder-counters.ts";
 import { recordToolEnd, recordToolStart } from "./tool-calls.ts";
 import { statement } from "./sql.ts";
 import { OutputLogs } from "./output-logs.ts";
@@ -93,6 +93,10 @@ export class SessionRecorder {
   #retryTimer: ReturnType<typeof setTimeout> | null = null;
   readonly #stored = new WeakSet<AgentMessage>();
   readonly #outputs: OutputLogs;
+  readonly #counters: RecorderCounters;
+  #countersTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Set by #write: what to apply in memory once its transaction has committed. */
+  #onCommitted: (() => void) | null = null;
 
   constructor(db: Database, sessionId: number, options: RecorderOptions = {}) {
     this.#db = db;
@@ -105,6 +109,41 @@ export class SessionRecorder {
     this.#outputs = new OutputLogs(db, sessionId, options.redact ?? ((text) => text));
     this.#outputFlushMs = options.outputFlushMs ?? 200;
     this.#retryMs = options.retryMs ?? 2000;
+    this.#counters = new RecorderCounters(db, sessionId);
+  }
+
+  /**
+   * Writes the session row's counters for the messages committed so far (the store calls this
+   * before serving anything else, so no reader sees them behind). Never throws: a failure is
+   * reported like any other write and retried.
+   */
+  syncCounters(): void {
+    if (this.#countersTimer !== null) clearTimeout(this.#countersTimer);
+    this.#countersTimer = null;
+    if (!this.#counters.lagging || !this.#db.open) return;
+    try {
+      this.#db.transaction(() => {
+        this.#onCommitted = this.#counters.write();
+      })();
+      this.#applyCommitted();
+      this.#onCommit(this.sessionId);
+    } catch (err) {
+      this.#onCommitted = null;
+      this.#report(toStoreError(err, "saving the session's message count"));
+      this.#scheduleRetry();
+    }
+  }
+
+  #applyCommitted(): void {
+    const apply = this.#onCommitted;
+    this.#onCommitted = null;
+    apply?.();
+  }
+
+  #scheduleCounters(): void {
+    if (this.#countersTimer !== null) return;
+    this.#countersTimer = setTimeout(() => this.syncCounters(), this.#flushDelayMs);
+    this.#countersTimer.unref?.();
   }
 
   /** The run being recorded (committed), or null between runs. */
@@ -165,6 +204,7 @@ export class SessionRecorder {
   retry(): boolean {
     this.flush();
     this.#flushOutputs();
+    this.syncCounters();
     return this.#queue.length === 0 && this.#pending.length === 0;
   }
 
@@ -176,6 +216,7 @@ export class SessionRecorder {
     this.#clearTimer();
     this.#drain();
     this.#flushOutputs();
+    this.syncCounters();
     if (this.#outputTimer !== null) clearTimeout(this.#outputTimer);
     this.#outputTimer = null;
     if (this.#retryTimer !== null) clearTimeout(this.#retryTimer);
@@ -253,8 +294,9 @@ export class SessionRecorder {
       else recordToolEnd(db, this.sessionId, row.toolCallId, row.at, row.isError);
     }
     if (unit.kind === "message") {
-      appendMessageRow(db, this.sessionId, unit.message, unit.at);
+      this.#onCommitted = this.#counters.insert(unit.message, unit.at);
     } else if (unit.kind === "run-end") {
+      this.#onCommitted = this.#counters.write();
       statement(db, "UPDATE runs SET status = ?, ended_at = ? WHERE id = ?").run(unit.status, unit.at, runId);
     }
   }
@@ -265,8 +307,11 @@ export class SessionRecorder {
       const unit = this.#queue[0]!;
       try {
         if (unit.kind !== "run-start" && unit.run.id === null) throw new StoreError("not-found", "the run it belongs to was never saved");
+        this.#onCommitted = null;
         this.#commit(unit);
+        this.#applyCommitted();
       } catch (err) {
+        this.#onCommitted = null;
         const error = toStoreError(err, describe(unit));
         if (!PERMANENT.has(error.failure)) {
           this.#report(error);
@@ -276,7 +321,10 @@ export class SessionRecorder {
         this.#report(error);
       }
       this.#queue.shift();
-      if (unit.kind === "message") this.#stored.add(unit.message);
+      if (unit.kind === "message") {
+        this.#stored.add(unit.message);
+        this.#scheduleCounters();
+      }
       this.#onCommit(this.sessionId);
     }
     if (this.#failing && this.#outputs.allWritten) this.#recovered();

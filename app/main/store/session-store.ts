@@ -60,6 +60,8 @@ export class SessionStore {
   readonly #indexer: SearchIndexer;
   readonly #checkpointer: Checkpointer | null;
   readonly #lock: FolderLock | undefined;
+  /** Recorders made here: their sessions' counters may lag their messages by a few milliseconds (recorder-counters.ts). */
+  readonly #recorders = new Set<SessionRecorder>();
 
   constructor(db: Database, path: string, options: { readOnly?: boolean; lock?: FolderLock } = {}) {
     this.db = db;
@@ -75,9 +77,15 @@ export class SessionStore {
     if (!this.readOnly) this.#indexer.schedule();
   }
 
+  /** Brings every session row's counters up to its committed messages; first thing of every other read or write. */
+  #syncCounters(): void {
+    for (const recorder of this.#recorders) recorder.syncCounters();
+  }
+
   /** Runs `fn` in a transaction; `sessionOf` names the session it added messages to, if any. */
   #write<T>(action: string, fn: () => T, sessionOf?: (result: T) => number): T {
     if (this.readOnly) throw new StoreError("read-only", `This Lathe opened the data folder read-only: ${action} is not possible.`);
+    this.#syncCounters();
     let result: T;
     try {
       result = this.db.transaction(fn)();
@@ -96,11 +104,13 @@ export class SessionStore {
 
   /** Indexes every message still waiting for the search index (search does this itself). */
   flushSearchIndex(): number {
+    this.#syncCounters();
     return this.#indexer.flushAll();
   }
 
   /** Messages saved but not yet in the search index. */
   pendingSearchIndex(): number {
+    this.#syncCounters();
     return this.#indexer.pendingCount();
   }
 
@@ -163,6 +173,7 @@ export class SessionStore {
 
   /** The session, unless it does not exist or is deleted (waiting to be purged). */
   getSession(id: number): SessionInfo | undefined {
+    this.#syncCounters();
     const row = statement(this.db, `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ? AND deleted_at IS NULL`).get(id) as SessionRow | undefined;
     return row && toSession(row);
   }
@@ -175,6 +186,7 @@ export class SessionStore {
 
   /** Newest activity first, paged by cursor; message counts come from a counter column. */
   listSessions(options: ListSessionsOptions = {}): SessionPage {
+    this.#syncCounters();
     const limit = Math.max(1, Math.min(options.limit ?? 50, 500));
     const where = [options.archived ? "archived_at IS NOT NULL" : "archived_at IS NULL", "deleted_at IS NULL"];
     if (options.projectId !== undefined) where.push("project_id = @projectId");
@@ -333,6 +345,7 @@ export class SessionStore {
    * so the parts agree.
    */
   openPage(id: number, options: PageOptions = {}): TranscriptPage | undefined {
+    this.#syncCounters();
     return this.db.transaction(() => {
       const session = this.getSession(id);
       return session && readTranscriptPage(this.db, session, options);
@@ -358,7 +371,7 @@ export class SessionStore {
 
   search(query: string, options?: SearchOptions): SearchResult {
     // Read-only: what the holder has indexed (it indexes within milliseconds of a commit).
-    if (!this.readOnly) this.#indexer.flushAll();
+    if (!this.readOnly) this.flushSearchIndex();
     return searchMessages(this.db, query, options);
   }
 
@@ -377,11 +390,14 @@ export class SessionStore {
   /** A recorder that writes one session's runs from the loop's events. */
   recorder(sessionId: number, options?: RecorderOptions): SessionRecorder {
     this.#requireSession(sessionId);
-    return new SessionRecorder(this.db, sessionId, { ...options, onCommit: this.#afterCommit });
+    const recorder = new SessionRecorder(this.db, sessionId, { ...options, onCommit: this.#afterCommit });
+    this.#recorders.add(recorder);
+    return recorder;
   }
 
   close(): void {
     if (!this.db.open) return;
+    this.#syncCounters();
     this.#indexer.close();
     this.#checkpointer?.close();
     try {
