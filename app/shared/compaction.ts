@@ -39,31 +39,45 @@ export function compactionDetails(details: unknown): CompactionDetails | null {
 }
 
 export function compactionState(messages: readonly AgentMessage[]): CompactionState {
-  const entries: number[] = [];
+  const entries: { position: number; message: AgentMessage }[] = [];
+  messages.forEach((message, position) => {
+    if (message.role === "custom") entries.push({ position, message });
+  });
+  return compactionStateOf(entries);
+}
+
+/**
+ * The same, from a transcript's custom entries alone (with their positions, in order): what a
+ * view that holds one page of a long session knows (every compaction entry and undo is listed).
+ */
+export function compactionStateOf(entries: Iterable<{ position: number; message: AgentMessage }>): CompactionState {
+  const compactions: number[] = [];
+  const byPosition = new Map<number, AgentMessage>();
   const undone = new Set<number>();
   const replaced = new Set<number>();
-  messages.forEach((m, i) => {
-    if (m.role !== "custom") return;
+  for (const { position, message: m } of entries) {
+    if (m.role !== "custom") continue;
+    byPosition.set(position, m);
     if (m.customType === COMPACTION) {
-      entries.push(i);
+      compactions.push(position);
       const replaces = compactionDetails(m.details)?.replaces;
       if (typeof replaces === "number") replaced.add(replaces);
     } else if (m.customType === COMPACTION_UNDO) {
       let target = (m.details as { undoes?: unknown } | undefined)?.undoes;
       while (typeof target === "number" && !undone.has(target)) {
         undone.add(target);
-        const entry = messages[target];
+        const entry = byPosition.get(target);
         target = entry?.role === "custom" ? compactionDetails(entry.details)?.replaces : undefined;
       }
     }
-  });
-  if (entries.length === 0) return NO_COMPACTION;
-  const activeIndex = entries.findLast((i) => !undone.has(i)) ?? null;
+  }
+  if (compactions.length === 0) return NO_COMPACTION;
+  const activeIndex = compactions.findLast((i) => !undone.has(i)) ?? null;
   const statusOf = new Map<number, CompactionStatus>();
-  for (const i of entries) {
+  for (const i of compactions) {
     statusOf.set(i, i === activeIndex ? "active" : replaced.has(i) ? "replaced" : undone.has(i) ? "undone" : "superseded");
   }
-  const active = activeIndex === null ? null : messages[activeIndex];
+  const active = activeIndex === null ? undefined : byPosition.get(activeIndex);
   const firstKeptIndex = active?.role === "custom" ? (compactionDetails(active.details)?.firstKeptIndex ?? 0) : 0;
   return { activeIndex, firstKeptIndex, statusOf };
 }

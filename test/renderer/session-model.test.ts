@@ -1,9 +1,10 @@
 // The session view model: source-order transcript, completion-order card states, live terminal
 // chunks, stored sessions, and the argument summaries shown on cards.
 import { describe, expect, test } from "vitest";
-import type { AssistantMessage, ToolResultMessage, UserMessage } from "../../app/shared/agent-types.ts";
+import type { AgentMessage, AssistantMessage, ToolResultMessage, UserMessage } from "../../app/shared/agent-types.ts";
 import type { WireAgentEvent } from "../../app/shared/ipc/agent-schemas.ts";
-import { applyEvents, emptyModel, itemIndexOfPosition, modelFromStored, visibleItems } from "../../app/renderer/src/state/session-model.ts";
+import { applyEvents, atEnd, emptyModel, itemIndexOfPosition, modelFromStored, visibleItems } from "../../app/renderer/src/state/session-model.ts";
+import { appendPage, prependPage } from "../../app/renderer/src/state/session-pages.ts";
 import { formatElapsed, summarizeArgs } from "../../app/renderer/src/state/format.ts";
 
 const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
@@ -78,22 +79,47 @@ describe("session model", () => {
     expect(newer.chunks.slice(0, newer.chunkCount)).toEqual(["\u001b[32mone\u001b[0m\r\n", "two ", "Password: "]);
   });
 
-  test("a stored session takes its timings from the event log and folds results into cards", () => {
-    const stored = [
-      { at: 1000, event: ev({ type: "tool_execution_start", toolCallId: "a", toolName: "bash", args: { command: "sleep 2" } }) },
-      { at: 1001, event: ev({ type: "tool_execution_start", toolCallId: "b", toolName: "read", args: { path: "x.ts" } }) },
-      { at: 1200, event: ev({ type: "tool_execution_end", toolCallId: "b", toolName: "read", result: { content: [{ type: "text", text: "ok" }], details: {} }, isError: false }) },
+  test("a stored session takes its timings from the stored call times and folds results into cards", () => {
+    const toolCalls = [
+      { toolCallId: "a", startedAt: 1000, endedAt: null, isError: null },
+      { toolCallId: "b", startedAt: 1001, endedAt: 1200, isError: false },
     ];
-    const m = modelFromStored([user, calls, result("b", "read", "ok")], stored);
+    const page = (messages: AgentMessage[]) => ({ first: 0, messages, toolCalls, outputs: [] });
+    const m = modelFromStored(page([user, calls, result("b", "read", "ok")]));
     expect(m.items.map((i) => i.key)).toEqual(["m0", "m1", "ta", "tb", "tl1"]);
-    expect(m.tools.get("b")).toMatchObject({ status: "done", startedAt: 1001, endedAt: 1200 });
+    expect(m.tools.get("b")).toMatchObject({ status: "done", startedAt: 1001, endedAt: 1200, toolName: "read" });
     // "a" never finished in a run that is over: shown as cut off, not as running forever.
     expect(m.tools.get("a")?.status).toBe("error");
-    expect(modelFromStored([user, calls], stored, true).tools.get("a")?.status).toBe("running");
+    expect(modelFromStored(page([user, calls]), true).tools.get("a")?.status).toBe("running");
+  });
+
+  test("a window of a longer session: positions from its first message, older pages in front, results waiting for their call", () => {
+    const all: AgentMessage[] = [user, calls, result("a", "bash", "x"), result("b", "read", "y"), { ...user, content: "again", timestamp: 9 }];
+    const times = [{ toolCallId: "a", startedAt: 10, endedAt: 20, isError: false }];
+    // The newest page starts at the results: their call is on the page before, so they have no row yet.
+    let m = modelFromStored({ first: 2, messages: all.slice(2), toolCalls: times, outputs: [{ toolCallId: "a" }], total: 5, compactions: [] });
+    expect(m.items.map((i) => i.key)).toEqual(["m4"]);
+    expect(atEnd(m)).toBe(true);
+    m = prependPage(m, { first: 0, messages: all.slice(0, 2), toolCalls: [], outputs: [] });
+    expect(m.first).toBe(0);
+    expect(m.items.map((i) => [i.key, i.position])).toEqual([["m0", 0], ["m1", 1], ["ta", 1], ["tb", 1], ["tl1", 1], ["m4", 4]]);
+    expect(m.tools.get("a")).toMatchObject({ status: "done", startedAt: 10, endedAt: 20, storedOutput: true, toolName: "bash" });
+    expect(m.tools.get("b")).toMatchObject({ status: "done", result: { isError: false } });
+    // A page that does not join the window is ignored.
+    expect(prependPage(m, { first: 0, messages: all.slice(0, 1), toolCalls: [], outputs: [] })).toBe(m);
+    // Live messages go to the end of a window that reaches it, and only count for one that does not.
+    const live = applyEvents(m, [ev({ type: "message_end", message: user })], 1);
+    expect([live.total, live.messages.length, live.items.at(-1)?.key]).toEqual([6, 6, "m5"]);
+    const around = modelFromStored({ first: 0, messages: all.slice(0, 2), toolCalls: [], outputs: [], total: 5, compactions: [] }, true);
+    const counted = applyEvents(around, [ev({ type: "message_end", message: user })], 1);
+    expect([counted.total, counted.messages.length, atEnd(counted)]).toEqual([6, 2, false]);
+    // Paging down is cut at what this view counts: later messages come as events.
+    const down = appendPage(counted, { first: 2, messages: [...all.slice(2), user, user], toolCalls: [], outputs: [] });
+    expect([down.messages.length, atEnd(down)]).toEqual([6, true]);
   });
 
   test("search hits jump to the first row of their message", () => {
-    const m = modelFromStored([user, calls, result("a", "bash", "x"), result("b", "read", "y"), { ...user, content: "again", timestamp: 9 }], []);
+    const m = modelFromStored({ first: 0, messages: [user, calls, result("a", "bash", "x"), result("b", "read", "y"), { ...user, content: "again", timestamp: 9 }], toolCalls: [], outputs: [] });
     expect(itemIndexOfPosition(m.items, 0)).toBe(0);
     expect(itemIndexOfPosition(m.items, 1)).toBe(1);
     expect(m.items[itemIndexOfPosition(m.items, 4)]).toMatchObject({ kind: "user", position: 4 });

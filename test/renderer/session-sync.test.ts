@@ -3,7 +3,8 @@
 // bash calls, every view ends equal to the stored transcript (no doubled or missing message, same
 // tool cards, same terminal output); the same after dropped connections (events missed while
 // disconnected), with a permission request raised while the view was away, and across a restart
-// of the host in the middle of a run.
+// of the host in the middle of a run. Half the views open paged (2 messages a page), mid-run, and
+// then scroll up to the first message: the same transcript, cards and output as the full views.
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -80,9 +81,10 @@ function apiTo(port: number, token: string, onStatus?: (s: ConnectionStatus) => 
   return api;
 }
 
-function follow(api: LatheApi, sessionId: number): SessionSync {
+function follow(api: LatheApi, sessionId: number, pageSize?: number): SessionSync {
   const listeners = (api as unknown as { statusListeners: Set<(s: ConnectionStatus) => void> }).statusListeners;
   const sync = new SessionSync(api, sessionId, () => {}, {
+    ...(pageSize ? { pageSize } : {}),
     onConnectionStatus: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -128,10 +130,20 @@ function outputOf(model: SessionModel, toolCallId: string): string | undefined {
   return card.chunkCount > 0 ? card.chunks.slice(0, card.chunkCount).join("") : undefined;
 }
 
+/** Scrolls a view up to the session's first message, page by page. */
+async function loadAll(sync: SessionSync): Promise<number> {
+  let pages = 0;
+  while (await sync.loadOlder()) pages++;
+  expect(sync.view.model.first).toBe(0);
+  return pages;
+}
+
 /** The view equals the stored transcript, and shows the same cards and output as `reference`. */
 function expectViewEqualsStore(sync: SessionSync, setup: Setup, sessionId: number, reference?: SessionSync): void {
   const view = sync.view.model;
   const stored = setup.host.services.store.readMessages(sessionId);
+  expect(view.first).toBe(0);
+  expect(view.total).toBe(stored.length);
   expect(view.messages).toEqual(stored);
   expect(view.streaming).toBeNull();
   expect(view.running).toBe(false);
@@ -185,7 +197,7 @@ describe("the session view against the host", () => {
     while (views.length < 100) {
       await sleep(Math.random() * 40);
       const running = setup.host.services.sessions.isRunning(sessionId);
-      views.push(follow(apis[views.length % apis.length]!, sessionId));
+      views.push(follow(apis[views.length % apis.length]!, sessionId, views.length % 2 === 1 ? 2 : undefined));
       if (running) openedWhileRunning++;
     }
     await until(() => !setup.host.services.sessions.isRunning(sessionId), "the run to end", 120_000);
@@ -194,6 +206,13 @@ describe("the session view against the host", () => {
     expect(openedWhileRunning).toBeGreaterThanOrEqual(90);
     expect(reference.view.model.messages.length).toBe(2 + TURNS * 2 + TURNS / 4);
     expectViewEqualsStore(reference, setup, sessionId);
+    // The paged views hold a window; most opened after the first pages were written.
+    const paged = views.filter((_, i) => i % 2 === 1);
+    expect(paged.filter((v) => v.view.model.first > 0).length).toBeGreaterThanOrEqual(30);
+    for (const view of paged) expect(view.view.model.messages).toEqual(setup.host.services.store.readMessages(sessionId, view.view.model.first));
+    let pages = 0;
+    for (const view of views) pages += await loadAll(view);
+    expect(pages).toBeGreaterThan(100);
     for (const view of views) expectViewEqualsStore(view, setup, sessionId, reference);
     // The snapshots were taken mid-run: some while text streamed, some while commands ran.
     expect(views.every((v) => v.snapshots === 1)).toBe(true);

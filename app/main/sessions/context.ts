@@ -7,7 +7,7 @@
 // naming the compaction it cancels (and the versions an edit of it replaced). The transcript is
 // append-only, so replaying a stored session rebuilds the same view.
 import type { AgentMessage, AssistantMessage, Message, UserMessage } from "../../shared/agent-types.ts";
-import { activeCompaction } from "../../shared/compaction.ts";
+import { activeCompaction, type ActiveCompaction } from "../../shared/compaction.ts";
 
 export { activeCompaction, COMPACTION, COMPACTION_UNDO, type ActiveCompaction, type CompactionDetails } from "../../shared/compaction.ts";
 
@@ -126,4 +126,32 @@ export function findCut(transcript: readonly AgentMessage[], keepRecentTokens: n
     }
   }
   return cut;
+}
+
+/**
+ * contextTokens for a transcript of which only the messages from `tailStart` on are at hand (a
+ * page of a long session), given the compaction in force: the same figure once the tail reaches
+ * back to the last answer with usage after that compaction or, when there is none, to the
+ * compaction's first kept message (or the start). Null when it has to reach further back, unless
+ * `giveUp`: then the estimate of what the tail holds.
+ */
+export function contextTokensOfTail(tail: readonly AgentMessage[], tailStart: number, active: ActiveCompaction | undefined, giveUp = false): number | null {
+  const floor = active ? active.index : -1;
+  for (let i = tail.length - 1; i >= 0 && tailStart + i > floor; i--) {
+    const m = tail[i]!;
+    if (m.role === "assistant" && m.usage.totalTokens > 0 && !isEmptyFailure(m)) {
+      let tokens = m.usage.input + m.usage.cacheRead + m.usage.cacheWrite + m.usage.output;
+      for (let j = i + 1; j < tail.length; j++) if (tail[j]!.role !== "custom") tokens += estimateTokens(tail[j]!);
+      return tokens;
+    }
+  }
+  const keptFrom = active ? active.details.firstKeptIndex : 0;
+  if (!giveUp && (tailStart > floor + 1 || tailStart > keptFrom)) return null;
+  let tokens = active ? estimateTokens(summaryMessage(active.entry.content, active.entry.timestamp)) : 0;
+  for (let i = Math.max(0, keptFrom - tailStart); i < tail.length; i++) {
+    const m = tail[i]!;
+    if (m.role === "custom" || (m.role === "assistant" && isEmptyFailure(m))) continue;
+    tokens += estimateTokens(m);
+  }
+  return tokens;
 }

@@ -3,24 +3,26 @@
 // retries a failed turn, switches models, forks. A session is "live" (holds an Agent and tools)
 // from its first run until it is deleted or the service closes. Errors meant for the user are
 // IpcFailures with plain text. Opening returns a snapshot numbered with the session's event
-// sequence (see EventHub): the stored transcript, what waits to be written, and what is live.
+// sequence (see EventHub): one page of the stored transcript with what the view needs without the
+// rest (pages.ts), what waits to be written, and what is live. Nothing here reads a whole session
+// except starting a run (the agent needs its transcript), forks and exports.
 // Delete is a soft delete (undo: restore); deleted sessions are purged after PURGE_AFTER_MS.
 import { statSync } from "node:fs";
 import { basename, resolve } from "node:path";
-import type { AgentMessage, AssistantMessage, ImageContent, Model } from "../../shared/agent-types.ts";
+import type { AgentMessage, AssistantMessage, CustomMessage, ImageContent, Model } from "../../shared/agent-types.ts";
+import { COMPACTION, COMPACTION_UNDO, compactionDetails, compactionStateOf } from "../../shared/compaction.ts";
 import type { LiveSnapshot, PermissionRequest, Session, SessionState } from "../../shared/ipc/contract.ts";
-import { activeToolNamesByMessage } from "../loop/tool-activation.ts";
 import type { EventHub } from "../ipc/event-hub.ts";
 import { IpcFailure } from "../ipc/router.ts";
 import type { StreamFn } from "../loop/types.ts";
 import { findModel, listModels } from "../providers/index.ts";
 import type { SettingsService } from "../settings/settings-service.ts";
-import { StoreError, type OpenedSession, type ProjectInfo, type SessionStore } from "../store/index.ts";
+import { StoreError, type MessagePage, type PageOptions, type ProjectInfo, type SessionStore, type TranscriptPage } from "../store/index.ts";
 import { createCodingTools, type OutputRedactor } from "../tools/index.ts";
 import { outputFolderFor, sweepOutputFolders } from "./output-folders.ts";
 import type { SandboxService } from "../sandbox/sandbox-service.ts";
 import { rerunRequestText, sandboxedCommand } from "../sandbox/rerun.ts";
-import { contextTokens } from "./context.ts";
+import { contextTokensOfTail, type ActiveCompaction } from "./context.ts";
 import { loadProjectInstructions } from "./system-prompt.ts";
 import { LiveSession, type SessionScope, type ToolHooks } from "./live-session.ts";
 import type { SessionToolSource } from "./session-tools.ts";
@@ -166,27 +168,41 @@ export class SessionsService {
   }
 
   /**
-   * The session now, with `seq`, the number of the last session event it reflects. Pending event
-   * batches are sent first, so no batch carries events on both sides of the snapshot.
+   * The session now, at one page (the newest, or around a position), with `seq`, the number of the
+   * last session event it reflects. Pending event batches are sent first, so no batch carries
+   * events on both sides of the snapshot. Messages waiting to be written (a storage failure holds
+   * them back) follow the stored ones: they count, and the newest page shows them.
    */
-  open(sessionId: number): { opened: OpenedSession; state: SessionState; seq: number; live: LiveSnapshot | null } {
+  open(sessionId: number, options: PageOptions = {}): { opened: TranscriptPage; state: SessionState; seq: number; live: LiveSnapshot | null } {
     this.o.hub.flush();
-    const opened = this.o.store.openSession(sessionId);
+    const opened = this.o.store.openPage(sessionId, options);
     if (!opened) throw new IpcFailure("not-found", `Session ${sessionId} does not exist.`);
     const live = this.live.get(sessionId);
     const unsaved = live?.unsavedMessages() ?? [];
     if (unsaved.length > 0) {
-      opened.messages = [...opened.messages, ...unsaved];
-      opened.activeToolNames = activeToolNamesByMessage(opened.session.baseToolNames, opened.messages);
+      const atEnd = opened.first + opened.messages.length === opened.total;
+      unsaved.forEach((message, i) => {
+        const position = opened.total + i;
+        if (message.role === "toolResult") opened.activeToolNames = [...new Set([...opened.activeToolNames, ...(message.addedToolNames ?? [])])];
+        if (message.role === "custom" && (message.customType === COMPACTION || message.customType === COMPACTION_UNDO)) opened.compactions.push({ position, message });
+      });
+      if (atEnd) opened.messages = [...opened.messages, ...unsaved];
+      opened.total += unsaved.length;
     }
-    return { opened, state: this.state(sessionId, opened.session, opened.messages), seq: this.o.hub.seqOf(sessionId), live: live?.live() ?? null };
+    return { opened, state: this.state(sessionId, opened), seq: this.o.hub.seqOf(sessionId), live: live?.live() ?? null };
   }
 
-  state(sessionId: number, info?: Session, messages?: readonly AgentMessage[]): SessionState {
+  /** More stored messages: before a position (scrolling up) or from one (down). */
+  page(sessionId: number, range: { before: number; limit?: number } | { from: number; limit?: number }): MessagePage {
+    this.session(sessionId);
+    return this.o.store.readPage(sessionId, range);
+  }
+
+  state(sessionId: number, opened?: TranscriptPage): SessionState {
     const live = this.live.get(sessionId);
     const pending = this.o.permissions.pendingFor(sessionId);
     if (live) return live.state(pending);
-    const session = info ?? this.session(sessionId);
+    const session = opened?.session ?? this.session(sessionId);
     const model = this.resolveModel(session.model);
     const project = this.o.store.getProject(session.projectId);
     return {
@@ -195,10 +211,32 @@ export class SessionsService {
       model: session.model,
       queued: { steering: [], followUp: [] },
       pendingPermissions: pending,
-      contextTokens: messages ? contextTokens(messages) : 0,
+      contextTokens: opened ? this.storedContextTokens(opened) : 0,
       contextWindow: model?.contextWindow ?? 0,
       instructionFiles: project ? loadProjectInstructions(project.folder).map((f) => f.path) : [],
     };
+  }
+
+  /**
+   * Context tokens of a stored session from its newest messages: back to the last answer with
+   * usage (usually in the page); for sessions whose provider reports none, at most 5,000 messages
+   * back (the figure is then an estimate of those; a run computes it exactly).
+   */
+  private storedContextTokens(opened: TranscriptPage): number {
+    const state = compactionStateOf(opened.compactions);
+    const entry = opened.compactions.find((c) => c.position === state.activeIndex)?.message;
+    const details = entry ? compactionDetails(entry.details) : null;
+    const active: ActiveCompaction | undefined = entry && details && state.activeIndex !== null ? { index: state.activeIndex, entry: entry as CustomMessage, details } : undefined;
+    const atEnd = opened.first + opened.messages.length === opened.total;
+    let first = atEnd ? opened.first : opened.total;
+    let tail: AgentMessage[] = atEnd ? opened.messages : [];
+    for (let read = 0; ; read++) {
+      const tokens = contextTokensOfTail(tail, first, active, first === 0 || read >= 5);
+      if (tokens !== null) return tokens;
+      const before = this.o.store.readPage(opened.session.id, { before: first, limit: 1000 });
+      tail = [...before.messages, ...tail];
+      first = before.first;
+    }
   }
 
   /** Starts a run, or (while one is going) steers it. */
@@ -361,8 +399,10 @@ export class SessionsService {
   private liveSession(sessionId: number): LiveSession {
     const existing = this.live.get(sessionId);
     if (existing) return existing;
-    const opened = this.o.store.openSession(sessionId);
-    if (!opened) throw new IpcFailure("not-found", `Session ${sessionId} does not exist.`);
+    const session = this.o.store.getSession(sessionId);
+    if (!session) throw new IpcFailure("not-found", `Session ${sessionId} does not exist.`);
+    // The agent holds the whole transcript (the model's view is computed from it).
+    const opened = { session, messages: this.o.store.readMessages(sessionId) };
     const project = this.o.store.getProject(opened.session.projectId);
     if (!project) throw new IpcFailure("not-found", `The project of session ${sessionId} is gone.`);
     const model = this.resolveModel(opened.session.model) ?? this.defaultModel();

@@ -6,8 +6,9 @@ import { AssistantMessageSchema, ImageContentSchema, ModelSchema, ProviderRetryS
 import { McpCallSummarySchema, mcpEvents, mcpRequests } from "./mcp-schemas.ts";
 import { SandboxRequestInfoSchema, SandboxStatusSchema } from "../sandbox.ts";
 import {
+  MessagePageSchema,
   Nullable,
-  OpenedSessionSchema,
+  TranscriptPageSchema,
   ProjectInfoSchema,
   SearchResultSchema,
   SessionCursorSchema,
@@ -188,13 +189,27 @@ export const requests = {
   ),
   "sessions.create": request(Type.Object({ projectId: Id, model: Type.Optional(Type.String()) }), SessionInfoSchema),
   /**
-   * The session as it is now: stored transcript (plus messages waiting to be written), state, what
-   * is live (streaming message, running tools), and `seq`, the number of the last session event
-   * this snapshot reflects: apply only events numbered above it.
+   * The session as it is now, at one page: the newest `limit` messages (200 by default), or the
+   * page around position `around` (a search hit), with the session's length and what the view
+   * needs without the other messages (messages waiting to be written count and, on the newest
+   * page, are included); state; what is live (streaming message, running tools); and `seq`, the
+   * number of the last session event this snapshot reflects: apply only events numbered above it.
    */
   "sessions.open": request(
-    Type.Object(SessionRef),
-    Type.Object({ opened: OpenedSessionSchema, state: SessionStateSchema, seq: Type.Integer({ minimum: 0 }), live: Nullable(LiveSnapshotSchema) }),
+    Type.Object({ ...SessionRef, around: Type.Optional(Type.Integer({ minimum: 0 })), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }),
+    Type.Object({ opened: TranscriptPageSchema, state: SessionStateSchema, seq: Type.Integer({ minimum: 0 }), live: Nullable(LiveSnapshotSchema) }),
+  ),
+  /**
+   * More stored messages of a session: the `limit` (200 by default) before position `before`
+   * (scrolling up), or from position `from` on (scrolling down). Stored messages never change, so
+   * a page needs no event number.
+   */
+  "sessions.page": request(
+    Type.Union([
+      Type.Object({ ...SessionRef, before: Type.Integer({ minimum: 0 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }, { additionalProperties: false }),
+      Type.Object({ ...SessionRef, from: Type.Integer({ minimum: 0 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }, { additionalProperties: false }),
+    ]),
+    MessagePageSchema,
   ),
   /** Runs the last failed turn again: the failed answer stays in the transcript and is not sent. */
   "sessions.retry": request(Type.Object(SessionRef), Type.Object({})),

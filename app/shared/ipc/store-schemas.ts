@@ -2,7 +2,7 @@
 // app/main/store/store-types.ts; the sessions service returns those types, so the compiler checks
 // that the two agree).
 import { Type } from "@sinclair/typebox";
-import { AgentMessageSchema, WireAgentEventSchema } from "./agent-schemas.ts";
+import { AgentMessageSchema, CustomMessageSchema, WireAgentEventSchema } from "./agent-schemas.ts";
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -68,14 +68,47 @@ export const SearchResultSchema = Type.Object({
   nextCursor: Nullable(Type.Integer()),
 });
 
+export const ToolCallTimeSchema = Type.Object({
+  toolCallId: Type.String(),
+  startedAt: Nullable(Type.Number()),
+  endedAt: Nullable(Type.Number()),
+  isError: Nullable(Type.Boolean()),
+});
+
+const ToolOutputInfoSchema = Type.Object({ toolCallId: Type.String(), totalChars: Type.Integer() });
+
+/** Consecutive messages from position `first`, with their tool calls' times and stored logs. */
+export const MessagePageSchema = Type.Object({
+  first: Type.Integer({ minimum: 0 }),
+  messages: Type.Array(AgentMessageSchema),
+  toolCalls: Type.Array(ToolCallTimeSchema),
+  /** Tool calls with a stored terminal log; the text comes from tools.output. */
+  outputs: Type.Array(ToolOutputInfoSchema),
+});
+
+/** A session opened at one page, with what the view needs without the other messages. */
+export const TranscriptPageSchema = Type.Composite([
+  MessagePageSchema,
+  Type.Object({
+    session: SessionInfoSchema,
+    /** Messages in the session: positions 0..total-1. */
+    total: Type.Integer({ minimum: 0 }),
+    /** Tools active after the last message. */
+    activeToolNames: Type.Array(Type.String()),
+    /** Every compaction entry and undo of the session, wherever it is. */
+    compactions: Type.Array(Type.Object({ position: Type.Integer({ minimum: 0 }), message: CustomMessageSchema })),
+  }),
+]);
+
 export const OpenedSessionSchema = Type.Object({
   session: SessionInfoSchema,
   messages: Type.Array(AgentMessageSchema),
   activeToolNames: Type.Array(Type.Array(Type.String())),
   runs: Type.Array(RunInfoSchema),
   events: Type.Array(StoredEventSchema),
+  toolCalls: Type.Array(ToolCallTimeSchema),
   /** Tool calls with a stored terminal log; the text comes from tools.output. */
-  outputs: Type.Array(Type.Object({ toolCallId: Type.String(), totalChars: Type.Integer() })),
+  outputs: Type.Array(ToolOutputInfoSchema),
 });
 
 export { Nullable };

@@ -4,7 +4,7 @@
 // Markdown, and delete with undo: the delete is stored at once (a soft delete, so quitting during the
 // undo window keeps it) and Undo restores the session; the host purges it for good later.
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Project, Session } from "../../../shared/ipc/contract";
 import type { Static } from "@sinclair/typebox";
 import type { SearchHitSchema } from "../../../shared/ipc/store-schemas";
@@ -70,10 +70,19 @@ export function HistoryBrowser({ onOpenSession }: { onOpenSession: (session: Pic
     return () => clearTimeout(timer);
   }, [query]);
 
-  const rows = historyRows(projects, groups, hidden);
+  const rows = useMemo(() => historyRows(projects, groups, hidden), [projects, groups, hidden]);
+  // Stable key and size functions (through a ref): a new key function on every render would make
+  // TanStack Virtual recompute every row's offset; it changes only when the rows are replaced.
+  const rowsRef = useRef(rows);
+  rowsRef.current = rows;
+  const firstKey = rows[0]?.key;
+  const lastKey = rows[rows.length - 1]?.key;
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- a new key function exactly when the rows were replaced
+  const getItemKey = useMemo(() => (i: number) => rowsRef.current[i]?.key ?? i, [rows.length, firstKey, lastKey]);
+  const estimateSize = useCallback((i: number) => (rowsRef.current[i]?.kind === "project" ? 36 : 34), []);
   // TanStack Virtual returns a mutable instance; these components are not memoized by the compiler.
   // eslint-disable-next-line react-hooks/incompatible-library
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: (i) => (rows[i]?.kind === "project" ? 36 : 34), overscan: 10, getItemKey: (i) => rows[i]?.key ?? i });
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize, overscan: 10, getItemKey });
   const virtualRows = virtualizer.getVirtualItems();
 
   useEffect(() => {

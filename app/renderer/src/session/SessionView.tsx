@@ -7,8 +7,8 @@ import type { AssistantMessage } from "../../../shared/agent-types";
 import type { Session } from "../../../shared/ipc/contract";
 import { getApi } from "../api/client";
 import { errorText, unwrap } from "../state/api-hooks";
-import { compactionState } from "../state/compaction";
-import { visibleItems } from "../state/session-model";
+import { compactionStateOf } from "../state/compaction";
+import { atEnd, visibleItems } from "../state/session-model";
 import { useSession } from "../state/use-session";
 import { Composer } from "./Composer";
 import { PermissionDialog } from "./PermissionDialog";
@@ -16,11 +16,11 @@ import { StatusBar } from "./StatusBar";
 import { Transcript } from "./Transcript";
 
 export function SessionView({ sessionId, jumpTo, projectName, onOpenSession }: { sessionId: number; jumpTo: number | null; projectName: string; onOpenSession: (session: Session) => void }) {
-  const view = useSession(sessionId);
+  const view = useSession(sessionId, jumpTo);
   const [error, setError] = useState<string | null>(null);
   const items = useMemo(() => visibleItems(view.model), [view.model]);
   const running = view.state?.running ?? view.model.running;
-  const compaction = useMemo(() => compactionState(view.model.messages), [view.model.messages]);
+  const compaction = useMemo(() => compactionStateOf(view.model.compactions), [view.model.compactions]);
   const actions = useMemo(
     () => ({
       onFork: (position: number) => {
@@ -41,9 +41,11 @@ export function SessionView({ sessionId, jumpTo, projectName, onOpenSession }: {
     [sessionId, onOpenSession],
   );
 
+  const { loadOlder, loadNewer, showLatest } = view;
+  const paging = useMemo(() => ({ loadOlder, loadNewer, showLatest }), [loadOlder, loadNewer, showLatest]);
   const awaitingApproval = useMemo(() => new Set(view.permissions.map((p) => p.toolCallId)), [view.permissions]);
-  const last = view.model.messages.at(-1);
-  const retryPosition = !running && last?.role === "assistant" && (last.stopReason === "error" || last.stopReason === "aborted") ? view.model.messages.length - 1 : null;
+  const last = atEnd(view.model) ? view.model.messages.at(-1) : undefined;
+  const retryPosition = !running && last?.role === "assistant" && (last.stopReason === "error" || last.stopReason === "aborted") ? view.model.total - 1 : null;
   const idleSeconds = useIdleSeconds(view.model.streaming);
 
   if (view.loading) return <div className="page muted">Opening the session…</div>;
@@ -72,6 +74,7 @@ export function SessionView({ sessionId, jumpTo, projectName, onOpenSession }: {
         running={running}
         awaitingApproval={awaitingApproval}
         retryPosition={retryPosition}
+        paging={paging}
       />
       {error && <div className="notice error" role="alert">{error}</div>}
       {request ? <PermissionDialog key={request.id} request={request} count={view.permissions.length} projectName={projectName} /> : <div />}

@@ -6,11 +6,17 @@
 // Performance: rows are memoized and get only what they show (a tool row its card), so a
 // streaming update re-renders the streaming message and the cards that changed; following the
 // bottom scrolls at most once per frame, in an animation frame, not after every commit (each
-// would force a layout).
+// would force a layout). The virtualizer's item key function keeps its identity across renders
+// (a new one makes TanStack Virtual recompute every row's offset), so an update costs O(rows
+// changed), not O(transcript).
+// Pages: the transcript holds a window of a long session. Scrolling near the top loads the page
+// before it, keeping what is on screen where it was (the rows above grow, the scroll offset grows
+// by as much); a window opened around an older message loads the next page near the bottom, and
+// offers "Show latest".
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { memo, useCallback, useEffect, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { COMPACTION, COMPACTION_UNDO, type CompactionState } from "../state/compaction";
-import { itemIndexOfPosition, type SessionModel, type ToolCardState, type TranscriptItem } from "../state/session-model";
+import { atEnd, itemIndexOfPosition, type SessionModel, type ToolCardState, type TranscriptItem } from "../state/session-model";
 import { CompactionEntry, CompactionUndoNote } from "./CompactionEntry";
 import { AssistantMessageView, CustomMessageView, UserMessageView, type RowActions } from "./MessageViews";
 import { Timeline } from "./Timeline";
@@ -28,12 +34,34 @@ export interface TranscriptProps {
   awaitingApproval: ReadonlySet<string>;
   /** Position of the failed last answer that offers Retry, if any. */
   retryPosition?: number | null;
+  paging?: TranscriptPaging;
 }
+
+export interface TranscriptPaging {
+  loadOlder: () => Promise<boolean>;
+  loadNewer: () => Promise<boolean>;
+  showLatest: () => void;
+}
+
+/** Load the next page when the view is this close (px) to the loaded window's top or bottom. */
+const PAGE_MARGIN = 1200;
 
 const DEFAULT_COLLAPSED = new Set(["read", "ls", "find", "grep"]);
 
-export function Transcript({ sessionId, model, items, jumpTo, actions, compaction, running, awaitingApproval, retryPosition = null }: TranscriptProps) {
+export function Transcript({ sessionId, model, items, jumpTo, actions, compaction, running, awaitingApproval, retryPosition = null, paging }: TranscriptProps) {
   const scroller = useRef<HTMLDivElement>(null);
+  const attached = atEnd(model);
+  // The key function reads the current items through a ref, so it changes only when the rows are
+  // replaced (count or the first or last key changes), not on every update.
+  const itemsRef = useRef(items);
+  itemsRef.current = items;
+  const firstKey = items[0]?.key;
+  const lastKey = items[items.length - 1]?.key;
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- a new key function exactly when the rows were replaced
+  const getItemKey = useMemo(() => (i: number) => itemsRef.current[i]?.key ?? i, [items.length, firstKey, lastKey]);
+  const estimateSize = useCallback((i: number) => (itemsRef.current[i]?.kind === "tool" ? 40 : 60), []);
+  // The row on screen when an older page was asked for, and where it was: put back after the page lands.
+  const anchor = useRef<{ key: string | number; offset: number } | null>(null);
   // Whether to follow the bottom: cleared when the person scrolls up (or jumps), set again when
   // they scroll back to the end.
   const atBottom = useRef(jumpTo === null);
@@ -46,7 +74,7 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
   // Follows the bottom once per frame, before paint, if we are there and were not opened at a
   // message; called after every render and on every virtualizer change (rows measured or resized).
   const follow = (instance: { options: { count: number }; scrollToEnd: () => void }) => {
-    if (jumpTo !== null || !atBottom.current || instance.options.count === 0 || followFrame.current !== null) return;
+    if (jumpTo !== null || !attached || !atBottom.current || instance.options.count === 0 || followFrame.current !== null) return;
     followFrame.current = requestAnimationFrame(() => {
       followFrame.current = null;
       if (atBottom.current) instance.scrollToEnd();
@@ -59,8 +87,8 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
   const virtualizer = useVirtualizer({
     count: items.length,
     getScrollElement: () => scroller.current,
-    estimateSize: (i) => (items[i]?.kind === "tool" ? 40 : 60),
-    getItemKey: (i) => items[i]?.key ?? i,
+    estimateSize,
+    getItemKey,
     overscan: 6,
     onChange: follow,
   });
@@ -93,10 +121,37 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
     // eslint-disable-next-line react-hooks/exhaustive-deps -- only when the target changes or the transcript first loads
   }, [jumpTo, items.length === 0]);
 
+  // After an older page landed in front: the anchor row back where it was on screen.
+  useLayoutEffect(() => {
+    const held = anchor.current;
+    const el = scroller.current;
+    if (!held || !el) return;
+    const index = items.findIndex((item) => item.key === held.key);
+    const start = index >= 0 ? virtualizer.measurementsCache[index]?.start : undefined;
+    if (start === undefined) return;
+    anchor.current = null;
+    el.scrollTop = start - held.offset;
+    lastScrollTop.current = el.scrollTop;
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only when rows were added in front
+  }, [firstKey]);
+
+  const loadOlder = () => {
+    const el = scroller.current;
+    if (!paging || !el || model.first === 0 || anchor.current) return;
+    const top = virtualizer.getVirtualItems().find((row) => row.end > el.scrollTop);
+    if (!top) return;
+    anchor.current = { key: top.key as string | number, offset: top.start - el.scrollTop };
+    void paging.loadOlder().then((added) => {
+      if (!added) anchor.current = null;
+    });
+  };
+
   const onScroll = () => {
     const el = scroller.current;
     if (!el) return;
-    if (el.scrollHeight - el.scrollTop - el.clientHeight < 40) atBottom.current = true;
+    if (el.scrollTop < PAGE_MARGIN) loadOlder();
+    if (!attached && el.scrollHeight - el.scrollTop - el.clientHeight < PAGE_MARGIN) void paging?.loadNewer();
+    if (el.scrollHeight - el.scrollTop - el.clientHeight < 40) atBottom.current = attached;
     // Up by the person (wheel, keys, scrollbar, touch) or by a long way; not a clamp when the view
     // grows or the content shrinks under it.
     else if (el.scrollTop < lastScrollTop.current && (performance.now() - lastInput.current < 1000 || lastScrollTop.current - el.scrollTop > el.clientHeight)) atBottom.current = false;
@@ -104,7 +159,7 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
   };
 
   return (
-    <div className="transcript" ref={scroller} onScroll={onScroll} onWheel={noteInput} onKeyDown={noteInput} onPointerDown={noteInput} onTouchStart={noteInput} role="log" aria-label="Transcript" aria-live="off" tabIndex={0}>
+    <div className="transcript" ref={scroller} data-first-position={model.first} data-total={model.total} onScroll={onScroll} onWheel={noteInput} onKeyDown={noteInput} onPointerDown={noteInput} onTouchStart={noteInput} role="log" aria-label="Transcript" aria-live="off" tabIndex={0}>
       <div className="transcript-inner" style={{ height: virtualizer.getTotalSize() }}>
         {virtualizer.getVirtualItems().map((row) => {
           const item = items[row.index]!;
@@ -136,6 +191,17 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
           );
         })}
       </div>
+      {!attached && paging && (
+        <button
+          className="small show-latest"
+          onClick={() => {
+            atBottom.current = true;
+            paging.showLatest();
+          }}
+        >
+          Show latest
+        </button>
+      )}
     </div>
   );
 }

@@ -6,6 +6,7 @@ export {
   NO_COMPACTION,
   compactionDetails,
   compactionState,
+  compactionStateOf,
   type CompactionDetails,
   type CompactionState,
   type CompactionStatus,

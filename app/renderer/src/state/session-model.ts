@@ -7,9 +7,37 @@
 // Terminal output is kept as an append-only chunk list shared between successive versions of a
 // card (copying it on every update would be quadratic); `chunkCount` tells how many chunks belong
 // to a version, so a version stays a consistent snapshot.
+//
+// Pages: the model holds a window of the session, positions first..first+messages.length-1, of
+// `total` messages (a long session opens at its newest page; older pages are added in front as
+// the view scrolls up, see session-pages.ts). While the window reaches the end, finished messages
+// are appended to it; when it does not (opened around a search hit), they only count. An update
+// costs O(what changed), never O(window).
 import type { AgentMessage, AssistantMessage, CustomMessage, ProviderRetry, UserMessage } from "../../../shared/agent-types";
 import type { WireAgentEvent } from "../../../shared/ipc/agent-schemas";
 import type { LiveSnapshot } from "../../../shared/ipc/contract";
+
+/** A compaction entry or its undo, wherever it is in the session. */
+export interface CompactionMark {
+  position: number;
+  message: CustomMessage;
+}
+
+/** When a stored tool call started and ended. */
+export interface ToolTime {
+  toolCallId: string;
+  startedAt: number | null;
+  endedAt: number | null;
+  isError: boolean | null;
+}
+
+/** A page of stored messages from position `first`, as sessions.open and sessions.page return it. */
+export interface StoredPage {
+  first: number;
+  messages: readonly AgentMessage[];
+  toolCalls: readonly ToolTime[];
+  outputs: readonly { toolCallId: string }[];
+}
 
 export type ToolStatus = "pending" | "running" | "done" | "error";
 
@@ -50,8 +78,14 @@ export type TranscriptItem =
   | { kind: "custom"; key: string; position: number; message: CustomMessage };
 
 export interface SessionModel {
-  /** Finalized messages, by position. */
+  /** Position of messages[0]. */
+  first: number;
+  /** Messages in the session (the window holds some of them). */
+  total: number;
+  /** Finalized messages of the window: messages[i] is at position first + i. */
   messages: AgentMessage[];
+  /** Every compaction entry and undo of the session, in order (also those outside the window). */
+  compactions: readonly CompactionMark[];
   /** Items for the finalized messages (rebuilt incrementally). */
   items: TranscriptItem[];
   /** The assistant message being streamed, if any. */
@@ -61,25 +95,29 @@ export interface SessionModel {
   retry: ProviderRetry | null;
 }
 
-export interface StoredEventLike {
-  at: number;
-  event: WireAgentEvent;
-}
-
 export function emptyModel(): SessionModel {
-  return { messages: [], items: [], streaming: null, tools: new Map(), running: false, retry: null };
+  return { first: 0, total: 0, messages: [], compactions: [], items: [], streaming: null, tools: new Map(), running: false, retry: null };
 }
 
-function newCard(toolCallId: string, toolName: string, args: Record<string, unknown>, position: number | null): ToolCardState {
+/** Whether the window reaches the session's last message (new messages are then shown). */
+export function atEnd(model: Pick<SessionModel, "first" | "messages" | "total">): boolean {
+  return model.first + model.messages.length === model.total;
+}
+
+export function newCard(toolCallId: string, toolName: string, args: Record<string, unknown>, position: number | null): ToolCardState {
   return { toolCallId, toolName, args, status: "pending", startedAt: null, endedAt: null, chunks: [], chunkCount: 0, skippedBytes: 0, progress: null, waitingForInput: false, result: null, position, storedOutput: false };
 }
 
-function asRecord(value: unknown): Record<string, unknown> {
+export function asRecord(value: unknown): Record<string, unknown> {
   return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
-/** Items one finalized message contributes to the transcript. */
-function itemsFor(message: AgentMessage, position: number, tools: Map<string, ToolCardState>): TranscriptItem[] {
+/**
+ * Items one finalized message contributes to the transcript. A tool result whose call is not in
+ * the window gets no row of its own when `orphanRow` is false (its call's message is on a page not
+ * loaded yet, which brings the row).
+ */
+export function itemsFor(message: AgentMessage, position: number, tools: Map<string, ToolCardState>, orphanRow = true): TranscriptItem[] {
   switch (message.role) {
     case "user":
       return [{ kind: "user", key: `m${position}`, position, message }];
@@ -92,7 +130,7 @@ function itemsFor(message: AgentMessage, position: number, tools: Map<string, To
         if (block.type !== "toolCall") continue;
         ids.push(block.id);
         const card = tools.get(block.id);
-        tools.set(block.id, card ? { ...card, position, args: block.arguments, argumentsError: block.argumentsError } : { ...newCard(block.id, block.name, block.arguments, position), argumentsError: block.argumentsError });
+        tools.set(block.id, card ? { ...card, toolName: block.name, position, args: block.arguments, argumentsError: block.argumentsError } : { ...newCard(block.id, block.name, block.arguments, position), argumentsError: block.argumentsError });
         out.push({ kind: "tool", key: `t${block.id}`, toolCallId: block.id, position });
       }
       if (ids.length > 1) out.push({ kind: "timeline", key: `tl${position}`, position, toolCallIds: ids });
@@ -102,12 +140,14 @@ function itemsFor(message: AgentMessage, position: number, tools: Map<string, To
       const card = tools.get(message.toolCallId);
       const outcome: ToolOutcome = { content: message.content, details: message.details, isError: message.isError };
       if (card) {
-        if (!card.result || card.status === "pending" || card.status === "running") tools.set(message.toolCallId, { ...card, status: message.isError ? "error" : "done", result: outcome, waitingForInput: false });
+        const named = card.toolName ? card : { ...card, toolName: message.toolName };
+        if (!card.result || card.status === "pending" || card.status === "running") tools.set(message.toolCallId, { ...named, status: message.isError ? "error" : "done", result: outcome, waitingForInput: false });
+        else if (named !== card) tools.set(message.toolCallId, named);
         return [];
       }
       // A result whose call we never saw (a damaged transcript): show it on its own.
-      tools.set(message.toolCallId, { ...newCard(message.toolCallId, message.toolName, {}, position), status: message.isError ? "error" : "done", result: outcome });
-      return [{ kind: "tool", key: `t${message.toolCallId}`, toolCallId: message.toolCallId, position }];
+      tools.set(message.toolCallId, { ...newCard(message.toolCallId, message.toolName, {}, orphanRow ? position : null), status: message.isError ? "error" : "done", result: outcome });
+      return orphanRow ? [{ kind: "tool", key: `t${message.toolCallId}`, toolCallId: message.toolCallId, position }] : [];
     }
   }
 }
@@ -116,7 +156,8 @@ function itemsFor(message: AgentMessage, position: number, tools: Map<string, To
 export function applyEvents(model: SessionModel, events: readonly WireAgentEvent[], now: number | ((index: number) => number)): SessionModel {
   if (events.length === 0) return model;
   const tools = new Map(model.tools);
-  let { messages, items, streaming, running, retry } = model;
+  let { messages, items, streaming, running, retry, total, compactions } = model;
+  const { first } = model;
   let messagesCopied = false;
   const at = (i: number) => (typeof now === "number" ? now : now(i));
   events.forEach((event, i) => {
@@ -140,16 +181,22 @@ export function applyEvents(model: SessionModel, events: readonly WireAgentEvent
         }
         break;
       case "message_end": {
+        const position = total++;
+        const message = event.message;
+        if (message.role === "custom" && isCompactionEntry(message)) compactions = [...compactions, { position, message }];
+        if (event.message.role === "assistant") streaming = null;
+        if (first + messages.length !== position) {
+          // Beyond the window (opened around an older message): counted, shown once paged in.
+          if (message.role === "toolResult") itemsFor(message, position, tools, false);
+          break;
+        }
         if (!messagesCopied) {
           messages = messages.slice();
           items = items.slice();
           messagesCopied = true;
         }
-        const position = messages.length;
-        const message = event.message;
         messages.push(message);
         items.push(...itemsFor(message, position, tools));
-        if (event.message.role === "assistant") streaming = null;
         break;
       }
       case "provider_retry":
@@ -193,51 +240,76 @@ export function applyEvents(model: SessionModel, events: readonly WireAgentEvent
         break;
     }
   });
-  return { messages, items, streaming, tools, running, retry };
+  return { first, total, messages, compactions, items, streaming, tools, running, retry };
 }
 
-/** The model of a stored session: its messages, then its logged events for timings and states. */
-export function modelFromStored(
-  storedMessages: readonly AgentMessage[],
-  storedEvents: readonly StoredEventLike[],
-  stillRunning = false,
-  outputs: readonly { toolCallId: string }[] = [],
-): SessionModel {
-  const tools = new Map<string, ToolCardState>();
-  // Timings first (from the event log), so the cards built from messages carry them.
-  for (const { at, event } of storedEvents) {
-    if (event.type === "tool_execution_start") {
-      tools.set(event.toolCallId, { ...newCard(event.toolCallId, event.toolName, asRecord(event.args), null), status: "running", startedAt: at });
-    } else if (event.type === "tool_execution_end") {
-      const card = tools.get(event.toolCallId) ?? newCard(event.toolCallId, event.toolName, {}, null);
-      tools.set(event.toolCallId, { ...card, status: event.isError ? "error" : "done", endedAt: at, result: { content: event.result.content, details: event.result.details, isError: event.isError } });
-    }
+function isCompactionEntry(message: CustomMessage): boolean {
+  return message.customType === "compaction" || message.customType === "compaction_undo";
+}
+
+/** Cards' times from a page's stored tool call times (only where a card has none yet). */
+export function applyToolTimes(tools: Map<string, ToolCardState>, times: readonly ToolTime[]): void {
+  for (const t of times) {
+    const card = tools.get(t.toolCallId);
+    if (card && card.startedAt !== null) continue;
+    const base = card ?? newCard(t.toolCallId, "", {}, null);
+    const status: ToolStatus = t.endedAt !== null ? (t.isError ? "error" : "done") : t.startedAt !== null ? "running" : base.status;
+    tools.set(t.toolCallId, { ...base, status: base.result ? base.status : status, startedAt: t.startedAt, endedAt: t.endedAt });
   }
-  const messages = storedMessages.slice();
-  const items: TranscriptItem[] = [];
-  messages.forEach((message, position) => items.push(...itemsFor(message, position, tools)));
-  // A call that started but never ended in a stored (finished) run was cut off.
-  if (!stillRunning) for (const [id, card] of tools) {
-    if (card.status === "running" || card.status === "pending") tools.set(id, { ...card, status: "error", result: card.result ?? { content: [{ type: "text", text: "The run ended before this call finished." }], details: undefined, isError: true } });
+}
+
+/** Marks the calls that started but never ended in a run that is over, and the stored logs. */
+export function settleCards(tools: Map<string, ToolCardState>, times: readonly ToolTime[], outputs: readonly { toolCallId: string }[], stillRunning: boolean): void {
+  if (!stillRunning) for (const t of times) {
+    const card = tools.get(t.toolCallId);
+    if (card && t.endedAt === null && (card.status === "running" || card.status === "pending")) tools.set(t.toolCallId, { ...card, status: "error", result: card.result ?? { content: [{ type: "text", text: "The run ended before this call finished." }], details: undefined, isError: true } });
   }
   for (const { toolCallId } of outputs) {
     const card = tools.get(toolCallId);
     if (card) tools.set(toolCallId, { ...card, storedOutput: true });
   }
-  return { messages, items, streaming: null, tools, running: stillRunning, retry: null };
+}
+
+/** Items for a run of consecutive messages from `first`; results whose call may be on an earlier page get no row. */
+export function itemsOfRange(messages: readonly AgentMessage[], first: number, tools: Map<string, ToolCardState>): TranscriptItem[] {
+  const items: TranscriptItem[] = [];
+  // Results before the window's first other message answer a call on the page before (when there is one).
+  let leading = first > 0;
+  messages.forEach((message, i) => {
+    if (message.role !== "toolResult") leading = false;
+    items.push(...itemsFor(message, first + i, tools, !leading));
+  });
+  return items;
+}
+
+/** The model of a stored page (a whole short session is one page from 0): its messages, its calls' times, its logs. */
+export function modelFromStored(page: StoredPage & { total?: number; compactions?: readonly CompactionMark[] }, stillRunning = false): SessionModel {
+  const tools = new Map<string, ToolCardState>();
+  // Times first, so the cards built from messages carry them.
+  applyToolTimes(tools, page.toolCalls);
+  const messages = page.messages.slice();
+  const items = itemsOfRange(messages, page.first, tools);
+  settleCards(tools, page.toolCalls, page.outputs, stillRunning);
+  return {
+    first: page.first,
+    total: page.total ?? page.first + messages.length,
+    messages,
+    compactions: page.compactions ?? [],
+    items,
+    streaming: null,
+    tools,
+    running: stillRunning,
+    retry: null,
+  };
 }
 
 /**
- * The model of a session opened while it may run: the stored part, then what is live (the message
+ * The model of a session opened while it may run: the stored page, then what is live (the message
  * streaming, tool calls without a stored result, with the output they showed so far). Events
  * numbered after the snapshot apply on top with applyEvents, exactly as if seen from the start.
  */
-export function modelFromSnapshot(
-  opened: { messages: readonly AgentMessage[]; events: readonly StoredEventLike[]; outputs?: readonly { toolCallId: string }[] },
-  live: LiveSnapshot | null,
-  running: boolean,
-): SessionModel {
-  const model = modelFromStored(opened.messages, opened.events, running || live !== null, opened.outputs);
+export function modelFromSnapshot(opened: StoredPage & { total: number; compactions: readonly CompactionMark[] }, live: LiveSnapshot | null, running: boolean): SessionModel {
+  const model = modelFromStored(opened, running || live !== null);
   if (!live) return model;
   const tools = new Map(model.tools);
   for (const t of live.tools) {
@@ -266,8 +338,8 @@ export function modelFromSnapshot(
 
 /** The transcript as shown: finalized items, then the streaming message and its calls so far. */
 export function visibleItems(model: SessionModel): TranscriptItem[] {
-  if (!model.streaming) return model.items;
-  const position = model.messages.length;
+  if (!model.streaming || !atEnd(model)) return model.items;
+  const position = model.total;
   const live: TranscriptItem[] = [{ kind: "assistant", key: `m${position}`, position, message: model.streaming, streaming: true }];
   for (const block of model.streaming.content) {
     if (block.type === "toolCall") live.push({ kind: "tool", key: `t${block.id}`, toolCallId: block.id, position });

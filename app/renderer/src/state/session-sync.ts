@@ -8,9 +8,16 @@
 // the snapshot), and a batch that starts beyond the next number (a gap: events were lost) asks for
 // a fresh snapshot. A reconnect of the transport (the host restarted, the network dropped) also
 // asks for one, so the open session and its pending permission requests come back without a reload.
+//
+// Pages: a snapshot holds one page of a long session (the newest, or the one around a search hit);
+// loadOlder() and loadNewer() add stored pages to the window (session-pages.ts). Stored messages
+// never change, so a page needs no sequence number; a page that arrives after a resync moved the
+// window is dropped. A resync opens the newest page again (or, for a window not at the end, the
+// page around its middle).
 import type { EventPayload, LatheApi, PermissionRequest, Session, SessionState } from "../../../shared/ipc/contract";
 import type { ConnectionStatus } from "../api/ws-client";
-import { applyEvents, emptyModel, modelFromSnapshot, type SessionModel } from "./session-model";
+import { applyEvents, atEnd, emptyModel, modelFromSnapshot, type SessionModel } from "./session-model";
+import { appendPage, prependPage } from "./session-pages";
 
 export interface SessionViewState {
   model: SessionModel;
@@ -28,6 +35,10 @@ export interface SessionSyncOptions {
   /** Subscribes to the transport's connection status (the browser host); returns an unsubscribe. */
   onConnectionStatus?: (listener: (status: ConnectionStatus) => void) => () => void;
   now?: () => number;
+  /** Messages per page (default 200). */
+  pageSize?: number;
+  /** Open at the page around this message position (a search hit) instead of the newest. */
+  around?: number;
 }
 
 type Batch = EventPayload<"session.events">;
@@ -51,6 +62,8 @@ export class SessionSync {
   private generation = 0;
   private disposed = false;
   private disconnected = false;
+  private around: number | undefined;
+  private paging: Promise<boolean> | null = null;
   private readonly offs: (() => void)[] = [];
 
   constructor(api: LatheApi, sessionId: number, onChange: (view: SessionViewState) => void, options: SessionSyncOptions = {}) {
@@ -58,6 +71,7 @@ export class SessionSync {
     this.sessionId = sessionId;
     this.onChange = onChange;
     this.options = options;
+    this.around = options.around;
   }
 
   /** The number of the last event the view reflects. */
@@ -107,7 +121,55 @@ export class SessionSync {
 
   /** Takes a fresh snapshot; the view stays as it is until it arrives. */
   resync(): void {
-    if (!this.disposed) this.open();
+    if (this.disposed) return;
+    const model = this.view.model;
+    this.around = this.loaded && !atEnd(model) ? model.first + Math.floor(model.messages.length / 2) : this.around;
+    this.open();
+  }
+
+  /** Opens the newest page again (leaving a window opened around an older message). */
+  showLatest(): void {
+    if (this.disposed) return;
+    this.around = undefined;
+    this.open();
+  }
+
+  /** Adds the page before the window; resolves false when there is nothing before it (or it could not be read). */
+  loadOlder(): Promise<boolean> {
+    return this.page("older");
+  }
+
+  /** Adds the page after a window that does not reach the end; false when it does. */
+  loadNewer(): Promise<boolean> {
+    return this.page("newer");
+  }
+
+  private page(direction: "older" | "newer"): Promise<boolean> {
+    if (this.paging) return this.paging;
+    const model = this.view.model;
+    if (!this.loaded || (direction === "older" ? model.first === 0 : atEnd(model))) return Promise.resolve(false);
+    const generation = this.generation;
+    const limit = this.options.pageSize;
+    const params =
+      direction === "older"
+        ? { sessionId: this.sessionId, before: model.first, ...(limit ? { limit } : {}) }
+        : { sessionId: this.sessionId, from: model.first + model.messages.length, ...(limit ? { limit } : {}) };
+    const done = this.api.sessions.page(params).then(
+      (result) => {
+        this.paging = null;
+        if (this.disposed || generation !== this.generation || !result.ok) return false;
+        const next = direction === "older" ? prependPage(this.view.model, result.data) : appendPage(this.view.model, result.data);
+        if (next === this.view.model) return false;
+        this.set({ model: next });
+        return true;
+      },
+      () => {
+        this.paging = null;
+        return false;
+      },
+    );
+    this.paging = done;
+    return done;
   }
 
   /** Applies a state returned by a request (e.g. setModel) without waiting for its event. */
@@ -124,7 +186,9 @@ export class SessionSync {
     const generation = ++this.generation;
     this.loaded = false;
     this.held = [];
-    void this.api.sessions.open({ sessionId: this.sessionId }).then(
+    const limit = this.options.pageSize;
+    const params = { sessionId: this.sessionId, ...(this.around !== undefined ? { around: this.around } : {}), ...(limit ? { limit } : {}) };
+    void this.api.sessions.open(params).then(
       (result) => {
         if (this.disposed || generation !== this.generation) return;
         if (!result.ok) {

@@ -10,22 +10,32 @@ import { loadingView, SessionSync, type SessionViewState } from "./session-sync"
 export interface OpenSession extends SessionViewState {
   /** Applies a state returned by a request (e.g. setModel) without waiting for its event. */
   applyState: (state: SessionState) => void;
+  /** Adds the page before the loaded messages (scrolling up). */
+  loadOlder: () => Promise<boolean>;
+  /** Adds the page after them, when the view was opened around an older message. */
+  loadNewer: () => Promise<boolean>;
+  /** Opens the newest page again. */
+  showLatest: () => void;
 }
 
-export function useSession(sessionId: number): OpenSession {
+/** The session, opened at its newest page, or around message `around` (a search hit). */
+export function useSession(sessionId: number, around: number | null = null): OpenSession {
   const sync = useRef<SessionSync | null>(null);
   const [view, setView] = useState<SessionViewState>(loadingView);
 
   useEffect(() => {
-    const current = new SessionSync(getApi(), sessionId, setView, { onConnectionStatus });
+    const current = new SessionSync(getApi(), sessionId, setView, { onConnectionStatus, ...(around !== null ? { around } : {}) });
     sync.current = current;
     current.start();
     return () => {
       current.dispose();
       if (sync.current === current) sync.current = null;
     };
-  }, [sessionId]);
+  }, [sessionId, around]);
 
   const applyState = useCallback((state: SessionState) => sync.current?.applyState(state), []);
-  return { ...view, applyState };
+  const loadOlder = useCallback(() => sync.current?.loadOlder() ?? Promise.resolve(false), []);
+  const loadNewer = useCallback(() => sync.current?.loadNewer() ?? Promise.resolve(false), []);
+  const showLatest = useCallback(() => sync.current?.showLatest(), []);
+  return { ...view, applyState, loadOlder, loadNewer, showLatest };
 }
