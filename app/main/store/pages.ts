@@ -6,7 +6,8 @@
 // Callers provide the transaction when they need the parts to agree.
 import type { Database } from "better-sqlite3";
 import { COMPACTION, COMPACTION_UNDO } from "../../shared/compaction.ts";
-import { readMarkedMessages, readMessages } from "./messages.ts";
+import { endMessageId, firstMessageId, positionOf, readMarkedMessages, readMessages } from "./messages.ts";
+import { statement } from "./sql.ts";
 import type { CompactionMark, MessagePage, PageOptions, SessionInfo, TranscriptPage } from "./store-types.ts";
 import { readToolCallTimes, toolCallIdsOf } from "./tool-calls.ts";
 import { toolOutputsOf } from "./tool-output.ts";
@@ -31,7 +32,8 @@ export function readPage(db: Database, sessionId: number, range: { before: numbe
 /** The opening page of a session (see TranscriptPage). */
 export function readTranscriptPage(db: Database, session: SessionInfo, options: PageOptions = {}): TranscriptPage {
   const limit = pageLimit(options.limit);
-  const total = session.messageCount;
+  // From the rows: the row's counter can be behind them while a write of it fails (recorder-counters.ts).
+  const total = Math.max(session.messageCount, storedCount(db, session.id));
   const newest = Math.max(0, total - limit);
   const from = options.around === undefined ? newest : Math.max(0, Math.min(newest, Math.floor(options.around) - Math.floor(limit / 2)));
   const page = readPage(db, session.id, { from, limit });
@@ -41,5 +43,11 @@ export function readTranscriptPage(db: Database, session: SessionInfo, options: 
     if (message.role === "toolResult") for (const name of message.addedToolNames ?? []) active.add(name);
     if (message.role === "custom" && (message.customType === COMPACTION || message.customType === COMPACTION_UNDO)) compactions.push({ position, message });
   }
-  return { ...page, session, total, activeToolNames: [...active], compactions };
+  return { ...page, session: { ...session, messageCount: total }, total, activeToolNames: [...active], compactions };
+}
+
+/** Position after the session's last stored message (one index seek). */
+function storedCount(db: Database, sessionId: number): number {
+  const last = statement(db, "SELECT max(id) FROM messages WHERE id >= ? AND id < ?").pluck().get(firstMessageId(sessionId), endMessageId(sessionId)) as number | null;
+  return last === null ? 0 : positionOf(last) + 1;
 }

@@ -174,6 +174,11 @@ export class SessionStore {
   /** The session, unless it does not exist or is deleted (waiting to be purged). */
   getSession(id: number): SessionInfo | undefined {
     this.#syncCounters();
+    return this.#readSession(id);
+  }
+
+  /** The session row as it is (inside a transaction: no counter sync, which writes). */
+  #readSession(id: number): SessionInfo | undefined {
     const row = statement(this.db, `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ? AND deleted_at IS NULL`).get(id) as SessionRow | undefined;
     return row && toSession(row);
   }
@@ -347,7 +352,7 @@ export class SessionStore {
   openPage(id: number, options: PageOptions = {}): TranscriptPage | undefined {
     this.#syncCounters();
     return this.db.transaction(() => {
-      const session = this.getSession(id);
+      const session = this.#readSession(id);
       return session && readTranscriptPage(this.db, session, options);
     })();
   }
