@@ -4,6 +4,8 @@
 //   out/host/index.mjs     the headless host (`npm run serve`)
 //   out/{main,host}/compute-worker.cjs  the compute pool's worker thread, beside each bundle
 //                          (app/main/workers/compute-pool.ts looks for it there)
+//   out/main/sdk-{anthropic,openai}.cjs, out/host/chunk-*.mjs  the provider SDKs, loaded on
+//                          first use (app/main/providers/sdk.ts), so start-up does not parse them
 //   out/renderer/          the React renderer (Vite)
 //   out/main/wasm/, out/host/wasm/  the bash grammar (web-tree-sitter + tree-sitter-bash, WebAssembly),
 //                          found beside the bundle at run time (app/main/permissions/shell-parser.ts)
@@ -17,6 +19,20 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const native = ["electron", "better-sqlite3", "node-pty"];
+// The provider SDKs as files of their own. The main bundle is CommonJS, where esbuild cannot split
+// code: a dynamic import() of a bundled module would still put (and parse) it in index.cjs. So the
+// SDK imports in app/main/providers/sdk.ts are made external, pointing at bundles built here. The
+// host is ESM, where esbuild's own splitting puts them in chunks.
+const SDKS = { "@anthropic-ai/sdk": "sdk-anthropic.cjs", openai: "sdk-openai.cjs" };
+const lazySdks = {
+  name: "lazy-sdks",
+  setup(b) {
+    b.onResolve({ filter: /^(@anthropic-ai\/sdk|openai)$/ }, (args) =>
+      args.kind === "dynamic-import" && args.importer.endsWith("sdk.ts") ? { path: `./${SDKS[args.path]}`, external: true } : undefined,
+    );
+  },
+};
+
 const common = {
   bundle: true,
   platform: "node",
@@ -33,6 +49,7 @@ await Promise.all([
     entryPoints: ["app/main/electron/main.ts"],
     outfile: "out/main/index.cjs",
     format: "cjs",
+    plugins: [lazySdks],
     // Code written as ESM (the store's checkpoint worker) asks import.meta.url where it is.
     define: { "import.meta.url": "__lathe_import_meta_url" },
     banner: { js: 'var __lathe_import_meta_url = require("url").pathToFileURL(__filename).href;' },
@@ -41,11 +58,19 @@ await Promise.all([
   ...["out/main", "out/host"].map((dir) =>
     esbuild({ ...common, entryPoints: ["app/main/workers/compute-worker.ts"], outfile: `${dir}/compute-worker.cjs`, format: "cjs" }),
   ),
+  // Each SDK's CommonJS bundle, exporting the client class as `default` (with __esModule, which
+  // esbuild's require of it in index.cjs unwraps).
+  ...Object.entries(SDKS).map(([module, file]) =>
+    esbuild({ ...common, stdin: { contents: `export { default } from "${module}";`, resolveDir: root, loader: "js" }, outfile: `out/main/${file}`, format: "cjs", sourcemap: false }),
+  ),
   esbuild({ ...common, entryPoints: ["app/preload/index.ts"], outfile: "out/preload/index.cjs", format: "cjs", sourcemap: false }),
   esbuild({
     ...common,
-    entryPoints: ["app/main/host/cli.ts"],
-    outfile: "out/host/index.mjs",
+    entryPoints: { index: "app/main/host/cli.ts" },
+    outdir: "out/host",
+    outExtension: { ".js": ".mjs" },
+    splitting: true,
+    chunkNames: "[name]-[hash]",
     format: "esm",
     // esbuild's ESM output needs a require for the CommonJS packages it bundles.
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },

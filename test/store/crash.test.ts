@@ -54,8 +54,10 @@ describe("crash consistency", () => {
       const reported = await runAndKill(dataDir, killAfter);
       expect(reported.ends.length).toBeGreaterThanOrEqual(killAfter);
 
-      const { store, notices } = openStore({ dataDir });
+      const { store, notices, checked } = openStore({ dataDir });
       try {
+        // The writer was killed holding the folder: this start checked the database's integrity.
+        expect(checked).toBe(true);
         expect(notices.map((n) => n.kind)).toContain("runs-interrupted");
         const opened = store.openSession(reported.sessionId)!;
         const messages = opened.messages;
@@ -91,6 +93,7 @@ describe("crash consistency", () => {
       // A second open finds nothing left to repair.
       const again = openStore({ dataDir });
       expect(again.notices).toEqual([]);
+      expect(again.checked).toBe(false);
       again.store.close();
     }
   }, 60_000);

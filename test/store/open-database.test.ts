@@ -21,6 +21,11 @@ afterEach(() => {
 });
 const sha = (file: string) => crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex");
 
+/** What a killed holder leaves behind: its description of itself (it is removed on a clean exit). */
+function leaveKilledHolder(dir: string): void {
+  fs.writeFileSync(path.join(dir, "lathe.lock.json"), JSON.stringify({ pid: 2 ** 22 + 17, app: "the Lathe app", hostname: "box", since: 1 }));
+}
+
 describe("opening the database", () => {
   it("creates a fresh database in WAL mode with foreign keys, at the latest version", () => {
     const dir = dataDir();
@@ -91,11 +96,32 @@ describe("opening the database", () => {
     // Overwrite pages in the middle (not the header) with garbage.
     crypto.randomBytes(4096 * 6).copy(bytes, 4096 * 8);
     fs.writeFileSync(file, bytes);
-    const { store, notices } = openStore({ dataDir: dir });
+    // The holder was killed (it left its description): the next start checks the file.
+    leaveKilledHolder(dir);
+    const { store, notices, checked } = openStore({ dataDir: dir });
+    expect(checked).toBe(true);
     expect(notices.map((n) => n.kind)).toEqual(["database-corrupt"]);
     expect(fs.readdirSync(dir).some((f) => f.startsWith("lathe.db.corrupt-"))).toBe(true);
     expect(store.listSessions().sessions).toEqual([]);
     store.close();
+  });
+
+  it("checks the database's integrity at start only after an unclean shutdown", () => {
+    const dir = dataDir();
+    const first = openStore({ dataDir: dir });
+    expect(first.checked).toBe(false); // a new folder: nobody held it
+    first.store.close();
+    const clean = openStore({ dataDir: dir });
+    expect(clean.checked).toBe(false);
+    clean.store.close();
+    leaveKilledHolder(dir);
+    const afterCrash = openStore({ dataDir: dir });
+    expect(afterCrash.checked).toBe(true);
+    afterCrash.store.close();
+    const again = openStore({ dataDir: dir });
+    expect(again.checked).toBe(false);
+    again.store.close();
+    expect(openStore({ dataDir: dir, alwaysCheck: true })).toMatchObject({ checked: true });
   });
 
   it("refuses a database from a newer version with a clear message and leaves it untouched", () => {

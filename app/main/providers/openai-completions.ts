@@ -23,7 +23,7 @@ export function streamOpenAICompletions(model: Model, context: LlmContext, optio
     return {
       provider: endpoint.label,
       attempt: async (ctx) => {
-        const chunks = await openaiClient(endpoint, ctx, options.headers).chat.completions.create(params, { signal: ctx.signal });
+        const chunks = await (await openaiClient(endpoint, ctx, options.headers)).chat.completions.create(params, { signal: ctx.signal });
         return consume(chunks, ctx);
       },
     };

@@ -21,7 +21,7 @@ export function streamOpenAIResponses(model: Model, context: LlmContext, options
     return {
       provider: endpoint.label,
       attempt: async (ctx) => {
-        const events = await openaiClient(endpoint, ctx, options.headers).responses.create(params, { signal: ctx.signal });
+        const events = await (await openaiClient(endpoint, ctx, options.headers)).responses.create(params, { signal: ctx.signal });
         return consume(events, ctx);
       },
     };

@@ -24,6 +24,9 @@
 // (atomically: temporary file, then rename). A refused process reads it to explain itself; a
 // description left by a dead holder is never trusted, because it is only read while the lock is
 // held by someone, and that someone rewrote it on taking the lock.
+// The description is removed when the holder releases the lock, so finding one on taking the lock
+// means the previous holder did not release it: it crashed or was killed (`previousExitClean`
+// false). The store then checks the database's integrity at open; after a clean exit it does not.
 import Database from "better-sqlite3";
 import fs from "node:fs";
 import os from "node:os";
@@ -63,6 +66,8 @@ export function describeHolder(dataDir: string, holder: LockHolder | undefined):
 export interface FolderLock {
   readonly dataDir: string;
   readonly holder: LockHolder;
+  /** False when the previous holder did not release the lock (crash, kill -9, power loss). */
+  readonly previousExitClean: boolean;
   /** Releases the lock (also released by the OS when the process ends). Idempotent. */
   release(): void;
 }
@@ -95,6 +100,7 @@ export function acquireFolderLock(dataDir: string, app: string, retried = false)
     throw toStoreError(err, `locking the data folder ${dataDir}`);
   }
   tighten(file);
+  const previousExitClean = !fs.existsSync(path.join(dataDir, HOLDER_FILE));
   const holder: LockHolder = { pid: process.pid, app, hostname: os.hostname(), since: Date.now() };
   try {
     writeHolder(dataDir, holder);
@@ -105,6 +111,7 @@ export function acquireFolderLock(dataDir: string, app: string, retried = false)
   return {
     dataDir,
     holder,
+    previousExitClean,
     release() {
       if (released) return;
       released = true;

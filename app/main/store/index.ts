@@ -4,6 +4,8 @@
 // file moved aside, an upgrade with its backup, runs cut short by a crash). Crash repair runs here,
 // so only by the lock's holder. The lock is released by store.close() (or by the OS at exit).
 // `readOnly: true` takes no lock and changes nothing: no repair, no upgrade, no writes at all.
+// The database's integrity check (quick_check) runs only when the previous holder of the folder did
+// not exit cleanly (folder-lock.ts: previousExitClean), so a normal start does not read the file.
 // Throws FolderLockedError when another process holds the folder, NewerDatabaseError for a file
 // from a newer Lathe, StoreError for anything else.
 import fs from "node:fs";
@@ -22,18 +24,20 @@ export interface OpenStoreOptions {
   dataDir: string;
   /** Default "lathe.db". */
   fileName?: string;
-  /** Files up to this size get a full quick_check at open (default 256 MiB). */
+  /** Files up to this size get a full quick_check at open after an unclean shutdown (default 256 MiB). */
   quickCheckMaxBytes?: number;
+  /** Run quick_check even after a clean shutdown. */
+  alwaysCheck?: boolean;
   /** Open without the lock and without writing anything (another process holds the folder). */
   readOnly?: boolean;
   /** Who is opening, for the message a refused process shows ("the headless host"). */
   app?: string;
 }
 
-export function openStore(options: OpenStoreOptions): { store: SessionStore; notices: StoreNotice[] } {
+export function openStore(options: OpenStoreOptions): { store: SessionStore; notices: StoreNotice[]; checked: boolean } {
   if (options.readOnly) {
     const opened = openDatabase(options);
-    return { store: new SessionStore(opened.db, opened.path, { readOnly: true }), notices: [] };
+    return { store: new SessionStore(opened.db, opened.path, { readOnly: true }), notices: [], checked: opened.checked };
   }
   try {
     fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
@@ -43,7 +47,7 @@ export function openStore(options: OpenStoreOptions): { store: SessionStore; not
   const lock = acquireFolderLock(options.dataDir, options.app ?? `a Lathe process (${process.title})`);
   let opened: ReturnType<typeof openDatabase>;
   try {
-    opened = openDatabase(options);
+    opened = openDatabase({ ...options, quickCheck: options.alwaysCheck === true || !lock.previousExitClean });
   } catch (err) {
     lock.release();
     throw err;
@@ -68,7 +72,7 @@ export function openStore(options: OpenStoreOptions): { store: SessionStore; not
     store.close();
     throw toStoreError(err, "finishing the runs interrupted when Lathe last stopped");
   }
-  return { store, notices };
+  return { store, notices, checked: opened.checked };
 }
 
 export { SessionStore } from "./session-store.ts";

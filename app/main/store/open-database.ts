@@ -1,4 +1,6 @@
 // Opens (or creates) the one database file in a data folder and brings it to the latest schema.
+// Integrity: `PRAGMA quick_check` (files up to 256 MiB) when asked; the store asks only after an
+// unclean shutdown (index.ts), since it reads the whole file (about a second for 160 MB).
 // Contract: a corrupt file is moved aside (never deleted) and a fresh database started, with a
 // notice saying so; a file from a newer Lathe throws NewerDatabaseError and is left untouched;
 // before any migration a backup copy is written next to the file; each migration runs in one
@@ -28,6 +30,8 @@ export interface OpenDatabaseOptions {
   fileName?: string;
   /** Files up to this size get a full `PRAGMA quick_check` at open (default 256 MiB). */
   quickCheckMaxBytes?: number;
+  /** Whether to run that check (default true): the store runs it only after an unclean shutdown. */
+  quickCheck?: boolean;
   /** Open without write access; change nothing. */
   readOnly?: boolean;
 }
@@ -36,6 +40,8 @@ export interface OpenedDatabase {
   db: Database.Database;
   path: string;
   notices: StoreNotice[];
+  /** Whether `PRAGMA quick_check` ran on the file at open. */
+  checked: boolean;
 }
 
 const DEFAULT_QUICK_CHECK_MAX_BYTES = 256 * 1024 * 1024;
@@ -58,8 +64,8 @@ export function prepareConnection(db: Database.Database): void {
   db.function(MESSAGE_TEXT_FUNCTION, { deterministic: true }, searchableTextOfJson);
 }
 
-/** Opens and probes the file; returns its schema version, or "corrupt". */
-function probe(file: string, quickCheckMaxBytes: number, readOnly = false): { db: Database.Database; version: number } | "corrupt" {
+/** Opens and probes the file; returns its schema version (and whether it ran quick_check), or "corrupt". */
+function probe(file: string, quickCheckMaxBytes: number, readOnly = false): { db: Database.Database; version: number; checked: boolean } | "corrupt" {
   let db: Database.Database | undefined;
   try {
     db = new Database(file, readOnly ? { readonly: true, fileMustExist: true } : {});
@@ -67,14 +73,15 @@ function probe(file: string, quickCheckMaxBytes: number, readOnly = false): { db
     const version = db.pragma("user_version", { simple: true }) as number;
     db.prepare("SELECT count(*) FROM sqlite_schema").get();
     const size = fs.statSync(file).size;
-    if (size > 0 && size <= quickCheckMaxBytes) {
+    const checked = size > 0 && size <= quickCheckMaxBytes;
+    if (checked) {
       const result = db.pragma("quick_check", { simple: true });
       if (result !== "ok") {
         db.close();
         return "corrupt";
       }
     }
-    return { db, version };
+    return { db, version, checked };
   } catch (err) {
     db?.close();
     if (isCorruptionError(err)) return "corrupt";
@@ -151,12 +158,12 @@ function openReadOnly(file: string, quickCheckMaxBytes: number): OpenedDatabase 
     throw new StoreError("read-only", `The session database ${file} needs an upgrade (version ${version} to ${LATEST_VERSION}), which cannot be done read-only.`);
   }
   db.pragma("busy_timeout = 1000");
-  return { db, path: file, notices: [] };
+  return { db, path: file, notices: [], checked: probed.checked };
 }
 
 export function openDatabase(options: OpenDatabaseOptions): OpenedDatabase {
   const file = path.join(options.dataDir, options.fileName ?? "lathe.db");
-  const quickCheckMaxBytes = options.quickCheckMaxBytes ?? DEFAULT_QUICK_CHECK_MAX_BYTES;
+  const quickCheckMaxBytes = options.quickCheck === false ? 0 : (options.quickCheckMaxBytes ?? DEFAULT_QUICK_CHECK_MAX_BYTES);
   if (options.readOnly) return openReadOnly(file, quickCheckMaxBytes);
   const notices: StoreNotice[] = [];
   let empty: boolean;
@@ -176,6 +183,8 @@ export function openDatabase(options: OpenDatabaseOptions): OpenedDatabase {
       message: `The session database ${file} was empty (0 bytes), so there were no sessions to load; a fresh one was started. If you expected sessions, look for a lathe.db.backup-… copy in that folder.`,
     });
   }
+  const size = sizeOf(file) ?? 0;
+  const checked = size > 0 && size <= quickCheckMaxBytes;
   let probed = probe(file, quickCheckMaxBytes);
   if (probed === "corrupt") {
     let movedTo: string;
@@ -205,5 +214,5 @@ export function openDatabase(options: OpenDatabaseOptions): OpenedDatabase {
     db.close();
     throw toStoreError(err, `opening the session database ${file}`);
   }
-  return { db, path: file, notices };
+  return { db, path: file, notices, checked };
 }
