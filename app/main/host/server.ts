@@ -25,7 +25,8 @@
 // - Silent connections are closed: HTTP sockets that do not send a whole request in time (408),
 //   WebSockets that do not answer pings.
 import { randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
@@ -37,6 +38,11 @@ import { answer, COMMON_HEADERS, requestedFile, serveStatic } from "./static-fil
 import { serveConnection } from "./ws-connection.ts";
 
 export { isLoopback } from "./request-policy.ts";
+
+// node:http through require, not an ES import: the ES module view of a built-in reads every one of
+// its exports, and node:http's include getters that load Node's fetch implementation (undici,
+// with zlib), about 50 ms of start-up the host never uses.
+const { createServer } = createRequire(import.meta.url)("node:http") as typeof import("node:http");
 
 export interface HostTimeouts {
   /** Whole request headers must arrive within this (default 10 s). */
