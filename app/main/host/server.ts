@@ -25,6 +25,7 @@
 // - Silent connections are closed: HTTP sockets that do not send a whole request in time (408),
 //   WebSockets that do not answer pings.
 import { randomBytes } from "node:crypto";
+import type * as Http from "node:http";
 import type { IncomingMessage, Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
@@ -42,7 +43,7 @@ export { isLoopback } from "./request-policy.ts";
 // node:http through require, not an ES import: the ES module view of a built-in reads every one of
 // its exports, and node:http's include getters that load Node's fetch implementation (undici,
 // with zlib), about 50 ms of start-up the host never uses.
-const { createServer } = createRequire(import.meta.url)("node:http") as typeof import("node:http");
+const { createServer } = createRequire(import.meta.url)("node:http") as typeof Http;
 
 export interface HostTimeouts {
   /** Whole request headers must arrive within this (default 10 s). */

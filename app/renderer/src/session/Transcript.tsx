@@ -10,11 +10,11 @@
 // (a new one makes TanStack Virtual recompute every row's offset), so an update costs O(rows
 // changed), not O(transcript).
 // Pages: the transcript holds a window of a long session. Scrolling near the top loads the page
-// before it, keeping what is on screen where it was (the rows above grow, the scroll offset grows
-// by as much); a window opened around an older message loads the next page near the bottom, and
-// offers "Show latest".
+// before it, keeping what is on screen where it was (TanStack Virtual's anchorTo "end" moves the
+// scroll offset by what was added above); a window opened around an older message loads the next page near the
+// bottom, and offers "Show latest".
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { COMPACTION, COMPACTION_UNDO, type CompactionState } from "../state/compaction";
 import { atEnd, itemIndexOfPosition, type SessionModel, type ToolCardState, type TranscriptItem } from "../state/session-model";
 import { CompactionEntry, CompactionUndoNote } from "./CompactionEntry";
@@ -60,8 +60,6 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
   // eslint-disable-next-line react-hooks/exhaustive-deps -- a new key function exactly when the rows were replaced
   const getItemKey = useMemo(() => (i: number) => itemsRef.current[i]?.key ?? i, [items.length, firstKey, lastKey]);
   const estimateSize = useCallback((i: number) => (itemsRef.current[i]?.kind === "tool" ? 40 : 60), []);
-  // The row on screen when an older page was asked for, and where it was: put back after the page lands.
-  const anchor = useRef<{ key: string | number; offset: number } | null>(null);
   // Whether to follow the bottom: cleared when the person scrolls up (or jumps), set again when
   // they scroll back to the end.
   const atBottom = useRef(jumpTo === null);
@@ -89,6 +87,8 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
     getScrollElement: () => scroller.current,
     estimateSize,
     getItemKey,
+    // Rows added in front (an older page) keep the row on screen where it was.
+    anchorTo: "end",
     overscan: 6,
     onChange: follow,
   });
@@ -104,7 +104,10 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
   useEffect(() => follow(virtualizer));
   useEffect(
     () => () => {
+      // Cleared as well as cancelled: effects can be torn down and set up again on the same
+      // instance (React's StrictMode does it), and a stale frame id would stop following for good.
       if (followFrame.current !== null) cancelAnimationFrame(followFrame.current);
+      followFrame.current = null;
     },
     [],
   );
@@ -121,41 +124,23 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
     // eslint-disable-next-line react-hooks/exhaustive-deps -- only when the target changes or the transcript first loads
   }, [jumpTo, items.length === 0]);
 
-  // After an older page landed in front: the anchor row back where it was on screen.
-  useLayoutEffect(() => {
-    const held = anchor.current;
-    const el = scroller.current;
-    if (!held || !el) return;
-    const index = items.findIndex((item) => item.key === held.key);
-    const start = index >= 0 ? virtualizer.measurementsCache[index]?.start : undefined;
-    if (start === undefined) return;
-    anchor.current = null;
-    el.scrollTop = start - held.offset;
-    lastScrollTop.current = el.scrollTop;
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- only when rows were added in front
-  }, [firstKey]);
-
+  // Rows added in front keep the one at the top edge in place: TanStack Virtual anchors the scroll
+  // offset to it when the first key changes (anchorTo "end", below).
   const loadOlder = () => {
-    const el = scroller.current;
-    if (!paging || !el || model.first === 0 || anchor.current) return;
-    const top = virtualizer.getVirtualItems().find((row) => row.end > el.scrollTop);
-    if (!top) return;
-    anchor.current = { key: top.key as string | number, offset: top.start - el.scrollTop };
-    void paging.loadOlder().then((added) => {
-      if (!added) anchor.current = null;
-    });
+    if (paging && model.first > 0) void paging.loadOlder();
   };
 
   const onScroll = () => {
     const el = scroller.current;
     if (!el) return;
-    if (el.scrollTop < PAGE_MARGIN) loadOlder();
-    if (!attached && el.scrollHeight - el.scrollTop - el.clientHeight < PAGE_MARGIN) void paging?.loadNewer();
     if (el.scrollHeight - el.scrollTop - el.clientHeight < 40) atBottom.current = attached;
     // Up by the person (wheel, keys, scrollbar, touch) or by a long way; not a clamp when the view
     // grows or the content shrinks under it.
     else if (el.scrollTop < lastScrollTop.current && (performance.now() - lastInput.current < 1000 || lastScrollTop.current - el.scrollTop > el.clientHeight)) atBottom.current = false;
     lastScrollTop.current = el.scrollTop;
+    // Pages load once the person has left the bottom (not while the view settles there at open).
+    if (!atBottom.current && el.scrollTop < PAGE_MARGIN) loadOlder();
+    if (!attached && el.scrollHeight - el.scrollTop - el.clientHeight < PAGE_MARGIN) void paging?.loadNewer();
   };
 
   return (
