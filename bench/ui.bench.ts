@@ -182,6 +182,9 @@ try {
   await new Promise((resolve) => setTimeout(resolve, 5));
   const big = host.services.store.createSession({ projectId: proj.id, model: "local/fake-coder", title: "Ten thousand messages" });
   host.services.store.appendMessages(big.id, seedMessages(10_000));
+  // The one streamed into (its bash cards would make the other one's opening a different test).
+  const target = host.services.store.createSession({ projectId: proj.id, model: "local/fake-coder", title: "Streamed into" });
+  host.services.store.appendMessages(target.id, seedMessages(10_000));
   host.services.store.flushSearchIndex();
 
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -203,24 +206,14 @@ try {
   await page.evaluate(STOP_FRAMES);
   const scrollFrames = frameTimes(scrollTrace).sort((a, b) => a - b);
 
-  // Rounds, alternated: open the 10k session, open the 100k one, then stream a turn into the 10k
-  // session (frameP95Ms: while the agent streams and four bash calls run at once).
-  const open10k: number[] = [];
-  const open100k: number[] = [];
-  const roundP95: number[] = [];
-  const frames: number[] = [];
-  const intervals: number[] = [];
-  const loaf: Loaf[] = [];
-  let runMs = 0;
-  for (let r = 0; r < ROUNDS; r++) {
-    open100k.push(await fromHistory("Hundred thousand messages", 99_999));
-    open10k.push(await fromHistory("Ten thousand messages", 10_000 + r * 7 - 1));
+  // One streamed turn in the open session, its frames traced.
+  const streamInto = async (sessionId: number): Promise<{ frames: number[]; intervals: number[]; loaf: Loaf[] }> => {
     await page.getByRole("textbox", { name: "Message to the agent" }).waitFor();
     await page.evaluate(START_FRAMES);
     await browser.startTracing(page, { categories: ["toplevel", "blink.user_timing"] });
     const started = Date.now();
-    await call("sessions.prompt", { sessionId: big.id, text: "bench" });
-    while (host.services.sessions.isRunning(big.id) || Date.now() - started < 500) {
+    await call("sessions.prompt", { sessionId, text: "bench" });
+    while (host.services.sessions.isRunning(sessionId) || Date.now() - started < 500) {
       if (Date.now() - started > 120_000) throw new Error("The benchmark run did not finish within 2 minutes.");
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -228,12 +221,34 @@ try {
     runMs = Date.now() - started;
     const trace = await browser.stopTracing();
     const stopped = await page.evaluate<{ intervals: number[]; loaf: Loaf[] }>(STOP_FRAMES);
-    const roundFrames = frameTimes(trace).sort((a, b) => a - b);
-    roundP95.push(pct(roundFrames, 0.95));
-    frames.push(...roundFrames);
-    intervals.push(...stopped.intervals);
-    loaf.push(...stopped.loaf);
-    process.stderr.write(`round ${r + 1}/${ROUNDS}: open 10k ${Math.round(open10k.at(-1)!)} ms, 100k ${Math.round(open100k.at(-1)!)} ms, frame p95 ${pct(roundFrames, 0.95).toFixed(1)} ms\n`);
+    return { frames: frameTimes(trace).sort((a, b) => a - b), ...stopped };
+  };
+
+  // Rounds, alternated: open the 100k session, open the 10k one, stream a turn into a 10k session
+  // (frameP95Ms: while the agent streams and four bash calls run at once), and the same into a new,
+  // empty session (frameP95EmptyMs: the same work without the 10,000 messages, on the same machine).
+  const open10k: number[] = [];
+  const open100k: number[] = [];
+  const roundP95: number[] = [];
+  const emptyP95: number[] = [];
+  const frames: number[] = [];
+  const intervals: number[] = [];
+  const loaf: Loaf[] = [];
+  let runMs = 0;
+  for (let r = 0; r < ROUNDS; r++) {
+    open100k.push(await fromHistory("Hundred thousand messages", 99_999));
+    open10k.push(await fromHistory("Ten thousand messages", 9_999));
+    await fromHistory("Streamed into", 10_000 + r * 7 - 1);
+    const streamed = await streamInto(target.id);
+    roundP95.push(pct(streamed.frames, 0.95));
+    frames.push(...streamed.frames);
+    intervals.push(...streamed.intervals);
+    loaf.push(...streamed.loaf);
+    const fresh = await call<{ id: number }>("sessions.create", { projectId: proj.id, model: "local/fake-coder" });
+    await page.goto(`${host.origin}/?session=${fresh.id}#token=${host.token}`);
+    const empty = await streamInto(fresh.id);
+    emptyP95.push(pct(empty.frames, 0.95));
+    process.stderr.write(`round ${r + 1}/${ROUNDS}: open 10k ${Math.round(open10k.at(-1)!)} ms, 100k ${Math.round(open100k.at(-1)!)} ms, frame p95 ${pct(streamed.frames, 0.95).toFixed(1)} ms (empty session ${pct(empty.frames, 0.95).toFixed(1)} ms)\n`);
   }
   frames.sort((a, b) => a - b);
   intervals.sort((a, b) => a - b);
@@ -243,6 +258,8 @@ try {
     JSON.stringify({
       frameP95Ms: round(median(roundP95)),
       frameP95MinMs: round(Math.min(...roundP95)),
+      frameP95EmptyMs: round(median(emptyP95)),
+      frameP95EmptyMinMs: round(Math.min(...emptyP95)),
       openSession100kMs: round(median(open100k)),
       openSession100kMinMs: round(Math.min(...open100k)),
       openSessionMinMs: round(Math.min(...open10k)),

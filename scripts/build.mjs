@@ -10,7 +10,7 @@
 //   out/main/wasm/, out/host/wasm/  the bash grammar (web-tree-sitter + tree-sitter-bash, WebAssembly),
 //                          found beside the bundle at run time (app/main/permissions/shell-parser.ts)
 // Only the native modules (better-sqlite3, node-pty) and electron stay outside the bundles.
-// Usage: node scripts/build.mjs [--no-renderer]
+// Usage: node scripts/build.mjs [--no-renderer] [--out DIR]   (DIR instead of out/, for tests)
 import { build as esbuild } from "esbuild";
 import { build as viteBuild } from "vite";
 import { copyFileSync, mkdirSync } from "node:fs";
@@ -18,18 +18,24 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+const outFlag = process.argv.indexOf("--out");
+const out = outFlag > 0 ? process.argv[outFlag + 1] : "out";
 const native = ["electron", "better-sqlite3", "node-pty"];
 // The provider SDKs as files of their own. The main bundle is CommonJS, where esbuild cannot split
 // code: a dynamic import() of a bundled module would still put (and parse) it in index.cjs. So the
 // SDK imports in app/main/providers/sdk.ts are made external, pointing at bundles built here. The
 // host is ESM, where esbuild's own splitting puts them in chunks.
 const SDKS = { "@anthropic-ai/sdk": "sdk-anthropic.cjs", openai: "sdk-openai.cjs" };
+// The import() in sdk.ts becomes a small module that require()s the file when called (a kept
+// import() would load it as ESM, where `default` is the whole exports object, and not from asar).
 const lazySdks = {
   name: "lazy-sdks",
   setup(b) {
     b.onResolve({ filter: /^(@anthropic-ai\/sdk|openai)$/ }, (args) =>
-      args.kind === "dynamic-import" && args.importer.endsWith("sdk.ts") ? { path: `./${SDKS[args.path]}`, external: true } : undefined,
+      args.kind === "dynamic-import" && args.importer.endsWith("sdk.ts") ? { path: SDKS[args.path], namespace: "lazy-sdk" } : undefined,
     );
+    b.onLoad({ filter: /.*/, namespace: "lazy-sdk" }, (args) => ({ contents: `module.exports = require("./${args.path}");`, loader: "js" }));
+    b.onResolve({ filter: /^\.\/sdk-[a-z]+\.cjs$/ }, (args) => ({ path: args.path, external: true }));
   },
 };
 
@@ -47,7 +53,7 @@ await Promise.all([
   esbuild({
     ...common,
     entryPoints: ["app/main/electron/main.ts"],
-    outfile: "out/main/index.cjs",
+    outfile: `${out}/main/index.cjs`,
     format: "cjs",
     plugins: [lazySdks],
     // Code written as ESM (the store's checkpoint worker) asks import.meta.url where it is.
@@ -55,19 +61,19 @@ await Promise.all([
     banner: { js: 'var __lathe_import_meta_url = require("url").pathToFileURL(__filename).href;' },
   }),
   // The compute pool's worker (app/main/workers): self-contained CommonJS beside each bundle.
-  ...["out/main", "out/host"].map((dir) =>
+  ...[`${out}/main`, `${out}/host`].map((dir) =>
     esbuild({ ...common, entryPoints: ["app/main/workers/compute-worker.ts"], outfile: `${dir}/compute-worker.cjs`, format: "cjs" }),
   ),
-  // Each SDK's CommonJS bundle, exporting the client class as `default` (with __esModule, which
-  // esbuild's require of it in index.cjs unwraps).
+  // Each SDK's CommonJS bundle, exporting its client class as module.exports: what the import()'s
+  // `default` is in index.cjs (esbuild's Node-mode interop), as in Node from the sources.
   ...Object.entries(SDKS).map(([module, file]) =>
-    esbuild({ ...common, stdin: { contents: `export { default } from "${module}";`, resolveDir: root, loader: "js" }, outfile: `out/main/${file}`, format: "cjs", sourcemap: false }),
+    esbuild({ ...common, stdin: { contents: `module.exports = require("${module}").default;`, resolveDir: root, loader: "js" }, outfile: `${out}/main/${file}`, format: "cjs", sourcemap: false }),
   ),
-  esbuild({ ...common, entryPoints: ["app/preload/index.ts"], outfile: "out/preload/index.cjs", format: "cjs", sourcemap: false }),
+  esbuild({ ...common, entryPoints: ["app/preload/index.ts"], outfile: `${out}/preload/index.cjs`, format: "cjs", sourcemap: false }),
   esbuild({
     ...common,
     entryPoints: { index: "app/main/host/cli.ts" },
-    outdir: "out/host",
+    outdir: `${out}/host`,
     outExtension: { ".js": ".mjs" },
     splitting: true,
     chunkNames: "[name]-[hash]",
@@ -86,4 +92,4 @@ for (const dir of ["out/main/wasm", "out/host/wasm"]) {
 if (!process.argv.includes("--no-renderer")) {
   await viteBuild({ configFile: `${root}vite.config.ts`, logLevel: "warn" });
 }
-console.log("built out/main, out/preload, out/host" + (process.argv.includes("--no-renderer") ? "" : ", out/renderer"));
+console.log(`built ${out}/main, ${out}/preload, ${out}/host` + (process.argv.includes("--no-renderer") ? "" : ", out/renderer"));

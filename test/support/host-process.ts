@@ -23,15 +23,15 @@ export interface HostProcess {
 
 let rendererDir: string | undefined;
 
-export function startHostProcess(dataDir: string, extraArgs: string[] = []): HostProcess {
+export function startHostProcess(dataDir: string, extraArgs: string[] = [], options: { cli?: string; env?: Record<string, string> } = {}): HostProcess {
   rendererDir ??= (() => {
     const dir = mkdtempSync(path.join(tmpdir(), "lathe-renderer-stub-"));
     writeFileSync(path.join(dir, "index.html"), "<!doctype html><title>Lathe</title>");
     return dir;
   })();
-  const child = spawn(process.execPath, [CLI, "--port", "0", "--data-dir", dataDir, "--renderer-dir", rendererDir, ...extraArgs], {
+  const child = spawn(process.execPath, [options.cli ?? CLI, "--port", "0", "--data-dir", dataDir, "--renderer-dir", rendererDir, ...extraArgs], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, LATHE_DISABLE_UPDATES: "1" },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LATHE_DISABLE_UPDATES: "1", ...options.env },
   });
   let out = "";
   let err = "";
