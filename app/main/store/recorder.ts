@@ -308,7 +308,9 @@ export class SessionRecorder {
       try {
         if (unit.kind !== "run-start" && unit.run.id === null) throw new StoreError("not-found", "the run it belongs to was never saved");
         this.#onCommitted = null;
-        this.#commit(unit);
+        if (unit.kind === "message" && unit.rows.length === 0 && this.#counters.single(unit.message)) {
+          this.#onCommitted = this.#counters.insert(unit.message, unit.at); // one statement: its own transaction
+        } else this.#commit(unit);
         this.#applyCommitted();
       } catch (err) {
         this.#onCommitted = null;
