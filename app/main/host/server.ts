@@ -30,7 +30,7 @@ import type { IncomingMessage, Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { WebSocketServer } from "ws";
+import type { WebSocketServer } from "ws";
 import { MAX_REQUEST_BYTES } from "../../shared/ipc/limits.ts";
 import type { EventHub } from "../ipc/event-hub.ts";
 import type { IpcRouter } from "../ipc/router.ts";
@@ -101,6 +101,8 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
     },
     (req, res) => {
       res.on("error", () => res.destroy());
+      // The WebSocket server is loaded once the first page is on its way (see below).
+      if (!wssLoading) res.once("finish", () => setImmediate(loadWebSocketServer));
       const stateChanging = req.method !== "GET" && req.method !== "HEAD";
       const refusal = refuseRequest(req.socket.remoteAddress, req.headers, stateChanging);
       if (refusal) return answer(res, refusal.status, refusal.reason);
@@ -109,8 +111,20 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
     },
   );
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes ?? MAX_REQUEST_BYTES });
-  wss.on("error", (error) => report("the WebSocket server", error));
+  // `ws` brings Node's https and tls with it (its client side), which cost more at start than the
+  // rest of the host's modules: it is loaded after the first page was sent (while the browser
+  // fetches the page's scripts), or by the first upgrade, which waits for it.
+  let wss: WebSocketServer | null = null;
+  let wssLoading: Promise<WebSocketServer> | null = null;
+  let closing = false;
+  const loadWebSocketServer = (): Promise<WebSocketServer> =>
+    (wssLoading ??= import("ws").then(({ WebSocketServer: Server }) => {
+      const created = new Server({ noServer: true, maxPayload: options.maxFrameBytes ?? MAX_REQUEST_BYTES });
+      created.on("error", (error) => report("the WebSocket server", error));
+      if (closing) created.close();
+      wss = created;
+      return created;
+    }));
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
     const refusal = refuseRequest(req.socket.remoteAddress, req.headers, true);
@@ -118,12 +132,21 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
     if (refusal) return refuseUpgrade(socket, refusal.status, refusal.reason);
     if (!wanted.ok) return refuseUpgrade(socket, 400, wanted.reason);
     if (wanted.relative !== "ws") return refuseUpgrade(socket, 404, "The WebSocket is at /ws.");
-    try {
-      wss.handleUpgrade(req, socket, head, (ws) => serveConnection(ws, { router: options.router, hub: options.hub, token, authDeadlineMs: timeouts.authMs, heartbeatMs: timeouts.heartbeatMs, report }));
-    } catch (error) {
-      report("a WebSocket upgrade", error);
-      socket.destroy();
-    }
+    const upgrade = (target: WebSocketServer) => {
+      try {
+        if (closing) return socket.destroy();
+        target.handleUpgrade(req, socket, head, (ws) => serveConnection(ws, { router: options.router, hub: options.hub, token, authDeadlineMs: timeouts.authMs, heartbeatMs: timeouts.heartbeatMs, report }));
+      } catch (error) {
+        report("a WebSocket upgrade", error);
+        socket.destroy();
+      }
+    };
+    if (wss) upgrade(wss);
+    else
+      loadWebSocketServer().then(upgrade, (error: unknown) => {
+        report("loading the WebSocket server", error);
+        socket.destroy();
+      });
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -143,8 +166,11 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
     token,
     close: () =>
       new Promise<void>((resolve) => {
-        for (const client of wss.clients) client.terminate();
-        wss.close();
+        closing = true;
+        if (wss) {
+          for (const client of wss.clients) client.terminate();
+          wss.close();
+        }
         server.close(() => resolve());
         server.closeAllConnections();
       }),

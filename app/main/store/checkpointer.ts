@@ -4,6 +4,8 @@
 // own connection runs PASSIVE checkpoints (which never block writers) every 200 ms while writes
 // come. If the worker cannot start (the driver cannot be located, e.g. in an unusual bundle), the
 // store falls back to SQLite's automatic checkpoint: correct, just with occasional slow commits.
+// The worker starts with the first write (a moment after it), not when the store opens: a start
+// that only reads does not pay for a thread and a second connection.
 import type { Database } from "better-sqlite3";
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
@@ -33,12 +35,27 @@ const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
 
 export class Checkpointer {
   readonly #db: Database;
+  readonly #file: string;
+  readonly #intervalMs: number;
   #worker: Worker | null = null;
   #timer: ReturnType<typeof setInterval> | null = null;
   #dirty = false;
+  #starting: ReturnType<typeof setTimeout> | null = null;
+  #started = false;
 
   constructor(db: Database, file: string, intervalMs = 200) {
     this.#db = db;
+    this.#file = file;
+    this.#intervalMs = intervalMs;
+  }
+
+  #start(): void {
+    this.#starting = null;
+    if (this.#started || !this.#db.open) return;
+    this.#started = true;
+    const db = this.#db;
+    const file = this.#file;
+    const intervalMs = this.#intervalMs;
     const driver = driverPath();
     if (!driver || file === ":memory:") return;
     try {
@@ -63,9 +80,12 @@ export class Checkpointer {
     return this.#worker !== null;
   }
 
-  /** Notes that something was committed. */
+  /** Notes that something was committed (the first time, the worker starts just after). */
   noteWrite(): void {
     this.#dirty = true;
+    if (this.#started || this.#starting !== null) return;
+    this.#starting = setTimeout(() => this.#start(), 0);
+    this.#starting.unref?.();
   }
 
   #tick(): void {
@@ -98,6 +118,9 @@ export class Checkpointer {
 
   /** Stops the worker (the store then checkpoints on close). */
   close(): void {
+    if (this.#starting !== null) clearTimeout(this.#starting);
+    this.#starting = null;
+    this.#started = true;
     const worker = this.#worker;
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
