@@ -4,7 +4,9 @@
 // cached database of 2.11 million messages, over 1 GB; bench/support/big-db.ts builds it once).
 // Each run ends with SIGTERM, so the next start follows a clean shutdown (no integrity check);
 // runs alternate between the cases. Reports the median and minimum of ROUNDS runs per case and
-// the child's CPU time to the first page (from /proc, 10 ms ticks). Also checks that the lazily
+// the child's CPU time to the first page (from /proc, 10 ms ticks). For the machine's state, the
+// same is measured for a bare Node HTTP server printing its address and serving one file
+// (nodeBaselineMs: Node's own start, the floor of any host). Also checks that the lazily
 // loaded provider SDKs load from the built files (a provider test reaches a closed local port).
 // Prints ONE JSON line. BENCH_ROUNDS (default 7).
 import { spawn } from "node:child_process";
@@ -49,9 +51,15 @@ interface Started {
   stop(): Promise<void>;
 }
 
-async function start(dataDir: string, extraEnv: Record<string, string> = {}): Promise<Started> {
+const BASELINE = `const http = require("node:http"); const fs = require("node:fs");
+const server = http.createServer((req, res) => res.end(fs.readFileSync(process.argv[1] + "/index.html")));
+server.listen(0, "127.0.0.1", () => console.log("Open http://127.0.0.1:" + server.address().port + "/#token=x"));
+process.on("SIGTERM", () => server.close(() => process.exit(0)));`;
+
+async function start(dataDir: string, extraEnv: Record<string, string> = {}, baseline = false): Promise<Started> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [HOST, "--port", "0", "--data-dir", dataDir, "--renderer-dir", rendererDir], {
+  const args = baseline ? ["-e", BASELINE, rendererDir] : [HOST, "--port", "0", "--data-dir", dataDir, "--renderer-dir", rendererDir];
+  const child = spawn(process.execPath, args, {
     stdio: ["ignore", "pipe", "pipe"],
     env: { PATH: process.env.PATH, HOME: process.env.HOME, LATHE_DISABLE_UPDATES: "1", ...extraEnv },
   });
@@ -107,7 +115,11 @@ const big = await bigDatabase(log);
 const largeMB = Math.round(fs.statSync(path.join(big.dataDir, "lathe.db")).size / 1048576);
 const empty: Started[] = [];
 const large: Started[] = [];
+const baseline: Started[] = [];
 for (let r = 0; r < ROUNDS; r++) {
+  const b = await start("", {}, true);
+  baseline.push(b);
+  await b.stop();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lathe-start-empty-"));
   try {
     const e = await start(dir);
@@ -144,6 +156,7 @@ console.log(
     startLargeDbMs: round(median(large.map((s) => s.ms))),
     detail: {
       rounds: ROUNDS,
+      nodeBaselineMs: { median: round(median(baseline.map((s) => s.ms))), min: round(Math.min(...baseline.map((s) => s.ms))), cpuMs: round(median(baseline.map((s) => s.cpuMs))) },
       empty: { min: round(Math.min(...empty.map((s) => s.ms))), cpuMs: round(median(empty.map((s) => s.cpuMs))) },
       large: { min: round(Math.min(...large.map((s) => s.ms))), cpuMs: round(median(large.map((s) => s.cpuMs))), databaseMB: largeMB, messages: big.messages },
       providerTestAfterLazyLoad: sdkCheck,
