@@ -72,7 +72,8 @@ await Promise.all([
   esbuild({ ...common, entryPoints: ["app/preload/index.ts"], outfile: `${out}/preload/index.cjs`, format: "cjs", sourcemap: false }),
   esbuild({
     ...common,
-    entryPoints: { index: "app/main/host/cli.ts" },
+    // launch.ts turns on Node's compile cache, then imports cli.ts (a chunk, so it is cached).
+    entryPoints: { index: "app/main/host/launch.ts" },
     outdir: `${out}/host`,
     outExtension: { ".js": ".mjs" },
     splitting: true,
