@@ -9,7 +9,6 @@ import { startE2e, sessionHelpers, type E2e } from "./support/e2e-harness.ts";
 const TOTAL = 3000;
 const HIT = 1234;
 let e2e: E2e | undefined;
-let sessionId = 0;
 
 function messages(): AgentMessage[] {
   const usage = { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
@@ -27,7 +26,6 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("a long session in the 
     const project = store.openProject(e2e.project);
     const session = store.createSession({ projectId: project.id, title: "Three thousand messages" });
     store.appendMessages(session.id, messages());
-    sessionId = session.id;
   }, 120_000);
   afterAll(async () => e2e?.close());
 
