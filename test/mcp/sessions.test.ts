@@ -74,9 +74,12 @@ describe("MCP tools in sessions", () => {
     expect(resultText(results[2])).toBe(`Loaded ${ECHO}. It can be called from your next turn on.`);
     expect(resultText(results[3])).toBe("Echo: hello");
     const loadedAt = opened.messages.indexOf(results[2]!);
-    expect(opened.activeToolNames[loadedAt - 1]).not.toContain(ECHO);
-    expect(opened.activeToolNames[loadedAt]).toContain(ECHO);
-    expect(opened.activeToolNames.at(-1)).toContain(ECHO);
+    // The tools active after each message (the whole session, read in full), and at the end (what opening says).
+    const active = h.services.store.openSession(session.id)!.activeToolNames;
+    expect(active[loadedAt - 1]).not.toContain(ECHO);
+    expect(active[loadedAt]).toContain(ECHO);
+    expect(opened.activeToolNames).toEqual(active.at(-1));
+    expect(opened.activeToolNames).toContain(ECHO);
   });
 
   it("reopening after a restart and forking rebuild the same active tools at every message", async () => {
@@ -88,6 +91,7 @@ describe("MCP tools in sessions", () => {
     await h.call("settings.update", { permissionMode: "full-auto" });
     await run(h, session.id, "load echo", 1);
     const before = (await h.call("sessions.open", { sessionId: session.id })).opened;
+    const activeBefore = h.services.store.openSession(session.id)!.activeToolNames;
     const loadedAt = before.messages.findIndex((m) => m.role === "toolResult");
     await h.services.close();
 
@@ -126,7 +130,7 @@ describe("MCP tools in sessions", () => {
       const early = (await call("sessions.fork", { sessionId: session.id, position: 0 })) as { id: number };
       const late = (await call("sessions.fork", { sessionId: session.id, position: loadedAt })) as { id: number };
       expect(reopened.store.openSession(early.id)!.activeToolNames.at(-1)).not.toContain(ECHO);
-      expect(reopened.store.openSession(late.id)!.activeToolNames).toEqual(before.activeToolNames.slice(0, loadedAt + 1));
+      expect(reopened.store.openSession(late.id)!.activeToolNames).toEqual(activeBefore.slice(0, loadedAt + 1));
       await call("sessions.prompt", { sessionId: early.id, text: "early" });
       await waitRuns(early.id, 1);
       await call("sessions.prompt", { sessionId: late.id, text: "late" });
