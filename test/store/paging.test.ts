@@ -115,6 +115,12 @@ describe("paged open of a 100,000-message session", () => {
     expect(seen[0]![0]).toEqual(all[0]);
     expect(store.readPage(sessionId, { before: 6, limit: 2 }).toolCalls).toEqual([{ toolCallId: "c5", startedAt: 1005, endedAt: 2005, isError: false }]);
     expect(store.readPage(sessionId, { before: 0 }).messages).toEqual([]);
+    // Positions beyond any session's range never reach the next session's messages.
+    const next = store.createSession({ projectId: store.getSession(sessionId)!.projectId });
+    store.appendMessage(next.id, user("the next session's first message"));
+    expect(store.readPage(sessionId, { before: 2 ** 24 + 5 }).messages).toEqual([]);
+    expect(store.readPage(sessionId, { from: 2 ** 24 - 1, limit: 10 }).messages).toEqual([]);
+    expect(store.readPage(sessionId, { from: 2 ** 40 }).messages).toEqual([]);
   });
 
   it("opens around a search hit in the middle, and pages down from there", () => {

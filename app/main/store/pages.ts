@@ -7,6 +7,7 @@
 import type { Database } from "better-sqlite3";
 import { COMPACTION, COMPACTION_UNDO } from "../../shared/compaction.ts";
 import { endMessageId, firstMessageId, positionOf, readMarkedMessages, readMessages } from "./messages.ts";
+import { POSITION_SPAN } from "./migrations.ts";
 import { statement } from "./sql.ts";
 import type { CompactionMark, MessagePage, PageOptions, SessionInfo, TranscriptPage } from "./store-types.ts";
 import { readToolCallTimes, toolCallIdsOf } from "./tool-calls.ts";
@@ -22,8 +23,10 @@ function pageLimit(limit: number | undefined): number {
 /** Messages [max(0, before - limit), before), or [from, from + limit), with their calls' times and logs. */
 export function readPage(db: Database, sessionId: number, range: { before: number; limit?: number } | { from: number; limit?: number }): MessagePage {
   const limit = pageLimit(range.limit);
-  const first = "before" in range ? Math.max(0, range.before - limit) : Math.max(0, range.from);
-  const end = "before" in range ? Math.max(first, range.before) : first + limit;
+  // Positions past the session's last possible one would name another session's messages.
+  const position = (n: number) => Math.max(0, Math.min(POSITION_SPAN, Math.floor(n)));
+  const first = "before" in range ? position(range.before - limit) : position(range.from);
+  const end = "before" in range ? Math.max(first, position(range.before)) : position(first + limit);
   const messages = readMessages(db, sessionId, first, end);
   const calls = toolCallIdsOf(messages);
   return { first, messages, toolCalls: readToolCallTimes(db, sessionId, calls), outputs: toolOutputsOf(db, sessionId, calls) };
