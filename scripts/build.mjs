@@ -34,7 +34,7 @@ const lazySdks = {
     b.onResolve({ filter: /^(@anthropic-ai\/sdk|openai)$/ }, (args) =>
       args.kind === "dynamic-import" && args.importer.endsWith("sdk.ts") ? { path: SDKS[args.path], namespace: "lazy-sdk" } : undefined,
     );
-    b.onLoad({ filter: /.*/, namespace: "lazy-sdk" }, (args) => ({ contents: `module.exports = require("./${args.path}");`, loader: "js" }));
+    b.onLoad({ filter: /.*/, namespace: "lazy-sdk" }, (args) => ({ contents: `module.exports = require("./${args.path}").default;`, loader: "js" }));
     b.onResolve({ filter: /^\.\/sdk-[a-z]+\.cjs$/ }, (args) => ({ path: args.path, external: true }));
   },
 };
@@ -64,10 +64,11 @@ await Promise.all([
   ...[`${out}/main`, `${out}/host`].map((dir) =>
     esbuild({ ...common, entryPoints: ["app/main/workers/compute-worker.ts"], outfile: `${dir}/compute-worker.cjs`, format: "cjs" }),
   ),
-  // Each SDK's CommonJS bundle, exporting its client class as module.exports: what the import()'s
-  // `default` is in index.cjs (esbuild's Node-mode interop), as in Node from the sources.
+  // Each SDK's CommonJS bundle, built from its ES modules (tree-shaken, as in the main bundle
+  // before), exporting the client class as `default`; the module above hands that class to the
+  // import() (esbuild's Node-mode interop makes `default` whatever module.exports is).
   ...Object.entries(SDKS).map(([module, file]) =>
-    esbuild({ ...common, stdin: { contents: `module.exports = require("${module}").default;`, resolveDir: root, loader: "js" }, outfile: `${out}/main/${file}`, format: "cjs", sourcemap: false }),
+    esbuild({ ...common, stdin: { contents: `export { default } from "${module}";`, resolveDir: root, loader: "js" }, outfile: `${out}/main/${file}`, format: "cjs", sourcemap: false }),
   ),
   esbuild({ ...common, entryPoints: ["app/preload/index.ts"], outfile: `${out}/preload/index.cjs`, format: "cjs", sourcemap: false }),
   esbuild({

@@ -28,11 +28,11 @@ describe("provider SDKs load on first use", () => {
       expect(sdk).toContain(marker);
       expect(main).not.toContain(marker);
       expect(main).toContain(`require("./${file}")`);
-      // What sdk.ts's import() gives in the bundle (esbuild's __toESM in Node mode: default is the
-      // exports): the package's exports, which are the client class.
-      const loaded = createRequire(path.join(out, "main", "index.cjs"))(`./${file}`) as { name: string };
-      expect(typeof loaded).toBe("function");
-      expect(loaded.name).toMatch(/Anthropic|OpenAI/);
+      // The file exports the client class as `default`, which the module inlined in index.cjs hands to sdk.ts's import().
+      const loaded = createRequire(path.join(out, "main", "index.cjs"))(`./${file}`) as { default: { name: string } };
+      expect(typeof loaded.default).toBe("function");
+      expect(loaded.default.name).toMatch(/Anthropic|OpenAI/);
+      expect(main).toContain(`module2.exports = require("./${file}").default;`);
       expect(main).toContain(`__toESM(require_sdk_${file.slice(4, -4)}(), 1)`);
     }
     // The host: the SDKs are chunks of their own, not in index.mjs.
