@@ -106,7 +106,9 @@ describe("saved-output folders", () => {
     await h.call("sessions.delete", { sessionId });
     expect(existsSync(folder)).toBe(true);
     await new Promise((r) => setTimeout(r, 80));
-    expect(h.services.sessions.purge()).toBe(1);
+    // The service's own purge timer may have run first on a slow machine; either way it is gone.
+    h.services.sessions.purge();
+    expect(h.services.store.sessionStored(sessionId)).toBe(false);
     await h.waitFor(() => !existsSync(folder), "the folder to be deleted");
 
     // A folder left behind by a session removed while the app was not running goes at start;
