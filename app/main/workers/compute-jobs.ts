@@ -4,8 +4,16 @@
 // Adding a job: add its type to ComputeJob and ComputeResult, and a case to runComputeJob.
 import { type EditJob, type EditJobResult, type FileDiffJob, type FileDiffJobResult, runEditJob, runFileDiffJob } from "../tools/file-jobs.ts";
 import { type GrepJob, type GrepJobResult, runGrepJob } from "../tools/grep-match.ts";
+import {
+  type ContentDiffJob,
+  type ContentDiffJobResult,
+  type FileStatesJob,
+  type FileStatesJobResult,
+  runContentDiffJob,
+  runFileStatesJob,
+} from "../checkpoints/checkpoint-jobs.ts";
 
-export type ComputeJob = EditJob | FileDiffJob | GrepJob;
+export type ComputeJob = EditJob | FileDiffJob | GrepJob | FileStatesJob | ContentDiffJob;
 
 export type ComputeResult<J extends ComputeJob> = J extends EditJob
   ? EditJobResult
@@ -13,9 +21,13 @@ export type ComputeResult<J extends ComputeJob> = J extends EditJob
     ? FileDiffJobResult
     : J extends GrepJob
       ? GrepJobResult
-      : never;
+      : J extends FileStatesJob
+        ? FileStatesJobResult
+        : J extends ContentDiffJob
+          ? ContentDiffJobResult
+          : never;
 
-export function runComputeJob(job: ComputeJob): EditJobResult | FileDiffJobResult | GrepJobResult {
+export function runComputeJob(job: ComputeJob): EditJobResult | FileDiffJobResult | GrepJobResult | FileStatesJobResult | ContentDiffJobResult {
   switch (job.kind) {
     case "edit":
       return runEditJob(job);
@@ -23,6 +35,10 @@ export function runComputeJob(job: ComputeJob): EditJobResult | FileDiffJobResul
       return runFileDiffJob(job);
     case "grep":
       return runGrepJob(job);
+    case "fileStates":
+      return runFileStatesJob(job);
+    case "contentDiff":
+      return runContentDiffJob(job);
   }
 }
 

@@ -1,0 +1,284 @@
+// CheckpointService: takes the checkpoints of every session's turns and answers what each turn
+// changed. One shadow repository per project (checkpoints/projects/<project id>.git in the data
+// folder, see shadow-repo.ts) and one index (checkpoint-db.ts). Rewinds are in rewinder.ts.
+//
+// When: `prepare` (a session of the project starts running) takes the project's first snapshot
+// in the background, so a turn's own checkpoints only record what changed; `beforeTurn` is
+// awaited by the loop's beforeToolCall gate before the first call of a turn that can change
+// files runs; `afterTurn` starts when the turn ends (turn_end) and is not awaited by the loop,
+// but every capture of a project runs in order, so it completes before the next turn's
+// before-checkpoint. Whatever changed the files (edit, write, bash, an editor) is captured.
+// Failure: a capture that fails (the project folder is gone, the disk is full, git is missing,
+// the store is damaged) never stops the turn: the turn runs without a checkpoint and one notice
+// per project and cause says why. A damaged store is moved aside
+// (<id>.git.damaged-<time>) and a new one started at the next capture, with a notice.
+// Nothing here blocks the main thread for long: git runs as child processes, file states and
+// diffs are computed in the compute pool's workers, the SQLite index writes a few rows.
+import { Buffer } from "node:buffer";
+import { existsSync, renameSync } from "node:fs";
+import { join } from "node:path";
+import type { AgentMessage } from "../../shared/agent-types.ts";
+import { computePool, type ComputePool } from "../workers/compute-pool.ts";
+import { CheckpointDb, type CheckpointKind, type CheckpointRow } from "./checkpoint-db.ts";
+import { checkpointsDir, GitError, GitRunner } from "./git-runner.ts";
+import { displayPath, fromPathId, pathId, pathKey } from "./path-bytes.ts";
+import { CheckpointError, ShadowRepo, type Change, type ChangeStatus, type LargeFile } from "./shadow-repo.ts";
+import { attribute, turnsOf, type SessionLineage, type TurnInfo } from "./turns.ts";
+
+/** Files over this are recorded as changed but not stored (Settings can change it). */
+export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+export interface TurnScope {
+  sessionId: number;
+  projectId: number;
+  projectDir: string;
+}
+
+/** What the service needs to know of a session (from the sessions service). */
+export interface SessionSource {
+  transcript(sessionId: number): { messages: readonly AgentMessage[]; projectId: number; projectDir: string; lineage: SessionLineage };
+}
+
+export interface ChangedFile {
+  id: string;
+  path: string;
+  status: ChangeStatus;
+  /** Over the size limit: recorded as changed, content not stored (no diff, cannot be restored). */
+  large: boolean;
+  toolCallIds: string[];
+  /** Whether toolCallIds surely made the change (false: one of them, or unknown). */
+  certain: boolean;
+}
+
+export interface TurnChanges {
+  key: string;
+  position: number;
+  userPosition: number;
+  beforeId: number;
+  afterId: number | null;
+  files: ChangedFile[];
+}
+
+export interface CheckpointServiceOptions {
+  dataDir: string;
+  pool?: ComputePool;
+  maxFileBytes?: () => number;
+  readOnly?: boolean;
+  /** A session's checkpoints changed (to refresh its files-changed lists). */
+  onChange?: (sessionId: number) => void;
+  onNotice?: (level: "warning" | "error", message: string) => void;
+  gitCommand?: string;
+}
+
+export class CheckpointService {
+  readonly db: CheckpointDb;
+  readonly pool: ComputePool;
+  readonly git: GitRunner;
+  readonly dir: string;
+  readonly readOnly: boolean;
+  readonly #o: CheckpointServiceOptions;
+  readonly #repos = new Map<number, ShadowRepo>();
+  readonly #turns = new Map<string, Promise<CheckpointRow | null>>();
+  readonly #warned = new Set<string>();
+  readonly #prepared = new Set<number>();
+
+  constructor(options: CheckpointServiceOptions) {
+    this.#o = options;
+    this.dir = checkpointsDir(options.dataDir);
+    this.readOnly = options.readOnly ?? false;
+    this.db = new CheckpointDb(this.dir, { readOnly: this.readOnly });
+    this.pool = options.pool ?? computePool();
+    this.git = new GitRunner(join(this.dir, "no-hooks"), options.gitCommand);
+    for (const notice of this.db.notices) options.onNotice?.("warning", notice);
+  }
+
+  get maxFileBytes(): number {
+    return this.#o.maxFileBytes?.() ?? DEFAULT_MAX_FILE_BYTES;
+  }
+
+  repo(projectId: number, projectDir: string): ShadowRepo {
+    let repo = this.#repos.get(projectId);
+    if (!repo || repo.projectDir !== projectDir) {
+      repo = new ShadowRepo(join(this.dir, "projects", `${projectId}.git`), projectDir, this.git);
+      this.#repos.set(projectId, repo);
+    }
+    return repo;
+  }
+
+  /** Takes the project's first snapshot in the background if it has none. Never throws. */
+  prepare(scope: Omit<TurnScope, "sessionId"> & { sessionId?: number }): void {
+    if (this.readOnly || this.#prepared.has(scope.projectId)) return;
+    this.#prepared.add(scope.projectId);
+    if (this.db.lastOfProject(scope.projectId)) return;
+    void this.capture({ sessionId: scope.sessionId ?? 0, projectId: scope.projectId, projectDir: scope.projectDir }, "baseline", null);
+  }
+
+  /** The checkpoint before a turn's first call runs; the same promise for every call of the turn. */
+  beforeTurn(scope: TurnScope, key: string): Promise<CheckpointRow | null> {
+    const id = `before:${key}`;
+    let pending = this.#turns.get(id);
+    if (!pending) {
+      pending = this.capture(scope, "before", key);
+      this.#turns.set(id, pending);
+    }
+    return pending;
+  }
+
+  /** The checkpoint after a turn's last call, if the turn had a before-checkpoint. */
+  afterTurn(scope: TurnScope, key: string): Promise<CheckpointRow | null> {
+    const before = this.#turns.get(`before:${key}`);
+    if (!before) return Promise.resolve(null);
+    this.#turns.delete(`before:${key}`);
+    return before.then((row) => (row ? this.capture(scope, "after", key) : null));
+  }
+
+  /**
+   * Captures the project now and records it. Never rejects: a failure is reported once (per
+   * project and cause) and yields null. `strict` rethrows instead (rewinds need to know).
+   */
+  async capture(scope: TurnScope, kind: CheckpointKind, key: string | null, strict = false): Promise<CheckpointRow | null> {
+    if (this.readOnly) {
+      if (strict) throw new CheckpointError("failed", "This Lathe opened its data folder read-only: it takes no checkpoints and restores nothing.");
+      return null;
+    }
+    const repo = this.repo(scope.projectId, scope.projectDir);
+    try {
+      let row: CheckpointRow;
+      try {
+        row = await this.#record(repo, scope, kind, key);
+      } catch (error) {
+        if (!(error instanceof GitError && error.failure === "damaged")) throw error;
+        this.#setAside(repo, scope.projectId, error);
+        row = await this.#record(repo, scope, kind, key);
+      }
+      if (kind === "after" || kind === "restored") this.#o.onChange?.(scope.sessionId);
+      return row;
+    } catch (error) {
+      if (strict) throw error;
+      this.#warnOnce(scope.projectId, error);
+      return null;
+    }
+  }
+
+  async #record(repo: ShadowRepo, scope: TurnScope, kind: CheckpointKind, key: string | null): Promise<CheckpointRow> {
+    const last = this.db.lastOfProject(scope.projectId);
+    const head = await repo.head().catch(() => null);
+    // The index must know the capture HEAD holds; after a new store (or a lost index) start again.
+    const previousLarge = last && head === last.commit ? last.large : [];
+    const capture = await repo.capture(`${kind} ${key ?? ""} session ${scope.sessionId}`.trim(), this.maxFileBytes, previousLarge);
+    return this.db.insertCheckpoint({
+      projectId: scope.projectId,
+      sessionId: scope.sessionId || null,
+      kind,
+      turnKey: key,
+      commit: capture.commit,
+      tree: capture.tree,
+      changes: last && head === last.commit ? capture.changes : null,
+      large: capture.large,
+    });
+  }
+
+  #setAside(repo: ShadowRepo, projectId: number, error: GitError): void {
+    const aside = `${repo.gitDir}.damaged-${new Date().toISOString().replace(/[:.]/g, "-")}`;
+    try {
+      if (existsSync(repo.gitDir)) renameSync(repo.gitDir, aside);
+    } catch {
+      // Left in place: the next capture fails again and says so.
+    }
+    this.#repos.delete(projectId);
+    this.#o.onNotice?.("warning", `${error.message} It was moved to ${aside} and a new one started: this project's earlier checkpoints can no longer be restored.`);
+  }
+
+  #warnOnce(projectId: number, error: unknown): void {
+    const message = error instanceof GitError || error instanceof CheckpointError ? error.message : `Checkpoint failed: ${(error as Error).message}`;
+    const id = `${projectId}:${message}`;
+    if (this.#warned.has(id)) return;
+    this.#warned.add(id);
+    this.#o.onNotice?.("warning", `${message} This turn's file changes cannot be rewound.`);
+  }
+
+  // Review
+
+  /** The files each turn of a session changed, oldest turn first. */
+  async sessionChanges(source: SessionSource, sessionId: number): Promise<TurnChanges[]> {
+    const { messages, projectId, projectDir, lineage } = source.transcript(sessionId);
+    const turns = turnsOf(messages, lineage, projectDir);
+    const rows = this.db.ofTurns(turns.map((t) => t.key)).filter((r) => r.projectId === projectId);
+    const out: TurnChanges[] = [];
+    for (const turn of turns) {
+      const before = rows.find((r) => r.turnKey === turn.key && r.kind === "before");
+      if (!before) continue;
+      const after = rows.find((r) => r.turnKey === turn.key && r.kind === "after") ?? null;
+      const files = after ? await this.#turnFiles(projectId, projectDir, turn, before, after) : [];
+      out.push({ key: turn.key, position: turn.position, userPosition: turn.userPosition, beforeId: before.id, afterId: after?.id ?? null, files });
+    }
+    return out;
+  }
+
+  async #turnFiles(projectId: number, projectDir: string, turn: TurnInfo, before: CheckpointRow, after: CheckpointRow): Promise<ChangedFile[]> {
+    const changes = await this.changesBetween(projectId, projectDir, before, after);
+    return changes.map((c) => {
+      const shown = displayPath(c.path);
+      const who = attribute(turn, c.path.toString("utf8"));
+      return { id: pathId(c.path), path: shown, status: c.status, large: c.large, toolCallIds: who.toolCallIds, certain: who.certain };
+    });
+  }
+
+  /** What differs between two checkpoints of a project (stored list when consecutive, else a tree diff). */
+  async changesBetween(projectId: number, projectDir: string, from: CheckpointRow, to: CheckpointRow): Promise<Change[]> {
+    const between = this.db.projectRange(projectId, from.id, to.id);
+    if (between.length === 1 && between[0]!.changes) return between[0]!.changes;
+    const repo = this.repo(projectId, projectDir);
+    const diff = await repo.exclusive(() => repo.diffTrees(from.tree, to.tree));
+    const out: Change[] = diff.map((d) => ({ path: d.path, status: d.status, large: false }));
+    const seen = new Set(out.map((c) => pathKey(c.path)));
+    out.push(...largeChanges(from.large, to.large).filter((c) => !seen.has(pathKey(c.path))));
+    return out;
+  }
+
+  /** The bounded diff of one file between two checkpoints of the session's project. */
+  async fileDiff(source: SessionSource, sessionId: number, fromId: number, toId: number, fileId: string): Promise<{ diff: string; complete: boolean; binary: boolean; large: boolean; path: string }> {
+    const { projectId, projectDir } = source.transcript(sessionId);
+    const from = this.db.checkpoint(fromId);
+    const to = this.db.checkpoint(toId);
+    if (!from || !to || from.projectId !== projectId || to.projectId !== projectId) throw new CheckpointError("failed", "Those checkpoints are not of this session's project.");
+    const path = fromPathId(fileId);
+    const key = pathKey(path);
+    const shown = displayPath(path);
+    if ([...from.large, ...to.large].some((f) => f.path === key)) return { diff: "", complete: true, binary: false, large: true, path: shown };
+    const repo = this.repo(projectId, projectDir);
+    const [before, after] = await repo.exclusive(async () => {
+      const entry = (await repo.diffTrees(from.tree, to.tree)).find((d) => pathKey(d.path) === key);
+      if (!entry) return [null, null];
+      const reader = repo.blobReader();
+      try {
+        const read = async (blob: string) => (/^0+$/.test(blob) ? null : await reader.read(blob));
+        return [await read(entry.oldBlob), await read(entry.newBlob)];
+      } finally {
+        reader.close();
+      }
+    });
+    if (!before && !after) return { diff: "", complete: true, binary: false, large: false, path: shown };
+    const result = await this.pool.run({ kind: "contentDiff", name: shown, before, after }, { timeoutMs: 5_000 });
+    return { ...result, large: false, path: shown };
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.#turns.values()]);
+    this.db.close();
+  }
+}
+
+/** Large files whose recorded size or time differ between two lists. */
+export function largeChanges(from: readonly LargeFile[], to: readonly LargeFile[]): Change[] {
+  const before = new Map(from.map((f) => [f.path, f]));
+  const out: Change[] = [];
+  for (const f of to) {
+    const old = before.get(f.path);
+    if (!old) out.push({ path: Buffer.from(f.path, "latin1"), status: "added", large: true });
+    else if (old.size !== f.size || old.mtimeMs !== f.mtimeMs) out.push({ path: Buffer.from(f.path, "latin1"), status: "modified", large: true });
+    before.delete(f.path);
+  }
+  for (const f of before.values()) out.push({ path: Buffer.from(f.path, "latin1"), status: "deleted", large: true });
+  return out;
+}

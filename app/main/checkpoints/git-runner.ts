@@ -1,0 +1,163 @@
+// Runs the `git` command for the checkpoint store, as a child process (never on the main thread's
+// time): stdout and stderr come back as Buffers, stdin is written from a Buffer.
+// Isolation: no system or global configuration (GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL=/dev/null),
+// no GIT_* variable of Lathe's own environment (a GIT_DIR or GIT_INDEX_FILE there would point git
+// at another repository), no prompts, no pager, no optional locks on repositories that are not ours.
+// Every call adds `-c core.hooksPath=<empty folder> -c core.fsmonitor=false`, so no hook and no
+// file-system monitor of any repository ever runs.
+// Contract: `git()` never throws synchronously; it resolves with the result or rejects with a
+// GitError whose message says what failed in words a person can act on (git missing, disk full,
+// a damaged store), with git's own stderr kept in `stderr`.
+import { spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+export type GitFailure = "missing" | "disk-full" | "damaged" | "timeout" | "failed";
+
+export class GitError extends Error {
+  readonly failure: GitFailure;
+  readonly stderr: string;
+  readonly exitCode: number | null;
+  constructor(failure: GitFailure, message: string, stderr = "", exitCode: number | null = null) {
+    super(message);
+    this.name = "GitError";
+    this.failure = failure;
+    this.stderr = stderr;
+    this.exitCode = exitCode;
+  }
+}
+
+export interface GitOptions {
+  /** Passed before the command, e.g. ["--git-dir=…", "--work-tree=…"]. */
+  globalArgs?: string[];
+  input?: Buffer | string;
+  /** Extra environment (GIT_INDEX_FILE for a temporary index). */
+  env?: Record<string, string>;
+  timeoutMs?: number;
+  /** Exit codes that are not failures (git diff --quiet's 1). */
+  okCodes?: number[];
+  cwd?: string;
+}
+
+export interface GitResult {
+  stdout: Buffer;
+  stderr: string;
+  code: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+
+/** The environment every git child gets: the parent's, minus anything that would redirect git. */
+export function gitEnvironment(base: NodeJS.ProcessEnv = process.env, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(base)) {
+    if (value === undefined || key.startsWith("GIT_") || key === "EDITOR" || key === "VISUAL" || key === "PAGER") continue;
+    env[key] = value;
+  }
+  return {
+    ...env,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_PAGER: "cat",
+    GIT_ASKPASS: "",
+    LC_ALL: "C",
+    ...extra,
+  };
+}
+
+export class GitRunner {
+  readonly #hooksDir: string;
+  readonly #command: string;
+
+  /** `emptyDir` is a folder Lathe owns that stays empty: core.hooksPath points there. */
+  constructor(emptyDir: string, command = "git") {
+    this.#hooksDir = emptyDir;
+    this.#command = command;
+    try {
+      mkdirSync(emptyDir, { recursive: true, mode: 0o700 });
+    } catch {
+      // Reported by the first call that needs it (git then finds no hooks either way).
+    }
+  }
+
+  get hooksDir(): string {
+    return this.#hooksDir;
+  }
+
+  run(args: string[], options: GitOptions = {}): Promise<GitResult> {
+    const argv = ["-c", `core.hooksPath=${this.#hooksDir}`, "-c", "core.fsmonitor=false", ...(options.globalArgs ?? []), ...args];
+    return new Promise<GitResult>((resolve, reject) => {
+      let child: ReturnType<typeof spawn>;
+      try {
+        child = spawn(this.#command, argv, {
+          cwd: options.cwd ?? this.#hooksDir,
+          env: gitEnvironment(process.env, options.env),
+          stdio: ["pipe", "pipe", "pipe"],
+          windowsHide: true,
+        });
+      } catch (error) {
+        reject(spawnError(error));
+        return;
+      }
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      let errBytes = 0;
+      let settled = false;
+      const finish = (outcome: GitResult | GitError) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (outcome instanceof GitError) reject(outcome);
+        else resolve(outcome);
+      };
+      const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        finish(new GitError("timeout", `git ${args[0]} took longer than ${Math.round(timeoutMs / 1000)} s and was stopped.`));
+      }, timeoutMs);
+      child.stdout!.on("data", (chunk: Buffer) => out.push(chunk));
+      child.stderr!.on("data", (chunk: Buffer) => {
+        if (errBytes < 64 * 1024) err.push(chunk);
+        errBytes += chunk.length;
+      });
+      child.on("error", (error) => finish(spawnError(error)));
+      child.on("close", (code, signal) => {
+        const stderr = Buffer.concat(err).toString("utf8");
+        const exit = code ?? -1;
+        if (exit === 0 || options.okCodes?.includes(exit)) return finish({ stdout: Buffer.concat(out), stderr, code: exit });
+        finish(classify(args[0] ?? "", stderr, code, signal));
+      });
+      // A child that exits before reading all its input makes stdin fail with EPIPE: the exit code says why.
+      child.stdin!.on("error", () => undefined);
+      if (options.input !== undefined) child.stdin!.end(options.input);
+      else child.stdin!.end();
+    });
+  }
+}
+
+function spawnError(error: unknown): GitError {
+  const err = error as NodeJS.ErrnoException;
+  if (err.code === "ENOENT") return new GitError("missing", "Checkpoints need git, which is not installed (or not on PATH). Install git to use checkpoints and rewind.");
+  if (err.code === "ENOSPC") return new GitError("disk-full", "The disk is full: the checkpoint could not be taken.");
+  return new GitError("failed", `git could not start: ${err.message}`);
+}
+
+/** git's stderr in a sentence a person can act on. */
+function classify(command: string, stderr: string, code: number | null, signal: NodeJS.Signals | null): GitError {
+  const text = stderr.trim();
+  const first = text.split("\n").find((l) => l.trim()) ?? "";
+  if (/No space left on device|ENOSPC|Disk quota exceeded/i.test(text)) {
+    return new GitError("disk-full", "The disk is full: the checkpoint store could not be written. Free some space and try again.", text, code);
+  }
+  if (/not a git repository|bad object|corrupt|invalid object|loose object .* is corrupt|unable to read|fatal: bad (tree|revision)|does not point to a valid object|broken link|index file corrupt|bad signature|cannot read|missing (tree|blob)/i.test(text)) {
+    return new GitError("damaged", `The checkpoint store is damaged (git ${command}: ${first.replace(/^fatal:\s*/, "")}).`, text, code);
+  }
+  if (signal) return new GitError("failed", `git ${command} was stopped by ${signal}.`, text, code);
+  return new GitError("failed", `git ${command} failed${first ? `: ${first.replace(/^(fatal|error):\s*/, "")}` : ` with code ${code}`}.`, text, code);
+}
+
+/** The folder under the data folder where everything of the checkpoint store lives. */
+export function checkpointsDir(dataDir: string): string {
+  return join(dataDir, "checkpoints");
+}
