@@ -9,7 +9,7 @@
 // GitError whose message says what failed in words a person can act on (git missing, disk full,
 // a damaged store), with git's own stderr kept in `stderr`.
 import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 
 export type GitFailure = "missing" | "disk-full" | "damaged" | "timeout" | "failed";
@@ -86,6 +86,14 @@ export class GitRunner {
   }
 
   run(args: string[], options: GitOptions = {}): Promise<GitResult> {
+    // The data folder may have been cleared under a running Lathe: the empty folder comes back.
+    if (!existsSync(this.#hooksDir)) {
+      try {
+        mkdirSync(this.#hooksDir, { recursive: true, mode: 0o700 });
+      } catch {
+        // Reported by the spawn below.
+      }
+    }
     const argv = ["-c", `core.hooksPath=${this.#hooksDir}`, "-c", "core.fsmonitor=false", ...(options.globalArgs ?? []), ...args];
     return new Promise<GitResult>((resolve, reject) => {
       let child: ReturnType<typeof spawn>;
@@ -97,7 +105,7 @@ export class GitRunner {
           windowsHide: true,
         });
       } catch (error) {
-        reject(spawnError(error));
+        reject(spawnError(error, options.cwd ?? this.#hooksDir));
         return;
       }
       const out: Buffer[] = [];
@@ -121,7 +129,7 @@ export class GitRunner {
         if (errBytes < 64 * 1024) err.push(chunk);
         errBytes += chunk.length;
       });
-      child.on("error", (error) => finish(spawnError(error)));
+      child.on("error", (error) => finish(spawnError(error, options.cwd ?? this.#hooksDir)));
       child.on("close", (code, signal) => {
         const stderr = Buffer.concat(err).toString("utf8");
         const exit = code ?? -1;
@@ -136,8 +144,9 @@ export class GitRunner {
   }
 }
 
-function spawnError(error: unknown): GitError {
+function spawnError(error: unknown, cwd: string): GitError {
   const err = error as NodeJS.ErrnoException;
+  if (err.code === "ENOENT" && !existsSync(cwd)) return new GitError("failed", `The folder ${cwd} does not exist (any more).`);
   if (err.code === "ENOENT") return new GitError("missing", "Checkpoints need git, which is not installed (or not on PATH). Install git to use checkpoints and rewind.");
   if (err.code === "ENOSPC") return new GitError("disk-full", "The disk is full: the checkpoint could not be taken.");
   return new GitError("failed", `git could not start: ${err.message}`);

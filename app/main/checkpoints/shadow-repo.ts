@@ -121,7 +121,7 @@ export class ShadowRepo {
   }
 
   git(args: string[], options: Parameters<GitRunner["run"]>[1] = {}) {
-    return this.#git.run(args, { ...options, globalArgs: this.#args(), cwd: this.gitDir });
+    return this.#git.run(args, { ...options, globalArgs: this.#args() });
   }
 
   /** Creates the repository on first use; clears a lock a killed git left behind. */
@@ -136,7 +136,7 @@ export class ShadowRepo {
   async #init(): Promise<void> {
     if (!existsSync(join(this.gitDir, "HEAD"))) {
       await mkdir(this.gitDir, { recursive: true, mode: 0o700 });
-      await this.#git.run(["init", "--quiet", "--bare", this.gitDir], { cwd: this.gitDir });
+      await this.#git.run(["init", "--quiet", "--bare", this.gitDir]);
     }
     const settings: [string, string][] = [
       ["core.bare", "false"],
@@ -156,7 +156,7 @@ export class ShadowRepo {
     const config = join(this.gitDir, "config");
     const current = await readFile(config, "utf8").catch(() => "");
     if (!current.includes("# lathe-checkpoints v1")) {
-      for (const [key, value] of settings) await this.#git.run(["--git-dir=" + this.gitDir, "config", key, value], { cwd: this.gitDir });
+      for (const [key, value] of settings) await this.#git.run(["--git-dir=" + this.gitDir, "config", key, value]);
       await writeFile(config, `${await readFile(config, "utf8")}# lathe-checkpoints v1\n`);
     }
     mkdirSync(join(this.gitDir, "info"), { recursive: true });

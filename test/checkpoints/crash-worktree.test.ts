@@ -1,0 +1,97 @@
+// A rewind killed halfway (SIGKILL of the process doing it) is completed by the next start, from
+// its journal; a fork restores a checkpoint into a new git worktree without touching the project
+// or running its hooks.
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { bash, cleanup, FakeSession, makeService, snapshot, tempDir, write } from "./helpers.ts";
+
+const dirs: string[] = [];
+afterEach(() => cleanup(...dirs.splice(0)));
+
+async function waitFor(file: string, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (!existsSync(file)) {
+    if (Date.now() > until) throw new Error(`${file} did not appear`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe("crash in the middle of a rewind", () => {
+  it("is completed at the next start from its journal", async () => {
+    const project = tempDir("lathe-cp-crash-project-");
+    const data = tempDir("lathe-cp-crash-data-");
+    const marker = path.join(data, "halfway");
+    dirs.push(project, data);
+    const child = spawn(process.execPath, [path.join(import.meta.dirname, "fixtures", "crash-rewinder.ts"), data, project, marker], { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    try {
+      await Promise.race([waitFor(marker, 60_000), exited.then(() => Promise.reject(new Error(`fixture exited early: ${stderr}`)))]);
+    } finally {
+      child.kill("SIGKILL");
+    }
+    await exited;
+    const halfway = snapshot(project);
+    const values = Object.entries(halfway).filter(([k]) => k.startsWith("f")).map(([, v]) => v);
+    expect(Object.keys(halfway).some((k) => k.startsWith("new/"))).toBe(false);
+    expect(values).toContain("v1\n");
+    expect(values).toContain("v2\n");
+
+    const { cp, rewinder } = makeService(data);
+    try {
+      expect(cp.db.journals()).toHaveLength(1);
+      const notices = await rewinder.recover();
+      expect(notices.join("\n")).toMatch(/interrupted .* completed/);
+      expect(cp.db.journals()).toHaveLength(0);
+      const expected: Record<string, string> = {};
+      for (let i = 0; i < 30; i++) expected[`f${String(i).padStart(2, "0")}.txt`] = "v1\n";
+      expect(snapshot(project)).toEqual(expected);
+      expect(await rewinder.recover()).toEqual([]);
+    } finally {
+      await cp.close();
+    }
+  }, 90_000);
+});
+
+describe("fork into a worktree", () => {
+  it("writes the checkpoint's files into a new git worktree and leaves the project as it is", async () => {
+    const parent = tempDir("lathe-cp-wt-");
+    const project = path.join(parent, "repo");
+    const data = tempDir("lathe-cp-wt-data-");
+    dirs.push(parent, data);
+    write(project, "tracked.txt", "committed\n");
+    write(project, "gone.txt", "will be deleted\n");
+    bash(project, "git init -q && git config user.email t@t && git config user.name t && git add -A && git commit -qm init");
+    for (const hook of ["post-checkout", "post-index-change", "reference-transaction"]) {
+      writeFileSync(path.join(project, ".git/hooks", hook), `#!/bin/sh\ntouch "${parent}/hook-ran"\n`, { mode: 0o755 });
+    }
+    // Uncommitted work of yours at the checkpoint is part of it.
+    write(project, "tracked.txt", "committed\nplus uncommitted\n");
+    write(project, "untracked.txt", "untracked\n");
+    const atCheckpoint = snapshot(project);
+
+    const { cp, rewinder } = makeService(data);
+    try {
+      const session = new FakeSession(cp, project);
+      const asked = session.user("change things");
+      await session.turn([{ name: "bash" }], () => bash(project, "echo agent > tracked.txt && rm gone.txt && echo n > agent-new.txt"));
+      const afterTurn = snapshot(project);
+      const preview = await rewinder.preview(session, session.sessionId, { position: asked });
+      expect(preview.gitRepository).toBe(true);
+      const result = await rewinder.apply(session, preview.previewId, { restore: [], destination: "worktree" });
+      if (!("done" in result)) throw new Error("changed");
+      expect(result.done.worktree).toBe(true);
+      expect(result.done.folder).toBe(path.join(parent, "repo-fork-1"));
+      expect(snapshot(result.done.folder)).toEqual(atCheckpoint);
+      expect(snapshot(project)).toEqual(afterTurn);
+      expect(bash(project, "git worktree list --porcelain")).toContain("repo-fork-1");
+      expect(existsSync(path.join(parent, "hook-ran"))).toBe(false);
+      expect(readFileSync(path.join(result.done.folder, ".git"), "utf8")).toMatch(/^gitdir: /);
+    } finally {
+      await cp.close();
+    }
+  });
+});
