@@ -20,6 +20,9 @@ import { SettingsService, type SecretStore } from "./settings/settings-service.t
 import { describeHolder, openStore, StoreError, type SessionStore } from "./store/index.ts";
 import { readHolder } from "./store/folder-lock.ts";
 import type { RequestName } from "../shared/ipc/contract.ts";
+import { CheckpointService } from "./checkpoints/checkpoint-service.ts";
+import { checkpointHandlers } from "./checkpoints/checkpoint-requests.ts";
+import { Rewinder } from "./checkpoints/rewinder.ts";
 
 export interface AppServicesOptions {
   dataDir: string;
@@ -66,6 +69,8 @@ const READ_ONLY_REQUESTS: ReadonlySet<RequestName> = new Set<RequestName>([
   "permissions.rules",
   "mcp.list",
   "mcp.findConfigs",
+  "checkpoints.list",
+  "checkpoints.diff",
 ]);
 
 export interface AppServices {
@@ -77,6 +82,10 @@ export interface AppServices {
   settings: SettingsService;
   sandbox: SandboxService;
   mcp: McpService;
+  checkpoints: CheckpointService;
+  rewinder: Rewinder;
+  /** Settles once interrupted rewinds are completed and git is found (or not). */
+  checkpointsReady: Promise<void>;
   notices: string[];
   close(): Promise<void>;
 }
@@ -137,6 +146,27 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   // The bash grammar loads in the background now, so the first command is judged without waiting;
   // a failure here is reported at that first command (PermissionsService refuses to guess).
   loadShellParser().catch(() => undefined);
+  const checkpoints = new CheckpointService({
+    dataDir: options.dataDir,
+    readOnly,
+    maxFileBytes: () => settings.checkpointMaxFileMB * 1024 * 1024,
+    onChange: (sessionId) => hub.emit("checkpoints.changed", { sessionId }),
+    onNotice: (level, message) => hub.emit("app.notice", { level, message }),
+  });
+  const rewinder = new Rewinder(checkpoints);
+  let checkpointsUnavailable: string | null = readOnly ? "This Lathe opened the data folder read-only: it takes no checkpoints and rewinds nothing." : null;
+  const checkpointsReady = (async () => {
+    const missing = await checkpoints.git.run(["--version"]).then(() => null, (error: Error) => error.message);
+    if (missing) {
+      checkpointsUnavailable = missing;
+      notices.push({ message: missing });
+      return;
+    }
+    for (const message of await rewinder.recover()) {
+      notices.push({ message });
+      hub.emit("app.notice", { level: "warning", message });
+    }
+  })();
   const sessions: SessionsService = new SessionsService({
     store,
     hub,
@@ -146,6 +176,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     env,
     bashTimeoutMs: options.bashTimeoutMs,
     sandbox,
+    checkpoints: readOnly ? undefined : checkpoints,
     onRunEnd: options.onRunEnd,
     redact: (text) => secrets().redact(text).text,
     purgeAfterMs: options.purgeAfterMs,
@@ -255,6 +286,13 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     "mcp.update": ({ id, projectId, ...changes }) => mcp.update(id, changes, projectId),
     "mcp.restart": ({ id, projectId }) => mcp.restart(id, projectId),
     "mcp.remove": ({ id, projectId }) => mcp.remove(id, projectId),
+    ...checkpointHandlers({
+      checkpoints,
+      rewinder,
+      sessions,
+      unavailable: () => checkpointsUnavailable,
+      changed: (sessionId) => hub.emit("checkpoints.changed", { sessionId }),
+    }),
   };
 
   if (readOnly) {
@@ -275,10 +313,17 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     settings,
     sandbox,
     mcp,
-    notices: notices.map((n) => n.message),
+    checkpoints,
+    rewinder,
+    checkpointsReady,
+    get notices() {
+      return notices.map((n) => n.message);
+    },
     close: async () => {
       await sessions.close();
       await mcp.close();
+      await checkpointsReady;
+      await checkpoints.close();
       store.close();
     },
   };

@@ -77,7 +77,9 @@ describe("fork into a worktree", () => {
     try {
       const session = new FakeSession(cp, project);
       const asked = session.user("change things");
-      await session.turn([{ name: "bash" }], () => bash(project, "echo agent > tracked.txt && rm gone.txt && echo n > agent-new.txt"));
+      await session.turn([{ name: "bash" }], () => {
+        bash(project, "echo agent > tracked.txt && rm gone.txt && echo n > agent-new.txt");
+      });
       const afterTurn = snapshot(project);
       const preview = await rewinder.preview(session, session.sessionId, { position: asked });
       expect(preview.gitRepository).toBe(true);

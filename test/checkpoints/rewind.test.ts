@@ -1,7 +1,7 @@
 // Checkpoints and rewind with real git and real files: a bash command's edits, creations and
 // deletions are undone exactly; your own files and your later edits are never overwritten
 // silently; a rewind can be undone; a non-git project and a project with hooks work.
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { bash, cleanup, FakeSession, makeService, snapshot, tempDir, write } from "./helpers.ts";

@@ -24,15 +24,12 @@ import { checkpointsDir, GitError, GitRunner } from "./git-runner.ts";
 import { displayPath, fromPathId, pathId, pathKey } from "./path-bytes.ts";
 import { CheckpointError, ShadowRepo, type Change, type ChangeStatus, type LargeFile } from "./shadow-repo.ts";
 import { attribute, turnsOf, type SessionLineage, type TurnInfo } from "./turns.ts";
+import type { TurnCheckpoints, TurnScope } from "./turn-hooks.ts";
 
 /** Files over this are recorded as changed but not stored (Settings can change it). */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
-export interface TurnScope {
-  sessionId: number;
-  projectId: number;
-  projectDir: string;
-}
+export type { TurnScope };
 
 /** What the service needs to know of a session (from the sessions service). */
 export interface SessionSource {
@@ -70,7 +67,7 @@ export interface CheckpointServiceOptions {
   gitCommand?: string;
 }
 
-export class CheckpointService {
+export class CheckpointService implements TurnCheckpoints {
   readonly db: CheckpointDb;
   readonly pool: ComputePool;
   readonly git: GitRunner;
@@ -149,7 +146,7 @@ export class CheckpointService {
       } catch (error) {
         if (!(error instanceof GitError && error.failure === "damaged")) throw error;
         this.#setAside(repo, scope.projectId, error);
-        row = await this.#record(repo, scope, kind, key);
+        row = await this.#record(this.repo(scope.projectId, scope.projectDir), scope, kind, key);
       }
       if (kind === "after" || kind === "restored") this.#o.onChange?.(scope.sessionId);
       return row;
@@ -160,12 +157,17 @@ export class CheckpointService {
     }
   }
 
-  async #record(repo: ShadowRepo, scope: TurnScope, kind: CheckpointKind, key: string | null): Promise<CheckpointRow> {
+  /** Captures and records in one turn of the repository's queue, so the index and HEAD agree. */
+  #record(repo: ShadowRepo, scope: TurnScope, kind: CheckpointKind, key: string | null): Promise<CheckpointRow> {
+    return repo.exclusive(() => this.#recordHeld(repo, scope, kind, key));
+  }
+
+  async #recordHeld(repo: ShadowRepo, scope: TurnScope, kind: CheckpointKind, key: string | null): Promise<CheckpointRow> {
     const last = this.db.lastOfProject(scope.projectId);
     const head = await repo.head().catch(() => null);
     // The index must know the capture HEAD holds; after a new store (or a lost index) start again.
     const previousLarge = last && head === last.commit ? last.large : [];
-    const capture = await repo.capture(`${kind} ${key ?? ""} session ${scope.sessionId}`.trim(), this.maxFileBytes, previousLarge);
+    const capture = await repo.captureHeld(`${kind} ${key ?? ""} session ${scope.sessionId}`.trim(), this.maxFileBytes, previousLarge);
     return this.db.insertCheckpoint({
       projectId: scope.projectId,
       sessionId: scope.sessionId || null,

@@ -183,6 +183,11 @@ export class Rewinder {
     return { done: { ...outcome, rewindId: rewind.id, folder: scope.projectDir, worktree: false } };
   }
 
+  /** A preview still waiting to be applied. */
+  pending(previewId: string): RewindPreview | undefined {
+    return this.#previews.get(previewId)?.preview;
+  }
+
   /** Test and progress hook: called after each file of a rewind. */
   onStep: ((done: number, total: number) => void | Promise<void>) | undefined;
 

@@ -187,7 +187,12 @@ export class ShadowRepo {
 
   /** Takes a snapshot of the project as it is now. `previousLarge`: the large list of the last capture. */
   capture(message: string, maxFileBytes: number, previousLarge: readonly LargeFile[]): Promise<Capture> {
-    return this.exclusive(async () => {
+    return this.exclusive(() => this.captureHeld(message, maxFileBytes, previousLarge));
+  }
+
+  /** capture() for a caller already inside exclusive(). */
+  async captureHeld(message: string, maxFileBytes: number, previousLarge: readonly LargeFile[]): Promise<Capture> {
+    {
       await this.ready();
       await this.#assertProject();
       try {
@@ -200,7 +205,7 @@ export class ShadowRepo {
         }
         throw error;
       }
-    });
+    }
   }
 
   async #capture(message: string, maxFileBytes: number, previousLarge: readonly LargeFile[]): Promise<Capture> {

@@ -6,6 +6,7 @@
 // summary is a newer compaction entry with the same cut; an undo is a `compaction_undo` entry
 // naming the compaction it cancels (and the versions an edit of it replaced). The transcript is
 // append-only, so replaying a stored session rebuilds the same view.
+import { CHECKPOINT_REWIND } from "../../shared/ipc/checkpoint-schemas.ts";
 import type { AgentMessage, AssistantMessage, Message, UserMessage } from "../../shared/agent-types.ts";
 import { activeCompaction, type ActiveCompaction } from "../../shared/compaction.ts";
 
@@ -49,7 +50,11 @@ export function modelView(transcript: readonly AgentMessage[]): Message[] {
   const view: Message[] = active ? [summaryMessage(active.entry.content, active.entry.timestamp)] : [];
   for (let i = start; i < transcript.length; i++) {
     const m = transcript[i]!;
-    if (m.role === "custom") continue;
+    if (m.role === "custom") {
+      // A rewind of the files is news to the model: its earlier edits are gone from the disk.
+      if (m.customType === CHECKPOINT_REWIND) view.push({ role: "user", content: `[Lathe] ${m.content}`, timestamp: m.timestamp });
+      continue;
+    }
     if (m.role === "assistant" && isEmptyFailure(m)) continue;
     view.push(m);
   }

@@ -20,6 +20,7 @@ import { IpcFailure } from "../ipc/router.ts";
 import { NOT_RUN_UNSAVED, STOPPED_UNSAVED, storageFailureMessage } from "./storage-failure.ts";
 import { createCodingTools, type CodingTools, type OutputRedactor } from "../tools/index.ts";
 import type { CommandSandbox } from "../sandbox/session-sandbox.ts";
+import { turnCheckpointKey, type TurnCheckpoints } from "../checkpoints/turn-hooks.ts";
 import { compactTranscript } from "./compaction.ts";
 import { COMPACTION, COMPACTION_UNDO, compactionPolicy, contextTokens, modelView, needsCompaction, type CompactionDetails } from "./context.ts";
 import type { SessionToolSource } from "./session-tools.ts";
@@ -63,6 +64,8 @@ export interface LiveSessionOptions {
   secrets?: () => OutputRedactor;
   /** Where bash saves full outputs. */
   outputDir?: string;
+  /** Takes a checkpoint of the project before and after each turn that can change files. */
+  checkpoints?: TurnCheckpoints;
 }
 
 type LiveToolState = Omit<LiveTool, "output">;
@@ -115,7 +118,11 @@ export class LiveSession {
       // Durable before acting: nothing runs for an assistant message that is not stored.
       beforeToolCall: async (ctx, signal) => {
         if (!this.recorder.isStored(ctx.assistantMessage)) return { block: true, reason: NOT_RUN_UNSAVED };
-        return hooks.beforeToolCall?.(ctx, signal);
+        const decision = await hooks.beforeToolCall?.(ctx, signal);
+        // The turn's checkpoint is taken once, before its first call that may change files runs.
+        const key = decision?.block ? null : turnCheckpointKey(this.sessionId, ctx.assistantMessage, ctx.toolCall.name);
+        if (key) await options.checkpoints?.beforeTurn(this.scope, key);
+        return decision;
       },
       afterToolCall: hooks.afterToolCall,
       transformContext: (_messages, signal) => this.transformContext(signal),
@@ -141,6 +148,10 @@ export class LiveSession {
     return [...this.tools.tools, ...this.builtinTools, ...source.externalTools(scope, names)];
   }
 
+  private get scope() {
+    return { sessionId: this.sessionId, projectId: this.projectId, projectDir: this.projectDir };
+  }
+
   get model(): Model {
     return this.agent.model;
   }
@@ -153,6 +164,7 @@ export class LiveSession {
 
   prompt(text: string, images: ImageContent[] = []): void {
     this.assertSaving();
+    this.options.checkpoints?.prepare(this.scope);
     this.overflowRetried = false;
     this.agent.systemPrompt = this.systemPrompt(this.agent.activeToolNames);
     this.agent.prompt(text, images).catch((error: unknown) => this.options.hub.emit("app.notice", { level: "error", message: String(error) }));
@@ -270,6 +282,12 @@ export class LiveSession {
     await this.append({ role: "custom", customType: COMPACTION_UNDO, content: "Compaction undone: the model sees the full history again.", display: true, details: { undoes: index }, timestamp: Date.now() });
   }
 
+  /** Adds an app entry (a rewind's note) to the transcript; not while running. */
+  async addEntry(entry: AgentMessage): Promise<void> {
+    this.assertIdle("add to the transcript");
+    await this.append(entry);
+  }
+
   private compactionAt(index: number) {
     const target = this.agent.messages[index];
     if (target?.role !== "custom" || target.customType !== COMPACTION) throw new Error(`Message ${index} of this session is not a compaction summary.`);
@@ -343,6 +361,10 @@ export class LiveSession {
     this.options.hub.sessionEvent(this.sessionId, event);
     if (event.type === "agent_start") this.options.onStateChange(this);
     if (event.type === "message_start" && event.message.role === "user") this.options.onStateChange(this);
+    if (event.type === "turn_end") {
+      const key = turnCheckpointKey(this.sessionId, event.message);
+      if (key) void this.options.checkpoints?.afterTurn(this.scope, key);
+    }
     if (event.type === "agent_end") {
       // The agent clears its running flag after this event: act once it has.
       queueMicrotask(() => void this.agent.waitForIdle().then(() => this.afterRun()));

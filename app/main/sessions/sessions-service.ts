@@ -26,6 +26,8 @@ import { contextTokensOfTail, type ActiveCompaction } from "./context.ts";
 import { loadProjectInstructions } from "./system-prompt.ts";
 import { LiveSession, type SessionScope, type ToolHooks } from "./live-session.ts";
 import type { SessionToolSource } from "./session-tools.ts";
+import type { TurnCheckpoints } from "../checkpoints/turn-hooks.ts";
+import type { SessionLineage } from "../checkpoints/turns.ts";
 
 export interface PermissionsPort {
   hooks(scope: SessionScope): ToolHooks;
@@ -46,6 +48,8 @@ export interface SessionsServiceOptions {
   sandbox?: SandboxService;
   /** Tools besides the coding tools (MCP servers and tool_search); their base names are stored with each new session. */
   toolSource?: SessionToolSource;
+  /** Checkpoints of every turn that may change files (app/main/checkpoints). */
+  checkpoints?: TurnCheckpoints;
   /** A run ended (for "done" notifications while the window is hidden). */
   onRunEnd?: (session: Session | undefined, last: AssistantMessage | undefined) => void;
   /** Applied to terminal logs before they are stored (secret redaction). */
@@ -363,6 +367,35 @@ export class SessionsService {
     return this.prompt(sessionId, rerunRequestText(found.command));
   }
 
+  /** The session's whole transcript (live or stored), its project, and its fork lineage. */
+  transcript(sessionId: number): { messages: readonly AgentMessage[]; projectId: number; projectDir: string; lineage: SessionLineage } {
+    const session = this.session(sessionId);
+    const project = this.o.store.getProject(session.projectId);
+    if (!project) throw new IpcFailure("not-found", `The project of session ${sessionId} is gone.`);
+    const live = this.live.get(sessionId);
+    const messages = live ? live.agent.messages : (this.o.store.openSession(sessionId)?.messages ?? []);
+    const parents: SessionLineage["parents"] = [];
+    for (let at: Session | undefined = session; at?.parentSessionId != null && at.forkPosition != null && parents.length < 100; ) {
+      parents.push({ sessionId: at.parentSessionId, forkPosition: at.forkPosition });
+      at = this.o.store.getSession(at.parentSessionId);
+    }
+    return { messages, projectId: project.id, projectDir: project.folder, lineage: { sessionId, parents } };
+  }
+
+  /** Adds an app entry (shown in the transcript) to an idle session. */
+  async addEntry(sessionId: number, entry: AgentMessage): Promise<void> {
+    const live = this.live.get(sessionId);
+    if (live) return this.userAction(() => live.addEntry(entry));
+    this.guard(() => this.o.store.appendMessage(this.session(sessionId).id, entry));
+  }
+
+  /** Moves a session to the project of another folder (a fork restored into a new worktree). */
+  moveToFolder(sessionId: number, folder: string): Session {
+    const project = this.openProject(folder);
+    this.guard(() => this.o.store.setSessionProject(sessionId, project.id));
+    return this.updated(sessionId);
+  }
+
   isRunning(sessionId: number): boolean {
     return this.live.get(sessionId)?.agent.isRunning ?? false;
   }
@@ -431,6 +464,7 @@ export class SessionsService {
       toolSource: this.o.toolSource,
       secrets: this.o.secrets,
       outputDir: this.o.outputRoot ? outputFolderFor(this.o.outputRoot, sessionId) : undefined,
+      checkpoints: this.o.checkpoints,
       onStateChange: (s) => this.o.hub.emit("session.state", s.state(this.o.permissions.pendingFor(s.sessionId))),
       onRunEnd: (s, last) => {
         const info = this.o.store.getSession(s.sessionId);

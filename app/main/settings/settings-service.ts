@@ -118,6 +118,11 @@ export class SettingsService {
     return this.store.get<number>("stallTimeoutSeconds", DEFAULT_STALL_TIMEOUT_SECONDS);
   }
 
+  /** Files over this many MB are recorded as changed by checkpoints but not stored (default 10). */
+  get checkpointMaxFileMB(): number {
+    return this.store.get<number>("checkpointMaxFileMB", 10);
+  }
+
   get defaultModel(): string | null {
     return this.store.get<string | null>("defaultModel", null);
   }
@@ -160,6 +165,7 @@ export class SettingsService {
       permissionMode: this.permissionMode,
       autoCompact: this.autoCompact,
       stallTimeoutSeconds: this.stallTimeoutSeconds,
+      checkpointMaxFileMB: this.checkpointMaxFileMB,
       canStoreKeys: this.secrets.available,
       environmentKeys: Object.entries(KEY_VARS)
         .filter(([, variable]) => this.env[variable])
@@ -200,6 +206,7 @@ export class SettingsService {
     permissionMode?: PermissionMode;
     autoCompact?: boolean;
     stallTimeoutSeconds?: number;
+    checkpointMaxFileMB?: number;
     sandbox?: { realMachineCommands?: string[]; hiddenPaths?: string[]; projectNetwork?: { projectId: number; allowed: boolean } };
   }): Settings {
     if (changes.sandbox) this.updateSandbox(changes.sandbox);
@@ -208,6 +215,7 @@ export class SettingsService {
     if (changes.permissionMode !== undefined) this.store.set("permissionMode", changes.permissionMode);
     if (changes.autoCompact !== undefined) this.store.set("autoCompact", changes.autoCompact);
     if (changes.stallTimeoutSeconds !== undefined) this.store.set("stallTimeoutSeconds", changes.stallTimeoutSeconds);
+    if (changes.checkpointMaxFileMB !== undefined) this.store.set("checkpointMaxFileMB", changes.checkpointMaxFileMB);
     this.changed();
     return this.view();
   }

@@ -219,6 +219,14 @@ export class SessionStore {
     });
   }
 
+  /** Moves a session to another project (a fork whose files went to a new worktree). */
+  setSessionProject(id: number, projectId: number): void {
+    this.#write("moving the session to another project", () => {
+      if (statement(this.db, "UPDATE sessions SET project_id = ? WHERE id = ?").run(projectId, id).changes === 0)
+        throw new StoreError("not-found", `Session ${id} does not exist.`);
+    });
+  }
+
   setSessionModel(id: number, model: string | null): void {
     this.#write("saving the session's model", () => statement(this.db, "UPDATE sessions SET model = ? WHERE id = ?").run(model, id));
   }

@@ -5,6 +5,7 @@ import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { AssistantMessageSchema, ImageContentSchema, ModelSchema, ProviderRetrySchema, TextContentSchema, WireAgentEventSchema } from "./agent-schemas.ts";
 import { McpCallSummarySchema, mcpEvents, mcpRequests } from "./mcp-schemas.ts";
 import { SandboxRequestInfoSchema, SandboxStatusSchema } from "../sandbox.ts";
+import { CheckpointListSchema, FileDiffSchema, RewindOutcomeSchema, RewindPreviewSchema } from "./checkpoint-schemas.ts";
 import {
   MessagePageSchema,
   Nullable,
@@ -126,6 +127,8 @@ export const SettingsSchema = Type.Object({
   autoCompact: Type.Boolean(),
   /** A response with no data for this long is stopped as stalled. */
   stallTimeoutSeconds: Type.Integer({ minimum: 10, maximum: 3600 }),
+  /** Checkpoints record files over this many MB as changed without storing them. */
+  checkpointMaxFileMB: Type.Integer({ minimum: 1, maximum: 1024 }),
   /** False where the OS has no keyring: keys can then only come from the environment. */
   canStoreKeys: Type.Boolean(),
   /**
@@ -275,6 +278,7 @@ export const requests = {
       permissionMode: Type.Optional(PermissionModeSchema),
       autoCompact: Type.Optional(Type.Boolean()),
       stallTimeoutSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 3600 })),
+      checkpointMaxFileMB: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
       sandbox: Type.Optional(SandboxSettingsUpdateSchema),
     }),
     SettingsSchema,
@@ -325,6 +329,37 @@ export const requests = {
   ),
   "permissions.removeRule": request(Type.Object({ id: Id }), Type.Object({})),
   ...mcpRequests,
+  /** The files each turn of the session changed (from its checkpoints), and its rewinds. */
+  "checkpoints.list": request(Type.Object(SessionRef), CheckpointListSchema),
+  /** One file's diff between two checkpoints of the session's project (bounded). */
+  "checkpoints.diff": request(
+    Type.Object({ ...SessionRef, fromId: Id, toId: Id, fileId: NonEmpty(16_384) }),
+    FileDiffSchema,
+  ),
+  /**
+   * What rewinding the files to before user message `position` (or undoing rewind `undoOf`) would
+   * do, file by file. Takes a checkpoint of the project as it is now. Nothing is changed yet.
+   */
+  "checkpoints.preview": request(
+    Type.Object({ ...SessionRef, position: Type.Optional(Type.Integer({ minimum: 0 })), undoOf: Type.Optional(Id) }),
+    RewindPreviewSchema,
+  ),
+  /**
+   * Applies a preview: `restore` names the conflicting files to restore anyway (the others are
+   * kept). The conversation is kept (a note is added) or forked from before the message; the files
+   * go to the project, or (fork only) to a new git worktree. `changed`: files changed since the
+   * preview, nothing was done: confirm the new preview.
+   */
+  "checkpoints.rewind": request(
+    Type.Object({
+      ...SessionRef,
+      previewId: NonEmpty(100),
+      restore: Type.Array(NonEmpty(16_384), { maxItems: 100_000 }),
+      conversation: Type.Union([Type.Literal("keep"), Type.Literal("fork")]),
+      destination: Type.Union([Type.Literal("project"), Type.Literal("worktree")]),
+    }),
+    Type.Object({ outcome: Nullable(RewindOutcomeSchema), session: Nullable(SessionInfoSchema), changed: Nullable(RewindPreviewSchema) }),
+  ),
 } as const;
 
 export const events = {
@@ -350,6 +385,8 @@ export const events = {
   }),
   "app.notice": Type.Object({ level: Type.Union([Type.Literal("info"), Type.Literal("warning"), Type.Literal("error")]), message: Type.String() }),
   ...mcpEvents,
+  /** A session's checkpoints or rewinds changed: its files-changed lists are out of date. */
+  "checkpoints.changed": Type.Object({ sessionId: Id }),
 } as const;
 
 export type Requests = typeof requests;
