@@ -5,7 +5,8 @@
 // data folder, so that nothing here can damage the sessions' database (and the reverse).
 // A damaged file is moved aside (checkpoints.db.corrupt-<time>) and a fresh one started; the caller
 // gets a notice. Calls are synchronous and small (a few rows), so they stay far under a
-// millisecond; change lists are stored as one compact BLOB per checkpoint.
+// millisecond: WAL with synchronous=NORMAL (no fsync on the main thread; a commit survives the
+// process being killed, as the journal must); change lists are one compact BLOB per checkpoint.
 import Database from "better-sqlite3";
 import { Buffer } from "node:buffer";
 import { chmodSync, existsSync, mkdirSync, renameSync } from "node:fs";
@@ -187,7 +188,7 @@ export class CheckpointDb {
     try {
       const db = new Database(file);
       db.pragma("journal_mode = WAL");
-      db.pragma("synchronous = FULL");
+      db.pragma("synchronous = NORMAL");
       const check = db.pragma("quick_check", { simple: true });
       if (check !== "ok") throw new Error(String(check));
       db.exec(SCHEMA);
@@ -207,7 +208,7 @@ export class CheckpointDb {
       this.notices.push(`The checkpoint index ${file} could not be read (${(error as Error).message}); it was moved to ${aside} and a new one started. Files can be rewound only to checkpoints taken from now on.`);
       const db = new Database(file);
       db.pragma("journal_mode = WAL");
-      db.pragma("synchronous = FULL");
+      db.pragma("synchronous = NORMAL");
       db.exec(SCHEMA);
       return db;
     }

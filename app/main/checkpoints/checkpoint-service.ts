@@ -78,6 +78,7 @@ export class CheckpointService implements TurnCheckpoints {
   readonly #turns = new Map<string, Promise<CheckpointRow | null>>();
   readonly #warned = new Set<string>();
   readonly #prepared = new Set<number>();
+  readonly #inFlight = new Set<Promise<unknown>>();
 
   constructor(options: CheckpointServiceOptions) {
     this.#o = options;
@@ -133,7 +134,14 @@ export class CheckpointService implements TurnCheckpoints {
    * Captures the project now and records it. Never rejects: a failure is reported once (per
    * project and cause) and yields null. `strict` rethrows instead (rewinds need to know).
    */
-  async capture(scope: TurnScope, kind: CheckpointKind, key: string | null, strict = false): Promise<CheckpointRow | null> {
+  capture(scope: TurnScope, kind: CheckpointKind, key: string | null, strict = false): Promise<CheckpointRow | null> {
+    const running = this.#capture(scope, kind, key, strict);
+    this.#inFlight.add(running);
+    void running.finally(() => this.#inFlight.delete(running)).catch(() => undefined);
+    return running;
+  }
+
+  async #capture(scope: TurnScope, kind: CheckpointKind, key: string | null, strict: boolean): Promise<CheckpointRow | null> {
     if (this.readOnly) {
       if (strict) throw new CheckpointError("failed", "This Lathe opened its data folder read-only: it takes no checkpoints and restores nothing.");
       return null;
@@ -267,6 +275,7 @@ export class CheckpointService implements TurnCheckpoints {
 
   async close(): Promise<void> {
     await Promise.allSettled([...this.#turns.values()]);
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
     this.db.close();
   }
 }

@@ -209,9 +209,18 @@ export class Rewinder {
         blobs.close();
       }
     });
-    if (plan.root === plan.projectDir) await this.#cp.capture({ sessionId: plan.sessionId, projectId: plan.projectId, projectDir: plan.projectDir }, "restored", plan.key);
-    this.#cp.db.endJournal(journalId);
+    // The result is recorded next in the project's queue (before any later capture), while the
+    // window already shows the files restored; the journal ends once it is.
+    const recorded = plan.root === plan.projectDir ? this.#cp.capture({ sessionId: plan.sessionId, projectId: plan.projectId, projectDir: plan.projectDir }, "restored", plan.key) : Promise.resolve(null);
+    this.#settling = recorded.then(() => this.#cp.db.endJournal(journalId)).catch(() => undefined);
     return outcome;
+  }
+
+  #settling: Promise<unknown> = Promise.resolve();
+
+  /** Resolves when the last rewind's result is recorded. */
+  settled(): Promise<unknown> {
+    return this.#settling;
   }
 
   /** Finishes rewinds a crash interrupted; returns a notice for each. Never throws. */
@@ -233,6 +242,7 @@ export class Rewinder {
       }
       try {
         const outcome = await this.#run(plan, row.id);
+        await this.#settling;
         const left = outcome.skipped.length > 0 ? `; ${outcome.skipped.length} file${outcome.skipped.length === 1 ? " was" : "s were"} changed meanwhile and left as ${outcome.skipped.length === 1 ? "it was" : "they were"} (${outcome.skipped.slice(0, 3).map((s) => s.path).join(", ")})` : "";
         notices.push(`A rewind of ${plan.root} was interrupted when Lathe stopped; it was completed (${outcome.written + outcome.removed} file${outcome.written + outcome.removed === 1 ? "" : "s"} written or removed now, ${outcome.alreadyDone} already done)${left}.`);
       } catch (error) {

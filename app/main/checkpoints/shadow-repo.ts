@@ -102,6 +102,7 @@ export class ShadowRepo {
   readonly #git: GitRunner;
   #queue: Promise<unknown> = Promise.resolve();
   #ready: Promise<void> | undefined;
+  #lastTree: { commit: string; tree: string } | undefined;
 
   constructor(gitDir: string, projectDir: string, git: GitRunner) {
     this.gitDir = gitDir;
@@ -245,17 +246,26 @@ export class ShadowRepo {
 
     if (toAdd.length > 0) await this.git(["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { input: joinNul(toAdd) });
     if (toRemove.length > 0) await this.git(["update-index", "--force-remove", "-z", "--stdin"], { input: joinNul(toRemove) });
+    const headTree = head ? await this.#treeOf(head) : null;
+    // Nothing stored changed: the last capture stands (large files may still have changed).
+    if (head && headTree && toAdd.length === 0 && toRemove.length === 0) return { commit: head, tree: headTree, changes, large };
     const tree = (await this.git(["write-tree"])).stdout.toString("utf8").trim();
-    if (head) {
-      const headTree = (await this.git(["rev-parse", `${head}^{tree}`])).stdout.toString("utf8").trim();
-      // Content identical to the last capture (a file saved unchanged): same commit, modified files dropped.
-      if (headTree === tree) return { commit: head, tree, changes: changes.filter((c) => c.large), large };
-    }
+    // Content identical to the last capture (a file saved unchanged): same commit, modified files dropped.
+    if (head && headTree === tree) return { commit: head, tree, changes: changes.filter((c) => c.large), large };
     const commitArgs = ["commit-tree", tree, "-m", message];
     if (head) commitArgs.push("-p", head);
     const commit = (await this.git(commitArgs)).stdout.toString("utf8").trim();
     await this.#setHead(commit);
+    this.#lastTree = { commit, tree };
     return { commit, tree, changes: head ? changes : changes.filter((c) => c.status !== "deleted"), large };
+  }
+
+  /** The tree of a commit (the last capture's is remembered: one git call less per capture). */
+  async #treeOf(commit: string): Promise<string> {
+    if (this.#lastTree?.commit === commit) return this.#lastTree.tree;
+    const tree = (await this.git(["rev-parse", `${commit}^{tree}`])).stdout.toString("utf8").trim();
+    this.#lastTree = { commit, tree };
+    return tree;
   }
 
   /** Files that differ between two stored trees (either may be null: the empty tree). */

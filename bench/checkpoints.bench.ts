@@ -1,0 +1,226 @@
+// Benchmark of checkpoints and rewind; prints ONE JSON line. Run with `npm run bench:checkpoints`
+// (BENCH_FILES / BENCH_MB for a smaller project). A project of 20,000 files / 200 MB (plus a
+// node_modules folder the default excludes leave out), then:
+// - firstCheckpointMs: the first snapshot of the project into a new store (target <= 5,000);
+//   median and minimum of BENCH_FIRST_RUNS (3) fresh stores.
+// - checkpointMs: the after-checkpoint of a turn that changed 10 files (target <= 100, median),
+//   with checkpointMinMs; checkpointMainCpuMs: CPU the main process itself spent per checkpoint
+//   (git runs in child processes).
+// - rewindMs: applying a rewind of those 10 files (target <= 200, median), with rewindMinMs, and
+//   previewMs (the preview before it, which takes a checkpoint and plans).
+//   Checkpoint and rewind runs alternate, turn after turn (BENCH_TURNS, default 9).
+// - storeGrowthPerChangedByte: bytes the store grew by per checkpoint over the bytes of the files
+//   that changed, for turns changing 10 files and turns changing 100 (both should be alike:
+//   growth proportional to the changed bytes).
+// - maxLoopDelayMs: the main thread's longest event-loop delay during all checkpoints and rewinds
+//   (it includes waiting for a CPU on a loaded machine); maxBlockCpuMs: the most CPU the main
+//   thread itself spent between two ticks of a 1 ms timer then (blocking, as bench:freeze).
+// - loadAverage: the machine's 1-minute load average before and after (this machine is shared).
+import { execFileSync } from "node:child_process";
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import type { AgentMessage, AssistantMessage } from "../app/shared/agent-types.ts";
+import { emptyUsage } from "../app/shared/agent-types.ts";
+import { CheckpointService, type SessionSource } from "../app/main/checkpoints/checkpoint-service.ts";
+import { Rewinder } from "../app/main/checkpoints/rewinder.ts";
+import { turnKey } from "../app/main/checkpoints/turns.ts";
+import { applyMainProcessFlags } from "../app/main/runtime-flags.ts";
+import { computePool } from "../app/main/workers/compute-pool.ts";
+
+applyMainProcessFlags();
+
+const FILES = Number(process.env.BENCH_FILES ?? 20_000);
+const TOTAL_MB = Number(process.env.BENCH_MB ?? 200);
+const TURNS = Number(process.env.BENCH_TURNS ?? 9);
+const FIRST_RUNS = Number(process.env.BENCH_FIRST_RUNS ?? 3);
+const work = mkdtempSync(path.join(tmpdir(), "lathe-checkpoints-bench-"));
+const project = path.join(work, "project");
+
+function fileName(i: number): string {
+  return path.join(project, `src${i % 50}`, `mod${Math.floor(i / 50) % 40}`, `file${i}.ts`);
+}
+
+function makeProject(): void {
+  const perFile = Math.floor((TOTAL_MB * 1024 * 1024) / FILES);
+  let seed = 7;
+  const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff).toString(36);
+  for (let i = 0; i < FILES; i++) {
+    mkdirSync(path.dirname(fileName(i)), { recursive: true });
+    const lines: string[] = [];
+    let size = 0;
+    while (size < perFile) {
+      const line = `export const v${size} = compute("${random()}", ${i}); // ${random()}`;
+      lines.push(line);
+      size += line.length + 1;
+    }
+    writeFileSync(fileName(i), lines.join("\n"));
+  }
+  mkdirSync(path.join(project, "node_modules", "dep"), { recursive: true });
+  for (let i = 0; i < 1000; i++) writeFileSync(path.join(project, "node_modules", "dep", `m${i}.js`), "module.exports = 1;\n".repeat(50));
+}
+
+function duSync(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) total += duSync(full);
+    else total += statSync(full).size;
+  }
+  return total;
+}
+
+/** The most main-thread CPU time between two ticks of a 1 ms timer, while running. */
+function blockMonitor() {
+  let last = process.threadCpuUsage();
+  let max = 0;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const tick = () => {
+    const now = process.threadCpuUsage();
+    max = Math.max(max, (now.user - last.user + now.system - last.system) / 1000);
+    last = now;
+  };
+  return {
+    start: () => {
+      last = process.threadCpuUsage();
+      timer = setInterval(tick, 1);
+    },
+    stop: () => {
+      tick();
+      clearInterval(timer);
+    },
+    get max() {
+      return max;
+    },
+  };
+}
+
+const stats = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { median: Math.round(sorted[Math.floor(sorted.length / 2)]! * 10) / 10, min: Math.round(sorted[0]! * 10) / 10 };
+};
+
+class BenchSession implements SessionSource {
+  readonly messages: AgentMessage[] = [];
+  transcript() {
+    return { messages: this.messages, projectId: 1, projectDir: project, lineage: { sessionId: 1, parents: [] } };
+  }
+}
+
+async function main() {
+  const load = [loadavg()[0]!];
+  makeProject();
+  execFileSync("sync");
+
+  const firstTimes: number[] = [];
+  for (let run = 0; run < FIRST_RUNS; run++) {
+    const data = path.join(work, `first-${run}`);
+    const cp = new CheckpointService({ dataDir: data });
+    const started = performance.now();
+    const row = await cp.capture({ sessionId: 1, projectId: 1, projectDir: project }, "baseline", null, true);
+    firstTimes.push(performance.now() - started);
+    if (!row) throw new Error("no first checkpoint");
+    await cp.close();
+    if (run < FIRST_RUNS - 1) rmSync(data, { recursive: true, force: true });
+  }
+  const data = path.join(work, `first-${FIRST_RUNS - 1}`);
+  const cp = new CheckpointService({ dataDir: data, maxFileBytes: () => 10 * 1024 * 1024 });
+  const rewinder = new Rewinder(cp);
+  const session = new BenchSession();
+  const scope = { sessionId: 1, projectId: 1, projectDir: project };
+  const objects = path.join(data, "checkpoints", "projects", "1.git", "objects");
+
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  const block = blockMonitor();
+  const checkpointTimes: number[] = [];
+  const checkpointCpu: number[] = [];
+  const rewindTimes: number[] = [];
+  const previewTimes: number[] = [];
+  const growth: Record<10 | 100, number[]> = { 10: [], 100: [] };
+  let call = 0;
+  for (let turn = 0; turn < TURNS * 2; turn++) {
+    const changed = turn < TURNS ? 10 : 100;
+    session.messages.push({ role: "user", content: `turn ${turn}`, timestamp: Date.now() });
+    const position = session.messages.length - 1;
+    const id = `call-${++call}`;
+    const message: AssistantMessage = {
+      role: "assistant",
+      content: [{ type: "toolCall", id, name: "bash", arguments: { command: "edit" } }],
+      api: "anthropic-messages",
+      provider: "bench",
+      model: "bench",
+      usage: emptyUsage(),
+      stopReason: "toolUse",
+      timestamp: Date.now(),
+    };
+    session.messages.push(message, { role: "toolResult", toolCallId: id, toolName: "bash", content: [{ type: "text", text: "ok" }], isError: false, timestamp: Date.now() });
+    const key = turnKey(1, id);
+    await cp.beforeTurn(scope, key);
+    let changedBytes = 0;
+    for (let k = 0; k < changed; k++) {
+      const file = fileName((turn * 997 + k * 131) % FILES);
+      appendFileSync(file, `\n// turn ${turn} change ${k}\n`);
+      changedBytes += statSync(file).size;
+    }
+    const sizeBefore = duSync(objects);
+    delay.enable();
+    block.start();
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    await cp.afterTurn(scope, key);
+    const elapsed = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    block.stop();
+    delay.disable();
+    growth[changed as 10 | 100].push((duSync(objects) - sizeBefore) / changedBytes);
+    if (changed !== 10) continue;
+    checkpointTimes.push(elapsed);
+    checkpointCpu.push((used.user + used.system) / 1000);
+
+    delay.enable();
+    block.start();
+    const previewStarted = performance.now();
+    const preview = await rewinder.preview(session, 1, { position });
+    previewTimes.push(performance.now() - previewStarted);
+    const rewindStarted = performance.now();
+    const result = await rewinder.apply(session, preview.previewId, { restore: [], destination: "project" });
+    rewindTimes.push(performance.now() - rewindStarted);
+    await rewinder.settled();
+    block.stop();
+    delay.disable();
+    if (!("done" in result) || result.done.written !== 10) throw new Error(`rewind did not restore 10 files: ${JSON.stringify(result).slice(0, 300)}`);
+  }
+  load.push(loadavg()[0]!);
+  const first = stats(firstTimes);
+  const checkpoint = stats(checkpointTimes);
+  const rewind = stats(rewindTimes);
+  console.log(
+    JSON.stringify({
+      files: FILES,
+      projectMB: TOTAL_MB,
+      firstCheckpointMs: first.median,
+      firstCheckpointMinMs: first.min,
+      checkpointMs: checkpoint.median,
+      checkpointMinMs: checkpoint.min,
+      checkpointMainCpuMs: stats(checkpointCpu).median,
+      rewindMs: rewind.median,
+      rewindMinMs: rewind.min,
+      previewMs: stats(previewTimes).median,
+      storeGrowthPerChangedByte10Files: Math.round(stats(growth[10]).median * 1000) / 1000,
+      storeGrowthPerChangedByte100Files: Math.round(stats(growth[100]).median * 1000) / 1000,
+      maxLoopDelayMs: Math.round(delay.max / 1e5) / 10,
+      maxBlockCpuMs: Math.round(block.max * 10) / 10,
+      loadAverage: load.map((l) => Math.round(l * 10) / 10),
+      runs: { first: FIRST_RUNS, turns: TURNS },
+    }),
+  );
+  await cp.close();
+  await computePool().close();
+}
+
+try {
+  await main();
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
