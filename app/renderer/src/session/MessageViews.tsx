@@ -3,12 +3,17 @@
 // custom notices (an unexpected stop shown as an error). Each row offers "Fork from here" (a new
 // session through this message). Compaction entries have their own view (CompactionEntry).
 import { memo } from "react";
+import { CHECKPOINT_REWIND } from "../../../shared/ipc/checkpoint-schemas";
 import type { AssistantMessage, CustomMessage, UserMessage } from "../../../shared/agent-types";
 import type { CompactionActions } from "./CompactionEntry";
 import { Markdown } from "./Markdown";
 
 export interface RowActions extends CompactionActions {
   onFork?: (position: number) => void;
+  /** Opens the rewind preview for the files as they were before this message of yours. */
+  onRewind?: (position: number) => void;
+  /** Opens the preview of undoing a rewind. */
+  onUndoRewind?: (rewindId: number) => void;
   /** Runs the last failed turn again (offered on the last answer when it failed or was stopped). */
   onRetry?: () => void;
 }
@@ -27,6 +32,11 @@ export const UserMessageView = memo(function UserMessageView({ message, position
   return (
     <div className="msg user" data-position={position} data-role="user">
       <ForkButton position={position} actions={actions} />
+      {actions.onRewind && (
+        <button className="link actions" onClick={() => actions.onRewind?.(position)} aria-label={`Rewind files to before message ${position + 1}`}>
+          Rewind files to here
+        </button>
+      )}
       <div className="bubble" aria-label="You said">
         {blocks.map((block, i) =>
           block.type === "text" ? <span key={i}>{block.text}</span> : <img key={i} src={`data:${block.mimeType};base64,${block.data}`} alt="Attached image" />,
@@ -101,7 +111,20 @@ function RetryButton({ actions }: { actions: RowActions }) {
   );
 }
 
-export function CustomMessageView({ message, position }: { message: CustomMessage; position: number }) {
+export function CustomMessageView({ message, position, actions }: { message: CustomMessage; position: number; actions?: RowActions }) {
+  if (message.customType === CHECKPOINT_REWIND) {
+    const rewindId = (message.details as { rewindId?: unknown } | undefined)?.rewindId;
+    return (
+      <div className="msg custom-msg rewind-note" data-position={position}>
+        {message.content}{" "}
+        {typeof rewindId === "number" && actions?.onUndoRewind && (
+          <button className="link" onClick={() => actions.onUndoRewind?.(rewindId)}>
+            Undo
+          </button>
+        )}
+      </div>
+    );
+  }
   if (message.customType === "error") {
     return (
       <div className="msg" data-position={position}>

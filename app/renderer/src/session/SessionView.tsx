@@ -2,7 +2,7 @@
 // session. Esc anywhere in the view (outside the dialog) stops a running agent. Compaction entries’
 // Edit and Undo, and Retry on a failed last answer, go through here. While an answer streams, the
 // seconds since its last data are counted for the status bar ("no data for N s").
-import { useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { AssistantMessage } from "../../../shared/agent-types";
 import type { Session } from "../../../shared/ipc/contract";
 import { getApi } from "../api/client";
@@ -13,7 +13,10 @@ import { useSession } from "../state/use-session";
 import { Composer } from "./Composer";
 import { PermissionDialog } from "./PermissionDialog";
 import { StatusBar } from "./StatusBar";
-import { Transcript } from "./Transcript";
+import { Transcript, type FilesContext } from "./Transcript";
+import { SessionChanges } from "./FilesChanged";
+import { RewindDialog, type RewindTarget } from "./RewindDialog";
+import { useCheckpoints } from "./use-checkpoints";
 
 export function SessionView({ sessionId, jumpTo, projectName, onOpenSession }: { sessionId: number; jumpTo: number | null; projectName: string; onOpenSession: (session: Session) => void }) {
   const view = useSession(sessionId, jumpTo);
@@ -21,12 +24,34 @@ export function SessionView({ sessionId, jumpTo, projectName, onOpenSession }: {
   const items = useMemo(() => visibleItems(view.model), [view.model]);
   const running = view.state?.running ?? view.model.running;
   const compaction = useMemo(() => compactionStateOf(view.model.compactions), [view.model.compactions]);
+  const [rewind, setRewind] = useState<RewindTarget | null>(null);
+  const [rewound, setRewound] = useState<string | null>(null);
+  const [showChanges, setShowChanges] = useState(false);
+  const checkpoints = useCheckpoints(sessionId, running);
+  const callNames = useMemo(() => {
+    const names = new Map<string, string>();
+    for (const m of view.model.messages) if (m.role === "assistant") for (const c of m.content) if (c.type === "toolCall") names.set(c.id, c.name);
+    return names;
+  }, [view.model.messages]);
+  const name = useCallback((id: string) => callNames.get(id), [callNames]);
+  const files = useMemo<FilesContext>(
+    () => ({ byPosition: checkpoints.byPosition, name, maxFileBytes: checkpoints.list?.maxFileBytes ?? 0 }),
+    [checkpoints.byPosition, name, checkpoints.list?.maxFileBytes],
+  );
+  const model = useRef(view.model);
+  useEffect(() => {
+    model.current = view.model;
+  });
   const actions = useMemo(
     () => ({
       onFork: (position: number) => {
         setError(null);
+        // Forking at one of your messages offers to restore the files as they were then.
+        if (model.current.messages[position - model.current.first]?.role === "user") return setRewind({ kind: "fork", position });
         unwrap(getApi().sessions.fork({ sessionId, position })).then(onOpenSession, (e: unknown) => setError(errorText(e)));
       },
+      onRewind: (position: number) => setRewind({ kind: "rewind", position }),
+      onUndoRewind: (rewindId: number) => setRewind({ kind: "undo", rewindId }),
       onEditCompaction: async (index: number, summary: string) => {
         await unwrap(getApi().sessions.editCompaction({ sessionId, index, summary }));
       },
@@ -75,8 +100,31 @@ export function SessionView({ sessionId, jumpTo, projectName, onOpenSession }: {
         awaitingApproval={awaitingApproval}
         retryPosition={retryPosition}
         paging={paging}
+        files={files}
       />
+      <div className="session-extras">
       {error && <div className="notice error" role="alert">{error}</div>}
+      {checkpoints.list && checkpoints.list.turns.some((t) => t.files.length > 0) && (
+        <div className="changes-bar">
+          <button className="link" onClick={() => setShowChanges(!showChanges)} aria-expanded={showChanges}>
+            {showChanges ? "Hide the changes of this session" : "Review the changes of this session"}
+          </button>
+        </div>
+      )}
+      {showChanges && checkpoints.list && (
+        <SessionChanges sessionId={sessionId} list={checkpoints.list} name={name} onUndo={(r) => setRewind({ kind: "undo", rewindId: r.id })} onClose={() => setShowChanges(false)} />
+      )}
+      {checkpoints.error && <div className="notice">Files changed: {checkpoints.error}</div>}
+      {rewound && (
+        <div className="notice" role="status">
+          {rewound}{" "}
+          <button className="link" onClick={() => setRewound(null)}>
+            Dismiss
+          </button>
+        </div>
+      )}
+      {rewind && <RewindDialog key={JSON.stringify(rewind)} sessionId={sessionId} target={rewind} onClose={() => setRewind(null)} onOpenSession={onOpenSession} onDone={setRewound} />}
+      </div>
       {request ? <PermissionDialog key={request.id} request={request} count={view.permissions.length} projectName={projectName} /> : <div />}
       <div>
         <Composer sessionId={sessionId} running={running} queued={view.state?.queued} disabled={false} />

@@ -21,6 +21,15 @@ import { CompactionEntry, CompactionUndoNote } from "./CompactionEntry";
 import { AssistantMessageView, CustomMessageView, UserMessageView, type RowActions } from "./MessageViews";
 import { Timeline } from "./Timeline";
 import { ToolCard } from "./ToolCard";
+import type { TurnChanges } from "../../../shared/ipc/checkpoint-schemas";
+import { TurnFiles, type CallNamer } from "./FilesChanged";
+
+/** What the transcript needs to show each turn's changed files. */
+export interface FilesContext {
+  byPosition: ReadonlyMap<number, TurnChanges>;
+  name: CallNamer;
+  maxFileBytes: number;
+}
 
 export interface TranscriptProps {
   sessionId: number;
@@ -35,6 +44,8 @@ export interface TranscriptProps {
   /** Position of the failed last answer that offers Retry, if any. */
   retryPosition?: number | null;
   paging?: TranscriptPaging;
+  /** Each turn's changed files (checkpoints). */
+  files?: FilesContext;
 }
 
 export interface TranscriptPaging {
@@ -48,7 +59,7 @@ const PAGE_MARGIN = 1200;
 
 const DEFAULT_COLLAPSED = new Set(["read", "ls", "find", "grep"]);
 
-export function Transcript({ sessionId, model, items, jumpTo, actions, compaction, running, awaitingApproval, retryPosition = null, paging }: TranscriptProps) {
+export function Transcript({ sessionId, model, items, jumpTo, actions, compaction, running, awaitingApproval, retryPosition = null, paging, files }: TranscriptProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const attached = atEnd(model);
   // The key function reads the current items through a ref, so it changes only when the rows are
@@ -171,6 +182,8 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
                 running={running}
                 awaiting={card ? awaitingApproval.has(card.toolCallId) : false}
                 canRetry={item.kind === "assistant" && item.position === retryPosition}
+                turn={item.kind === "assistant" ? files?.byPosition.get(item.position) : undefined}
+                files={files}
               />
             </div>
           );
@@ -217,18 +230,26 @@ interface RowProps {
   /** The tool row's call waits for permission. */
   awaiting: boolean;
   canRetry: boolean;
+  /** The assistant row's turn, when it changed files (from the checkpoints). */
+  turn?: TurnChanges;
+  files?: FilesContext;
 }
 
-const Row = memo(function Row({ item, card, cards, sessionId, toggled, onToggle, actions, compaction, running, awaiting, canRetry }: RowProps) {
+const Row = memo(function Row({ item, card, cards, sessionId, toggled, onToggle, actions, compaction, running, awaiting, canRetry, turn, files }: RowProps) {
   switch (item.kind) {
     case "user":
       return <UserMessageView message={item.message} position={item.position} actions={actions} />;
     case "assistant":
-      return <AssistantMessageView message={item.message} position={item.position} streaming={item.streaming} actions={actions} canRetry={canRetry} />;
+      return (
+        <>
+          <AssistantMessageView message={item.message} position={item.position} streaming={item.streaming} actions={actions} canRetry={canRetry} />
+          {turn && files && <TurnFiles sessionId={sessionId} turn={turn} name={files.name} maxFileBytes={files.maxFileBytes} />}
+        </>
+      );
     case "custom":
       if (item.message.customType === COMPACTION) return <CompactionEntry message={item.message} position={item.position} status={compaction.statusOf.get(item.position)} running={running} actions={actions} />;
       if (item.message.customType === COMPACTION_UNDO) return <CompactionUndoNote message={item.message} position={item.position} />;
-      return <CustomMessageView message={item.message} position={item.position} />;
+      return <CustomMessageView message={item.message} position={item.position} actions={actions} />;
     case "tool": {
       if (!card) return null;
       const byDefault = card.status === "error" || card.status === "running" || !DEFAULT_COLLAPSED.has(card.toolName);
