@@ -129,7 +129,7 @@ export function RewindDialog({ sessionId, target, onClose, onOpenSession, onDone
                   {files.map((f) => (
                     <li key={f.id} data-file={f.path}>
                       {f.conflict ? (
-                        <label>
+                        <label className="checkbox">
                           <input
                             type="checkbox"
                             checked={restore.has(f.id)}
@@ -156,10 +156,10 @@ export function RewindDialog({ sessionId, target, onClose, onOpenSession, onDone
           {target.kind === "rewind" && (
             <fieldset>
               <legend>The conversation</legend>
-              <label>
+              <label className="checkbox">
                 <input type="radio" name="conversation" checked={conversation === "keep"} onChange={() => setConversation("keep")} /> Keep it (the agent is told the files were restored)
               </label>
-              <label>
+              <label className="checkbox">
                 <input type="radio" name="conversation" checked={conversation === "fork"} onChange={() => setConversation("fork")} /> Fork a new session from before this message
               </label>
             </fieldset>
@@ -167,15 +167,15 @@ export function RewindDialog({ sessionId, target, onClose, onOpenSession, onDone
           {target.kind === "fork" && (
             <fieldset>
               <legend>The files</legend>
-              <label>
+              <label className="checkbox">
                 <input type="radio" name="destination" checked={destination === "project"} onChange={() => setDestination("project")} /> Restore them in the project folder
               </label>
               {preview.gitRepository && (
-                <label>
+                <label className="checkbox">
                   <input type="radio" name="destination" checked={destination === "worktree"} onChange={() => setDestination("worktree")} /> Restore them into a new git worktree (the project stays as it is)
                 </label>
               )}
-              <label>
+              <label className="checkbox">
                 <input type="radio" name="destination" checked={destination === "none"} onChange={() => setDestination("none")} /> Leave the files as they are
               </label>
             </fieldset>
