@@ -97,6 +97,23 @@ describe("checkpoints through the app", () => {
     expect((await app.call("sessions.open", { sessionId: session.id })).opened.messages).toHaveLength(6);
   });
 
+  it("records files over the size limit set in Settings without storing them", async () => {
+    app = await startApp({
+      permissionMode: "full-auto",
+      steps: [{ toolCalls: [{ name: "bash", args: { command: "head -c 1500000 /dev/zero > big.bin && echo s > small.txt" } }] }, { text: "made" }],
+    });
+    expect((await app.call("settings.update", { checkpointMaxFileMB: 1 })).checkpointMaxFileMB).toBe(1);
+    const project = await app.call("projects.open", { folder: app.projectDir });
+    const session = await app.call("sessions.create", { projectId: project.id });
+    await runTurn(app, session.id, "make files", 1);
+    await app.waitFor(() => app!.events.some((e) => e.event === "checkpoints.changed"), "the after-checkpoint");
+    const list = await app.call("checkpoints.list", { sessionId: session.id });
+    expect(list.maxFileBytes).toBe(1024 * 1024);
+    const files = Object.fromEntries(list.turns[0]!.files.map((f) => [f.path, f]));
+    expect(files["big.bin"]).toMatchObject({ status: "added", large: true });
+    expect(files["small.txt"]).toMatchObject({ status: "added", large: false });
+  });
+
   it("refuses bad requests with clear errors", async () => {
     app = await startApp({ steps: [] });
     const project = await app.call("projects.open", { folder: app.projectDir });

@@ -83,6 +83,7 @@ export function SettingsScreen({ project }: { project: Project | null }) {
             </p>
           </div>
           <StallLimit key={settings.stallTimeoutSeconds} seconds={settings.stallTimeoutSeconds} onChange={(stallTimeoutSeconds) => update({ stallTimeoutSeconds })} />
+          <CheckpointLimit key={settings.checkpointMaxFileMB} mb={settings.checkpointMaxFileMB} onChange={(checkpointMaxFileMB) => update({ checkpointMaxFileMB })} />
         </section>
         <SandboxPanel settings={settings} project={project} onSettings={setSettings} />
         <RulesPanel project={project} />
@@ -212,6 +213,35 @@ function RulesPanel({ project }: { project: Project | null }) {
 }
 
 /** The stall limit: an answer with no data for this long is stopped (the session shows the count). */
+function CheckpointLimit({ mb, onChange }: { mb: number; onChange: (mb: number) => void }) {
+  // Keyed by `mb` by its parent, so a saved value starts a fresh draft.
+  const [draft, setDraft] = useState(String(mb));
+  const value = Number(draft);
+  const valid = Number.isInteger(value) && value >= 1 && value <= 1024;
+  return (
+    <div style={{ marginTop: 10 }}>
+      <label style={{ flexDirection: "row", alignItems: "center", gap: 6 }}>
+        <span>Checkpoints store files up to</span>
+        <input
+          aria-label="Checkpoint file size limit in MB"
+          type="number"
+          min={1}
+          max={1024}
+          style={{ width: 80 }}
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          onBlur={() => valid && value !== mb && onChange(value)}
+          onKeyDown={(e) => e.key === "Enter" && valid && value !== mb && onChange(value)}
+        />
+        <span>MB</span>
+      </label>
+      <p className="setting-help">
+        {valid ? "Larger files are listed as changed but not stored: they cannot be restored, and a rewind leaves them as they are." : "Enter a whole number of MB from 1 to 1024."}
+      </p>
+    </div>
+  );
+}
+
 function StallLimit({ seconds, onChange }: { seconds: number; onChange: (seconds: number) => void }) {
   // Keyed by `seconds` by its parent, so a saved value starts a fresh draft.
   const [draft, setDraft] = useState(String(seconds));
