@@ -157,7 +157,7 @@ export class Rewinder {
     const key = `rewind:${randomUUID()}`;
     const undo = await this.#cp.capture(scope, "rewind", key, true);
     const plan = await this.#plan(source, scope, target, undo!);
-    if (!samePlan(plan, stored.plan)) {
+    if (!samePlan(plan, stored.plan, restore)) {
       this.#previews.delete(previewId);
       const fresh = await this.preview(source, scope.sessionId, stored.preview.undoOf !== null ? { undoOf: stored.preview.undoOf } : { position: stored.preview.position! });
       fresh.warnings.unshift("Files changed since the preview: look at it again before rewinding.");
@@ -308,11 +308,19 @@ function rewindKeyOf(undoId: number, cp: CheckpointService): string {
   return cp.db.checkpoint(undoId)?.turnKey ?? "";
 }
 
-function samePlan(a: readonly PlannedFile[], b: readonly PlannedFile[]): boolean {
-  if (a.length !== b.length) return false;
-  const sig = (f: PlannedFile) => `${pathKey(f.path)}|${f.action}|${f.conflict}|${f.current?.blob ?? "-"}|${f.current?.mode ?? "-"}`;
-  const set = new Set(a.map(sig));
-  return b.every((f) => set.has(sig(f)));
+/**
+ * Whether a fresh plan still does what the person confirmed: every file that would be written or
+ * removed (planned so, or chosen) is planned the same and holds the same content. Files kept in
+ * both may have changed meanwhile (an editor saving): they stay as they are either way.
+ */
+function samePlan(fresh: readonly PlannedFile[], confirmed: readonly PlannedFile[], chosen: ReadonlySet<string>): boolean {
+  const sig = (f: PlannedFile) => `${f.action}|${f.conflict}|${f.current?.blob ?? "-"}|${f.current?.mode ?? "-"}|${f.target?.blob ?? "-"}`;
+  const acts = (f: PlannedFile, key: string) => f.action !== "keep" || (f.conflict && chosen.has(key));
+  const a = new Map(fresh.map((f) => [pathKey(f.path), f]));
+  const b = new Map(confirmed.map((f) => [pathKey(f.path), f]));
+  for (const [key, f] of a) if (acts(f, key) && (!b.has(key) || sig(b.get(key)!) !== sig(f))) return false;
+  for (const [key, f] of b) if (acts(f, key) && (!a.has(key) || sig(a.get(key)!) !== sig(f))) return false;
+  return true;
 }
 
 /** The steps of a decided plan: files restored or removed. */

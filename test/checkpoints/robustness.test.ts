@@ -1,0 +1,117 @@
+// Checkpoints under hostile conditions: an editor writing a file all the time, thousands of files
+// with a node_modules folder, a data folder on a full disk (a real tmpfs; skipped where it cannot
+// be mounted), a damaged store that is set aside.
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { bash, cleanup, FakeSession, makeService, snapshot, tempDir, write } from "./helpers.ts";
+
+const dirs: string[] = [];
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((c) => c()));
+  cleanup(...dirs.splice(0));
+});
+
+function setup(notices: string[] = [], dataDir?: string) {
+  const project = tempDir("lathe-cp-robust-");
+  const data = dataDir ?? tempDir("lathe-cp-robust-data-");
+  dirs.push(project);
+  if (!dataDir) dirs.push(data);
+  const { cp, rewinder } = makeService(data, notices);
+  closers.push(() => cp.close());
+  return { project, data, cp, rewinder, session: new FakeSession(cp, project) };
+}
+
+describe("checkpoints under pressure", () => {
+  it("works while another program keeps rewriting a file, which the rewind then leaves alone", async () => {
+    const { project, rewinder, session } = setup();
+    write(project, "code.ts", "v1\n");
+    write(project, "editor.txt", "start\n");
+    const editor = spawn("bash", ["-c", "while :; do echo $RANDOM$RANDOM > editor.txt; sleep 0.003; done"], { cwd: project, stdio: "ignore" });
+    try {
+      const asked = session.user("edit code");
+      await session.turn([{ name: "bash" }], () => write(project, "code.ts", "v2\n"));
+      const preview = await rewinder.preview(session, session.sessionId, { position: asked });
+      expect(preview.files.find((f) => f.path === "editor.txt")).toMatchObject({ conflict: true, action: "keep" });
+      // The editor's file is kept: its changes since the preview do not invalidate it.
+      const result = await rewinder.apply(session, preview.previewId, { restore: [], destination: "project" });
+      if (!("done" in result)) throw new Error("the preview was refused although only a kept file changed");
+      expect(result.done.written).toBe(1);
+      expect(readFileSync(path.join(project, "code.ts"), "utf8")).toBe("v1\n");
+    } finally {
+      editor.kill("SIGKILL");
+    }
+  });
+
+  it("handles thousands of files beside a node_modules folder", async () => {
+    const { project, rewinder, session, cp } = setup();
+    for (let i = 0; i < 3000; i++) write(project, `src/d${i % 30}/f${i}.ts`, `export const x${i} = ${i};\n`);
+    for (let i = 0; i < 1500; i++) write(project, `node_modules/pkg${i % 10}/i${i}.js`, "module.exports = 1;\n");
+    const before = snapshot(project);
+    const asked = session.user("refactor");
+    await session.turn([{ name: "bash" }], () => {
+      bash(project, "for i in 1 2 3 4 5; do echo changed >> src/d$i/f$i.ts; rm src/d1$i/f1$i.ts; echo new > src/new$i.ts; done; touch node_modules/pkg1/added.js");
+    });
+    const [turn] = await cp.sessionChanges(session, session.sessionId);
+    expect(turn!.files).toHaveLength(15);
+    await rewinder.apply(session, (await rewinder.preview(session, session.sessionId, { position: asked })).previewId, { restore: [], destination: "project" });
+    expect(snapshot(project)).toEqual(before);
+    expect(existsSync(path.join(project, "node_modules/pkg1/added.js"))).toBe(true);
+  }, 60_000);
+
+  it("sets a damaged store aside with a notice and starts a new one", async () => {
+    const notices: string[] = [];
+    const { project, data, session, cp } = setup(notices);
+    write(project, "a.txt", "1\n");
+    session.user("go");
+    await session.turn([{ name: "bash" }], () => write(project, "a.txt", "2\n"));
+    const gitDir = path.join(data, "checkpoints", "projects", "1.git");
+    // Damage: every object file emptied.
+    for (const dir of readdirSync(path.join(gitDir, "objects"))) {
+      if (!/^[0-9a-f]{2}$/.test(dir)) continue;
+      for (const file of readdirSync(path.join(gitDir, "objects", dir))) writeFileSync(path.join(gitDir, "objects", dir, file), "");
+    }
+    write(project, "a.txt", "3\n");
+    const row = await cp.capture({ sessionId: 1, projectId: 1, projectDir: project }, "before", "1:x");
+    expect(row).not.toBeNull();
+    expect(notices.join("\n")).toMatch(/damaged .* moved to .*1\.git\.damaged-/s);
+    expect(readdirSync(path.join(data, "checkpoints", "projects")).some((n) => n.startsWith("1.git.damaged-"))).toBe(true);
+    expect(readFileSync(path.join(project, "a.txt"), "utf8")).toBe("3\n");
+  });
+});
+
+function tryMount(dir: string, size: string): boolean {
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size},mode=0700`, "tmpfs", dir], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const mountPoint = mkdtempSync(path.join(tmpdir(), "lathe-cp-tmpfs-"));
+const mounted = tryMount(mountPoint, "600k");
+afterAll(() => {
+  if (mounted) execFileSync("umount", ["-l", mountPoint], { stdio: "ignore" });
+  rmSync(mountPoint, { recursive: true, force: true });
+});
+
+describe.skipIf(!mounted)("a data folder on a full disk", () => {
+  it("takes no checkpoint, says the disk is full, and leaves the files alone", async () => {
+    const notices: string[] = [];
+    const data = path.join(mountPoint, "data");
+    mkdirSync(data);
+    const { project, session, rewinder } = setup(notices, data);
+    // Incompressible: 2 MB of content cannot fit in 600 KB.
+    for (let i = 0; i < 20; i++) write(project, `blob${i}.txt`, randomBytes(75_000).toString("base64"));
+    const asked = session.user("go");
+    await session.turn([{ name: "bash" }], () => write(project, "blob0.txt", "changed"));
+    expect(notices.join("\n")).toMatch(/disk is full/i);
+    await expect(rewinder.preview(session, session.sessionId, { position: asked })).rejects.toThrow(/Nothing to rewind|disk is full/);
+    expect(readFileSync(path.join(project, "blob0.txt"), "utf8")).toBe("changed");
+  });
+});
