@@ -31,10 +31,15 @@ describe("checkpoints under pressure", () => {
     const { project, rewinder, session } = setup();
     write(project, "code.ts", "v1\n");
     write(project, "editor.txt", "start\n");
-    const editor = spawn("bash", ["-c", "while :; do echo $RANDOM$RANDOM > editor.txt; sleep 0.003; done"], { cwd: project, stdio: "ignore" });
+    const editor = spawn("bash", ["-c", "i=0; while :; do i=$((i+1)); echo saved $i > editor.txt; sleep 0.003; done"], { cwd: project, stdio: "ignore" });
     try {
+      // The editor is saving before the first checkpoint is taken.
+      const until = Date.now() + 20_000;
+      while (readFileSync(path.join(project, "editor.txt"), "utf8") === "start\n" && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
       const asked = session.user("edit code");
       await session.turn([{ name: "bash" }], () => write(project, "code.ts", "v2\n"));
+      // And saves after the turn too (it may be starved of CPU on a loaded machine: one save for sure).
+      write(project, "editor.txt", "saved after the turn\n");
       const preview = await rewinder.preview(session, session.sessionId, { position: asked });
       expect(preview.files.find((f) => f.path === "editor.txt")).toMatchObject({ conflict: true, action: "keep" });
       // The editor's file is kept: its changes since the preview do not invalidate it.
