@@ -15,7 +15,8 @@
 // Nothing here blocks the main thread for long: git runs as child processes, file states and
 // diffs are computed in the compute pool's workers, the SQLite index writes a few rows.
 import { Buffer } from "node:buffer";
-import { existsSync, renameSync } from "node:fs";
+import { existsSync, mkdtempSync, renameSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentMessage } from "../../shared/agent-types.ts";
 import { computePool, type ComputePool } from "../workers/compute-pool.ts";
@@ -86,7 +87,8 @@ export class CheckpointService implements TurnCheckpoints {
     this.readOnly = options.readOnly ?? false;
     this.db = new CheckpointDb(this.dir, { readOnly: this.readOnly });
     this.pool = options.pool ?? computePool();
-    this.git = new GitRunner(join(this.dir, "no-hooks"), options.gitCommand);
+    // Read-only, nothing is created in the data folder: the empty hooks folder is a temporary one.
+    this.git = new GitRunner(this.readOnly ? mkdtempSync(join(tmpdir(), "lathe-no-hooks-")) : join(this.dir, "no-hooks"), options.gitCommand);
     for (const notice of this.db.notices) options.onNotice?.("warning", notice);
   }
 
@@ -97,7 +99,7 @@ export class CheckpointService implements TurnCheckpoints {
   repo(projectId: number, projectDir: string): ShadowRepo {
     let repo = this.#repos.get(projectId);
     if (!repo || repo.projectDir !== projectDir) {
-      repo = new ShadowRepo(join(this.dir, "projects", `${projectId}.git`), projectDir, this.git);
+      repo = new ShadowRepo(join(this.dir, "projects", `${projectId}.git`), projectDir, this.git, this.readOnly);
       this.#repos.set(projectId, repo);
     }
     return repo;

@@ -104,10 +104,14 @@ export class ShadowRepo {
   #ready: Promise<void> | undefined;
   #lastTree: { commit: string; tree: string } | undefined;
 
-  constructor(gitDir: string, projectDir: string, git: GitRunner) {
+  readonly #readOnly: boolean;
+
+  /** `readOnly`: another Lathe owns the data folder: the repository is only read, never set up. */
+  constructor(gitDir: string, projectDir: string, git: GitRunner, readOnly = false) {
     this.gitDir = gitDir;
     this.projectDir = projectDir;
     this.#git = git;
+    this.#readOnly = readOnly;
   }
 
   /** Runs `task` after every task queued before it (one index per repository). */
@@ -127,6 +131,7 @@ export class ShadowRepo {
 
   /** Creates the repository on first use; clears a lock a killed git left behind. */
   ready(): Promise<void> {
+    if (this.#readOnly) return Promise.resolve();
     this.#ready ??= this.#init().catch((error: unknown) => {
       this.#ready = undefined;
       throw error;

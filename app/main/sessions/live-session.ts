@@ -28,6 +28,20 @@ import { buildSystemPrompt, loadProjectInstructions } from "./system-prompt.ts";
 
 export type ToolHooks = Pick<AgentLoopConfig, "beforeToolCall" | "afterToolCall">;
 
+/** Waits for `work`, or only until the run is stopped (Stop never waits on a checkpoint). */
+function untilAborted(work: Promise<unknown>, signal: AbortSignal | undefined): Promise<unknown> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      signal.removeEventListener("abort", done);
+      resolve(undefined);
+    };
+    signal.addEventListener("abort", done, { once: true });
+    work.then(done, done);
+  });
+}
+
 export interface SessionScope {
   sessionId: number;
   projectId: number;
@@ -121,7 +135,7 @@ export class LiveSession {
         const decision = await hooks.beforeToolCall?.(ctx, signal);
         // The turn's checkpoint is taken once, before its first call that may change files runs.
         const key = decision?.block ? null : turnCheckpointKey(this.sessionId, ctx.assistantMessage, ctx.toolCall.name);
-        if (key) await options.checkpoints?.beforeTurn(this.scope, key);
+        if (key && options.checkpoints) await untilAborted(options.checkpoints.beforeTurn(this.scope, key), signal);
         return decision;
       },
       afterToolCall: hooks.afterToolCall,
