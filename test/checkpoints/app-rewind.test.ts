@@ -7,6 +7,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../app/shared/agent-types.ts";
 import type { LlmContext } from "../../app/main/loop/types.ts";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
+import { createAppServices } from "../../app/main/app-services.ts";
+import { noSecretStore } from "../../app/main/settings/settings-service.ts";
+import { execFileSync } from "node:child_process";
 
 let app: AppHarness | undefined;
 afterEach(async () => {
@@ -112,6 +115,26 @@ describe("checkpoints through the app", () => {
     const files = Object.fromEntries(list.turns[0]!.files.map((f) => [f.path, f]));
     expect(files["big.bin"]).toMatchObject({ status: "added", large: true });
     expect(files["small.txt"]).toMatchObject({ status: "added", large: false });
+  });
+
+  it("a read-only Lathe lists the changes, refuses to rewind, and writes nothing", async () => {
+    app = await startApp({ permissionMode: "full-auto", steps: [{ toolCalls: [{ name: "bash", args: { command: "echo x > x.txt" } }] }, { text: "ok" }] });
+    const project = await app.call("projects.open", { folder: app.projectDir });
+    const session = await app.call("sessions.create", { projectId: project.id });
+    await runTurn(app, session.id, "make x", 1);
+    await app.waitFor(() => app!.events.some((e) => e.event === "checkpoints.changed"), "the after-checkpoint");
+    const listing = () => execFileSync("find", [path.join(app!.dataDir, "checkpoints"), "-newer", path.join(app!.dataDir, "checkpoints", "checkpoints.db")], { encoding: "utf8" });
+    const before = listing();
+    const reader = createAppServices({ dataDir: app.dataDir, secrets: noSecretStore, host: "browser", version: "test", env: {}, readOnly: true });
+    try {
+      const list = await reader.router.handle("checkpoints.list", { sessionId: session.id });
+      expect(list.ok && (list.data as { turns: { files: { path: string }[] }[] }).turns[0]!.files.map((f) => f.path)).toEqual(["x.txt"]);
+      const preview = await reader.router.handle("checkpoints.preview", { sessionId: session.id, position: 0 });
+      expect(!preview.ok && preview.error.message).toMatch(/read-only/);
+    } finally {
+      await reader.close();
+    }
+    expect(listing()).toBe(before);
   });
 
   it("refuses bad requests with clear errors", async () => {
