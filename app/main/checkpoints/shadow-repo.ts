@@ -94,6 +94,31 @@ export interface TreeDiffEntry {
 }
 
 const ZERO = "0000000000000000000000000000000000000000";
+
+/** The shadow repository's whole configuration. */
+const SHADOW_CONFIG = `[core]
+	repositoryformatversion = 0
+	filemode = true
+	bare = false
+	autocrlf = false
+	safecrlf = false
+	symlinks = true
+	untrackedCache = true
+	looseCompression = 1
+	compression = 1
+	quotePath = false
+	logAllRefUpdates = false
+[index]
+	version = 4
+[gc]
+	auto = 0
+[user]
+	name = Lathe
+	email = checkpoints@lathe.invalid
+[commit]
+	gpgSign = false
+# lathe-checkpoints v1
+`;
 const LSTAT_CONCURRENCY = 64;
 
 export class ShadowRepo {
@@ -141,30 +166,15 @@ export class ShadowRepo {
 
   async #init(): Promise<void> {
     if (!existsSync(join(this.gitDir, "HEAD"))) {
-      await mkdir(this.gitDir, { recursive: true, mode: 0o700 });
-      await this.#git.run(["init", "--quiet", "--bare", this.gitDir]);
+      // A repository is these few entries (what `git init` makes, without its sample hooks).
+      await mkdir(join(this.gitDir, "objects", "info"), { recursive: true, mode: 0o700 });
+      await mkdir(join(this.gitDir, "refs", "heads"), { recursive: true });
+      await writeFile(join(this.gitDir, "HEAD"), "ref: refs/heads/checkpoints\n");
     }
-    const settings: [string, string][] = [
-      ["core.bare", "false"],
-      ["core.autocrlf", "false"],
-      ["core.safecrlf", "false"],
-      ["core.symlinks", "true"],
-      ["core.untrackedCache", "true"],
-      ["core.looseCompression", "1"],
-      ["core.compression", "1"],
-      ["core.quotePath", "false"],
-      ["index.version", "4"],
-      ["gc.auto", "0"],
-      ["user.name", "Lathe"],
-      ["user.email", "checkpoints@lathe.invalid"],
-      ["commit.gpgSign", "false"],
-    ];
+    // Written whole (one file, not a git call per setting): the repository is Lathe's alone.
     const config = join(this.gitDir, "config");
     const current = await readFile(config, "utf8").catch(() => "");
-    if (!current.includes("# lathe-checkpoints v1")) {
-      for (const [key, value] of settings) await this.#git.run(["--git-dir=" + this.gitDir, "config", key, value]);
-      await writeFile(config, `${await readFile(config, "utf8")}# lathe-checkpoints v1\n`);
-    }
+    if (!current.includes("# lathe-checkpoints v1")) await writeFile(config, SHADOW_CONFIG);
     mkdirSync(join(this.gitDir, "info"), { recursive: true });
     await writeFile(join(this.gitDir, "info", "exclude"), `# Lathe's default excludes (a project's .gitignore can re-include with !)\n${DEFAULT_EXCLUDES.join("\n")}\n`);
     // Highest precedence of all attribute files: the project's .gitattributes cannot convert content.
