@@ -179,6 +179,20 @@ describe("rewind", () => {
     expect(readFileSync(path.join(outside, "secret.txt"), "utf8")).toBe("outside\n");
   });
 
+  it("restores a folder the agent replaced by a symbolic link to outside, without writing through the link", async () => {
+    const outside = tempDir("lathe-cp-outside-");
+    dirs.push(outside);
+    const { project, rewinder, session } = setup((p) => write(p, "d/f.txt", "inside\n"));
+    const asked = session.user("swap");
+    await session.turn([{ name: "bash" }], () => {
+      bash(project, `rm -r d && ln -s "${outside}" d`);
+    });
+    const { done } = await rewindAll(rewinder, session, { position: asked });
+    expect(done.skipped).toEqual([]);
+    expect(bash(project, "test -d d && ! test -L d && cat d/f.txt")).toBe("inside\n");
+    expect(bash(outside, "ls -A")).toBe("");
+  });
+
   it("shows each turn's files with the call that changed them and a bounded diff", async () => {
     const { project, session, cp } = setup((p) => write(p, "a.txt", "one\ntwo\n"));
     session.user("go");

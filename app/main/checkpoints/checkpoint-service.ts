@@ -20,6 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentMessage } from "../../shared/agent-types.ts";
 import { computePool, type ComputePool } from "../workers/compute-pool.ts";
+import { MAX_DIFF_FILE_BYTES } from "../tools/file-jobs.ts";
 import { CheckpointDb, type CheckpointKind, type CheckpointRow } from "./checkpoint-db.ts";
 import { checkpointsDir, GitError, GitRunner } from "./git-runner.ts";
 import { displayPath, fromPathId, pathId, pathKey } from "./path-bytes.ts";
@@ -259,9 +260,12 @@ export class CheckpointService implements TurnCheckpoints {
     const shown = displayPath(path);
     if ([...from.large, ...to.large].some((f) => f.path === key)) return { diff: "", complete: true, binary: false, large: true, path: shown };
     const repo = this.repo(projectId, projectDir);
-    const [before, after] = await repo.exclusive(async () => {
+    const pair = await repo.exclusive(async (): Promise<[Buffer | null, Buffer | null] | "too large"> => {
       const entry = (await repo.diffTrees(from.tree, to.tree)).find((d) => pathKey(d.path) === key);
       if (!entry) return [null, null];
+      const blobs = [entry.oldBlob, entry.newBlob].filter((b) => !/^0+$/.test(b));
+      const sizes = (await repo.git(["cat-file", "--batch-check=%(objectsize)"], { input: `${blobs.join("\n")}\n` })).stdout.toString("utf8").split("\n").map(Number);
+      if (sizes.some((n) => n > MAX_DIFF_FILE_BYTES)) return "too large" as const;
       const reader = repo.blobReader();
       try {
         const read = async (blob: string) => (/^0+$/.test(blob) ? null : await reader.read(blob));
@@ -270,6 +274,8 @@ export class CheckpointService implements TurnCheckpoints {
         reader.close();
       }
     });
+    if (pair === "too large") return { diff: `The diff is not shown: a version of ${shown} is over ${MAX_DIFF_FILE_BYTES / (1024 * 1024)} MB.\n`, complete: false, binary: false, large: false, path: shown };
+    const [before, after] = pair;
     if (!before && !after) return { diff: "", complete: true, binary: false, large: false, path: shown };
     const result = await this.pool.run({ kind: "contentDiff", name: shown, before, after }, { timeoutMs: 5_000 });
     return { ...result, large: false, path: shown };
