@@ -2,7 +2,7 @@
 // changed. One shadow repository per project (checkpoints/projects/<project id>.git in the data
 // folder, see shadow-repo.ts) and one index (checkpoint-db.ts). Rewinds are in rewinder.ts.
 //
-// When: `prepare` (a session of the project starts running) takes the project's first snapshot
+// When: `prepare` (a session of the project is created or starts running) takes its first snapshot
 // in the background, so a turn's own checkpoints only record what changed; `beforeTurn` is
 // awaited by the loop's beforeToolCall gate before the first call of a turn that can change
 // files runs; `afterTurn` starts when the turn ends (turn_end) and is not awaited by the loop,

@@ -160,7 +160,10 @@ export class SessionsService {
   // Sessions
 
   async create(projectId: number, modelRef?: string): Promise<Session> {
-    if (!this.o.store.getProject(projectId)) throw new IpcFailure("not-found", `Project ${projectId} does not exist.`);
+    const project = this.o.store.getProject(projectId);
+    if (!project) throw new IpcFailure("not-found", `Project ${projectId} does not exist.`);
+    // The project's first snapshot starts now, while the first prompt is typed.
+    this.o.checkpoints?.prepare({ sessionId: 0, projectId, projectDir: project.folder });
     const model = modelRef ? this.resolveModel(modelRef) : this.defaultModel();
     if (modelRef && !model) throw new IpcFailure("not-found", `Unknown model "${modelRef}".`);
     const extra = (await this.o.toolSource?.baseToolNames(projectId)) ?? [];
