@@ -3,7 +3,8 @@
 // folder, see shadow-repo.ts) and one index (checkpoint-db.ts). Rewinds are in rewinder.ts.
 //
 // When: `prepare` (a session of the project is created or starts running) takes its first snapshot
-// in the background, so a turn's own checkpoints only record what changed; `beforeTurn` is
+// in the background (1.5 s later, its git at the lowest CPU priority), so a turn's own checkpoints
+// only record what changed; `beforeTurn` is
 // awaited by the loop's beforeToolCall gate before the first call of a turn that can change
 // files runs; `afterTurn` starts when the turn ends (turn_end) and is not awaited by the loop,
 // but every capture of a project runs in order, so it completes before the next turn's
@@ -30,6 +31,8 @@ import type { TurnCheckpoints, TurnScope } from "./turn-hooks.ts";
 
 /** Files over this are recorded as changed but not stored (Settings can change it). */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+/** How long after a session is created its project's first snapshot starts. */
+const PREPARE_DELAY_MS = 1_500;
 
 export type { TurnScope };
 
@@ -81,6 +84,7 @@ export class CheckpointService implements TurnCheckpoints {
   readonly #warned = new Set<string>();
   readonly #prepared = new Set<number>();
   readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #timers = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(options: CheckpointServiceOptions) {
     this.#o = options;
@@ -110,8 +114,15 @@ export class CheckpointService implements TurnCheckpoints {
   prepare(scope: Omit<TurnScope, "sessionId"> & { sessionId?: number }): void {
     if (this.readOnly || this.#prepared.has(scope.projectId)) return;
     this.#prepared.add(scope.projectId);
-    if (this.db.lastOfProject(scope.projectId)) return;
-    void this.capture({ sessionId: scope.sessionId ?? 0, projectId: scope.projectId, projectDir: scope.projectDir }, "baseline", null);
+    // A moment later, so a session's first seconds (its first request, a dialog) come first; a turn
+    // that starts before then takes the first snapshot itself.
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      if (this.db.lastOfProject(scope.projectId)) return;
+      void this.capture({ sessionId: scope.sessionId ?? 0, projectId: scope.projectId, projectDir: scope.projectDir }, "baseline", null);
+    }, PREPARE_DELAY_MS);
+    timer.unref?.();
+    this.#timers.add(timer);
   }
 
   /** The checkpoint before a turn's first call runs; the same promise for every call of the turn. */
@@ -178,7 +189,7 @@ export class CheckpointService implements TurnCheckpoints {
     const head = await repo.head().catch(() => null);
     // The index must know the capture HEAD holds; after a new store (or a lost index) start again.
     const previousLarge = last && head === last.commit ? last.large : [];
-    const capture = await repo.captureHeld(`${kind} ${key ?? ""} session ${scope.sessionId}`.trim(), this.maxFileBytes, previousLarge);
+    const capture = await repo.captureHeld(`${kind} ${key ?? ""} session ${scope.sessionId}`.trim(), this.maxFileBytes, previousLarge, kind === "baseline");
     return this.db.insertCheckpoint({
       projectId: scope.projectId,
       sessionId: scope.sessionId || null,
@@ -282,6 +293,8 @@ export class CheckpointService implements TurnCheckpoints {
   }
 
   async close(): Promise<void> {
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
     await Promise.allSettled([...this.#turns.values()]);
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
     this.db.close();

@@ -10,6 +10,7 @@
 // a damaged store), with git's own stderr kept in `stderr`.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
+import { setPriority } from "node:os";
 import { join } from "node:path";
 
 export type GitFailure = "missing" | "disk-full" | "damaged" | "timeout" | "failed";
@@ -37,6 +38,8 @@ export interface GitOptions {
   /** Exit codes that are not failures (git diff --quiet's 1). */
   okCodes?: number[];
   cwd?: string;
+  /** Runs at the lowest CPU priority (a background snapshot yields to everything else). */
+  background?: boolean;
 }
 
 export interface GitResult {
@@ -107,6 +110,13 @@ export class GitRunner {
       } catch (error) {
         reject(spawnError(error, options.cwd ?? this.#hooksDir));
         return;
+      }
+      if (options.background && child.pid !== undefined) {
+        try {
+          setPriority(child.pid, 19);
+        } catch {
+          // Not allowed here: it runs at normal priority.
+        }
       }
       const out: Buffer[] = [];
       const err: Buffer[] = [];

@@ -202,31 +202,32 @@ export class ShadowRepo {
   }
 
   /** Takes a snapshot of the project as it is now. `previousLarge`: the large list of the last capture. */
-  capture(message: string, maxFileBytes: number, previousLarge: readonly LargeFile[]): Promise<Capture> {
-    return this.exclusive(() => this.captureHeld(message, maxFileBytes, previousLarge));
+  capture(message: string, maxFileBytes: number, previousLarge: readonly LargeFile[], background = false): Promise<Capture> {
+    return this.exclusive(() => this.captureHeld(message, maxFileBytes, previousLarge, background));
   }
 
   /** capture() for a caller already inside exclusive(). */
-  async captureHeld(message: string, maxFileBytes: number, previousLarge: readonly LargeFile[]): Promise<Capture> {
+  async captureHeld(message: string, maxFileBytes: number, previousLarge: readonly LargeFile[], background = false): Promise<Capture> {
     {
       await this.ready();
       await this.#assertProject();
       try {
-        return await this.#capture(message, maxFileBytes, previousLarge);
+        return await this.#capture(message, maxFileBytes, previousLarge, background);
       } catch (error) {
         // A git killed mid-write leaves index.lock; a file changing under git can fail one read.
         if (error instanceof GitError && error.failure === "failed") {
           await rm(join(this.gitDir, "index.lock"), { force: true });
-          return this.#capture(message, maxFileBytes, previousLarge);
+          return this.#capture(message, maxFileBytes, previousLarge, background);
         }
         throw error;
       }
     }
   }
 
-  async #capture(message: string, maxFileBytes: number, previousLarge: readonly LargeFile[]): Promise<Capture> {
+  async #capture(message: string, maxFileBytes: number, previousLarge: readonly LargeFile[], background: boolean): Promise<Capture> {
     const head = await this.head();
-    const status = await this.git(["status", "--porcelain=v2", "-z", "-uall", "--no-renames", "--ignore-submodules=all"]);
+    const git = (args: string[], options: Parameters<GitRunner["run"]>[1] = {}) => this.git(args, { ...options, background });
+    const status = await git(["status", "--porcelain=v2", "-z", "-uall", "--no-renames", "--ignore-submodules=all"]);
     const candidates = parseStatus(status.stdout);
     const prevLarge = new Map(previousLarge.map((f) => [f.path, f]));
     for (const f of previousLarge) if (!candidates.has(f.path)) candidates.set(f.path, { path: Buffer.from(f.path, "latin1"), inHead: false });
@@ -259,8 +260,8 @@ export class ShadowRepo {
       changes.push({ path: entry.path, status: existedBefore ? "modified" : "added", large: false });
     });
 
-    if (toAdd.length > 0) await this.git(["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { input: joinNul(toAdd) });
-    if (toRemove.length > 0) await this.git(["update-index", "--force-remove", "-z", "--stdin"], { input: joinNul(toRemove) });
+    if (toAdd.length > 0) await git(["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { input: joinNul(toAdd) });
+    if (toRemove.length > 0) await git(["update-index", "--force-remove", "-z", "--stdin"], { input: joinNul(toRemove) });
     const headTree = head ? await this.#treeOf(head) : null;
     // Nothing stored changed: the last capture stands (large files may still have changed).
     if (head && headTree && toAdd.length === 0 && toRemove.length === 0) return { commit: head, tree: headTree, changes, large };
