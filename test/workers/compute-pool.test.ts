@@ -102,6 +102,18 @@ describe("compute pool", () => {
     await small.close();
   });
 
+  it("does not count a new worker's start-up against a job's time (a loaded machine can stretch it)", async () => {
+    // A worker that takes 800 ms to load its code, then becomes the real worker.
+    const slow = path.join(project.dir, "slow-worker.mjs");
+    writeFileSync(slow, `Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 800);\nawait import(${JSON.stringify(pathToFileURL(defaultWorkerFile()).href)});\n`);
+    const starting = new ComputePool({ workerFile: slow });
+    const result = await starting.run(grep(file("d.txt", "d"), "d"), { timeoutMs: 300 });
+    expect(result.lines[0]).toHaveLength(1);
+    // Once started, the job's own time counts as before.
+    await expect(starting.run(grep(file("e.txt", `${"a".repeat(40)}!`), "^(a+)+$"), { timeoutMs: 300 })).rejects.toBeInstanceOf(ComputeTimeoutError);
+    await starting.close();
+  });
+
   it("lets idle workers exit", async () => {
     const brief = new ComputePool({ idleMs: 50 });
     await brief.run(grep(file("c.txt", "c"), "c"), { timeoutMs: 10_000 });

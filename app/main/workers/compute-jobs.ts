@@ -46,3 +46,5 @@ export function runComputeJob(job: ComputeJob): EditJobResult | FileDiffJobResul
 export type WorkerReply =
   | { id: number; ok: true; result: unknown }
   | { id: number; ok: false; error: { name: string; message: string; kind?: string } };
+/** What a worker posts: one reply per job, and `{ ready: true }` once, when its code is loaded. */
+export type WorkerMessage = WorkerReply | { ready: true };

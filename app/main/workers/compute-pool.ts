@@ -5,7 +5,9 @@
 //
 // Contract:
 // - `run(job, { timeoutMs, signal })` resolves with the job's result, or rejects with
-//   ComputeTimeoutError (past timeoutMs, counted from the call, queueing included),
+//   ComputeTimeoutError (past timeoutMs, counted from the call, queueing included, but not the
+//   start-up of a new worker: a one-time cost that a loaded machine can stretch past a dialog's
+//   budget; a worker that has not started after START_TIMEOUT_MS counts as failed),
 //   ComputeAbortedError (the signal aborted), ComputeJobError (the job threw: its name, message
 //   and kind), or ComputeUnavailableError (the worker could not start, or died, e.g. out of
 //   memory). It never rejects with anything else and never blocks the caller.
@@ -20,12 +22,14 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { ComputeJob, ComputeResult, WorkerReply } from "./compute-jobs.ts";
+import type { ComputeJob, ComputeResult, WorkerMessage, WorkerReply } from "./compute-jobs.ts";
 
 /** File name of the bundled worker script, beside each bundle in out/. */
 export const COMPUTE_WORKER_BUNDLE = "compute-worker.cjs";
 /** setTimeout's largest delay; longer ones fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** A worker not ready after this long is given up (ComputeUnavailableError). */
+export const START_TIMEOUT_MS = 30_000;
 
 export class ComputeTimeoutError extends Error {
   readonly timeoutMs: number;
@@ -95,7 +99,11 @@ interface Task {
   job: ComputeJob;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
-  timer: ReturnType<typeof setTimeout>;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  /** Time left when the clock was paused (waiting for a new worker to start). */
+  remainingMs: number;
+  deadline: number;
+  onDeadline: () => void;
   cleanup: () => void;
   slot?: Slot;
   settled: boolean;
@@ -103,6 +111,9 @@ interface Task {
 
 interface Slot {
   worker: Worker;
+  /** Set once the worker has loaded its code and said so. */
+  ready: boolean;
+  startTimer?: ReturnType<typeof setTimeout>;
   task?: Task;
   idleTimer?: ReturnType<typeof setTimeout>;
 }
@@ -140,13 +151,17 @@ export class ComputePool {
         job,
         resolve: resolve as (value: unknown) => void,
         reject,
-        timer: setTimeout(() => this.#fail(task, new ComputeTimeoutError(timeoutMs)), timeoutMs),
+        timer: undefined,
+        remainingMs: timeoutMs,
+        deadline: performance.now() + timeoutMs,
+        onDeadline: () => this.#fail(task, new ComputeTimeoutError(timeoutMs)),
         cleanup: () => {
           clearTimeout(task.timer);
           options.signal?.removeEventListener("abort", onAbort);
         },
         settled: false,
       };
+      task.timer = setTimeout(task.onDeadline, timeoutMs);
       options.signal?.addEventListener("abort", onAbort, { once: true });
       this.#queue.push(task);
       this.#pump();
@@ -187,6 +202,7 @@ export class ComputePool {
   #retire(slot: Slot): Promise<unknown> {
     if (!this.#slots.delete(slot)) return Promise.resolve();
     if (slot.idleTimer) clearTimeout(slot.idleTimer);
+    if (slot.startTimer) clearTimeout(slot.startTimer);
     slot.worker.removeAllListeners();
     // A terminated worker may still report an error; nobody is listening for it any more.
     slot.worker.on("error", () => undefined);
@@ -207,6 +223,11 @@ export class ComputePool {
       slot.idleTimer = undefined;
       slot.task = task;
       task.slot = slot;
+      if (!slot.ready) {
+        // The clock stops while the new worker starts (see #onReady).
+        clearTimeout(task.timer);
+        task.remainingMs = Math.max(0, task.deadline - performance.now());
+      }
       slot.worker.ref();
       try {
         slot.worker.postMessage({ id: task.id, job: task.job });
@@ -228,9 +249,9 @@ export class ComputePool {
       if (task) this.#settle(task, new ComputeUnavailableError(`it could not start (${(error as Error).message}).`));
       return undefined;
     }
-    const slot: Slot = { worker };
+    const slot: Slot = { worker, ready: false };
     this.#slots.add(slot);
-    worker.on("message", (reply: WorkerReply) => this.#onReply(slot, reply));
+    worker.on("message", (message: WorkerMessage) => ("ready" in message ? this.#onReady(slot) : this.#onReply(slot, message)));
     const onDeath = (why: string) => {
       const task = slot.task;
       slot.task = undefined;
@@ -243,7 +264,20 @@ export class ComputePool {
       onDeath(oom ? `it ran out of memory (over ${this.#maxHeapMb} MB).` : error.message);
     });
     worker.on("exit", (code) => onDeath(`it exited with code ${code}.`));
+    slot.startTimer = setTimeout(() => onDeath(`it did not start within ${formatMs(START_TIMEOUT_MS)}.`), START_TIMEOUT_MS);
+    slot.startTimer.unref();
     return slot;
+  }
+
+  #onReady(slot: Slot): void {
+    if (slot.ready) return;
+    slot.ready = true;
+    clearTimeout(slot.startTimer);
+    slot.startTimer = undefined;
+    const task = slot.task;
+    if (!task || task.settled) return;
+    task.deadline = performance.now() + task.remainingMs;
+    task.timer = setTimeout(task.onDeadline, task.remainingMs);
   }
 
   #onReply(slot: Slot, reply: WorkerReply): void {
