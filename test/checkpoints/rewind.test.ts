@@ -55,6 +55,22 @@ describe("rewind", () => {
     expect(bash(project, "test -x run.sh && echo exec")).toBe("exec\n");
   });
 
+  it("a background first snapshot queued during a turn does not count the turn's changes as someone else's", async () => {
+    const { project, cp, rewinder, session } = setup((p) => write(p, "a.txt", "original\n"));
+    const asked = session.user("change a");
+    const scope = { sessionId: session.sessionId, projectId: session.projectId, projectDir: project };
+    let baseline: Promise<unknown> | undefined;
+    await session.turn([{ name: "bash", arguments: { command: "…" } }], () => {
+      write(project, "a.txt", "changed\n");
+      // What prepare()'s timer does when it fires while the turn runs (it found no checkpoint yet).
+      baseline = cp.capture(scope, "baseline", null);
+    });
+    await baseline;
+    const { preview } = await rewindAll(rewinder, session, { position: asked });
+    expect(preview.files.map((f) => `${f.path}:${f.action}`)).toEqual(["a.txt:restore"]);
+    expect(readFileSync(path.join(project, "a.txt"), "utf8")).toBe("original\n");
+  });
+
   it("keeps a file you created and lists a file you changed after the checkpoint, restoring it only when asked", async () => {
     const { project, rewinder, session } = setup((p) => write(p, "notes.md", "v1\n"));
     const asked = session.user("edit notes");

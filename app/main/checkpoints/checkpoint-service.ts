@@ -186,6 +186,9 @@ export class CheckpointService implements TurnCheckpoints {
 
   async #recordHeld(repo: ShadowRepo, scope: TurnScope, kind: CheckpointKind, key: string | null): Promise<CheckpointRow> {
     const last = this.db.lastOfProject(scope.projectId);
+    // A background first snapshot queued while a turn's before-checkpoint was being taken would,
+    // taken now, record the turn's own changes as outside work: the project has its first snapshot.
+    if (kind === "baseline" && last) return last;
     const head = await repo.head().catch(() => null);
     // The index must know the capture HEAD holds; after a new store (or a lost index) start again.
     const previousLarge = last && head === last.commit ? last.large : [];
