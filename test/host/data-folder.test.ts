@@ -99,7 +99,7 @@ describe("one writer per data folder, between processes", () => {
     expect(notices).toEqual([]);
     expect(store.listRuns(session.id).map((r) => r.status)).toEqual(["completed"]);
     store.close();
-  }, 60_000);
+  }, 180_000);
 
   it("takes over a lock left by kill -9 at once; the new holder repairs the cut run and keeps the output shown", async () => {
     const { dataDir, projectDir } = await preparedDataDir();
@@ -130,5 +130,5 @@ describe("one writer per data folder, between processes", () => {
     c2.close();
     next.child.kill("SIGTERM");
     expect(await next.exited).toBe(0);
-  }, 60_000);
+  }, 180_000);
 });

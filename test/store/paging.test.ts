@@ -121,7 +121,7 @@ describe("paged open of a 100,000-message session", () => {
     expect(store.readPage(sessionId, { before: 2 ** 24 + 5 }).messages).toEqual([]);
     expect(store.readPage(sessionId, { from: 2 ** 24 - 1, limit: 10 }).messages).toEqual([]);
     expect(store.readPage(sessionId, { from: 2 ** 40 }).messages).toEqual([]);
-  });
+  }, 120_000);
 
   it("opens around a search hit in the middle, and pages down from there", () => {
     const hit = store.search("wallaby").hits[0]!;
@@ -159,7 +159,7 @@ describe("paged open of a 100,000-message session", () => {
     expect(markdown).toContain("the one wallaby in the middle");
     expect(markdown).toContain(`step ${TOTAL - 3}`);
     expect(markdown.indexOf("start of a very long session")).toBeLessThan(markdown.indexOf("wallaby"));
-  }, 60_000);
+  }, 180_000);
 });
 
 describe("upgrading a version-5 database", () => {
