@@ -30,6 +30,7 @@ import { Rewinder } from "../app/main/checkpoints/rewinder.ts";
 import { turnKey } from "../app/main/checkpoints/turns.ts";
 import { applyMainProcessFlags } from "../app/main/runtime-flags.ts";
 import { computePool } from "../app/main/workers/compute-pool.ts";
+import { blockMonitor } from "./support/block-monitor.ts";
 
 applyMainProcessFlags();
 
@@ -78,31 +79,6 @@ function childCpuMs(): number {
   const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]!.split(" ");
   // After "(comm) ": state is field 3; cutime and cstime are fields 16 and 17.
   return (Number(fields[13]) + Number(fields[14])) * 10;
-}
-
-/** The most main-thread CPU time between two ticks of a 1 ms timer, while running. */
-function blockMonitor() {
-  let last = process.threadCpuUsage();
-  let max = 0;
-  let timer: ReturnType<typeof setInterval> | undefined;
-  const tick = () => {
-    const now = process.threadCpuUsage();
-    max = Math.max(max, (now.user - last.user + now.system - last.system) / 1000);
-    last = now;
-  };
-  return {
-    start: () => {
-      last = process.threadCpuUsage();
-      timer = setInterval(tick, 1);
-    },
-    stop: () => {
-      tick();
-      clearInterval(timer);
-    },
-    get max() {
-      return max;
-    },
-  };
 }
 
 const stats = (values: number[]) => {

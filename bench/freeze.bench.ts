@@ -34,6 +34,7 @@ import { createGrepTool } from "../app/main/tools/grep.ts";
 import { createReadTool } from "../app/main/tools/read.ts";
 import { createWriteTool } from "../app/main/tools/write.ts";
 import { computePool } from "../app/main/workers/compute-pool.ts";
+import { blockMonitor } from "./support/block-monitor.ts";
 
 applyMainProcessFlags();
 
@@ -143,25 +144,6 @@ const cases: Case[] = [
   { name: "bashTimeout3000000s", once: true, run: async () => expectOk(await call(bash, { command: "sleep 0.2; echo done", timeout: 3_000_000 })) },
 ];
 
-/** The most main-thread CPU time between two ticks of a 1 ms timer, while enabled. */
-function blockMonitor(): { stop: () => number } {
-  let last = process.threadCpuUsage();
-  let max = 0;
-  const tick = () => {
-    const now = process.threadCpuUsage();
-    max = Math.max(max, (now.user - last.user + now.system - last.system) / 1000);
-    last = now;
-  };
-  const timer = setInterval(tick, 1);
-  return {
-    stop: () => {
-      tick();
-      clearInterval(timer);
-      return max;
-    },
-  };
-}
-
 async function measure(c: Case): Promise<{ ms: number; delayMs: number; extraRssMB: number; cpuMs: number; blockMs: number }> {
   gc();
   const before = process.memoryUsage().rss;
@@ -170,12 +152,14 @@ async function measure(c: Case): Promise<{ ms: number; delayMs: number; extraRss
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
   const blocks = blockMonitor();
+  blocks.start();
   const cpuBefore = process.threadCpuUsage();
   const started = performance.now();
   await c.run();
   const ms = performance.now() - started;
   const cpu = process.threadCpuUsage(cpuBefore);
-  const blockMs = blocks.stop();
+  blocks.stop();
+  const blockMs = blocks.max;
   histogram.disable();
   if (sampler) clearInterval(sampler);
   peak = Math.max(peak, process.memoryUsage.rss());

@@ -8,6 +8,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { callSubjects } from "../../app/main/permissions/policy.ts";
 import { summarizeCall } from "../../app/main/permissions/call-summary.ts";
+import { blockMonitor } from "../../bench/support/block-monitor.ts";
 import { createBashTool } from "../../app/main/tools/bash.ts";
 import { createEditTool, type EditDetails } from "../../app/main/tools/edit.ts";
 import { EditError } from "../../app/main/tools/edit-match.ts";
@@ -28,26 +29,16 @@ const edit = createEditTool({ projectDir: project.dir });
 const write = createWriteTool({ projectDir: project.dir });
 const read = createReadTool({ projectDir: project.dir });
 
-/**
- * Runs `fn` and reports the most CPU time this (main) thread spent between two ticks of a 1 ms
- * timer meanwhile: how long the call's own code held the event loop. Unlike the loop's delay, it
- * does not count time the OS gave to other processes, so it stays meaningful on a loaded machine.
- */
+/** Runs `fn` and reports the longest its own code held this (main) thread meanwhile. */
 async function loopDelayOf<T>(fn: () => Promise<T>): Promise<{ value: T; maxDelayMs: number }> {
-  let last = process.threadCpuUsage();
-  let max = 0;
-  const tick = () => {
-    const now = process.threadCpuUsage();
-    max = Math.max(max, (now.user - last.user + now.system - last.system) / 1000);
-    last = now;
-  };
-  const timer = setInterval(tick, 1);
+  const blocks = blockMonitor();
+  blocks.start();
   try {
     const value = await fn();
-    tick();
-    return { value, maxDelayMs: max };
+    blocks.stop();
+    return { value, maxDelayMs: blocks.max };
   } finally {
-    clearInterval(timer);
+    blocks.stop();
   }
 }
 
