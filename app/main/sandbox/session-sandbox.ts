@@ -5,7 +5,7 @@
 // call is what the permission layer recorded for it (SandboxService.place); a call nobody placed
 // runs in the sandbox. Never throws: a sandbox that cannot be set up runs nothing outside it, the
 // command fails with the reason.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, lstatSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { BashSandboxDetails, SandboxBlock } from "../../shared/sandbox.ts";
 import { bwrapArgs } from "./bwrap.ts";
@@ -96,7 +96,7 @@ export class SessionSandbox implements CommandSandbox {
       cwd: req.cwd,
       writable: [this.scope.projectDir, this.tmpDir, this.outputDir],
       hidden: this.deps.hiddenPaths(),
-      readOnly: projectReadOnlyPaths(this.scope.projectDir, isDirectory, existsSync),
+      readOnly: projectReadOnlyPaths(this.scope.projectDir, present),
       network: placed.placement === "sandbox-network" || this.deps.networkAllowed(this.scope.projectId),
     };
     const env = this.sandboxEnv(req.env);
@@ -132,6 +132,7 @@ export class SessionSandbox implements CommandSandbox {
   }
 }
 
-function isDirectory(p: string): boolean {
-  return statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
+/** Whether anything is at `p`, a dangling link included. */
+function present(p: string): boolean {
+  return lstatSync(p, { throwIfNoEntry: false }) !== undefined;
 }
