@@ -30,10 +30,16 @@ export interface ToolCall {
   arguments: Record<string, unknown>;
   /**
    * Set when the model's arguments cannot be used: JSON that does not parse, or arguments over the
-   * loop's bounds (too deep, too large). A sentence naming the problem: the loop turns the call
-   * into an error result carrying it, so the model can correct itself. `arguments` is then {}.
+   * loop's bounds (too deep, too large). A phrase naming the problem and the fix ("the arguments
+   * are not valid JSON (…); send them…"): the loop answers the call with an error result
+   * "Tool NAME was not run: " + this, so the model can correct itself. `arguments` is then {}.
    */
   argumentsError?: string;
+  /**
+   * The argument text exactly as the model wrote it, kept when it is not a JSON object (with
+   * `argumentsError`), so the call goes back to the model as it was written.
+   */
+  rawArguments?: string;
 }
 
 export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";

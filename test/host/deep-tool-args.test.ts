@@ -79,7 +79,7 @@ describe("tool arguments nested 5,000 levels deep from the model", () => {
     expect(seen.map((m) => m.role)).toEqual(["user", "assistant", "toolResult", "assistant"]);
     const result = seen[2] as Extract<AgentMessage, { role: "toolResult" }>;
     expect(result.isError).toBe(true);
-    expect(JSON.stringify(result.content)).toMatch(/write were refused: they are nested deeper than 64 levels/);
+    expect(JSON.stringify(result.content)).toMatch(/Tool write was not run: the arguments were refused: they are nested deeper than 64 levels\./);
 
     // All of it is stored, the call with {} and the reason, and reopens.
     const { opened } = (await browser.call("sessions.open", { sessionId: session.id })).data as { opened: { messages: AgentMessage[] } };

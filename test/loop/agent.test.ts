@@ -26,7 +26,11 @@ describe("addedToolNames", () => {
 
   it("is on the tool-result message only when non-empty", async () => {
     const empty = testTool("empty", { result: { addedToolNames: [] } });
-    const { agent } = agentWith([{ toolCalls: [{ name: "load_skill" }, { name: "empty" }, { name: "plain" }] }, { text: "ok" }], [loader, empty, plain]);
+    const { agent } = agentWith(
+      [{ toolCalls: [{ name: "load_skill" }, { name: "empty" }, { name: "plain" }] }, { text: "ok" }],
+      [loader, empty, plain, deploy],
+      { baseToolNames: ["load_skill", "empty", "plain"] },
+    );
     await agent.prompt("go");
     const results = agent.messages.filter((m): m is ToolResultMessage => m.role === "toolResult");
     expect(results.map((r) => "addedToolNames" in r)).toEqual([true, false, false]);

@@ -46,10 +46,21 @@ describe("boundToolCallArguments", () => {
     const deep: ToolCall = { type: "toolCall", id: "1", name: "write", arguments: nest(5000) as Record<string, unknown> };
     boundToolCallArguments(deep);
     expect(deep.arguments).toEqual({});
-    expect(deep.argumentsError).toBe("The arguments of write were refused: they are nested deeper than 64 levels");
+    expect(deep.argumentsError).toBe("the arguments were refused: they are nested deeper than 64 levels.");
     expect(() => JSON.stringify(deep)).not.toThrow();
     const fine: ToolCall = { type: "toolCall", id: "2", name: "read", arguments: { path: "a" } };
     boundToolCallArguments(fine);
     expect(fine).toEqual({ type: "toolCall", id: "2", name: "read", arguments: { path: "a" } });
+  });
+});
+
+describe("boundToolCallArguments and kept raw text", () => {
+  it("drops a raw text over the bound and says so", () => {
+    const call: ToolCall = { type: "toolCall", id: "1", name: "write", arguments: {}, argumentsError: "the arguments are not valid JSON (x)", rawArguments: "{" + "x".repeat(200) };
+    boundToolCallArguments(call, { maxDepth: 64, maxChars: 100 });
+    expect(call).toEqual({ type: "toolCall", id: "1", name: "write", arguments: {}, argumentsError: "the arguments were refused: they are larger than 100 characters (and not valid JSON)." });
+    const small: ToolCall = { type: "toolCall", id: "2", name: "write", arguments: {}, argumentsError: "e", rawArguments: "{" };
+    boundToolCallArguments(small, { maxDepth: 64, maxChars: 100 });
+    expect(small.rawArguments).toBe("{");
   });
 });

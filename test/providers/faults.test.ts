@@ -155,8 +155,8 @@ describe.each(ADAPTERS)("$name", (adapter) => {
     const { message } = await run(adapter);
     expect(message.stopReason).toBe("toolUse");
     const call = message.content[0];
-    expect(call).toMatchObject({ type: "toolCall", name: "bash", arguments: {} });
-    expect(call?.type === "toolCall" && call.argumentsError).toMatch(/not valid JSON.*"path": \}/);
+    expect(call).toMatchObject({ type: "toolCall", name: "bash", arguments: {}, rawArguments: '{"command": "ls", "path": }' });
+    expect(call?.type === "toolCall" && call.argumentsError).toMatch(/^the arguments are not valid JSON \(.+\); send them as one complete JSON object\.$/);
   });
 
   test("a context overflow is reported as such and not retried", async () => {

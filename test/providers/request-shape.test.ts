@@ -224,3 +224,21 @@ test("OpenAI Responses round trip: the streamed reasoning item (encrypted) is ke
   expect(JSON.parse(thinking?.type === "thinking" ? (thinking.thinkingSignature ?? "") : "")).toMatchObject({ type: "reasoning", id: "rs_0", encrypted_content: "gAAAAenc" });
   expect(first.content.filter((block) => block.type === "toolCall").map((block) => block.id)).toEqual(["call_1|fc_2", "call_2|fc_3"]);
 });
+
+test("a call whose arguments were not JSON goes back with the text the model wrote, inside an object", async () => {
+  const raw = '{"path": "a", "limit": }';
+  const wrapped = { INVALID_JSON: raw };
+  for (const [adapter, model, id] of [[anthropic, anthropicModel, "toolu_1"], [responses, responsesModel, "call_1"], [completions, completionsModel, "call_1"]] as const) {
+    const assistant = assistantOf(model, [
+      { type: "toolCall", id, name: "read", arguments: {}, argumentsError: "the arguments are not valid JSON (Unexpected token '}')", rawArguments: raw },
+      { type: "toolCall", id: id.replace("1", "2"), name: "read", arguments: { path: "b" } },
+    ]);
+    const request = await send(adapter, conversation(assistant, [id, id.replace("1", "2")]));
+    await server?.close();
+    server = undefined;
+    const body = JSON.stringify(request.body);
+    // Anthropic's input is the object; OpenAI's arguments are the object as JSON text.
+    expect(body).toContain(adapter === anthropic ? `"input":${JSON.stringify(wrapped)}` : JSON.stringify(JSON.stringify(wrapped)));
+    expect(body).toContain(adapter === anthropic ? '"input":{"path":"b"}' : JSON.stringify('{"path":"b"}'));
+  }
+});

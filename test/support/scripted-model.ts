@@ -4,6 +4,7 @@
 import type { AssistantMessage, Model, ToolCall, Usage } from "../../app/shared/agent-types.ts";
 import { emptyUsage } from "../../app/shared/agent-types.ts";
 import { AssistantEventStream } from "../../app/main/loop/event-stream.ts";
+import { parseToolArguments } from "../../app/main/loop/tool-arguments.ts";
 import type { LlmContext, StreamFn, StreamOptions } from "../../app/main/loop/types.ts";
 
 export interface ScriptedToolCall {
@@ -172,11 +173,7 @@ async function play(
       if (aborted()) return;
       stream.push({ type: "toolcall_delta", contentIndex: index, delta, partial: message });
     }
-    try {
-      toolCall.arguments = JSON.parse(json) as Record<string, unknown>;
-    } catch (error) {
-      toolCall.argumentsError = `The arguments of ${call.name} are not valid JSON (${(error as Error).message})`;
-    }
+    parseToolArguments(toolCall, json);
     stream.push({ type: "toolcall_end", contentIndex: index, toolCall, partial: message });
   }
 

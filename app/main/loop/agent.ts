@@ -66,8 +66,9 @@ export class Agent {
     return tools;
   }
 
+  /** The names of `activeTools`: a name a stored transcript added but no tool answers to is left out. */
   get activeToolNames(): string[] {
-    return [...this.activeNames];
+    return [...this.activeNames].filter((name) => this.catalogue.has(name));
   }
 
   /** Active tool names after message `index` of the transcript, rebuilt from the messages alone. */
@@ -131,8 +132,9 @@ export class Agent {
     this.followUpQueue.push(typeof message === "string" ? userMessage(message) : message);
   }
 
-  get queued(): { steering: readonly AgentMessage[]; followUp: readonly AgentMessage[] } {
-    return { steering: this.steeringQueue, followUp: this.followUpQueue };
+  /** Copies of the queues: changing them changes nothing. */
+  get queued(): { steering: AgentMessage[]; followUp: AgentMessage[] } {
+    return { steering: [...this.steeringQueue], followUp: [...this.followUpQueue] };
   }
 
   clearQueues(): AgentMessage[] {
@@ -173,6 +175,7 @@ export class Agent {
       getSteeringMessages: async () => takeFrom(this.steeringQueue, o.steeringMode),
       getFollowUpMessages: async () => takeFrom(this.followUpQueue, o.followUpMode),
       getActiveTools: () => this.activeTools,
+      canActivateTool: (name) => this.catalogue.has(name),
     };
     const running = start(context, config, controller.signal)
       .then(() => undefined)

@@ -27,14 +27,21 @@ export function exceedsBounds(value: unknown, bounds: JsonBounds): string | null
 
 /**
  * Makes a tool call whose arguments are out of bounds storable and harmless: `arguments` becomes
- * {} and `argumentsError` says why, so the loop answers it with an error result. In place: the
- * call is the provider's streaming block, which later events and the final message share.
+ * {} and `argumentsError` says why, so the loop answers it with an error result; a kept
+ * `rawArguments` text longer than the bound is dropped. In place: the call is the provider's
+ * streaming block, which later events and the final message share.
  */
 export function boundToolCallArguments(call: ToolCall, bounds: JsonBounds = TOOL_ARGUMENT_BOUNDS): void {
+  if (typeof call.rawArguments === "string" && call.rawArguments.length > bounds.maxChars) {
+    delete call.rawArguments;
+    call.arguments = {};
+    call.argumentsError = `the arguments were refused: they are ${tooLarge(bounds.maxChars)} (and not valid JSON).`;
+    return;
+  }
   const reason = exceedsBounds(call.arguments, bounds);
   if (reason === null) return;
   call.arguments = {};
-  call.argumentsError = `The arguments of ${String(call.name).slice(0, 200)} were refused: they are ${reason}`;
+  call.argumentsError = `the arguments were refused: they are ${reason}.`;
 }
 
 /** Bounds every tool call of an assistant message (see boundToolCallArguments). */

@@ -8,8 +8,13 @@
 // ends as an aborted error result (so no call is left without one, and the run ends with its
 // aborted message as the spec requires), afterToolCall still runs on that result, and the tool's
 // late result or late updates are dropped.
+// Further additions: arguments are coerced (coercion.ts) before validation; a result that is not
+// { content, details } becomes an error result (tool-output.ts); addedToolNames that
+// `config.canActivateTool` refuses are left out and reported in the result; the `args` of
+// tool_execution_start and tool_execution_update are always the model's arguments.
 import type { AgentToolResult, AssistantMessage, ToolCall, ToolResultMessage } from "../../shared/agent-types.ts";
 import { errorText, errorToolResult, toolCallsOf } from "./messages.ts";
+import { toolResultProblem, withCheckedAddedToolNames } from "./tool-output.ts";
 import type { AgentContext, AgentEventSink, AgentLoopConfig, AnyAgentTool, ToolBatchResult } from "./types.ts";
 import { validateToolArguments } from "./validation.ts";
 
@@ -144,11 +149,7 @@ async function prepareToolCall(scope: BatchScope, toolCall: ToolCall): Promise<P
   const tool = scope.tools.get(toolCall.name);
   if (!tool) return immediate(toolCall, `Tool ${toolCall.name} not found`);
   if (toolCall.argumentsError !== undefined) {
-    return immediate(
-      toolCall,
-      `Invalid arguments for tool "${toolCall.name}": ${toolCall.argumentsError.replace(/\.$/, "")}. ` +
-        "Send the arguments as one complete JSON object.",
-    );
+    return immediate(toolCall, `Tool ${toolCall.name} was not run: ${toolCall.argumentsError}`);
   }
   try {
     const raw = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
@@ -181,27 +182,39 @@ async function executePrepared(scope: BatchScope, prepared: PreparedCall): Promi
   let settled = false;
   const onUpdate = (partialResult: AgentToolResult): void => {
     if (settled) return;
+    // `args` of tool events are always the model's arguments (see docs/agent-loop.md).
     updates = updates.then(() =>
-      scope.emit({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args, partialResult }),
+      scope.emit({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments, partialResult }),
     );
   };
   let outcome: FinalizedCall;
   try {
     const execution = tool.execute(toolCall.id, args, scope.signal, onUpdate);
-    const result = scope.signal
+    const result: unknown = scope.signal
       ? await untilSettledOrAbandoned(execution, scope.signal, scope.config.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS, tool.name)
       : await execution;
-    outcome = { toolCall, result, isError: false };
+    const problem = toolResultProblem(result);
+    outcome = problem
+      ? { toolCall, result: errorToolResult(`Tool ${tool.name} gave an unusable result: ${problem}.`), isError: true }
+      : { toolCall, result: result as AgentToolResult, isError: false };
   } catch (error) {
-    // A tool may attach what the UI needs to show the failure (an exit code, a log file).
-    const details = (error as { details?: unknown } | null)?.details;
     const result = errorToolResult(errorText(error));
+    const details = thrownDetails(error);
     if (details !== undefined) result.details = details;
     outcome = { toolCall, result, isError: true };
   }
   settled = true;
   await updates;
   return outcome;
+}
+
+/** What a tool attached to its throw for the UI (an exit code, a log file); never throws. */
+function thrownDetails(error: unknown): unknown {
+  try {
+    return error !== null && typeof error === "object" ? (error as { details?: unknown }).details : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `work`, unless `signal` aborts and `work` has not settled `graceMs` later: then AbandonedToolError. */
@@ -231,8 +244,8 @@ function untilSettledOrAbandoned<T>(work: Promise<T>, signal: AbortSignal, grace
 }
 
 async function finalizeExecuted(scope: BatchScope, prepared: PreparedCall, executed: FinalizedCall): Promise<FinalizedCall> {
-  const { afterToolCall } = scope.config;
-  if (!afterToolCall) return executed;
+  const { afterToolCall, canActivateTool } = scope.config;
+  if (!afterToolCall) return { ...executed, result: withCheckedAddedToolNames(executed.result, canActivateTool) };
   let { result, isError } = executed;
   try {
     const override = await afterToolCall(
@@ -253,7 +266,7 @@ async function finalizeExecuted(scope: BatchScope, prepared: PreparedCall, execu
     result = errorToolResult(`afterToolCall failed: ${errorText(error)}`);
     isError = true;
   }
-  return { toolCall: prepared.toolCall, result, isError };
+  return { toolCall: prepared.toolCall, result: withCheckedAddedToolNames(result, canActivateTool), isError };
 }
 
 export function createToolResultMessage(call: FinalizedCall): ToolResultMessage {

@@ -61,9 +61,15 @@ export interface AgentTool<TParams extends TSchema = TSchema, TDetails = unknown
   label: string;
   /** "sequential" makes the whole batch that contains this tool run one call at a time. */
   executionMode?: "parallel" | "sequential";
-  /** Compatibility shim applied to the raw arguments before validation. */
+  /** Compatibility shim applied to the raw arguments before coercion and validation. */
   prepareArguments?: (args: unknown) => unknown;
-  /** Reports failure by throwing; the loop turns the throw into an error result. */
+  /**
+   * Runs the call with validated arguments. Reports failure by throwing (an Error, whose message
+   * the model is told; an attached `details` reaches the UI); the loop turns the throw into an
+   * error result. Must resolve `{ content, details }`: anything else becomes an error result.
+   * `onUpdate` streams partial results as tool_execution_update events; updates sent after the
+   * returned promise settled are dropped (nothing may arrive after the call's end).
+   */
   execute: (
     toolCallId: string,
     params: Static<TParams>,
@@ -147,6 +153,12 @@ export interface AgentLoopConfig extends StreamOptions {
    * the field. Default: `context.tools`, unchanged.
    */
   getActiveTools?: () => AnyAgentTool[];
+  /**
+   * Whether a name in a result's `addedToolNames` names a tool that can be activated. Names it
+   * refuses are left out of the tool-result message and reported in its content. Default: every
+   * name is kept.
+   */
+  canActivateTool?: (name: string) => boolean;
 }
 
 /** Every event is awaited before the loop goes on. */

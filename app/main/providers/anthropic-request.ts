@@ -5,6 +5,7 @@
 import type { MessageCreateParamsStreaming, MessageParam, ContentBlockParam, TextBlockParam, ImageBlockParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { ImageContent, Message, Model, TextContent } from "../../shared/agent-types.ts";
 import type { LlmContext } from "../loop/types.ts";
+import { argumentsForModel } from "../loop/tool-arguments.ts";
 import { anthropicThinkingStyle } from "./models.ts";
 import { imagesAllowed, omittedImageText } from "./content.ts";
 import { prepareMessages, sanitizeToolCallId } from "./transform-messages.ts";
@@ -26,7 +27,7 @@ function assistantBlocks(message: Extract<Message, { role: "assistant" }>, model
   const sameModel = message.provider === model.provider && message.model === model.id && message.api === model.api;
   return message.content.flatMap((block): ContentBlockParam[] => {
     if (block.type === "text") return block.text.trim() === "" ? [] : [{ type: "text", text: block.text }];
-    if (block.type === "toolCall") return [{ type: "tool_use", id: block.id, name: block.name, input: block.arguments }];
+    if (block.type === "toolCall") return [{ type: "tool_use", id: block.id, name: block.name, input: argumentsForModel(block) }];
     if (!sameModel || !block.thinkingSignature) return [];
     if (block.redacted) return [{ type: "redacted_thinking", data: block.thinkingSignature }];
     return [{ type: "thinking", thinking: block.thinking, signature: block.thinkingSignature }];

@@ -1,12 +1,14 @@
 // Builds one assistant message as a provider streams it, and pushes each change as an event into
 // the AssistantEventStream. The message is mutated in place (every event's `partial` is the same
 // object); raw tool-call JSON is kept here, off the message, so the message stays plain data.
-// Tool-call arguments are parsed best-effort while streaming and strictly at the end: invalid JSON
-// becomes `arguments: {}` plus `argumentsError`, so the loop can tell the model what went wrong.
+// Tool-call arguments are parsed best-effort while streaming and strictly at the end by the loop's
+// parseToolArguments: text that is not a JSON object becomes `arguments: {}` plus `argumentsError`
+// and `rawArguments`, so the loop can tell the model what went wrong.
 import { parse as parsePartialJson } from "partial-json";
-import type { AssistantMessage, Model, StopReason, ThinkingContent, ToolCall, Usage } from "../../shared/agent-types.ts";
+import type { AssistantMessage, Model, StopReason, ThinkingContent, Usage } from "../../shared/agent-types.ts";
 import type { AssistantEventStream } from "../loop/event-stream.ts";
 import { emptyAssistantMessage } from "../loop/messages.ts";
+import { parseToolArguments } from "../loop/tool-arguments.ts";
 import { calculateCost } from "./models.ts";
 
 type BlockKind = "text" | "thinking" | "toolCall";
@@ -121,7 +123,7 @@ export class MessageBuilder {
     } else if (block.type === "thinking") {
       this.stream.push({ type: "thinking_end", contentIndex: index, content: block.thinking, partial: this.message });
     } else {
-      finalizeArguments(block, fullJson ?? this.rawArguments.get(index) ?? "");
+      parseToolArguments(block, fullJson ?? this.rawArguments.get(index) ?? "");
       this.stream.push({ type: "toolcall_end", contentIndex: index, toolCall: block, partial: this.message });
     }
   }
@@ -174,28 +176,4 @@ export class MessageBuilder {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-/** Strict parse at the end of a call; a failure is recorded for the loop, never thrown. */
-export function finalizeArguments(call: ToolCall, raw: string): void {
-  if (raw.trim() === "") {
-    call.arguments = {};
-    return;
-  }
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    if (isPlainObject(parsed)) {
-      call.arguments = parsed;
-      delete call.argumentsError;
-      return;
-    }
-    call.argumentsError = `The arguments of ${call.name} must be a JSON object, got ${Array.isArray(parsed) ? "an array" : typeof parsed}: ${truncate(raw)}`;
-  } catch (error) {
-    call.argumentsError = `The arguments of ${call.name} are not valid JSON (${(error as Error).message}): ${truncate(raw)}`;
-  }
-  call.arguments = {};
-}
-
-function truncate(text: string, max = 500): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
 }

@@ -5,6 +5,7 @@
 import type { ChatCompletionContentPart, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { ImageContent, Model, TextContent } from "../../shared/agent-types.ts";
 import type { LlmContext } from "../loop/types.ts";
+import { argumentsForModel } from "../loop/tool-arguments.ts";
 import { dataUrl, imagesAllowed, omittedImageText } from "./content.ts";
 import { openaiMinimumEffort } from "./models.ts";
 import { prepareMessages, sanitizeToolCallId } from "./transform-messages.ts";
@@ -41,7 +42,7 @@ export function convertMessages(context: LlmContext, model: Model): ChatCompleti
     } else if (message.role === "assistant") {
       const text = message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
       const calls = message.content.flatMap((block) =>
-        block.type === "toolCall" ? [{ id: block.id, type: "function" as const, function: { name: block.name, arguments: JSON.stringify(block.arguments) } }] : [],
+        block.type === "toolCall" ? [{ id: block.id, type: "function" as const, function: { name: block.name, arguments: JSON.stringify(argumentsForModel(block)) } }] : [],
       );
       if (text === "" && calls.length === 0) continue;
       out.push({ role: "assistant", content: text === "" ? null : text, ...(calls.length ? { tool_calls: calls } : {}) });

@@ -6,6 +6,7 @@
 import type { ResponseCreateParamsStreaming, ResponseInputItem, ResponseInputContent, ResponseFunctionCallOutputItemList } from "openai/resources/responses/responses";
 import type { AssistantMessage, ImageContent, Message, Model, TextContent } from "../../shared/agent-types.ts";
 import type { LlmContext } from "../loop/types.ts";
+import { argumentsForModel } from "../loop/tool-arguments.ts";
 import { dataUrl, imagesAllowed, omittedImageText } from "./content.ts";
 import { openaiMinimumEffort } from "./models.ts";
 import { prepareMessages, sanitizeToolCallId } from "./transform-messages.ts";
@@ -52,7 +53,7 @@ function assistantItems(message: AssistantMessage, model: Model): ResponseInputI
       if (block.text !== "") items.push({ role: "assistant", content: block.text });
     } else {
       const { callId, itemId } = splitCallId(block.id);
-      items.push({ type: "function_call", call_id: callId, name: block.name, arguments: JSON.stringify(block.arguments), ...(keepIds && itemId ? { id: itemId } : {}) });
+      items.push({ type: "function_call", call_id: callId, name: block.name, arguments: JSON.stringify(argumentsForModel(block)), ...(keepIds && itemId ? { id: itemId } : {}) });
     }
   });
   return items;

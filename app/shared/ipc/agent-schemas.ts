@@ -21,6 +21,7 @@ export const ToolCallSchema = Type.Object({
   name: Type.String(),
   arguments: Type.Record(Type.String(), Type.Unknown()),
   argumentsError: Type.Optional(Type.String()),
+  rawArguments: Type.Optional(Type.String()),
 });
 
 const CostSchema = Type.Object({
