@@ -3,7 +3,8 @@ import { defineConfig } from "vitest/config";
 // node-pty is not thread-safe: every test file runs in a forked child process, never a worker thread.
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
+    // The loop keeps its conformance tests beside it (app/main/loop/test).
+    include: ["test/**/*.test.ts", "app/main/loop/test/**/*.test.ts"],
     pool: "forks",
     maxWorkers: 2,
     testTimeout: 20_000,

@@ -24,7 +24,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import type { AnyAgentTool } from "../app/main/loop/types.ts";
+import type { AnyAgentTool } from "../app/main/loop/index.ts";
 import { summarizeCall } from "../app/main/permissions/call-summary.ts";
 import { callSubjects } from "../app/main/permissions/policy.ts";
 import { applyMainProcessFlags } from "../app/main/runtime-flags.ts";

@@ -4,11 +4,9 @@
 // batch of 8 parallel tools that each sleep 50 ms), peakRssMB.
 import { Type } from "@sinclair/typebox";
 import { setTimeout as sleep } from "node:timers/promises";
-import { runAgentLoop } from "../app/main/loop/agent-loop.ts";
-import { defaultConvertToLlm } from "../app/main/loop/messages.ts";
-import type { AgentContext, AgentLoopConfig, AgentTool } from "../app/main/loop/types.ts";
+import { runAgentLoop, defaultConvertToLlm, type AgentContext, type AgentLoopConfig, type AgentTool } from "../app/main/loop/index.ts";
 import type { AgentEvent } from "../app/shared/agent-types.ts";
-import { createScriptedModel, type ScriptStep } from "../test/support/scripted-model.ts";
+import { createScriptedModel, type ScriptStep } from "../app/main/loop/test/scripted-model.ts";
 import { applyMainProcessFlags } from "../app/main/runtime-flags.ts";
 
 // Measure the main process as it ships: with its V8 settings.

@@ -21,7 +21,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createAppServices } from "../app/main/app-services.ts";
-import type { LlmContext } from "../app/main/loop/types.ts";
+import type { LlmContext } from "../app/main/loop/index.ts";
 import { McpConfigStore } from "../app/main/mcp/config-store.ts";
 import { parseMcpServers } from "../app/main/mcp/config.ts";
 import { McpService } from "../app/main/mcp/mcp-service.ts";
@@ -29,7 +29,7 @@ import { applyMainProcessFlags } from "../app/main/runtime-flags.ts";
 import { noSecretStore } from "../app/main/settings/settings-service.ts";
 import { openStore } from "../app/main/store/index.ts";
 import { createCodingTools } from "../app/main/tools/index.ts";
-import { createScriptedModel } from "../test/support/scripted-model.ts";
+import { createScriptedModel } from "../app/main/loop/test/scripted-model.ts";
 
 applyMainProcessFlags();
 

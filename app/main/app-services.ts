@@ -12,7 +12,7 @@ import { PermissionsService } from "./permissions/permissions-service.ts";
 import { scannerFor, secretEnvValues } from "./permissions/redaction.ts";
 import { loadShellParser } from "./permissions/shell-parser.ts";
 import { createStreamModel, discoverModels, testProvider } from "./providers/index.ts";
-import type { StreamFn } from "./loop/types.ts";
+import type { StreamFn } from "./loop/index.ts";
 import { SessionsService } from "./sessions/sessions-service.ts";
 import type { DetectedSandbox } from "./sandbox/detect.ts";
 import { SandboxService } from "./sandbox/sandbox-service.ts";

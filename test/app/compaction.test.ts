@@ -6,7 +6,7 @@ import { activeCompaction, contextTokens, findCut, modelView, estimateTokens } f
 import type { AgentEvent, AgentMessage, AssistantMessage, CustomMessage, Message } from "../../app/shared/agent-types.ts";
 import { emptyUsage } from "../../app/shared/agent-types.ts";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
-import type { ScriptStep } from "../support/scripted-model.ts";
+import type { ScriptStep } from "../../app/main/loop/test/scripted-model.ts";
 
 let app: AppHarness | undefined;
 afterEach(async () => {
@@ -151,7 +151,7 @@ describe("compaction in sessions", () => {
 
     const { createAppServices } = await import("../../app/main/app-services.ts");
     const { noSecretStore } = await import("../../app/main/settings/settings-service.ts");
-    const { createScriptedModel } = await import("../support/scripted-model.ts");
+    const { createScriptedModel } = await import("../../app/main/loop/test/scripted-model.ts");
     const scripted = createScriptedModel([{ text: "resumed" }]);
     const reopened = createAppServices({ dataDir: app.dataDir, secrets: noSecretStore, host: "browser", version: "test", env: {}, streamFn: scripted.streamFn });
     let done = false;

@@ -5,8 +5,8 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentEvent, AgentMessage, AssistantMessage, ToolResultMessage } from "../../app/shared/agent-types.ts";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
-import type { ScriptedResponse } from "../support/scripted-model.ts";
-import type { LlmContext } from "../../app/main/loop/types.ts";
+import type { ScriptedResponse } from "../../app/main/loop/test/scripted-model.ts";
+import type { LlmContext } from "../../app/main/loop/index.ts";
 
 let app: AppHarness | undefined;
 afterEach(async () => {
@@ -116,7 +116,7 @@ describe("sessions through the router", () => {
 
     const { createAppServices } = await import("../../app/main/app-services.ts");
     const { noSecretStore } = await import("../../app/main/settings/settings-service.ts");
-    const { createScriptedModel } = await import("../support/scripted-model.ts");
+    const { createScriptedModel } = await import("../../app/main/loop/test/scripted-model.ts");
     const scripted = createScriptedModel([{ text: "second answer" }]);
     const reopened = createAppServices({ dataDir: app.dataDir, secrets: noSecretStore, host: "browser", version: "test", env: {}, streamFn: scripted.streamFn });
     let done = false;

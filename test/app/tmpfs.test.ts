@@ -11,7 +11,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AgentEvent, AgentMessage, AssistantMessage } from "../../app/shared/agent-types.ts";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
-import type { ScriptStep } from "../support/scripted-model.ts";
+import type { ScriptStep } from "../../app/main/loop/test/scripted-model.ts";
 
 function tryMount(dir: string, size: string): boolean {
   try {

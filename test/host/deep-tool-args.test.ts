@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { startHost, type RunningHost } from "../../app/main/host/start-host.ts";
 import type { AgentMessage } from "../../app/shared/agent-types.ts";
-import { createScriptedModel } from "../support/scripted-model.ts";
+import { createScriptedModel } from "../../app/main/loop/test/scripted-model.ts";
 
 let host: RunningHost;
 let dir: string;

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { readToolDefinition, readToolList, modelToolName } from "../../app/main/mcp/tool-definitions.ts";
 import { convertCallResult } from "../../app/main/mcp/tool-results.ts";
 import { createMcpAgentTool } from "../../app/main/mcp/mcp-tool.ts";
-import { validateToolArguments } from "../../app/main/loop/validation.ts";
+import { validateToolArguments } from "../../app/main/loop/index.ts";
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 const def = (inputSchema: unknown, extra: Record<string, unknown> = {}) => readToolDefinition("srv", "tool", { name: "tool", inputSchema, ...extra });

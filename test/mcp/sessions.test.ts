@@ -5,12 +5,12 @@
 // puts a small server's tools in new sessions from the start; abort cancels an MCP call.
 import { afterEach, describe, expect, it } from "vitest";
 import { createAppServices } from "../../app/main/app-services.ts";
-import type { LlmContext } from "../../app/main/loop/types.ts";
+import type { LlmContext } from "../../app/main/loop/index.ts";
 import { noSecretStore } from "../../app/main/settings/settings-service.ts";
 import type { AgentEvent, AssistantMessage, ToolResultMessage } from "../../app/shared/agent-types.ts";
 import type { PermissionRequest } from "../../app/shared/ipc/contract.ts";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
-import { createScriptedModel, type ScriptStep } from "../support/scripted-model.ts";
+import { createScriptedModel, type ScriptStep } from "../../app/main/loop/test/scripted-model.ts";
 import { EVERYTHING } from "./support/mcp-harness.ts";
 import { fakeKeyring } from "./support/secrets.ts";
 

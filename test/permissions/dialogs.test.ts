@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AgentEvent, ToolResultMessage } from "../../app/shared/agent-types.ts";
 import type { PermissionRequest } from "../../app/shared/ipc/contract.ts";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
-import type { ScriptStep } from "../support/scripted-model.ts";
+import type { ScriptStep } from "../../app/main/loop/test/scripted-model.ts";
 
 let app: AppHarness | undefined;
 afterEach(async () => {

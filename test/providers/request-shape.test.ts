@@ -2,7 +2,7 @@
 // tools as JSON schema, images, tool results (with images), thinking signatures, redacted thinking.
 import { afterEach, expect, test } from "vitest";
 import type { AssistantMessage, Message, ToolResultMessage } from "../../app/shared/agent-types.ts";
-import type { LlmContext } from "../../app/main/loop/types.ts";
+import type { LlmContext } from "../../app/main/loop/index.ts";
 import { ADAPTERS, testOptions } from "./support/adapters.ts";
 import { ANSWER, anthropicModel, anthropicTurn1, completionsModel, contextFor, responsesModel, responsesTurn1, tools } from "./support/conversation.ts";
 import { sseEvent, startServer, type TestServer } from "./support/sse-server.ts";

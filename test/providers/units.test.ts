@@ -3,7 +3,7 @@
 import { describe, expect, test } from "vitest";
 import type { AssistantMessage, Message, ToolCall } from "../../app/shared/agent-types.ts";
 import { describeFailure, isContextOverflowText } from "../../app/main/providers/errors.ts";
-import { argumentsForModel, parseToolArguments } from "../../app/main/loop/tool-arguments.ts";
+import { argumentsForModel, parseToolArguments } from "../../app/main/loop/index.ts";
 import { anthropicThinkingStyle, BUILTIN_MODELS, calculateCost, openaiMinimumEffort } from "../../app/main/providers/models.ts";
 import { parseRetryAfter, retryDelay, sleep } from "../../app/main/providers/retry.ts";
 import { prepareMessages } from "../../app/main/providers/transform-messages.ts";

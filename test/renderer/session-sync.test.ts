@@ -15,7 +15,7 @@ import type { LatheApi } from "../../app/shared/ipc/contract.ts";
 import { createWsApi } from "../../app/renderer/src/api/ws-client.ts";
 import { visibleItems, type SessionModel } from "../../app/renderer/src/state/session-model.ts";
 import { SessionSync, type ConnectionStatus } from "../../app/renderer/src/state/session-sync.ts";
-import { createScriptedModel, type ScriptStep } from "../support/scripted-model.ts";
+import { createScriptedModel, type ScriptStep } from "../../app/main/loop/test/scripted-model.ts";
 import { usePageWebSocket } from "./support/page-websocket.ts";
 
 usePageWebSocket();

@@ -8,14 +8,14 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { LlmContext } from "../../app/main/loop/types.ts";
+import type { LlmContext } from "../../app/main/loop/index.ts";
 import type { SecretStore } from "../../app/main/settings/settings-service.ts";
 import type { ToolResultMessage } from "../../app/shared/agent-types.ts";
 import type { PermissionRequest } from "../../app/shared/ipc/contract.ts";
 import type { BashResultDetails } from "../../app/shared/tool-details.ts";
 import { detectSandbox } from "../../app/main/sandbox/detect.ts";
 import { startApp, type AppHarness, type StartAppOptions } from "../support/app-harness.ts";
-import type { ScriptStep } from "../support/scripted-model.ts";
+import type { ScriptStep } from "../../app/main/loop/test/scripted-model.ts";
 
 const available = process.platform === "linux" && detectSandbox().available;
 let app: AppHarness | undefined;

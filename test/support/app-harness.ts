@@ -7,12 +7,12 @@ import path from "node:path";
 import { expect } from "vitest";
 import { createAppServices, type AppServices } from "../../app/main/app-services.ts";
 import { toWireEvent } from "../../app/main/ipc/event-batcher.ts";
-import { checkerFor, schemaErrorLines } from "../../app/main/loop/validation.ts";
+import { checkerFor, schemaErrorLines } from "../../app/shared/schema-check.ts";
 import { noSecretStore, type SecretStore } from "../../app/main/settings/settings-service.ts";
 import type { AgentEvent } from "../../app/shared/agent-types.ts";
 import { WireAgentEventSchema } from "../../app/shared/ipc/agent-schemas.ts";
 import { events as eventSchemas, requests, type EventName, type RequestName, type RequestParams, type RequestResult } from "../../app/shared/ipc/contract.ts";
-import { createScriptedModel, type ScriptStep } from "./scripted-model.ts";
+import { createScriptedModel, type ScriptStep } from "../../app/main/loop/test/scripted-model.ts";
 
 export interface RecordedEvent {
   event: EventName;

@@ -3,7 +3,7 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { AgentToolResult, AnyAgentTool } from "../../app/main/loop/types.ts";
+import type { AgentToolResult, AnyAgentTool } from "../../app/main/loop/index.ts";
 
 export function tempDir(prefix = "lathe-tools-"): { dir: string; cleanup: () => void } {
   const dir = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)));

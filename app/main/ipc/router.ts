@@ -13,9 +13,9 @@ import {
   type RequestResult,
 } from "../../shared/ipc/contract.ts";
 import { MAX_REQUEST_BYTES, MAX_REQUEST_DEPTH } from "../../shared/ipc/limits.ts";
-import { exceedsBounds } from "../loop/json-bounds.ts";
-import { checkerFor, schemaErrorLines } from "../loop/validation.ts";
-import { errorText } from "../loop/messages.ts";
+import { exceedsBounds } from "../../shared/json-bounds.ts";
+import { checkerFor, schemaErrorLines } from "../../shared/schema-check.ts";
+import { errorText } from "../../shared/error-text.ts";
 
 export type RequestHandlers = {
   [N in RequestName]: (params: RequestParams<N>) => Promise<RequestResult<N>> | RequestResult<N>;

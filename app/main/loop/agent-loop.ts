@@ -2,7 +2,7 @@
 // assistant message, its tool batch). Contract (../shared/spec/agent-loop.md): every event is
 // awaited before the loop goes on; a response ending in error or abort ends the run with
 // turn_end then agent_end; an aborted run ends with an aborted assistant message; no tool call
-// is left without a result; tool-call arguments over the bounds of json-bounds.ts are replaced by
+// is left without a result; tool-call arguments over the bounds of tool-call-bounds.ts are replaced by
 // an argumentsError before any event carries them. The pipeline callbacks and the stream
 // function must not throw; the loop does not guard them.
 import type {
@@ -12,7 +12,7 @@ import type {
   ToolResultMessage,
 } from "../../shared/agent-types.ts";
 import { abortedAssistantMessage, toolCallsOf } from "./messages.ts";
-import { boundToolCallArguments, boundToolCalls } from "./json-bounds.ts";
+import { boundToolCallArguments, boundToolCalls } from "./tool-call-bounds.ts";
 import { executeToolCalls } from "./tool-execution.ts";
 import type { AgentContext, AgentEventSink, AgentLoopConfig, LlmContext, StreamFn } from "./types.ts";
 

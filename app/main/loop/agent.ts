@@ -4,7 +4,8 @@
 // not throw: a throwing subscriber is reported through `onSubscriberError` and skipped.
 import type { AgentEvent, AgentMessage, ImageContent, Model, UserMessage } from "../../shared/agent-types.ts";
 import { runAgentLoop, runAgentLoopContinue } from "./agent-loop.ts";
-import { defaultConvertToLlm, errorText } from "./messages.ts";
+import { errorText } from "../../shared/error-text.ts";
+import { defaultConvertToLlm } from "./messages.ts";
 import { activeToolNamesByMessage } from "./tool-activation.ts";
 import type { AgentContext, AgentLoopConfig, AnyAgentTool, StreamFn } from "./types.ts";
 

@@ -9,6 +9,7 @@
 // converted. Unions, records and other kinds are never converted (which member was meant is a
 // guess). The input is never changed: converted containers are copies. Never throws.
 import { Kind, type TSchema } from "@sinclair/typebox";
+import type { ValueNote } from "../../shared/schema-check.ts";
 
 export interface Conversion {
   /** JSON-pointer-like path of the value, "" for the arguments themselves, "/a/0" below. */
@@ -17,10 +18,8 @@ export interface Conversion {
   to: unknown;
 }
 
-export interface Refusal {
-  path: string;
-  reason: string;
-}
+/** A value left as it was, and why. */
+export type Refusal = ValueNote;
 
 export interface CoercionOutcome {
   value: unknown;

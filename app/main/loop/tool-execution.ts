@@ -13,7 +13,8 @@
 // `config.canActivateTool` refuses are left out and reported in the result; the `args` of
 // tool_execution_start and tool_execution_update are always the model's arguments.
 import type { AgentToolResult, AssistantMessage, ToolCall, ToolResultMessage } from "../../shared/agent-types.ts";
-import { errorText, errorToolResult, toolCallsOf } from "./messages.ts";
+import { errorText } from "../../shared/error-text.ts";
+import { errorToolResult, toolCallsOf } from "./messages.ts";
 import { toolResultProblem, withCheckedAddedToolNames } from "./tool-output.ts";
 import type { AgentContext, AgentEventSink, AgentLoopConfig, AnyAgentTool, ToolBatchResult } from "./types.ts";
 import { validateToolArguments } from "./validation.ts";

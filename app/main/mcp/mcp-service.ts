@@ -14,7 +14,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { homedir } from "node:os";
 import type { McpCallSummary, McpList, McpServerView } from "../../shared/ipc/mcp-schemas.ts";
 import { IpcFailure } from "../ipc/router.ts";
-import type { AnyAgentTool } from "../loop/types.ts";
+import type { AnyAgentTool } from "../loop/index.ts";
 import type { SessionToolScope, SessionToolSource } from "../sessions/session-tools.ts";
 import type { SecretStore } from "../settings/settings-service.ts";
 import type { SettingsStore } from "../store/settings.ts";

@@ -9,7 +9,7 @@
 import { Type, type TSchema } from "@sinclair/typebox";
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { AgentToolResult } from "../../shared/agent-types.ts";
-import type { AnyAgentTool } from "../loop/types.ts";
+import type { AnyAgentTool } from "../loop/index.ts";
 import { ToolExecutionError } from "../tools/tool-error.ts";
 import type { McpToolDefinition } from "./tool-definitions.ts";
 import { convertCallResult, type McpCallDetails } from "./tool-results.ts";

@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import Schema from "typebox/schema";
 import { Settings } from "typebox/system";
-import { exceedsBounds } from "../loop/json-bounds.ts";
+import { exceedsBounds } from "../../shared/json-bounds.ts";
 
 Settings.Set({ useAcceleration: false });
 

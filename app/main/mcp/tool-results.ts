@@ -6,7 +6,7 @@
 // text when the server sent no text. Pure; never throws, whatever the server sent.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ImageContent, TextContent } from "../../shared/agent-types.ts";
-import { exceedsBounds } from "../loop/json-bounds.ts";
+import { exceedsBounds } from "../../shared/json-bounds.ts";
 import { detectImage } from "../tools/file-kind.ts";
 import { formatBytes, MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES, truncateHead } from "../tools/truncate.ts";
 

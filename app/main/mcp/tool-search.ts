@@ -5,7 +5,7 @@
 // see app/main/loop/tool-activation.ts). Its description never mentions servers or tools, so the
 // prompt does not change when servers come and go.
 import { Type } from "@sinclair/typebox";
-import type { AgentTool } from "../loop/types.ts";
+import type { AgentTool } from "../loop/index.ts";
 import type { McpServerState } from "./connection.ts";
 import type { McpToolDefinition } from "./tool-definitions.ts";
 

@@ -16,7 +16,7 @@ import type { PermissionRequest } from "../../shared/ipc/contract.ts";
 import type { McpCallSummary } from "../../shared/ipc/mcp-schemas.ts";
 import type { EventHub } from "../ipc/event-hub.ts";
 import { IpcFailure } from "../ipc/router.ts";
-import type { AfterToolCallResult, BeforeToolCallResult } from "../loop/types.ts";
+import type { AfterToolCallResult, BeforeToolCallResult } from "../loop/index.ts";
 import type { SessionScope, ToolHooks } from "../sessions/live-session.ts";
 import type { PermissionMode } from "../settings/settings-service.ts";
 import type { PermissionRule, SessionStore } from "../store/index.ts";

@@ -4,8 +4,7 @@
 // in one user message, images included. Prompt caching marks the system prompt and the last block.
 import type { MessageCreateParamsStreaming, MessageParam, ContentBlockParam, TextBlockParam, ImageBlockParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { ImageContent, Message, Model, TextContent } from "../../shared/agent-types.ts";
-import type { LlmContext } from "../loop/types.ts";
-import { argumentsForModel } from "../loop/tool-arguments.ts";
+import { argumentsForModel, type LlmContext } from "../loop/index.ts";
 import { anthropicThinkingStyle } from "./models.ts";
 import { imagesAllowed, omittedImageText } from "./content.ts";
 import { prepareMessages, sanitizeToolCallId } from "./transform-messages.ts";

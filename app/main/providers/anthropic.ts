@@ -4,7 +4,7 @@
 // A StreamFn: never throws; failures end the message with stopReason "error" or "aborted".
 import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { Model } from "../../shared/agent-types.ts";
-import type { AssistantMessageEventStream, LlmContext } from "../loop/types.ts";
+import type { AssistantMessageEventStream, LlmContext } from "../loop/index.ts";
 import { buildAnthropicParams } from "./anthropic-request.ts";
 import { missingKeyMessage, resolveEndpoint } from "./resolve.ts";
 import { loadAnthropic } from "./sdk.ts";

@@ -2,7 +2,7 @@
 // `model.api` and hands it the user's provider settings; keys and endpoints are then resolved
 // per request (options, settings, environment). Never throws, not even for an unknown api.
 import type { Model } from "../../shared/agent-types.ts";
-import type { AssistantMessageEventStream, LlmContext, StreamFn } from "../loop/types.ts";
+import type { AssistantMessageEventStream, LlmContext, StreamFn } from "../loop/index.ts";
 import { streamAnthropic } from "./anthropic.ts";
 import { streamOpenAICompletions } from "./openai-completions.ts";
 import { streamOpenAIResponses } from "./openai-responses.ts";

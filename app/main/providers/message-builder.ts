@@ -6,9 +6,7 @@
 // and `rawArguments`, so the loop can tell the model what went wrong.
 import { parse as parsePartialJson } from "partial-json";
 import type { AssistantMessage, Model, StopReason, ThinkingContent, Usage } from "../../shared/agent-types.ts";
-import type { AssistantEventStream } from "../loop/event-stream.ts";
-import { emptyAssistantMessage } from "../loop/messages.ts";
-import { parseToolArguments } from "../loop/tool-arguments.ts";
+import { emptyAssistantMessage, parseToolArguments, type AssistantEventStream } from "../loop/index.ts";
 import { calculateCost } from "./models.ts";
 
 type BlockKind = "text" | "thinking" | "toolCall";

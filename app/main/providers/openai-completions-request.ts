@@ -4,8 +4,7 @@
 // has no images in tool results, so a tool's images follow in one user message after the batch.
 import type { ChatCompletionContentPart, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { ImageContent, Model, TextContent } from "../../shared/agent-types.ts";
-import type { LlmContext } from "../loop/types.ts";
-import { argumentsForModel } from "../loop/tool-arguments.ts";
+import { argumentsForModel, type LlmContext } from "../loop/index.ts";
 import { dataUrl, imagesAllowed, omittedImageText } from "./content.ts";
 import { openaiMinimumEffort } from "./models.ts";
 import { prepareMessages, sanitizeToolCallId } from "./transform-messages.ts";

@@ -5,7 +5,7 @@
 // too (think-tags.ts). A keyless local server is fine. Never throws.
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import type { Model } from "../../shared/agent-types.ts";
-import type { AssistantMessageEventStream, LlmContext } from "../loop/types.ts";
+import type { AssistantMessageEventStream, LlmContext } from "../loop/index.ts";
 import { openaiClient } from "./openai-client.ts";
 import { buildCompletionsParams } from "./openai-completions-request.ts";
 import { missingKeyMessage, resolveEndpoint } from "./resolve.ts";

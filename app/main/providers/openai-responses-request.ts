@@ -5,8 +5,7 @@
 // otherwise it is dropped, with the ids of that message's calls, and the model simply re-reasons.
 import type { ResponseCreateParamsStreaming, ResponseInputItem, ResponseInputContent, ResponseFunctionCallOutputItemList } from "openai/resources/responses/responses";
 import type { AssistantMessage, ImageContent, Message, Model, TextContent } from "../../shared/agent-types.ts";
-import type { LlmContext } from "../loop/types.ts";
-import { argumentsForModel } from "../loop/tool-arguments.ts";
+import { argumentsForModel, type LlmContext } from "../loop/index.ts";
 import { dataUrl, imagesAllowed, omittedImageText } from "./content.ts";
 import { openaiMinimumEffort } from "./models.ts";
 import { prepareMessages, sanitizeToolCallId } from "./transform-messages.ts";

@@ -4,7 +4,7 @@
 // response.incomplete, response.failed) onto the builder. Never throws.
 import type { ResponseStreamEvent } from "openai/resources/responses/responses";
 import type { Model } from "../../shared/agent-types.ts";
-import type { AssistantMessageEventStream, LlmContext } from "../loop/types.ts";
+import type { AssistantMessageEventStream, LlmContext } from "../loop/index.ts";
 import { isContextOverflowText, streamErrorEvent } from "./errors.ts";
 import { openaiClient } from "./openai-client.ts";
 import { buildResponsesParams } from "./openai-responses-request.ts";

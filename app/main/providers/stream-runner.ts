@@ -3,8 +3,7 @@
 // and feeds the MessageBuilder; whatever it throws is classified here. Never throws: every path
 // ends the stream with `done` or `error`.
 import type { Model } from "../../shared/agent-types.ts";
-import { AssistantEventStream } from "../loop/event-stream.ts";
-import type { AssistantMessageEventStream } from "../loop/types.ts";
+import { AssistantEventStream, type AssistantMessageEventStream } from "../loop/index.ts";
 import { connectionLostMessage, describeFailure, type FailureInfo, type ProviderLabel } from "./errors.ts";
 import { MessageBuilder } from "./message-builder.ts";
 import { retryDelay, sleep } from "./retry.ts";

@@ -2,7 +2,7 @@
 // environment), the retry policy, and the extra per-call options an adapter accepts on top of the
 // loop's StreamOptions. Plain data only, so settings can be stored and sent over IPC as they are.
 import type { Model, ModelApi } from "../../shared/agent-types.ts";
-import type { StreamOptions } from "../loop/types.ts";
+import type { StreamOptions } from "../loop/index.ts";
 
 /** Key and endpoint of one hosted provider, as the user set them in Settings → Providers. */
 export interface ProviderEndpointSettings {

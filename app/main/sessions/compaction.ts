@@ -3,7 +3,7 @@
 // append to the transcript (the full history stays); throws with a plain message when the model
 // cannot summarize (the caller reports it and carries on without compacting).
 import type { AgentMessage, CustomMessage, Message, Model } from "../../shared/agent-types.ts";
-import type { StreamFn } from "../loop/types.ts";
+import type { StreamFn } from "../loop/index.ts";
 import { COMPACTION, estimateTokens, findCut, modelView, type CompactionDetails } from "./context.ts";
 
 const SUMMARY_PROMPT = `You are summarizing the earlier part of a coding session so that the work can continue with only this summary and the recent messages. Write a concise, factual summary in Markdown with these sections:

@@ -11,9 +11,7 @@
 import { dirname } from "node:path";
 import type { AgentEvent, AgentMessage, AssistantMessage, ImageContent, Model, ProviderRetry } from "../../shared/agent-types.ts";
 import type { LiveSnapshot, LiveTool, SessionState } from "../../shared/ipc/contract.ts";
-import { Agent, userMessage } from "../loop/agent.ts";
-import { addedToolNamesThrough } from "../loop/tool-activation.ts";
-import type { AgentLoopConfig, AnyAgentTool, StreamFn } from "../loop/types.ts";
+import { Agent, userMessage, addedToolNamesThrough, type AgentLoopConfig, type AnyAgentTool, type StreamFn } from "../loop/index.ts";
 import type { EventHub } from "../ipc/event-hub.ts";
 import type { SessionRecorder, SessionStore, StoreError } from "../store/index.ts";
 import { IpcFailure } from "../ipc/router.ts";

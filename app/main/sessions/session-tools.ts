@@ -3,7 +3,7 @@
 // the MCP service in. Contract: nothing here throws; `externalTools` answers at once (servers
 // still starting are represented by stand-ins), and `onChange` fires when what it would answer
 // may have changed.
-import type { AnyAgentTool } from "../loop/types.ts";
+import type { AnyAgentTool } from "../loop/index.ts";
 
 export interface SessionToolScope {
   sessionId: number;

@@ -11,7 +11,7 @@
 import { closeSync, existsSync, readSync, realpathSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import type { AnyAgentTool } from "../loop/types.ts";
+import type { AnyAgentTool } from "../loop/index.ts";
 import { openRegularFileSync } from "../tools/file-guard.ts";
 
 export interface ProjectInstructions {

@@ -4,7 +4,7 @@
 // empty); writes throw a StoreError with a plain message and leave nothing half-written.
 import type { Database } from "better-sqlite3";
 import type { AgentMessage } from "../../shared/agent-types.ts";
-import { activeToolNamesByMessage } from "../loop/tool-activation.ts";
+import { activeToolNamesByMessage } from "../loop/index.ts";
 import { ToolAuditLog } from "./audit-log.ts";
 import { StoreError, toStoreError } from "./errors.ts";
 import { readSessionEvents } from "./event-log.ts";

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Type } from "@sinclair/typebox";
 import * as pty from "node-pty";
-import type { AgentTool } from "../loop/types.ts";
+import type { AgentTool } from "../loop/index.ts";
 import { OutputCollector, type OutputRedactor } from "./bash-output.ts";
 import { resolveToolPath } from "./paths.ts";
 import { isWaitingForTerminalInput, killFamily } from "./process-tree.ts";

@@ -6,7 +6,7 @@
 // the compute pool (file-jobs.ts), with a deadline: the main process only renames the result into
 // place. Abort or the deadline stop the worker; the file is then left as it was.
 import { Type } from "@sinclair/typebox";
-import type { AgentTool } from "../loop/types.ts";
+import type { AgentTool } from "../loop/index.ts";
 import { ComputeAbortedError, ComputeJobError, type ComputePool, ComputeTimeoutError, computePool } from "../workers/compute-pool.ts";
 import { MissingFileError, prepareAtomicWrite } from "./atomic-write.ts";
 import { EditError, type EditErrorKind } from "./edit-match.ts";

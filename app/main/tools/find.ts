@@ -5,7 +5,7 @@
 import { stat } from "node:fs/promises";
 import { Type } from "@sinclair/typebox";
 import picomatch from "picomatch";
-import type { AgentTool } from "../loop/types.ts";
+import type { AgentTool } from "../loop/index.ts";
 import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
 import { truncateHead } from "./truncate.ts";
 import { walk } from "./walk.ts";

@@ -5,7 +5,7 @@
 // notice. Throws on a missing path, a FIFO/device/proc path, an invalid or runaway pattern.
 import { stat } from "node:fs/promises";
 import { Type } from "@sinclair/typebox";
-import type { AgentTool } from "../loop/types.ts";
+import type { AgentTool } from "../loop/index.ts";
 import type { ComputePool } from "../workers/compute-pool.ts";
 import { refuseSpecialPath } from "./file-guard.ts";
 import { findRipgrep, type GrepLine, type GrepQuery, searchWithJs, searchWithRipgrep } from "./grep-search.ts";

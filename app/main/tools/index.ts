@@ -3,7 +3,7 @@
 // sessions service types into or interrupts a running bash call. Writes and edits of one file are
 // serialized process-wide (file-lock.ts). `describeToolPaths` tells the permission layer which
 // paths a call touches and whether they are outside the project.
-import type { AnyAgentTool } from "../loop/types.ts";
+import type { AnyAgentTool } from "../loop/index.ts";
 import type { ComputePool } from "../workers/compute-pool.ts";
 import type { OutputRedactor } from "./bash-output.ts";
 import { createBashTool } from "./bash.ts";

@@ -3,7 +3,7 @@
 import type { Dirent } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { Type } from "@sinclair/typebox";
-import type { AgentTool } from "../loop/types.ts";
+import type { AgentTool } from "../loop/index.ts";
 import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
 import { truncateHead } from "./truncate.ts";
 import type { LsDetails } from "../../shared/tool-details.ts";

@@ -6,7 +6,7 @@
 // with a message the model can act on.
 import type { FileHandle } from "node:fs/promises";
 import { Type } from "@sinclair/typebox";
-import type { AgentTool, ImageContent, TextContent } from "../loop/types.ts";
+import type { AgentTool, ImageContent, TextContent } from "../loop/index.ts";
 import { describeBinary, detectImage, type ImageMime, looksBinary } from "./file-kind.ts";
 import { openRegularFile } from "./file-guard.ts";
 import { scanLines } from "./line-scanner.ts";

@@ -5,7 +5,7 @@
 // the card; a diff that cannot be computed in time is replaced by a note, never blocking the
 // write. Throws on failure.
 import { Type } from "@sinclair/typebox";
-import type { AgentTool } from "../loop/types.ts";
+import type { AgentTool } from "../loop/index.ts";
 import { type ComputePool, ComputeTimeoutError, computePool } from "../workers/compute-pool.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { withFileLock } from "./file-lock.ts";

@@ -1,7 +1,7 @@
 // The three adapters under one table, each with its model, its wire scripts and its URL shape,
 // so one test body can run against all of them.
 import type { Model } from "../../../app/shared/agent-types.ts";
-import type { AssistantMessageEventStream, LlmContext } from "../../../app/main/loop/types.ts";
+import type { AssistantMessageEventStream, LlmContext } from "../../../app/main/loop/index.ts";
 import { streamAnthropic } from "../../../app/main/providers/anthropic.ts";
 import { streamOpenAICompletions } from "../../../app/main/providers/openai-completions.ts";
 import { streamOpenAIResponses } from "../../../app/main/providers/openai-responses.ts";

@@ -3,7 +3,7 @@
 // text holds multi-byte UTF-8 characters so byte-level splitting lands inside them.
 import { Type } from "@sinclair/typebox";
 import type { AssistantMessage, Message, Model, ToolResultMessage, UserMessage } from "../../../app/shared/agent-types.ts";
-import type { LlmContext } from "../../../app/main/loop/types.ts";
+import type { LlmContext } from "../../../app/main/loop/index.ts";
 import { sseData, sseEvent } from "./sse-server.ts";
 
 export const THINKING = "The user wants files — and the date. Two commands, run together.";

@@ -1,8 +1,8 @@
 // Conformance: event sequences, serial prepare, immediate results (spec rules 1 to 3).
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
-import type { AgentEvent, AgentMessage, ToolResultMessage } from "../../app/shared/agent-types.ts";
-import { runScript, testTool, toolEvents, types, type ExecutionRecord } from "../support/loop-harness.ts";
+import type { AgentEvent, AgentMessage, ToolResultMessage } from "../../../shared/agent-types.ts";
+import { runScript, testTool, toolEvents, types, type ExecutionRecord } from "./loop-harness.ts";
 
 const resultIds = (messages: { role: string }[]) =>
   messages.filter((m): m is ToolResultMessage => m.role === "toolResult").map((m) => m.toolCallId);

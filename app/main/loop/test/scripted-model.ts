@@ -1,11 +1,9 @@
 // A scripted model: a StreamFn that plays a queue of assistant responses as streamed deltas, the
 // way a provider adapter would, honouring abort and recording every request it receives. It keeps
 // the StreamFn contract: never throws; failures end with stopReason "error" or "aborted".
-import type { AssistantMessage, Model, ToolCall, Usage } from "../../app/shared/agent-types.ts";
-import { emptyUsage } from "../../app/shared/agent-types.ts";
-import { AssistantEventStream } from "../../app/main/loop/event-stream.ts";
-import { parseToolArguments } from "../../app/main/loop/tool-arguments.ts";
-import type { LlmContext, StreamFn, StreamOptions } from "../../app/main/loop/types.ts";
+import type { AssistantMessage, Model, ToolCall, Usage } from "../../../shared/agent-types.ts";
+import { emptyUsage } from "../../../shared/agent-types.ts";
+import { AssistantEventStream, parseToolArguments, type LlmContext, type StreamFn, type StreamOptions } from "../index.ts";
 
 export interface ScriptedToolCall {
   name: string;

@@ -2,10 +2,8 @@
 // runner that plays a script through runAgentLoop.
 import { Type, type TSchema } from "@sinclair/typebox";
 import { setTimeout as delay } from "node:timers/promises";
-import { runAgentLoop } from "../../app/main/loop/agent-loop.ts";
-import { defaultConvertToLlm } from "../../app/main/loop/messages.ts";
-import type { AgentEvent, AgentMessage, AgentToolResult } from "../../app/shared/agent-types.ts";
-import type { AgentContext, AgentLoopConfig, AgentTool, AnyAgentTool } from "../../app/main/loop/types.ts";
+import { runAgentLoop, defaultConvertToLlm, type AgentContext, type AgentLoopConfig, type AgentTool, type AnyAgentTool } from "../index.ts";
+import type { AgentEvent, AgentMessage, AgentToolResult } from "../../../shared/agent-types.ts";
 import { createScriptedModel, type ScriptStep } from "./scripted-model.ts";
 
 export interface ExecutionRecord {

@@ -1,8 +1,7 @@
 // The bounds walk: depth and size measured without recursion, on values that would overflow the
 // stack of JSON.stringify, including cycles and throwing getters; never throws.
 import { describe, expect, it } from "vitest";
-import { boundToolCallArguments, exceedsBounds } from "../../app/main/loop/json-bounds.ts";
-import type { ToolCall } from "../../app/shared/agent-types.ts";
+import { exceedsBounds } from "../../app/shared/json-bounds.ts";
 
 const nest = (levels: number, leaf: unknown = 1): unknown => {
   let value = leaf;
@@ -38,29 +37,5 @@ describe("exceedsBounds", () => {
     expect(exceedsBounds(cycle, bounds)).toMatch(/deeper than 64|larger than/);
     const hostile = Object.defineProperty({}, "boom", { enumerable: true, get: () => { throw new Error("no"); } });
     expect(exceedsBounds(hostile, bounds)).toBe("not readable as plain data");
-  });
-});
-
-describe("boundToolCallArguments", () => {
-  it("replaces arguments over the bound by {} and a sentence, and leaves others alone", () => {
-    const deep: ToolCall = { type: "toolCall", id: "1", name: "write", arguments: nest(5000) as Record<string, unknown> };
-    boundToolCallArguments(deep);
-    expect(deep.arguments).toEqual({});
-    expect(deep.argumentsError).toBe("the arguments were refused: they are nested deeper than 64 levels.");
-    expect(() => JSON.stringify(deep)).not.toThrow();
-    const fine: ToolCall = { type: "toolCall", id: "2", name: "read", arguments: { path: "a" } };
-    boundToolCallArguments(fine);
-    expect(fine).toEqual({ type: "toolCall", id: "2", name: "read", arguments: { path: "a" } });
-  });
-});
-
-describe("boundToolCallArguments and kept raw text", () => {
-  it("drops a raw text over the bound and says so", () => {
-    const call: ToolCall = { type: "toolCall", id: "1", name: "write", arguments: {}, argumentsError: "the arguments are not valid JSON (x)", rawArguments: "{" + "x".repeat(200) };
-    boundToolCallArguments(call, { maxDepth: 64, maxChars: 100 });
-    expect(call).toEqual({ type: "toolCall", id: "1", name: "write", arguments: {}, argumentsError: "the arguments were refused: they are larger than 100 characters (and not valid JSON)." });
-    const small: ToolCall = { type: "toolCall", id: "2", name: "write", arguments: {}, argumentsError: "e", rawArguments: "{" };
-    boundToolCallArguments(small, { maxDepth: 64, maxChars: 100 });
-    expect(small.rawArguments).toBe("{");
   });
 });

@@ -2,11 +2,10 @@
 // abort, stream errors (spec rules 8 to 11).
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
-import { Agent } from "../../app/main/loop/agent.ts";
-import type { AgentEvent, AgentMessage, AssistantMessage, ToolResultMessage } from "../../app/shared/agent-types.ts";
-import type { AnyAgentTool } from "../../app/main/loop/types.ts";
-import { testTool, types, type ExecutionRecord } from "../support/loop-harness.ts";
-import { createScriptedModel, type ScriptStep } from "../support/scripted-model.ts";
+import { Agent, type AnyAgentTool } from "../index.ts";
+import type { AgentEvent, AgentMessage, AssistantMessage, ToolResultMessage } from "../../../shared/agent-types.ts";
+import { testTool, types, type ExecutionRecord } from "./loop-harness.ts";
+import { createScriptedModel, type ScriptStep } from "./scripted-model.ts";
 
 function agentWith(steps: ScriptStep[], tools: AnyAgentTool[], extra: Partial<ConstructorParameters<typeof Agent>[0]> = {}) {
   const scripted = createScriptedModel(steps);

@@ -1,9 +1,9 @@
 // How deep and how big a JSON-like value is, measured without recursion, so a hostile value
-// (a request frame, a model's tool arguments) can be refused before anything that does recurse
-// (JSON.stringify, structuredClone, String(array), schema checks) sees it and overflows the stack.
-// Must not throw, whatever the value: cycles, getters that throw, exotic objects. The walk stops
-// as soon as a limit is passed, so its cost is bounded by the limits, not by the value.
-import type { AssistantMessage, ToolCall } from "../../shared/agent-types.ts";
+// (a request frame, a model's tool arguments, an MCP server's schema) can be refused before
+// anything that does recurse (JSON.stringify, structuredClone, String(array), schema checks) sees
+// it and overflows the stack. Must not throw, whatever the value: cycles, getters that throw,
+// exotic objects. The walk stops as soon as a limit is passed, so its cost is bounded by the
+// limits, not by the value.
 
 export interface JsonBounds {
   /** Containers (objects, arrays) nested inside each other; the value itself is level 1. */
@@ -13,9 +13,6 @@ export interface JsonBounds {
   maxChars: number;
 }
 
-/** The bound of a model's tool-call arguments: enough for any real call (a whole file to write). */
-export const TOOL_ARGUMENT_BOUNDS: JsonBounds = { maxDepth: 64, maxChars: 4_000_000 };
-
 /** Why a value is out of bounds ("nested deeper than 64 levels"); null when it is within. */
 export function exceedsBounds(value: unknown, bounds: JsonBounds): string | null {
   try {
@@ -23,30 +20,6 @@ export function exceedsBounds(value: unknown, bounds: JsonBounds): string | null
   } catch {
     return "not readable as plain data";
   }
-}
-
-/**
- * Makes a tool call whose arguments are out of bounds storable and harmless: `arguments` becomes
- * {} and `argumentsError` says why, so the loop answers it with an error result; a kept
- * `rawArguments` text longer than the bound is dropped. In place: the call is the provider's
- * streaming block, which later events and the final message share.
- */
-export function boundToolCallArguments(call: ToolCall, bounds: JsonBounds = TOOL_ARGUMENT_BOUNDS): void {
-  if (typeof call.rawArguments === "string" && call.rawArguments.length > bounds.maxChars) {
-    delete call.rawArguments;
-    call.arguments = {};
-    call.argumentsError = `the arguments were refused: they are ${tooLarge(bounds.maxChars)} (and not valid JSON).`;
-    return;
-  }
-  const reason = exceedsBounds(call.arguments, bounds);
-  if (reason === null) return;
-  call.arguments = {};
-  call.argumentsError = `the arguments were refused: they are ${reason}.`;
-}
-
-/** Bounds every tool call of an assistant message (see boundToolCallArguments). */
-export function boundToolCalls(message: AssistantMessage): void {
-  for (const block of message.content) if (block.type === "toolCall") boundToolCallArguments(block);
 }
 
 function walk(root: unknown, { maxDepth, maxChars }: JsonBounds): string | null {
@@ -76,7 +49,8 @@ function walk(root: unknown, { maxDepth, maxChars }: JsonBounds): string | null 
   return null;
 }
 
-function tooLarge(maxChars: number): string {
+/** "larger than 4 million characters", "larger than 10,000 characters". */
+export function tooLarge(maxChars: number): string {
   const shown = maxChars >= 1_000_000 ? `${maxChars / 1_000_000} million` : maxChars.toLocaleString("en-US");
   return `larger than ${shown} characters`;
 }

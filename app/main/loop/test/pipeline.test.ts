@@ -1,7 +1,7 @@
 // Conformance: execute, finalize (afterToolCall), execution modes and terminate (spec rules 4 to 7).
 import { describe, expect, it } from "vitest";
-import type { AgentEvent, ToolResultMessage } from "../../app/shared/agent-types.ts";
-import { runScript, testTool, toolEvents, types, type ExecutionRecord } from "../support/loop-harness.ts";
+import type { AgentEvent, ToolResultMessage } from "../../../shared/agent-types.ts";
+import { runScript, testTool, toolEvents, types, type ExecutionRecord } from "./loop-harness.ts";
 
 const results = (messages: { role: string }[]) => messages.filter((m): m is ToolResultMessage => m.role === "toolResult");
 const textOf = (m: ToolResultMessage) => m.content.map((c) => (c.type === "text" ? c.text : "")).join("");

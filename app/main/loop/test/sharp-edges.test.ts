@@ -3,11 +3,10 @@
 // arguments that are not JSON.
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
-import { Agent } from "../../app/main/loop/agent.ts";
-import type { AgentEvent, AgentMessage, ToolResultMessage } from "../../app/shared/agent-types.ts";
-import type { AgentTool, AnyAgentTool } from "../../app/main/loop/types.ts";
-import { runScript, testTool, type ExecutionRecord } from "../support/loop-harness.ts";
-import { createScriptedModel } from "../support/scripted-model.ts";
+import { Agent, type AgentTool, type AnyAgentTool } from "../index.ts";
+import type { AgentEvent, AgentMessage, ToolResultMessage } from "../../../shared/agent-types.ts";
+import { runScript, testTool, type ExecutionRecord } from "./loop-harness.ts";
+import { createScriptedModel } from "./scripted-model.ts";
 
 const results = (messages: AgentMessage[]) => messages.filter((m): m is ToolResultMessage => m.role === "toolResult");
 const textOf = (m: ToolResultMessage) => m.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
@@ -68,7 +67,7 @@ describe("a thrown non-Error says what it is", () => {
     ["a string", "disk full", "disk full"],
     ["an object without a message", { code: "EACCES", path: "/x" }, '{"code":"EACCES","path":"/x"}'],
     ["a number", 42, "42"],
-    ["undefined", undefined, "undefined (the tool threw no error value)"],
+    ["undefined", undefined, "undefined (thrown without an error value)"],
     ["an Error without a message", new TypeError(""), "TypeError"],
   ])("%s", async (_what, thrown, text) => {
     const { messages } = await runScript({
