@@ -1,5 +1,5 @@
 // The agent loop: outer loop (follow-ups) around an inner loop (turns: steering, one streamed
-// assistant message, its tool batch). Contract (../shared/spec/agent-loop.md): every event is
+// assistant message, its tool batch). Contract (docs/agent-loop.md): every event is
 // awaited before the loop goes on; a response ending in error or abort ends the run with
 // turn_end then agent_end; an aborted run ends with an aborted assistant message; no tool call
 // is left without a result; tool-call arguments over the bounds of tool-call-bounds.ts are replaced by

@@ -1,12 +1,12 @@
 // executeToolCalls: the three-phase tool pipeline (prepare, execute, finalize) of one batch.
-// Contract (../shared/spec/agent-loop.md): never throws for anything a tool or a hook does; the
+// Contract (docs/agent-loop.md): never throws for anything a tool or a hook does; the
 // returned tool-result messages are in source order; tool_execution_end events come in
 // completion order in parallel mode; every tool_execution_update of a call is delivered before
 // its tool_execution_end; a hook that is not configured costs nothing.
-// Addition to the spec: the loop stops waiting for a tool that ignores the abort signal. Once the
+// Lathe's addition: the loop stops waiting for a tool that ignores the abort signal. Once the
 // run is aborted, a tool that has not settled within `config.abortGraceMs` is abandoned: its call
 // ends as an aborted error result (so no call is left without one, and the run ends with its
-// aborted message as the spec requires), afterToolCall still runs on that result, and the tool's
+// aborted message as the contract requires), afterToolCall still runs on that result, and the tool's
 // late result or late updates are dropped.
 // Further additions: arguments are coerced (coercion.ts) before validation; a result that is not
 // { content, details } becomes an error result (tool-output.ts); addedToolNames that

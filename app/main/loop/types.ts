@@ -1,5 +1,5 @@
 // The loop's contracts with everything it drives: the streaming model function, tools, hooks and
-// the message pipeline. See ../shared/spec/agent-loop.md for the rules these types carry.
+// the message pipeline. See docs/agent-loop.md for the rules these types carry.
 import type { Static, TSchema } from "@sinclair/typebox";
 import type {
   AgentEvent,

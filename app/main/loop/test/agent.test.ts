@@ -1,5 +1,5 @@
-// Conformance through the Agent: addedToolNames, steering and follow-up, shouldStopAfterTurn,
-// abort, stream errors (spec rules 8 to 11).
+// Conformance through the Agent (docs/agent-loop.md): addedToolNames, steering and follow-up, shouldStopAfterTurn,
+// abort, stream errors.
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
 import { Agent, type AnyAgentTool } from "../index.ts";

@@ -1,4 +1,4 @@
-// Conformance: event sequences, serial prepare, immediate results (spec rules 1 to 3).
+// Conformance (docs/agent-loop.md): event sequences, serial prepare in parallel batches, immediate results.
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, AgentMessage, ToolResultMessage } from "../../../shared/agent-types.ts";

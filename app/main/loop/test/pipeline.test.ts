@@ -1,4 +1,4 @@
-// Conformance: execute, finalize (afterToolCall), execution modes and terminate (spec rules 4 to 7).
+// Conformance (docs/agent-loop.md): execute, finalize (afterToolCall), sequential and parallel batches, terminate.
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, ToolResultMessage } from "../../../shared/agent-types.ts";
 import { runScript, testTool, toolEvents, types, type ExecutionRecord } from "./loop-harness.ts";

@@ -1,4 +1,4 @@
-// Conformance: the loop's sharp edges (issue 20): bad tool output, thrown non-Errors, argument
+// Conformance (docs/agent-loop.md): the sharp edges of issue 20: bad tool output, thrown non-Errors, argument
 // coercion, the args of tool events, queue copies, unknown addedToolNames, late updates, and
 // arguments that are not JSON.
 import { Type } from "@sinclair/typebox";
