@@ -188,8 +188,6 @@ export type AgentEvent =
       isError: boolean;
     };
 
-export type AgentEventType = AgentEvent["type"];
-
 export function emptyUsage(): Usage {
   return {
     input: 0,

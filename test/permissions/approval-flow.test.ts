@@ -12,7 +12,7 @@ import { createAppServices } from "../../app/main/app-services.ts";
 import { noSecretStore } from "../../app/main/settings/settings-service.ts";
 import { openStore } from "../../app/main/store/index.ts";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
-import type { ScriptStep } from "../support/scripted-model.ts";
+import type { ScriptStep } from "../../app/main/loop/test/scripted-model.ts";
 
 let app: AppHarness | undefined;
 afterEach(async () => {

@@ -36,6 +36,3 @@ export async function runTool(
   }
 }
 
-export function textOf(result: AgentToolResult | undefined): string {
-  return (result?.content ?? []).map((c) => (c.type === "text" ? c.text : "")).join("\n");
-}

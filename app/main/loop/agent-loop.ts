@@ -6,7 +6,6 @@
 // an argumentsError before any event carries them. The pipeline callbacks and the stream
 // function must not throw; the loop does not guard them.
 import type {
-  AgentEvent,
   AgentMessage,
   AssistantMessage,
   ToolResultMessage,
@@ -68,37 +67,6 @@ async function startRun(
   }
   await runLoop(current, newMessages, config, emit, signal, streamFn);
   return newMessages;
-}
-
-/** The pull-style form: an async iterable of the run's events. */
-export function agentLoop(
-  prompts: AgentMessage[],
-  context: AgentContext,
-  config: AgentLoopConfig,
-  signal: AbortSignal | undefined,
-  streamFn: StreamFn,
-): AsyncIterable<AgentEvent> & { result(): Promise<AgentMessage[]> } {
-  const events: AgentEvent[] = [];
-  let wake: (() => void) | undefined;
-  let finished = false;
-  const done = runAgentLoop(prompts, context, config, (event) => {
-    events.push(event);
-    wake?.();
-  }, signal, streamFn).finally(() => {
-    finished = true;
-    wake?.();
-  });
-  return {
-    result: () => done,
-    async *[Symbol.asyncIterator]() {
-      for (;;) {
-        const event = events.shift();
-        if (event) yield event;
-        else if (finished) return;
-        else await new Promise<void>((resolve) => (wake = resolve));
-      }
-    },
-  };
 }
 
 async function runLoop(

@@ -138,10 +138,6 @@ export class Agent {
     return { steering: [...this.steeringQueue], followUp: [...this.followUpQueue] };
   }
 
-  clearQueues(): AgentMessage[] {
-    return [...this.steeringQueue.splice(0), ...this.followUpQueue.splice(0)];
-  }
-
   /** Stops the run; `reason`, when given, is what the aborted answer says instead of "Aborted by the user." */
   abort(reason?: string): void {
     this.controller?.abort(reason);

@@ -10,8 +10,7 @@ export { Agent, userMessage, type AgentListener, type AgentOptions, type QueueMo
 
 // For providers: the stream a StreamFn returns, and how tool-call arguments are read and sent back.
 export { AssistantEventStream } from "./event-stream.ts";
-export { parseToolArguments, argumentsForModel, INVALID_JSON_KEY } from "./tool-arguments.ts";
-export { TOOL_ARGUMENT_BOUNDS } from "./tool-call-bounds.ts";
+export { parseToolArguments, argumentsForModel } from "./tool-arguments.ts";
 export { defaultConvertToLlm, emptyAssistantMessage } from "./messages.ts";
 
 // For tools and whoever rebuilds a session: argument validation, message-anchored tool loading.

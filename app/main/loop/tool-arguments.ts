@@ -10,7 +10,7 @@ import type { ToolCall } from "../../shared/agent-types.ts";
  * The key under which text that is not a JSON object goes back to a provider, inside an object
  * (Anthropic's advice for invalid tool input; servers that parse the arguments accept it too).
  */
-export const INVALID_JSON_KEY = "INVALID_JSON";
+const INVALID_JSON_KEY = "INVALID_JSON";
 
 /** Parses the whole argument text of `call` into it (an empty text is `{}`). */
 export function parseToolArguments(call: ToolCall, raw: string): void {

@@ -180,11 +180,6 @@ export function expandVariables(text: string, env: Record<string, string | undef
   return { text: out, missing };
 }
 
-/** True when the whole value is one `${VAR}` reference (not a secret itself). */
-export function isVariableReference(value: string): boolean {
-  return /^\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}$/.test(value.trim());
-}
-
 /**
  * The spec with every `${VAR}` expanded from `env`; throws an Error naming the missing variables
  * (the server then fails to start with that message).

@@ -53,10 +53,6 @@ export function loadShellParser(): Promise<void> {
   return loading.then(() => undefined);
 }
 
-export function shellParserLoaded(): boolean {
-  return parser !== undefined;
-}
-
 /** A syntax node copied out of the WebAssembly heap: plain data, safe to keep. */
 export interface SyntaxNode {
   type: string;

@@ -1,6 +1,6 @@
-// The provider layer's entry point: `streamModel`, the loop's StreamFn, picks the adapter from
-// `model.api` and hands it the user's provider settings; keys and endpoints are then resolved
-// per request (options, settings, environment). Never throws, not even for an unknown api.
+// The provider layer's entry point: `createStreamModel` makes the loop's StreamFn, which picks the
+// adapter from `model.api` and hands it the user's provider settings; keys and endpoints are then
+// resolved per request (options, settings, environment). Never throws, not even for an unknown api.
 import type { Model } from "../../shared/agent-types.ts";
 import type { AssistantMessageEventStream, LlmContext, StreamFn } from "../loop/index.ts";
 import { streamAnthropic } from "./anthropic.ts";
@@ -51,12 +51,6 @@ function withoutUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/** The StreamFn with no settings: keys and endpoints from the environment only. */
-export const streamModel: StreamFn = createStreamModel();
-
-export { streamAnthropic, streamOpenAICompletions, streamOpenAIResponses };
-export { BUILTIN_MODELS, calculateCost, customModel, findModel, listModels } from "./models.ts";
+export { findModel, listModels } from "./models.ts";
 export { discoverModels, testProvider } from "./discovery.ts";
-export { isContextOverflowText } from "./errors.ts";
-export type { CustomModelSettings, CustomProviderSettings, ProviderSettings, ProviderStreamOptions, RetryPolicy } from "./types.ts";
-export { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_RETRY_POLICY } from "./types.ts";
+export type { ProviderSettings, RetryPolicy } from "./types.ts";

@@ -139,10 +139,6 @@ export class MessageBuilder {
     usage.cost = calculateCost(this.model, usage);
   }
 
-  get isClosed(): boolean {
-    return this.closed;
-  }
-
   finish(reason: "stop" | "length" | "toolUse"): AssistantMessage {
     if (this.closed) return this.message;
     this.endAllBlocks();

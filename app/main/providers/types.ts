@@ -1,7 +1,7 @@
 // Configuration types of the provider layer: where keys and endpoints come from (settings, then
 // environment), the retry policy, and the extra per-call options an adapter accepts on top of the
 // loop's StreamOptions. Plain data only, so settings can be stored and sent over IPC as they are.
-import type { Model, ModelApi } from "../../shared/agent-types.ts";
+import type { Model } from "../../shared/agent-types.ts";
 import type { StreamOptions } from "../loop/index.ts";
 
 /** Key and endpoint of one hosted provider, as the user set them in Settings → Providers. */
@@ -71,4 +71,3 @@ export interface ProviderStreamOptions extends StreamOptions {
   env?: Record<string, string | undefined>;
 }
 
-export type { ModelApi };

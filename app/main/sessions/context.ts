@@ -10,7 +10,7 @@ import { CHECKPOINT_REWIND } from "../../shared/ipc/checkpoint-schemas.ts";
 import type { AgentMessage, AssistantMessage, Message, UserMessage } from "../../shared/agent-types.ts";
 import { activeCompaction, type ActiveCompaction } from "../../shared/compaction.ts";
 
-export { activeCompaction, COMPACTION, COMPACTION_UNDO, type ActiveCompaction, type CompactionDetails } from "../../shared/compaction.ts";
+export { activeCompaction, COMPACTION, COMPACTION_UNDO, type CompactionDetails } from "../../shared/compaction.ts";
 
 /** Rough tokens of a message: a quarter of its characters, ~1,200 per image. */
 export function estimateTokens(message: AgentMessage): number {

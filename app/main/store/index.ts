@@ -10,7 +10,7 @@
 // from a newer Lathe, StoreError for anything else.
 import fs from "node:fs";
 import { toStoreError } from "./errors.ts";
-import { acquireFolderLock, type FolderLock } from "./folder-lock.ts";
+import { acquireFolderLock } from "./folder-lock.ts";
 import { openDatabase, type StoreNotice as DatabaseNotice } from "./open-database.ts";
 import { repairInterruptedRuns } from "./repair.ts";
 import { SessionStore } from "./session-store.ts";
@@ -76,13 +76,9 @@ export function openStore(options: OpenStoreOptions): { store: SessionStore; not
 }
 
 export { SessionStore } from "./session-store.ts";
-export { SessionRecorder, type RecorderOptions } from "./recorder.ts";
-export { NewerDatabaseError, StoreError, type StoreFailure } from "./errors.ts";
-export { FolderLockedError, describeHolder, type LockHolder } from "./folder-lock.ts";
-export type { FolderLock };
+export { SessionRecorder } from "./recorder.ts";
+export { NewerDatabaseError, StoreError } from "./errors.ts";
+export { FolderLockedError, describeHolder } from "./folder-lock.ts";
 export { ABORTED_RESULT_TEXT } from "./repair.ts";
-export type { SessionExport } from "./export.ts";
-export type { ToolAuditEntry, StoredToolAuditEntry, ListAuditOptions } from "./audit-log.ts";
-export type { NewPermissionRule, PermissionRule, RuleScope, RuleQuery } from "./permission-rules.ts";
+export type { PermissionRule } from "./permission-rules.ts";
 export type * from "./store-types.ts";
-export type { StoredToolOutput } from "./tool-output.ts";

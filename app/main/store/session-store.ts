@@ -123,11 +123,6 @@ export class SessionStore {
     return this.#checkpointer?.checkpointNow(waitMs) ?? false;
   }
 
-  /** Whether WAL checkpoints run in a worker thread (false: SQLite's automatic ones). */
-  get checkpointsInWorker(): boolean {
-    return this.#checkpointer?.inWorker ?? false;
-  }
-
   // Projects
 
   /** Adds the project for `folder` if new and marks it opened now. */

@@ -75,11 +75,6 @@ export class TerminalLog {
     return tail;
   }
 
-  /** Characters between head and tail that are not kept. */
-  get omittedChars(): number {
-    return this.#total - this.#head.length - this.tail.length;
-  }
-
   text(): string {
     const tail = this.tail;
     return joinLog(this.#head, tail, this.#total - this.#head.length - tail.length, this.#skipped);

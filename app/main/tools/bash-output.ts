@@ -62,7 +62,6 @@ export class OutputCollector {
   private bytes = 0;
   /** Whether the text so far ends inside a line (the next text continues it). */
   private endsOpen = false;
-  private rawBytes = 0;
   private raw: string[] = [];
   private rawPending = 0;
   private rawSkipped = 0;
@@ -79,10 +78,6 @@ export class OutputCollector {
     this.textSecrets = redactor?.stream();
   }
 
-  get totalRawBytes(): number {
-    return this.rawBytes;
-  }
-
   /** Whether raw output is waiting for the next `takeRaw`. */
   get hasPendingRaw(): boolean {
     return this.rawPending > 0 || this.rawSkipped > 0;
@@ -90,7 +85,6 @@ export class OutputCollector {
 
   /** Adds a raw chunk. */
   push(chunk: string): void {
-    this.rawBytes += chunk.length;
     this.pushRedacted(this.rawSecrets ? this.rawSecrets.push(chunk) : chunk);
   }
 

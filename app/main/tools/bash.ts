@@ -24,7 +24,7 @@ import { sanitizedShellEnv } from "./shell-env.ts";
 import { ToolExecutionError } from "./tool-error.ts";
 import { MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./truncate.ts";
 import type { BashProgressDetails, BashResultDetails, BashDetails } from "../../shared/tool-details.ts";
-export type { BashProgressDetails, BashResultDetails, BashDetails };
+export type { BashProgressDetails, BashDetails };
 
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
 /** The longest timeout a call (or the session's default) may set: 24 hours. Longer ones are clamped. */

@@ -294,10 +294,6 @@ class SimilarityTo {
   }
 }
 
-/** Dice coefficient of character bigrams: 1 for equal trimmed lines, 0 for nothing in common. */
-export function lineSimilarity(a: string, b: string): number {
-  return new SimilarityTo(a).of(b);
-}
 
 function quoteLine(line: string): string {
   return line.length > MAX_QUOTED_LINE_CHARS ? `${line.slice(0, MAX_QUOTED_LINE_CHARS)}… [line cut]` : line;

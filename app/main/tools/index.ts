@@ -1,8 +1,8 @@
 // The coding tools of one session: bash, read, write, edit, ls, find and grep, bound to the
 // session's project folder. `createCodingTools` returns them with the handle through which the
 // sessions service types into or interrupts a running bash call. Writes and edits of one file are
-// serialized process-wide (file-lock.ts). `describeToolPaths` tells the permission layer which
-// paths a call touches and whether they are outside the project.
+// serialized process-wide (file-lock.ts). `describeToolPaths` (paths.ts) tells the permission
+// layer which paths a call touches and whether they are outside the project.
 import type { AnyAgentTool } from "../loop/index.ts";
 import type { ComputePool } from "../workers/compute-pool.ts";
 import type { OutputRedactor } from "./bash-output.ts";
@@ -16,26 +16,7 @@ import { RunningCommands } from "./running-commands.ts";
 import { createWriteTool } from "./write.ts";
 import type { CommandSandbox } from "../sandbox/session-sandbox.ts";
 
-export { createBashTool, DEFAULT_BASH_TIMEOUT_MS } from "./bash.ts";
 export type { OutputRedactor } from "./bash-output.ts";
-export type { BashDetails, BashProgressDetails, BashResultDetails } from "./bash.ts";
-export { createEditTool } from "./edit.ts";
-export type { EditDetails } from "./edit.ts";
-export { EditError, type EditErrorKind } from "./edit-match.ts";
-export { createFindTool } from "./find.ts";
-export type { FindDetails } from "./find.ts";
-export { createGrepTool } from "./grep.ts";
-export type { GrepDetails } from "./grep.ts";
-export { createLsTool } from "./ls.ts";
-export type { LsDetails } from "./ls.ts";
-export { describeToolPaths, resolveToolPath, type ToolPath } from "./paths.ts";
-export { createReadTool } from "./read.ts";
-export type { ReadDetails } from "./read.ts";
-export { RunningCommands } from "./running-commands.ts";
-export { ToolExecutionError } from "./tool-error.ts";
-export { MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./truncate.ts";
-export { createWriteTool } from "./write.ts";
-export type { WriteDetails } from "./write.ts";
 
 export interface CodingToolsOptions {
   projectDir: string;

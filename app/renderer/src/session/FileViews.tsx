@@ -2,7 +2,7 @@
 // excerpt with line numbers (read's "   N\tline" output).
 import { memo } from "react";
 
-export { editArgsDiff, writeArgsDiff, writeCardDiff } from "./diff-text";
+export { editArgsDiff, writeCardDiff } from "./diff-text";
 
 export const DiffView = memo(function DiffView({ diff, label }: { diff: string; label: string }) {
   const lines = diff.replace(/\n$/, "").split("\n");

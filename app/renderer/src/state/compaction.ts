@@ -3,7 +3,6 @@
 export {
   COMPACTION,
   COMPACTION_UNDO,
-  NO_COMPACTION,
   compactionDetails,
   compactionState,
   compactionStateOf,
