@@ -8,7 +8,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
+import { describeWhen } from "../support/requirements.ts";
 import type { AgentEvent, AgentMessage, AssistantMessage } from "../../app/shared/agent-types.ts";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
 import type { ScriptStep } from "../../app/main/loop/test/scripted-model.ts";
@@ -32,7 +33,7 @@ afterAll(() => {
 const TURNS = 60;
 const ended = (events: AgentEvent[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
 
-describe.skipIf(!mounted)("a data folder on a 2 MB tmpfs that fills mid-run", () => {
+describeWhen(mounted ? null : "needs to mount a tmpfs (root on Linux)", "a data folder on a 2 MB tmpfs that fills mid-run", () => {
   let app: AppHarness | undefined;
   afterAll(async () => {
     await app?.close();

@@ -53,7 +53,10 @@ describe.each(ADAPTERS)("$name", (adapter) => {
     });
     expect(seen.length).toBeGreaterThan(0);
     for (const command of seen) expect('ls -la "my dir"'.startsWith(command)).toBe(true);
-    expect(message.usage.cost.total).toBeGreaterThanOrEqual(0);
+    // 80 input, 50 output and 20 cache-read tokens at the test models' prices (per million: 2, 10
+    // and 0.1; the local model is free).
+    const expectedCost: Record<string, number> = { "anthropic-messages": 0.000662, "openai-responses": 0.000662, "openai-completions": 0 };
+    expect(message.usage.cost.total).toBeCloseTo(expectedCost[adapter.name]!, 12);
   });
 });
 

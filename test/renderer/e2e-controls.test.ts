@@ -8,9 +8,10 @@
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import type { PermissionRule, Session } from "../../app/shared/ipc/contract.ts";
-import { chromiumAvailable } from "../support/browser.ts";
+import { chromiumMissing } from "../support/browser.ts";
+import { describeWhen } from "../support/requirements.ts";
 import { call, sessionHelpers, shots, startE2e, type E2e } from "./support/e2e-harness.ts";
 import { MODEL_ID, type Brain } from "./support/fake-model.ts";
 
@@ -53,7 +54,7 @@ async function dropImage(page: Page, base64: string) {
   }, base64);
 }
 
-describe.skipIf(!chromiumAvailable() && !process.env.CI)("renderer controls end to end", () => {
+describeWhen(chromiumMissing(), "renderer controls end to end", () => {
   let e2e: E2e;
   let page: Page;
   let h: ReturnType<typeof sessionHelpers>;

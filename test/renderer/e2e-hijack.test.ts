@@ -6,8 +6,9 @@
 import { createServer, type Server } from "node:http";
 import type { BrowserContext, Page } from "playwright-core";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromiumAvailable } from "../support/browser.ts";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { chromiumMissing } from "../support/browser.ts";
+import { describeWhen } from "../support/requirements.ts";
 import { call, sessionHelpers, startE2e, type E2e } from "./support/e2e-harness.ts";
 import { MODEL_ID } from "./support/fake-model.ts";
 
@@ -51,7 +52,7 @@ function attackPage(hostPort: number): string {
   return `<!doctype html><title>Innocent dev server</title><script>${script}</script>`;
 }
 
-describe.skipIf(!chromiumAvailable() && !process.env.CI)("the host's origin", () => {
+describeWhen(chromiumMissing(), "the host's origin", () => {
   beforeAll(async () => {
     e2e = await startE2e(() => ({ text: "hello" }), "hijack");
     const { host, model, project } = e2e;

@@ -6,8 +6,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { chromiumAvailable } from "../support/browser.ts";
+import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
+import { chromiumMissing } from "../support/browser.ts";
+import { describeWhen } from "../support/requirements.ts";
 import { FIXTURE } from "../mcp/support/mcp-harness.ts";
 import { call, sessionHelpers, shots, startE2e, type E2e } from "./support/e2e-harness.ts";
 import { MODEL_ID, type Brain } from "./support/fake-model.ts";
@@ -22,7 +23,7 @@ const brain: Brain = (user, results) => {
   return { text: `Answer to: ${user.slice(0, 60)}` };
 };
 
-describe.skipIf(!chromiumAvailable() && !process.env.CI)("MCP servers in the window", () => {
+describeWhen(chromiumMissing(), "MCP servers in the window", () => {
   let e2e: E2e;
   let page: Page;
   const server = (name: string) => page.getByRole("listitem", { name: `MCP server ${name}` });

@@ -7,10 +7,11 @@ import { cpSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, expect, test } from "vitest";
 import { createAppServices } from "../../app/main/app-services.ts";
 import { noSecretStore } from "../../app/main/settings/settings-service.ts";
-import { chromiumAvailable } from "../support/browser.ts";
+import { chromiumMissing } from "../support/browser.ts";
+import { describeWhen } from "../support/requirements.ts";
 import { connectHost, sessionEventsOf, startHostProcess } from "../support/host-process.ts";
 import { call, sessionHelpers, startE2e, type E2e } from "./support/e2e-harness.ts";
 import { MODEL_ID, startFakeModel, type Brain } from "./support/fake-model.ts";
@@ -48,7 +49,7 @@ async function killedMidCommand(): Promise<{ dataDir: string; root: string; sess
   }
 }
 
-describe.skipIf(!chromiumAvailable() && !process.env.CI)("recovery in the window", () => {
+describeWhen(chromiumMissing(), "recovery in the window", () => {
   let e2e: E2e;
   let page: Page;
   let killed: Awaited<ReturnType<typeof killedMidCommand>>;

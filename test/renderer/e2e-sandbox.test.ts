@@ -6,10 +6,11 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { startHost, type RunningHost } from "../../app/main/host/start-host.ts";
 import { detectSandbox } from "../../app/main/sandbox/detect.ts";
-import { chromiumAvailable } from "../support/browser.ts";
+import { chromiumMissing } from "../support/browser.ts";
+import { describeWhen } from "../support/requirements.ts";
 import { call, sessionHelpers, shots, startE2e, type E2e } from "./support/e2e-harness.ts";
 import { MODEL_ID, type Brain } from "./support/fake-model.ts";
 
@@ -25,7 +26,12 @@ const brain: Brain = (user, results) => {
   return { text: `Answer to: ${user.slice(0, 40)}` };
 };
 
-describe.skipIf((!chromiumAvailable() && !process.env.CI) || !detectSandbox().available)("the sandbox in the window", () => {
+function sandboxMissing(): string | null {
+  const sandbox = detectSandbox();
+  return sandbox.available ? null : `needs a working sandbox: ${sandbox.message}`;
+}
+
+describeWhen(chromiumMissing() ?? sandboxMissing(), "the sandbox in the window", () => {
   let e2e: E2e;
   let page: Page;
   let h: ReturnType<typeof sessionHelpers>;

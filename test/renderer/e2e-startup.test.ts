@@ -2,13 +2,14 @@
 // (the store's notice reaches the window even though it happened before the window connected).
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromiumAvailable } from "../support/browser.ts";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { chromiumMissing } from "../support/browser.ts";
+import { describeWhen } from "../support/requirements.ts";
 import { startE2e, type E2e } from "./support/e2e-harness.ts";
 
 let e2e: E2e | undefined;
 
-describe.skipIf(!chromiumAvailable() && !process.env.CI)("start-up notices", () => {
+describeWhen(chromiumMissing(), "start-up notices", () => {
   beforeAll(async () => {
     e2e = await startE2e(() => ({ text: "unused" }), "startup", {
       prepareData: (dataDir) => writeFileSync(join(dataDir, "lathe.db"), "this is not a SQLite database, it is damaged ".repeat(200)),

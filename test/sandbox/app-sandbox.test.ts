@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describeWhen } from "../support/requirements.ts";
 import type { LlmContext } from "../../app/main/loop/index.ts";
 import type { SecretStore } from "../../app/main/settings/settings-service.ts";
 import type { ToolResultMessage } from "../../app/shared/agent-types.ts";
@@ -17,7 +18,8 @@ import { detectSandbox } from "../../app/main/sandbox/detect.ts";
 import { startApp, type AppHarness, type StartAppOptions } from "../support/app-harness.ts";
 import type { ScriptStep } from "../../app/main/loop/test/scripted-model.ts";
 
-const available = process.platform === "linux" && detectSandbox().available;
+const sandbox = detectSandbox();
+const available = process.platform === "linux" && sandbox.available;
 let app: AppHarness | undefined;
 let scratch: string;
 let server: Server;
@@ -61,7 +63,7 @@ async function results(h: AppHarness, sessionId: number) {
 }
 const detailsOf = (m: ToolResultMessage | undefined) => m?.details as BashResultDetails;
 
-describe.runIf(available)("the sandbox in the app", () => {
+describeWhen(available ? null : `needs a working sandbox on Linux: ${sandbox.message}`, "the sandbox in the app", () => {
   it("defaults to sandboxed auto; a refusal reaches the model explained; running it outside asks first", async () => {
     const target = path.join(scratch, "made-outside.txt");
     let seenByModel = "";

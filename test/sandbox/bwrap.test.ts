@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeWhen, needsLinux } from "../support/requirements.ts";
 import type { BashDetails, BashProgressDetails, BashResultDetails } from "../../app/shared/tool-details.ts";
 import { detectSandbox } from "../../app/main/sandbox/detect.ts";
 import { createBashTool } from "../../app/main/tools/bash.ts";
@@ -22,7 +23,7 @@ const done = (run: { result?: { details: unknown }; error?: Error }) =>
 const raw = (run: { updates: { details: unknown }[] }) =>
   run.updates.map((u) => u.details as BashDetails).filter((d): d is BashProgressDetails => d.phase === "running").map((d) => d.chunk).join("");
 
-describe.runIf(process.platform === "linux")("bubblewrap sandbox", () => {
+describeWhen(needsLinux(), "bubblewrap sandbox", () => {
   let f: SandboxFixture;
   let app: ChildProcess;
   let server: Server;

@@ -4,7 +4,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
+import { describeWhen, needsLinux } from "../support/requirements.ts";
 
 const fixture = path.join(import.meta.dirname, "fixtures", "env-holder.ts");
 const KEY = "sk-ant-api03-FAKE-ENV-KEY-0123456789";
@@ -27,7 +28,7 @@ async function holder(mode: "take" | "delete"): Promise<{ pid: number; report: R
   return { pid: child.pid!, report: JSON.parse(line) as Record<string, unknown> };
 }
 
-describe.runIf(process.platform === "linux")("provider keys in the environment", () => {
+describeWhen(needsLinux(), "provider keys in the environment", () => {
   it("deleting a key from process.env does not remove it from /proc/<pid>/environ", async () => {
     const { pid, report } = await holder("delete");
     expect(report).toEqual({ now: null });

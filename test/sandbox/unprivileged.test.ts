@@ -6,7 +6,8 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
+import { describeWhen } from "../support/requirements.ts";
 import { bwrapArgs } from "../../app/main/sandbox/bwrap.ts";
 import { detectSandbox, findExecutable } from "../../app/main/sandbox/detect.ts";
 import { defaultHiddenPaths } from "../../app/main/sandbox/rules.ts";
@@ -14,9 +15,13 @@ import { defaultHiddenPaths } from "../../app/main/sandbox/rules.ts";
 const NOBODY = 65534;
 const setpriv = findExecutable("setpriv", process.env.PATH);
 const sandbox = detectSandbox();
-const runnable = process.platform === "linux" && process.getuid?.() === 0 && setpriv !== undefined && sandbox.available;
+const missing =
+  process.platform !== "linux" ? "needs Linux"
+  : process.getuid?.() !== 0 ? "needs root (it runs the sandbox as uid 65534 through setpriv)"
+  : setpriv === undefined ? "needs setpriv (util-linux)"
+  : sandbox.available ? null : `needs a working sandbox: ${sandbox.message}`;
 
-describe.runIf(runnable)("the sandbox for an unprivileged user", () => {
+describeWhen(missing, "the sandbox for an unprivileged user", () => {
   const root = mkdtempSync(path.join(tmpdir(), "lathe-unprivileged-"));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 

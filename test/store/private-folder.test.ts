@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { describeWhen } from "../support/requirements.ts";
 import { createAppServices } from "../../app/main/app-services.ts";
 import { noSecretStore } from "../../app/main/settings/settings-service.ts";
 import { openStore } from "../../app/main/store/index.ts";
@@ -22,7 +23,7 @@ afterEach(() => {
 });
 const modeOf = (file: string) => fs.statSync(file).mode & 0o777;
 
-describe.skipIf(process.platform === "win32")("the data folder's modes", () => {
+describeWhen(process.platform === "win32" ? "Windows has no Unix file modes" : null, "the data folder's modes", () => {
   it("creates the folder 0700 and the database, WAL and shared memory 0600, with no notice", () => {
     const dir = path.join(scratch(), "new", "lathe");
     const previous = process.umask(0o022);

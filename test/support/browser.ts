@@ -9,6 +9,11 @@ export function chromiumAvailable(): boolean {
   return existsSync(CHROME_PATH);
 }
 
+/** What the browser suites need and is missing (for describeWhen), or null. */
+export function chromiumMissing(): string | null {
+  return chromiumAvailable() ? null : `needs Chromium at ${CHROME_PATH} (apt-get install -y chromium, or set CHROME_PATH)`;
+}
+
 export async function launchBrowser(): Promise<Browser> {
   if (!chromiumAvailable()) throw new Error(`Chromium not found at ${CHROME_PATH}: install it (apt-get install -y chromium) or set CHROME_PATH.`);
   return chromium.launch({

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { itWhen, needsLinux } from "../support/requirements.ts";
 import { createBashTool, type BashDetails, type BashProgressDetails } from "../../app/main/tools/bash.ts";
 import { createCodingTools } from "../../app/main/tools/index.ts";
 import { isAlive } from "../../app/main/tools/process-tree.ts";
@@ -128,7 +129,7 @@ describe("bash tool", () => {
     await waitFor(() => pids.every((pid) => !isAlive(pid)), 3000);
   });
 
-  it.runIf(process.platform === "linux")("detects a prompt waiting for input and takes the answer", async () => {
+  itWhen(needsLinux(), "detects a prompt waiting for input and takes the answer", async () => {
     const tools = createCodingTools({ projectDir: project.dir, outputDir: outputs.dir });
     const tool = tools.tools.find((t) => t.name === "bash")!;
     let answered = false;

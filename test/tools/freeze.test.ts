@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { describeWhen, needsLinux } from "../support/requirements.ts";
 import { callSubjects } from "../../app/main/permissions/policy.ts";
 import { summarizeCall } from "../../app/main/permissions/call-summary.ts";
 import { blockMonitor } from "../../bench/support/block-monitor.ts";
@@ -163,7 +164,7 @@ describe("a 20 MB file", () => {
   });
 });
 
-describe.runIf(process.platform === "linux")("special files", () => {
+describeWhen(needsLinux(), "special files", () => {
   const fifo = file("pipe");
   execFileSync("mkfifo", [fifo]);
 
