@@ -141,6 +141,26 @@ describe("compaction in sessions", () => {
     expect(JSON.stringify(app.scripted.requests[4]!.context.messages)).not.toContain("maximum context length");
   });
 
+  it("retries an overflowed turn only once: a second overflow ends the run with the error", async () => {
+    const overflow: ScriptStep = { error: "This model's maximum context length is 4000 tokens", contextOverflow: true };
+    // A second compaction and retry would take "answer to u" as its summary, and prompt u would
+    // then find no response left.
+    const steps: ScriptStep[] = [{ text: "a" }, { text: "b" }, overflow, { text: "summary after overflow" }, overflow, { text: "answer to u" }];
+    app = await startApp({ steps, model: { contextWindow: 200_000, maxTokens: 1000 } });
+    const s = await session(app);
+    await promptAndWait(app, s.id, words(10, "q"), 1);
+    await promptAndWait(app, s.id, words(10, "r"), 2);
+    await app.call("sessions.prompt", { sessionId: s.id, text: "t" });
+    await app.waitFor(() => ended(app!.sessionEvents.get(s.id)) >= 4, "the retried run");
+    await app.waitFor(() => !app!.services.sessions.isRunning(s.id), "idle");
+    let { opened } = await app.call("sessions.open", { sessionId: s.id });
+    expect(opened.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "error", contextOverflow: true });
+    await promptAndWait(app, s.id, "u", 5);
+    ({ opened } = await app.call("sessions.open", { sessionId: s.id }));
+    expect((opened.messages.at(-1) as AssistantMessage).content[0]).toEqual({ type: "text", text: "answer to u" });
+    expect(app.scripted.remaining()).toBe(0);
+  });
+
   it("after a restart, a resumed session sends the stored summary, not what it stands in for", async () => {
     app = await startApp({ steps: [{ text: "first" }, { text: "second" }, { text: "Stored summary: keep tabs" }] });
     const s = await session(app);

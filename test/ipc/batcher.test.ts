@@ -126,6 +126,16 @@ describe("EventBatcher", () => {
     expect(all.at(-1)!.toSeq).toBe(1000);
   });
 
+  it("keeps consecutive tool updates apart, each with its own number, even with nothing between them", () => {
+    const chunks = Array.from({ length: 20 }, (_, i) => `chunk ${i}\n`);
+    for (const chunk of chunks) push(1, toolUpdate("t", chunk));
+    vi.advanceTimersByTime(16);
+    const [batch, ...rest] = batches();
+    expect(rest).toEqual([]);
+    expect(batch!.events.map((e) => (e as { partialResult: { details: { chunk: string } } }).partialResult.details.chunk)).toEqual(chunks);
+    expect(batch!.seqs).toEqual(chunks.map((_, i) => i + 1));
+  });
+
   it("flushes pending session events before any other event, keeping cross-channel order", () => {
     push(1, { type: "tool_execution_start", toolCallId: "c", toolName: "bash", args: {} });
     batcher.emit("app.notice", { level: "info", message: "after the start" });

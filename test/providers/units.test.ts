@@ -1,9 +1,8 @@
 // The pure pieces: retry-after parsing and backoff, overflow recognition, cost arithmetic,
-// transcript repair before sending, strict tool-argument parsing, the thinking style table.
+// transcript repair before sending, the thinking style table.
 import { describe, expect, test } from "vitest";
 import type { AssistantMessage, Message, ToolCall } from "../../app/shared/agent-types.ts";
 import { describeFailure, isContextOverflowText } from "../../app/main/providers/errors.ts";
-import { argumentsForModel, parseToolArguments } from "../../app/main/loop/index.ts";
 import { anthropicThinkingStyle, BUILTIN_MODELS, calculateCost, openaiMinimumEffort } from "../../app/main/providers/models.ts";
 import { parseRetryAfter, retryDelay, sleep } from "../../app/main/providers/retry.ts";
 import { prepareMessages } from "../../app/main/providers/transform-messages.ts";
@@ -113,41 +112,3 @@ describe("prepareMessages", () => {
   });
 });
 
-describe("parseToolArguments", () => {
-  const make = (): ToolCall => ({ type: "toolCall", id: "1", name: "bash", arguments: { partial: true } });
-  test.each([
-    ["", {}, undefined],
-    ['{"command":"ls"}', { command: "ls" }, undefined],
-    ["[1,2]", {}, /^the arguments must be a JSON object, not an array; /],
-    ["null", {}, /^the arguments must be a JSON object, not null; /],
-    ['"ls"', {}, /^the arguments must be a JSON object, not a string; /],
-    ['{"command": "ls', {}, /^the arguments are not valid JSON \(Unterminated string in JSON at position 15.*\); send them as one complete JSON object\.$/],
-    ['{"a": }', {}, /^the arguments are not valid JSON \(Unexpected token '\}'\); send/],
-  ])("%j", (raw, args, error) => {
-    const call = make();
-    parseToolArguments(call, raw);
-    expect(call.arguments).toEqual(args);
-    if (error) {
-      expect(call.argumentsError).toMatch(error);
-      expect(call.rawArguments).toBe(raw);
-    } else {
-      expect(call.argumentsError).toBeUndefined();
-      expect("rawArguments" in call).toBe(false);
-    }
-  });
-
-  test("a later good parse clears an earlier failure", () => {
-    const call = make();
-    parseToolArguments(call, "{");
-    parseToolArguments(call, '{"command":"ls"}');
-    expect(call).toEqual({ type: "toolCall", id: "1", name: "bash", arguments: { command: "ls" } });
-  });
-
-  test("argumentsForModel wraps kept raw text in an object and passes parsed arguments through", () => {
-    const call = make();
-    parseToolArguments(call, '{"a": }');
-    expect(argumentsForModel(call)).toEqual({ INVALID_JSON: '{"a": }' });
-    parseToolArguments(call, '{"a": 1}');
-    expect(argumentsForModel(call)).toBe(call.arguments);
-  });
-});

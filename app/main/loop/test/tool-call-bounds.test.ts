@@ -28,6 +28,9 @@ describe("boundToolCallArguments and kept raw text", () => {
     const call: ToolCall = { type: "toolCall", id: "1", name: "write", arguments: {}, argumentsError: "the arguments are not valid JSON (x)", rawArguments: "{" + "x".repeat(200) };
     boundToolCallArguments(call, { maxDepth: 64, maxChars: 100 });
     expect(call).toEqual({ type: "toolCall", id: "1", name: "write", arguments: {}, argumentsError: "the arguments were refused: they are larger than 100 characters (and not valid JSON)." });
+    const atTheBound: ToolCall = { type: "toolCall", id: "3", name: "write", arguments: {}, argumentsError: "e", rawArguments: "x".repeat(100) };
+    boundToolCallArguments(atTheBound, { maxDepth: 64, maxChars: 100 });
+    expect(atTheBound).toMatchObject({ argumentsError: "e", rawArguments: "x".repeat(100) });
     const small: ToolCall = { type: "toolCall", id: "2", name: "write", arguments: {}, argumentsError: "e", rawArguments: "{" };
     boundToolCallArguments(small, { maxDepth: 64, maxChars: 100 });
     expect(small.rawArguments).toBe("{");

@@ -1,0 +1,40 @@
+// Mutation testing (npm run test:mutation): StrykerJS with the Vitest runner over the loop, the
+// permissions layer and the store, one folder at a time (scripts/mutation.mjs sets
+// LATHE_MUTATE), each against the tests of that folder. Not in CI: see README (Development) for how
+// long it takes. Every mutant that survives is either killed by a test or explained in
+// `survivorsExplained` below (its file, line and why no test can or should tell it apart).
+
+/** Which folder is mutated, and which tests judge it. */
+const TARGETS = {
+  loop: { mutate: ["app/main/loop/**/*.ts", "!app/main/loop/test/**"], dir: "app/main/loop" },
+  permissions: { mutate: ["app/main/permissions/**/*.ts"], dir: "test/permissions" },
+  store: { mutate: ["app/main/store/**/*.ts"], dir: "test/store" },
+};
+
+const name = process.env.LATHE_MUTATE ?? "loop";
+const target = TARGETS[name];
+if (!target) throw new Error(`LATHE_MUTATE must be one of ${Object.keys(TARGETS).join(", ")}; got "${name}"`);
+
+const config = {
+  testRunner: "vitest",
+  // Forks, as in npm test: node-pty is not thread-safe. One fork per Stryker worker.
+  vitest: { configFile: "vitest.config.ts", dir: target.dir, related: false, pool: "forks" },
+  mutate: target.mutate,
+  coverageAnalysis: "perTest",
+  // Module-level constants need a fresh module graph per mutant: slow, and they are tables and
+  // messages; they are left out (reported as ignored, not counted).
+  ignoreStatic: true,
+  // The machine is shared by several people at once: two workers at most.
+  concurrency: Number(process.env.LATHE_MUTATE_CONCURRENCY ?? 2),
+  timeoutMS: 20_000,
+  timeoutFactor: 2,
+  reporters: ["clear-text", "progress", "html", "json"],
+  htmlReporter: { fileName: `reports/mutation/${name}.html` },
+  jsonReporter: { fileName: `reports/mutation/${name}.json` },
+  thresholds: { high: 90, low: 85, break: 85 },
+  tempDirName: ".stryker-tmp",
+  ignorePatterns: ["out", "dist", "reports", "screenshots", "test-results", ".stryker-tmp", "test/renderer", "bench"],
+  cleanTempDir: "always",
+};
+
+export default config;
