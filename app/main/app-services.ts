@@ -7,7 +7,8 @@ import type { AssistantMessage } from "../shared/agent-types.ts";
 import type { Session } from "../shared/ipc/contract.ts";
 import { EventHub } from "./ipc/event-hub.ts";
 import { McpService } from "./mcp/mcp-service.ts";
-import { IpcFailure, IpcRouter, type RequestHandlers } from "./ipc/router.ts";
+import { IpcRouter, type RequestHandlers } from "./ipc/router.ts";
+import { ServiceError } from "../shared/errors.ts";
 import { PermissionsService } from "./permissions/permissions-service.ts";
 import { scannerFor, secretEnvValues } from "./permissions/redaction.ts";
 import { loadShellParser } from "./permissions/shell-parser.ts";
@@ -189,7 +190,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
 
   const ruleScopeId = (scope: "session" | "project" | "global", scopeId: number | undefined): number | null => {
     if (scope === "global") return null;
-    if (scopeId === undefined) throw new IpcFailure("invalid-request", `A ${scope} rule needs a scopeId (the ${scope} id).`);
+    if (scopeId === undefined) throw new ServiceError("invalid", `A ${scope} rule needs a scopeId (the ${scope} id).`);
     return scopeId;
   };
 
@@ -205,7 +206,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     "projects.list": () => store.listProjects(),
     "projects.open": ({ folder }) => sessions.openProject(folder),
     "projects.pickFolder": async () => {
-      if (!options.pickFolder) throw new IpcFailure("unavailable", "There is no folder picker in the browser: type the folder's path instead.");
+      if (!options.pickFolder) throw new ServiceError("unavailable", "There is no folder picker in the browser: type the folder's path instead.");
       return { folder: await options.pickFolder() };
     },
     "sessions.list": (p) => store.listSessions(p),
@@ -229,7 +230,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     "sessions.fork": ({ sessionId, position }) => sessions.fork(sessionId, position),
     "sessions.export": ({ sessionId, format }) => {
       const session = store.getSession(sessionId);
-      if (!session) throw new IpcFailure("not-found", `Session ${sessionId} does not exist.`);
+      if (!session) throw new ServiceError("not-found", `Session ${sessionId} does not exist.`);
       const stem = `lathe-session-${sessionId}`;
       return format === "markdown"
         ? { fileName: `${stem}.md`, content: store.exportMarkdown(sessionId) }
@@ -239,7 +240,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       try {
         return store.search(query, rest);
       } catch (error) {
-        if (error instanceof StoreError && error.failure === "invalid") throw new IpcFailure("invalid-request", error.message);
+        if (error instanceof StoreError && error.failure === "invalid") throw new ServiceError("invalid", error.message);
         throw error;
       }
     },
@@ -252,7 +253,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       const custom = (settings.providerSettings().custom ?? []).find((c) => c.id === provider);
       if (!custom) return sessions.models().filter((m) => m.provider === provider);
       const found = await discoverModels(custom.baseUrl, custom.apiKey);
-      if (!found.ok) throw new IpcFailure("unavailable", found.error);
+      if (!found.ok) throw new ServiceError("unavailable", found.error);
       settings.setProvider({ id: provider, models: found.models });
       return sessions.models().filter((m) => m.provider === provider);
     },
@@ -273,11 +274,11 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     "permissions.updateRule": ({ id, pattern, action }) => {
       // Rules are immutable rows: an edit replaces the rule with its new version, in one transaction.
       const updated = store.permissionRules.replace(id, { pattern, action });
-      if (!updated) throw new IpcFailure("not-found", `No permission rule ${id}.`);
+      if (!updated) throw new ServiceError("not-found", `No permission rule ${id}.`);
       return permissions.explained(updated);
     },
     "permissions.removeRule": ({ id }) => {
-      if (!store.permissionRules.remove(id)) throw new IpcFailure("not-found", `No permission rule ${id}.`);
+      if (!store.permissionRules.remove(id)) throw new ServiceError("not-found", `No permission rule ${id}.`);
       return {};
     },
     "mcp.list": ({ projectId }) => mcp.list(projectId),
@@ -299,7 +300,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     for (const name of Object.keys(handlers) as RequestName[]) {
       if (READ_ONLY_REQUESTS.has(name)) continue;
       (handlers as Record<RequestName, () => never>)[name] = () => {
-        throw new IpcFailure("unavailable", `This Lathe opened ${options.dataDir} read-only (another Lathe holds it), so it cannot ${name.replace(".", ": ")}. Quit the other one and start this one normally to make changes.`);
+        throw new ServiceError("unavailable", `This Lathe opened ${options.dataDir} read-only (another Lathe holds it), so it cannot ${name.replace(".", ": ")}. Quit the other one and start this one normally to make changes.`);
       };
     }
   }

@@ -1,7 +1,8 @@
 // The router validates every request before a handler sees it: 1,000 random and malformed
 // payloads are all rejected with clear errors, and no handler runs.
 import { describe, expect, it } from "vitest";
-import { IpcFailure, IpcRouter, type RequestHandlers } from "../../app/main/ipc/router.ts";
+import { IpcRouter, type RequestHandlers } from "../../app/main/ipc/router.ts";
+import { ServiceError } from "../../app/shared/errors.ts";
 import { malformedPayloads } from "../support/fuzz.ts";
 
 function recordingHandlers(calls: string[]): RequestHandlers {
@@ -47,7 +48,7 @@ describe("IpcRouter", () => {
   it("turns handler failures into errors without throwing", async () => {
     const handlers = new Proxy({} as RequestHandlers, {
       get: (_t, name) => () => {
-        if (name === "sessions.abort") throw new IpcFailure("not-found", "Session 3 does not exist.");
+        if (name === "sessions.abort") throw new ServiceError("not-found", "Session 3 does not exist.");
         throw new Error("disk on fire");
       },
     });
@@ -56,5 +57,18 @@ describe("IpcRouter", () => {
     expect(await router.handle("sessions.abort", { sessionId: 3 })).toEqual({ ok: false, error: { code: "not-found", message: "Session 3 does not exist." } });
     expect(await router.handle("projects.list", {})).toEqual({ ok: false, error: { code: "failed", message: "disk on fire" } });
     expect(seen).toEqual(["projects.list"]);
+  });
+
+  it.each([
+    ["not-found", "not-found"],
+    ["invalid", "invalid-request"],
+    ["unavailable", "unavailable"],
+    ["failed", "failed"],
+  ] as const)("a service's %s failure is answered as %s, and is not reported as a bug", async (kind, code) => {
+    const seen: string[] = [];
+    const handlers = new Proxy({} as RequestHandlers, { get: () => () => { throw new ServiceError(kind, `it was ${kind}`); } });
+    const router = new IpcRouter(handlers, (name) => seen.push(name));
+    expect(await router.handle("sessions.abort", { sessionId: 3 })).toEqual({ ok: false, error: { code, message: `it was ${kind}` } });
+    expect(seen).toEqual([]);
   });
 });

@@ -2,7 +2,8 @@
 // headless host's WebSocket). Validates the name and the params against the contract before a
 // handler sees them, and answers { ok: true, data } or { ok: false, error }. Params nested deeper
 // or larger than the request bounds are refused before anything walks them recursively. Never
-// throws and never rejects, whatever arrives.
+// throws and never rejects, whatever arrives. A handler's ServiceError (app/shared/errors.ts)
+// becomes the IPC error of its kind; anything else thrown is "failed" and reported.
 import type { TSchema } from "@sinclair/typebox";
 import {
   requests,
@@ -16,19 +17,19 @@ import { MAX_REQUEST_BYTES, MAX_REQUEST_DEPTH } from "../../shared/ipc/limits.ts
 import { exceedsBounds } from "../../shared/json-bounds.ts";
 import { checkerFor, schemaErrorLines } from "../../shared/schema-check.ts";
 import { errorText } from "../../shared/error-text.ts";
+import { ServiceError, type ServiceFailure } from "../../shared/errors.ts";
 
 export type RequestHandlers = {
   [N in RequestName]: (params: RequestParams<N>) => Promise<RequestResult<N>> | RequestResult<N>;
 };
 
-/** Thrown by a handler to answer with a specific error code. */
-export class IpcFailure extends Error {
-  readonly code: IpcError["code"];
-  constructor(code: IpcError["code"], message: string) {
-    super(message);
-    this.code = code;
-  }
-}
+/** A service's own failure as the IPC error code the renderer sees. */
+const codeOfFailure: Record<ServiceFailure, IpcError["code"]> = {
+  "not-found": "not-found",
+  invalid: "invalid-request",
+  unavailable: "unavailable",
+  failed: "failed",
+};
 
 export class IpcRouter {
   private readonly handlers: RequestHandlers;
@@ -61,7 +62,7 @@ export class IpcRouter {
       const handler = this.handlers[requestName] as (p: unknown) => unknown;
       return { ok: true, data: await handler(params) };
     } catch (error) {
-      if (error instanceof IpcFailure) return failure(error.code, error.message);
+      if (error instanceof ServiceError) return failure(codeOfFailure[error.failure], error.message);
       this.onHandlerError?.(requestName, error);
       return failure("failed", errorText(error));
     }

@@ -5,7 +5,6 @@
 // their secret from `${VAR}` references ("Bearer ${TOKEN}") are kept as they are. Decrypted values never leave the main
 // process: views carry names, and only values stored in plain text. Never throws on stored data it
 // cannot read: the server is reported with the problem instead.
-import type { SecretStore } from "../settings/settings-service.ts";
 import type { SettingsStore } from "../store/settings.ts";
 import { clampTimeout, type McpServerSpec } from "./config.ts";
 
@@ -63,6 +62,15 @@ export function looksSecret(name: string, value: string, isHeader: boolean): boo
   if (value.includes("${")) return !onlyReferencesSecret(value);
   if (SECRET_NAME.test(name) || (isHeader && SECRET_HEADER.test(name))) return true;
   return looksLikeSecretText(value);
+}
+
+/** The OS keyring that seals configured secrets (a port: the settings service's SecretStore fits). */
+export interface SecretStore {
+  /** False when the OS offers no keyring (then secrets are refused, not stored in plain text). */
+  readonly available: boolean;
+  readonly unavailableReason?: string;
+  encrypt(plain: string): string;
+  decrypt(sealed: string): string;
 }
 
 export class McpConfigStore {

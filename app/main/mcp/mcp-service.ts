@@ -8,15 +8,14 @@
 //
 // It is the sessions' tool source (tool_search, the servers' tools, stand-ins for tools a session
 // uses that no server offers now), tells the permission layer what an MCP tool is, and answers
-// the settings screen's requests. Methods meant for IPC throw IpcFailure with a message for the
+// the settings screen's requests. Methods meant for IPC throw ServiceError with a message for the
 // user; nothing else throws.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { homedir } from "node:os";
 import type { McpCallSummary, McpList, McpServerView } from "../../shared/ipc/mcp-schemas.ts";
-import { IpcFailure } from "../ipc/router.ts";
+import { ServiceError } from "../../shared/errors.ts";
 import type { AnyAgentTool } from "../loop/index.ts";
-import type { SessionToolScope, SessionToolSource } from "../sessions/session-tools.ts";
-import type { SecretStore } from "../settings/settings-service.ts";
+import type { SecretStore } from "./config-store.ts";
 import type { SettingsStore } from "../store/settings.ts";
 import { parseMcpServers } from "./config.ts";
 import { findConfigFiles, readConfigSource } from "./config-files.ts";
@@ -40,7 +39,15 @@ export interface McpServiceOptions {
   home?: string;
 }
 
-export class McpService implements SessionToolSource {
+/** The session asking for tools (the sessions service's SessionToolScope fits). */
+export interface McpToolScope {
+  sessionId: number;
+  projectId: number;
+  projectDir: string;
+}
+
+/** Satisfies the sessions service's SessionToolSource port (app-services.ts plugs it in). */
+export class McpService {
   private readonly o: McpServiceOptions;
   private readonly config: McpConfigStore;
   private readonly connections = new Map<string, { connection: McpConnection; key: string }>();
@@ -85,11 +92,11 @@ export class McpService implements SessionToolSource {
     return [TOOL_SEARCH, ...upFront.flatMap((c) => c.tools().filter((t) => !t.error).map((t) => t.modelName))];
   }
 
-  builtinTools(scope: SessionToolScope): AnyAgentTool[] {
+  builtinTools(scope: McpToolScope): AnyAgentTool[] {
     return [createToolSearchTool(scope.projectId, this.catalog)];
   }
 
-  externalTools(scope: SessionToolScope, names: readonly string[]): AnyAgentTool[] {
+  externalTools(scope: McpToolScope, names: readonly string[]): AnyAgentTool[] {
     const tools: AnyAgentTool[] = [];
     const offered = new Set<string>();
     const scoped = this.inScope(scope.projectId);
@@ -147,20 +154,20 @@ export class McpService implements SessionToolSource {
   }
 
   async import(input: { text?: string; path?: string; localProject?: boolean; scope: McpScope; projectId?: number }) {
-    if ((input.text === undefined) === (input.path === undefined)) throw new IpcFailure("invalid-request", "Give either the configuration's text or a file path.");
+    if ((input.text === undefined) === (input.path === undefined)) throw new ServiceError("invalid", "Give either the configuration's text or a file path.");
     const projectId = this.scopeProject(input.scope, input.projectId);
     let json: unknown;
     if (input.text !== undefined) {
       try {
         json = JSON.parse(input.text);
       } catch (error) {
-        throw new IpcFailure("invalid-request", `That is not valid JSON: ${(error as Error).message}`);
+        throw new ServiceError("invalid", `That is not valid JSON: ${(error as Error).message}`);
       }
     } else {
       const folder = input.localProject ? this.folderOf(input.projectId) : undefined;
-      if (input.localProject && !folder) throw new IpcFailure("invalid-request", "Importing a project's servers from ~/.claude.json needs an open project.");
+      if (input.localProject && !folder) throw new ServiceError("invalid", "Importing a project's servers from ~/.claude.json needs an open project.");
       const read = await readConfigSource({ path: expandHome(input.path!, this.home()), ...(folder ? { projectFolder: folder } : {}) });
-      if ("error" in read) throw new IpcFailure("not-found", read.error);
+      if ("error" in read) throw new ServiceError("not-found", read.error);
       json = read.json;
     }
     const { servers, skipped } = parseMcpServers(json);
@@ -176,7 +183,7 @@ export class McpService implements SessionToolSource {
   }
 
   async update(id: string, changes: { disabled?: boolean; loadAllTools?: boolean; timeoutMs?: number }, projectId?: number): Promise<McpList> {
-    if (!this.config.update(id, changes)) throw new IpcFailure("not-found", `There is no MCP server ${id}.`);
+    if (!this.config.update(id, changes)) throw new ServiceError("not-found", `There is no MCP server ${id}.`);
     this.configChanged();
     const entry = this.connections.get(id);
     if (entry && !entry.connection.spec.disabled) await entry.connection.connect();
@@ -185,14 +192,14 @@ export class McpService implements SessionToolSource {
 
   async restart(id: string, projectId?: number): Promise<McpList> {
     const entry = this.connections.get(id) ?? (this.sync(), this.connections.get(id));
-    if (!entry) throw new IpcFailure("not-found", `There is no MCP server ${id}.`);
-    if (entry.connection.spec.disabled) throw new IpcFailure("invalid-request", `The MCP server ${entry.connection.name} is disabled: enable it first.`);
+    if (!entry) throw new ServiceError("not-found", `There is no MCP server ${id}.`);
+    if (entry.connection.spec.disabled) throw new ServiceError("invalid", `The MCP server ${entry.connection.name} is disabled: enable it first.`);
     await entry.connection.restart();
     return this.list(projectId);
   }
 
   async remove(id: string, projectId?: number): Promise<McpList> {
-    if (!this.config.remove(id)) throw new IpcFailure("not-found", `There is no MCP server ${id}.`);
+    if (!this.config.remove(id)) throw new ServiceError("not-found", `There is no MCP server ${id}.`);
     this.configChanged();
     return this.list(projectId);
   }
@@ -355,7 +362,7 @@ export class McpService implements SessionToolSource {
 
   private scopeProject(scope: McpScope, projectId: number | undefined): number | null {
     if (scope === "user") return null;
-    if (projectId === undefined || !this.o.projectFolder(projectId)) throw new IpcFailure("invalid-request", "A project's server needs an open project (projectId).");
+    if (projectId === undefined || !this.o.projectFolder(projectId)) throw new ServiceError("invalid", "A project's server needs an open project (projectId).");
     return projectId;
   }
 

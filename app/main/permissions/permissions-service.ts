@@ -12,27 +12,35 @@
 // is decided under rules for "mcp" (mcp-rules.ts), without the sandbox.
 import { randomUUID } from "node:crypto";
 import type { AssistantMessage } from "../../shared/agent-types.ts";
-import type { PermissionRequest } from "../../shared/ipc/contract.ts";
+import type { EventName, EventPayload, PermissionRequest } from "../../shared/ipc/contract.ts";
 import type { McpCallSummary } from "../../shared/ipc/mcp-schemas.ts";
-import type { EventHub } from "../ipc/event-hub.ts";
-import { IpcFailure } from "../ipc/router.ts";
-import type { AfterToolCallResult, BeforeToolCallResult } from "../loop/index.ts";
-import type { SessionScope, ToolHooks } from "../sessions/live-session.ts";
-import type { PermissionMode } from "../settings/settings-service.ts";
+import { ServiceError } from "../../shared/errors.ts";
+import type { AfterToolCallResult, AgentLoopConfig, BeforeToolCallResult } from "../loop/index.ts";
 import type { PermissionRule, SessionStore } from "../store/index.ts";
 import { summarizeCall } from "./call-summary.ts";
 import { mcpProposedRule, mcpSubjects, mcpSummary, MCP_RULE_TOOL } from "./mcp-rules.ts";
-import { EDIT_TOOLS, callSubjects, decide, describeRule, proposeRule, type Decision } from "./policy.ts";
+import { EDIT_TOOLS, callSubjects, decide, describeRule, proposeRule, type Decision, type PermissionMode } from "./policy.ts";
 import { describeRedactions, type SecretScanner } from "./redaction.ts";
 import { migrateRules, ruleNote } from "./rule-migration.ts";
 import { loadShellParser } from "./shell-parser.ts";
 import { placementFor, planSandbox, requestInfo, sandboxDecision, type SandboxPlan, type SandboxPort } from "./sandbox-mode.ts";
 
+/** The session whose tool calls the hooks judge (the sessions service's SessionScope satisfies it). */
+export interface PermissionScope {
+  sessionId: number;
+  projectId: number;
+  projectDir: string;
+}
+
+/** The loop hooks handed to a session (AgentLoopConfig's beforeToolCall and afterToolCall). */
+export type PermissionHooks = Pick<AgentLoopConfig, "beforeToolCall" | "afterToolCall">;
+
 export type UserDecision = "allow-once" | "allow-session" | "allow-project" | "deny";
 
 export interface PermissionsServiceOptions {
   store: SessionStore;
-  hub: EventHub;
+  /** Where requests and answers are announced (the IPC event hub, passed in by app-services.ts). */
+  hub: { emit<E extends EventName>(event: E, payload: EventPayload<E>): void };
   mode: () => PermissionMode;
   /** The redaction rules with the configured keys and secret-looking environment values. */
   secrets: () => SecretScanner;
@@ -68,7 +76,7 @@ export class PermissionsService {
     migrateRules(options.store);
   }
 
-  hooks(scope: SessionScope): ToolHooks {
+  hooks(scope: PermissionScope): PermissionHooks {
     return {
       beforeToolCall: (ctx, signal) => this.before(scope, ctx.assistantMessage, ctx.toolCall.id, ctx.toolCall.name, ctx.args, signal),
       afterToolCall: (ctx) => this.after(ctx.toolCall.id, ctx.result, ctx.isError),
@@ -89,13 +97,13 @@ export class PermissionsService {
 
   respond(answer: { requestId: string; decision: UserDecision; rule?: { tool: string; pattern: string }; reason?: string; outsideSandbox?: boolean }): void {
     const p = this.pending.get(answer.requestId);
-    if (!p) throw new IpcFailure("not-found", `There is no pending permission request ${answer.requestId}: it was already answered or cancelled.`);
+    if (!p) throw new ServiceError("not-found", `There is no pending permission request ${answer.requestId}: it was already answered or cancelled.`);
     const pattern = answer.rule?.pattern ?? p.request.proposedRule.pattern;
     if (answer.rule && answer.rule.tool !== p.request.proposedRule.tool) {
-      throw new IpcFailure("invalid-request", `The rule is for ${answer.rule.tool}, but the request is for ${p.request.proposedRule.tool}.`);
+      throw new ServiceError("invalid", `The rule is for ${answer.rule.tool}, but the request is for ${p.request.proposedRule.tool}.`);
     }
     const patterns = pattern.split("\n").map((l) => l.trim()).filter(Boolean);
-    if (answer.decision === "allow-project" && patterns.length === 0) throw new IpcFailure("invalid-request", "The rule's pattern is empty.");
+    if (answer.decision === "allow-project" && patterns.length === 0) throw new ServiceError("invalid", "The rule's pattern is empty.");
     p.settle({ decision: answer.decision, patterns, reason: answer.reason, outsideSandbox: answer.outsideSandbox === true });
   }
 
@@ -113,7 +121,7 @@ export class PermissionsService {
   }
 
   private async before(
-    scope: SessionScope,
+    scope: PermissionScope,
     assistantMessage: AssistantMessage,
     toolCallId: string,
     toolName: string,
@@ -193,7 +201,7 @@ export class PermissionsService {
   }
 
   private async ask(
-    scope: SessionScope,
+    scope: PermissionScope,
     toolCallId: string,
     toolName: string,
     args: unknown,

@@ -7,23 +7,8 @@
 // caller's to chunk (a stream keeps each step bounded).
 import { KeywordAutomaton } from "./keyword-automaton.ts";
 import { allowed, secretRules, shannonEntropy, type SecretRule } from "./secret-rules.ts";
+import { applySpans, type Redaction, type SecretSpan } from "./secret-spans.ts";
 import { SecretStream, type SecretStreamOptions } from "./secret-stream.ts";
-
-export interface Redaction {
-  text: string;
-  /** Kinds of secrets removed, with counts. */
-  found: Record<string, number>;
-}
-
-export interface SecretSpan {
-  start: number;
-  end: number;
-  kind: string;
-  /** A private key block that reaches the end of the text without its end line. */
-  open?: boolean;
-  /** A private key block cut at MAX_KEY_BLOCK: what follows may be more of it. */
-  truncated?: boolean;
-}
 
 export const CONFIGURED_KIND = "configured secret";
 const GENERIC_KIND = "secret";
@@ -31,8 +16,6 @@ const PRIVATE_KEY = "private key";
 const KEY_HEADER = /-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/iy;
 /** Base64 lines (real or escaped newlines) and `Name: value` header lines, then a last partial line. */
 const KEY_BODY = /(?:[ \t]*(?:[A-Za-z0-9+/=]{1,1024}[ \t]*)?(?:\r?\n|(?:\\r)?\\n)|[A-Za-z-]{2,40}: [^\n]{0,200}\n)*[A-Za-z0-9+/=]*/y;
-/** One line of a key body, for a stream swallowing the rest of a very long block. */
-export const KEY_BODY_LINE = /^(?:[ \t]*[A-Za-z0-9+/=]*[ \t]*|[A-Za-z-]{2,40}: .*)\r?$/;
 const KEY_END = /-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/iy;
 /** A private key block longer than this is closed there (and, in a stream, swallowed after). */
 export const MAX_KEY_BLOCK = 64 * 1024;
@@ -265,22 +248,6 @@ function merge(spans: SecretSpan[]): SecretSpan[] {
     } else out.push({ ...s });
   }
   return out;
-}
-
-/** Replaces the spans (sorted, disjoint) by markers, counting them. */
-export function applySpans(text: string, spans: readonly SecretSpan[], from = 0, to = text.length, found: Record<string, number> = {}): Redaction {
-  if (spans.length === 0) return { text: from === 0 && to === text.length ? text : text.slice(from, to), found };
-  let out = "";
-  let pos = from;
-  for (const s of spans) {
-    if (s.end <= from || s.start >= to) continue;
-    out += text.slice(pos, Math.max(pos, s.start));
-    out += `[REDACTED: ${s.kind}]`;
-    found[s.kind] = (found[s.kind] ?? 0) + 1;
-    pos = Math.min(Math.max(pos, s.end), to);
-  }
-  out += text.slice(pos, to);
-  return { text: out, found };
 }
 
 export function describeRedactions(found: Record<string, number>): string {

@@ -9,7 +9,14 @@
 // no secret value contains one; `end` emits the rest. With `ansi`, matching looks through
 // terminal escape sequences (colours inside a secret). Work per call is bounded by the chunk
 // plus `hold`. Never throws.
-import { applySpans, KEY_BODY_LINE, type SecretScanner, type SecretSpan } from "./redaction.ts";
+import { applySpans, KEY_BODY_LINE, type SecretSpan } from "./secret-spans.ts";
+
+/** What a stream needs of the scanner (redaction.ts's SecretScanner). */
+interface SpanFinder {
+  /** How much trailing text to hold back so that every match there is complete. */
+  readonly hold: number;
+  find(text: string, from?: number): SecretSpan[];
+}
 
 export interface SecretStreamOptions {
   /** The text is raw terminal output: match secrets through escape sequences. */
@@ -23,7 +30,7 @@ const MAX_SWALLOWED_LINE = 64 * 1024;
 const ESCAPES = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[P^_][^\x1b]*\x1b\\|[@-Z\\-_])/g;
 
 export class SecretStream {
-  private readonly scanner: SecretScanner;
+  private readonly scanner: SpanFinder;
   private readonly ansi: boolean;
   private pending = "";
   private context = "";
@@ -31,7 +38,7 @@ export class SecretStream {
   /** Kinds of secrets removed so far, with counts. */
   readonly found: Record<string, number> = {};
 
-  constructor(scanner: SecretScanner, options: SecretStreamOptions = {}) {
+  constructor(scanner: SpanFinder, options: SecretStreamOptions = {}) {
     this.scanner = scanner;
     this.ansi = options.ansi === true;
   }

@@ -7,14 +7,13 @@
 // command fails with the reason.
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, lstatSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { BashSandboxDetails, SandboxBlock } from "../../shared/sandbox.ts";
+import type { BashSandboxDetails, SandboxBlock, SandboxPlacement } from "../../shared/sandbox.ts";
 import { bwrapArgs } from "./bwrap.ts";
 import type { DetectedSandbox } from "./detect.ts";
 import { interruptSandboxed, killSandboxed } from "./kill.ts";
 import { explainRefusal } from "./refusal.ts";
 import { projectReadOnlyPaths, SANDBOX_DROPPED_ENV, type SandboxRules } from "./rules.ts";
 import { seatbeltArgs } from "./seatbelt.ts";
-import type { Placed } from "./sandbox-service.ts";
 
 export interface LaunchRequest {
   toolCallId: string;
@@ -47,8 +46,8 @@ export interface SessionSandboxDeps {
   status(): DetectedSandbox;
   hiddenPaths(): string[];
   networkAllowed(projectId: number): boolean;
-  /** The placement recorded for this call (and forgets it), if any. */
-  takePlacement(sessionId: number, toolCallId: string): Placed | undefined;
+  /** The placement recorded for this call (and forgets it), if any; `reason`: why it runs outside. */
+  takePlacement(sessionId: number, toolCallId: string): { placement: SandboxPlacement; reason?: string } | undefined;
   home: string;
   tmpRoot: string;
 }

@@ -12,9 +12,9 @@ import { dirname } from "node:path";
 import type { AgentEvent, AgentMessage, AssistantMessage, ImageContent, Model, ProviderRetry } from "../../shared/agent-types.ts";
 import type { LiveSnapshot, LiveTool, SessionState } from "../../shared/ipc/contract.ts";
 import { Agent, userMessage, addedToolNamesThrough, type AgentLoopConfig, type AnyAgentTool, type StreamFn } from "../loop/index.ts";
-import type { EventHub } from "../ipc/event-hub.ts";
+import type { SessionEventPort } from "./event-port.ts";
 import type { SessionRecorder, SessionStore, StoreError } from "../store/index.ts";
-import { IpcFailure } from "../ipc/router.ts";
+import { ServiceError } from "../../shared/errors.ts";
 import { NOT_RUN_UNSAVED, STOPPED_UNSAVED, storageFailureMessage } from "./storage-failure.ts";
 import { createCodingTools, type CodingTools, type OutputRedactor } from "../tools/index.ts";
 import type { CommandSandbox } from "../sandbox/session-sandbox.ts";
@@ -56,7 +56,7 @@ export interface LiveSessionOptions {
   baseToolNames: string[];
   model: Model;
   store: SessionStore;
-  hub: EventHub;
+  hub: SessionEventPort;
   streamFn: StreamFn;
   hooks: (scope: SessionScope) => ToolHooks;
   /** Called whenever what `state()` returns may have changed. */
@@ -233,7 +233,7 @@ export class LiveSession {
   /** Writes held back by a failure are tried again; refuses (with the notice's text) while they fail. */
   private assertSaving(): void {
     if (!this.recorder.failing || this.recorder.retry()) return;
-    throw new IpcFailure("unavailable", this.saveFailure ?? `Lathe cannot save session ${this.sessionId} at the moment.`);
+    throw new ServiceError("unavailable", this.saveFailure ?? `Lathe cannot save session ${this.sessionId} at the moment.`);
   }
 
   private onSaveFailed(error: StoreError): void {

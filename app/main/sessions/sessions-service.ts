@@ -2,7 +2,7 @@
 // (resumes) sessions from their stored messages, starts runs, steers, queues follow-ups, aborts,
 // retries a failed turn, switches models, forks. A session is "live" (holds an Agent and tools)
 // from its first run until it is deleted or the service closes. Errors meant for the user are
-// IpcFailures with plain text. Opening returns a snapshot numbered with the session's event
+// ServiceErrors with plain text. Opening returns a snapshot numbered with the session's event
 // sequence (see EventHub): one page of the stored transcript with what the view needs without the
 // rest (pages.ts), what waits to be written, and what is live. Nothing here reads a whole session
 // except starting a run (the agent needs its transcript), forks and exports.
@@ -13,10 +13,9 @@ import type { AgentMessage, AssistantMessage, CustomMessage, ImageContent, Model
 import { COMPACTION, COMPACTION_UNDO, compactionDetails, compactionStateOf } from "../../shared/compaction.ts";
 import type { LiveSnapshot, PermissionRequest, Session, SessionState } from "../../shared/ipc/contract.ts";
 import type { StreamFn } from "../loop/index.ts";
-import type { EventHub } from "../ipc/event-hub.ts";
-import { IpcFailure } from "../ipc/router.ts";
-import { findModel, listModels } from "../providers/index.ts";
-import type { SettingsService } from "../settings/settings-service.ts";
+import type { SessionEventPort } from "./event-port.ts";
+import { ServiceError } from "../../shared/errors.ts";
+import { findModel, listModels, type ProviderSettings } from "../providers/index.ts";
 import { StoreError, type MessagePage, type PageOptions, type ProjectInfo, type SessionStore, type TranscriptPage } from "../store/index.ts";
 import { createCodingTools, type OutputRedactor } from "../tools/index.ts";
 import { outputFolderFor, sweepOutputFolders } from "./output-folders.ts";
@@ -36,10 +35,17 @@ export interface PermissionsPort {
   cancelSession(sessionId: number): void;
 }
 
+/** What sessions read of the user's settings (a port: the settings service satisfies it). */
+export interface SessionSettings {
+  providerSettings(): ProviderSettings;
+  readonly defaultModel: string | null;
+  readonly autoCompact: boolean;
+}
+
 export interface SessionsServiceOptions {
   store: SessionStore;
-  hub: EventHub;
-  settings: SettingsService;
+  hub: SessionEventPort;
+  settings: SessionSettings;
   streamFn: StreamFn;
   permissions: PermissionsPort;
   env?: Record<string, string | undefined>;
@@ -124,9 +130,9 @@ export class SessionsService {
     try {
       isDir = statSync(path).isDirectory();
     } catch {
-      throw new IpcFailure("not-found", `There is no folder at ${path}.`);
+      throw new ServiceError("not-found", `There is no folder at ${path}.`);
     }
-    if (!isDir) throw new IpcFailure("invalid-request", `${path} is a file, not a folder.`);
+    if (!isDir) throw new ServiceError("invalid", `${path} is a file, not a folder.`);
     return this.o.store.openProject(path, basename(path) || path);
   }
 
@@ -161,11 +167,11 @@ export class SessionsService {
 
   async create(projectId: number, modelRef?: string): Promise<Session> {
     const project = this.o.store.getProject(projectId);
-    if (!project) throw new IpcFailure("not-found", `Project ${projectId} does not exist.`);
+    if (!project) throw new ServiceError("not-found", `Project ${projectId} does not exist.`);
     // The project's first snapshot starts now, while the first prompt is typed.
     this.o.checkpoints?.prepare({ sessionId: 0, projectId, projectDir: project.folder });
     const model = modelRef ? this.resolveModel(modelRef) : this.defaultModel();
-    if (modelRef && !model) throw new IpcFailure("not-found", `Unknown model "${modelRef}".`);
+    if (modelRef && !model) throw new ServiceError("not-found", `Unknown model "${modelRef}".`);
     const extra = (await this.o.toolSource?.baseToolNames(projectId)) ?? [];
     return this.o.store.createSession({
       projectId,
@@ -183,7 +189,7 @@ export class SessionsService {
   open(sessionId: number, options: PageOptions = {}): { opened: TranscriptPage; state: SessionState; seq: number; live: LiveSnapshot | null } {
     this.o.hub.flush();
     const opened = this.o.store.openPage(sessionId, options);
-    if (!opened) throw new IpcFailure("not-found", `Session ${sessionId} does not exist.`);
+    if (!opened) throw new ServiceError("not-found", `Session ${sessionId} does not exist.`);
     const live = this.live.get(sessionId);
     const unsaved = live?.unsavedMessages() ?? [];
     if (unsaved.length > 0) {
@@ -248,7 +254,7 @@ export class SessionsService {
 
   /** Starts a run, or (while one is going) steers it. */
   prompt(sessionId: number, text: string, images: ImageContent[] = []): { delivery: "prompt" | "steer" } {
-    if (!text.trim() && images.length === 0) throw new IpcFailure("invalid-request", "The message is empty.");
+    if (!text.trim() && images.length === 0) throw new ServiceError("invalid", "The message is empty.");
     const live = this.liveSession(sessionId);
     if (live.agent.isRunning) {
       live.steer(text, images);
@@ -260,7 +266,7 @@ export class SessionsService {
 
   steer(sessionId: number, text: string, images: ImageContent[] = []): void {
     const live = this.liveSession(sessionId);
-    if (!live.agent.isRunning) throw new IpcFailure("invalid-request", "The session is not running: send the message as a prompt.");
+    if (!live.agent.isRunning) throw new ServiceError("invalid", "The session is not running: send the message as a prompt.");
     live.steer(text, images);
   }
 
@@ -281,7 +287,7 @@ export class SessionsService {
 
   setModel(sessionId: number, ref: string): SessionState {
     const model = this.resolveModel(ref);
-    if (!model) throw new IpcFailure("not-found", `Unknown model "${ref}".`);
+    if (!model) throw new ServiceError("not-found", `Unknown model "${ref}".`);
     const live = this.live.get(sessionId);
     if (live) live.setModel(model);
     else this.o.store.setSessionModel(this.session(sessionId).id, ref);
@@ -307,8 +313,8 @@ export class SessionsService {
     try {
       return await action();
     } catch (error) {
-      if (error instanceof IpcFailure) throw error;
-      throw new IpcFailure("failed", (error as Error).message);
+      if (error instanceof ServiceError) throw error;
+      throw new ServiceError("failed", (error as Error).message);
     }
   }
 
@@ -341,7 +347,7 @@ export class SessionsService {
   toolOutput(sessionId: number, toolCallId: string): { text: string; totalChars: number; truncated: boolean } {
     this.session(sessionId);
     const output = this.o.store.toolOutput(sessionId, toolCallId);
-    if (!output) throw new IpcFailure("not-found", "No output was stored for that tool call.");
+    if (!output) throw new ServiceError("not-found", "No output was stored for that tool call.");
     return { text: output.text, totalChars: output.totalChars, truncated: output.truncated };
   }
 
@@ -351,21 +357,21 @@ export class SessionsService {
 
   writeInput(sessionId: number, toolCallId: string, data: string): void {
     if (!this.live.get(sessionId)?.tools.writeInput(toolCallId, data)) {
-      throw new IpcFailure("not-found", "That command is no longer running.");
+      throw new ServiceError("not-found", "That command is no longer running.");
     }
   }
 
   interrupt(sessionId: number, toolCallId: string): void {
     if (!this.live.get(sessionId)?.tools.interrupt(toolCallId)) {
-      throw new IpcFailure("not-found", "That command is no longer running.");
+      throw new ServiceError("not-found", "That command is no longer running.");
     }
   }
 
   /** Asks the agent to run a sandboxed command again outside the sandbox; the dialog asks first. */
   rerunOutsideSandbox(sessionId: number, toolCallId: string): { delivery: "prompt" | "steer" } {
-    if (!this.o.sandbox) throw new IpcFailure("unavailable", "Commands do not run in a sandbox here.");
+    if (!this.o.sandbox) throw new ServiceError("unavailable", "Commands do not run in a sandbox here.");
     const found = sandboxedCommand(this.liveSession(sessionId).agent.messages, toolCallId);
-    if ("error" in found) throw new IpcFailure("invalid-request", found.error);
+    if ("error" in found) throw new ServiceError("invalid", found.error);
     this.o.sandbox.requestOutside(sessionId, found.command);
     return this.prompt(sessionId, rerunRequestText(found.command));
   }
@@ -374,7 +380,7 @@ export class SessionsService {
   transcript(sessionId: number): { messages: readonly AgentMessage[]; projectId: number; projectDir: string; lineage: SessionLineage } {
     const session = this.session(sessionId);
     const project = this.o.store.getProject(session.projectId);
-    if (!project) throw new IpcFailure("not-found", `The project of session ${sessionId} is gone.`);
+    if (!project) throw new ServiceError("not-found", `The project of session ${sessionId} is gone.`);
     const live = this.live.get(sessionId);
     const messages = live ? live.agent.messages : (this.o.store.openSession(sessionId)?.messages ?? []);
     const parents: SessionLineage["parents"] = [];
@@ -412,7 +418,7 @@ export class SessionsService {
 
   private session(sessionId: number): Session {
     const session = this.o.store.getSession(sessionId);
-    if (!session) throw new IpcFailure("not-found", `Session ${sessionId} does not exist.`);
+    if (!session) throw new ServiceError("not-found", `Session ${sessionId} does not exist.`);
     return session;
   }
 
@@ -426,8 +432,8 @@ export class SessionsService {
     try {
       return fn();
     } catch (error) {
-      if (error instanceof StoreError && error.failure === "not-found") throw new IpcFailure("not-found", error.message);
-      if (error instanceof StoreError && error.failure === "invalid") throw new IpcFailure("invalid-request", error.message);
+      if (error instanceof StoreError && error.failure === "not-found") throw new ServiceError("not-found", error.message);
+      if (error instanceof StoreError && error.failure === "invalid") throw new ServiceError("invalid", error.message);
       throw error;
     }
   }
@@ -436,14 +442,14 @@ export class SessionsService {
     const existing = this.live.get(sessionId);
     if (existing) return existing;
     const session = this.o.store.getSession(sessionId);
-    if (!session) throw new IpcFailure("not-found", `Session ${sessionId} does not exist.`);
+    if (!session) throw new ServiceError("not-found", `Session ${sessionId} does not exist.`);
     // The agent holds the whole transcript (the model's view is computed from it).
     const opened = { session, messages: this.o.store.readMessages(sessionId) };
     const project = this.o.store.getProject(opened.session.projectId);
-    if (!project) throw new IpcFailure("not-found", `The project of session ${sessionId} is gone.`);
+    if (!project) throw new ServiceError("not-found", `The project of session ${sessionId} is gone.`);
     const model = this.resolveModel(opened.session.model) ?? this.defaultModel();
     if (!model) {
-      throw new IpcFailure(
+      throw new ServiceError(
         "unavailable",
         "No model is available: add an Anthropic or OpenAI key, or a local server, in Settings → Providers (or set ANTHROPIC_API_KEY / OPENAI_API_KEY).",
       );

@@ -8,7 +8,7 @@ import type { Settings } from "../../shared/ipc/contract.ts";
 import type { SandboxStatus } from "../../shared/sandbox.ts";
 import type { ProviderSettings } from "../providers/index.ts";
 import type { CustomModelSettings } from "../providers/types.ts";
-import { IpcFailure } from "../ipc/router.ts";
+import { ServiceError } from "../../shared/errors.ts";
 import type { SettingsStore } from "../store/settings.ts";
 import type { SandboxSettings } from "../sandbox/sandbox-service.ts";
 import { DEFAULT_REAL_MACHINE_COMMANDS } from "../sandbox/command-needs.ts";
@@ -192,9 +192,9 @@ export class SettingsService {
   /** Moves the provider keys of the environment into the keyring; refused where there is none. */
   storeEnvironmentKeys(): Settings {
     const found = Object.entries(KEY_VARS).filter(([, variable]) => this.env[variable]);
-    if (found.length === 0) throw new IpcFailure("not-found", "Lathe was not started with provider keys in its environment: there is nothing to move.");
+    if (found.length === 0) throw new ServiceError("not-found", "Lathe was not started with provider keys in its environment: there is nothing to move.");
     if (!this.secrets.available) {
-      throw new IpcFailure("unavailable", `${this.secrets.unavailableReason ?? "No OS keyring is available."} The keys stay in the environment; commands run outside the sandbox can read them.`);
+      throw new ServiceError("unavailable", `${this.secrets.unavailableReason ?? "No OS keyring is available."} The keys stay in the environment; commands run outside the sandbox can read them.`);
     }
     for (const [provider, variable] of found) this.setProvider({ id: provider, apiKey: this.env[variable]! });
     return this.view();
@@ -227,7 +227,7 @@ export class SettingsService {
       const home = this.sandbox?.().home ?? "/";
       const paths = [...new Set(changes.hiddenPaths.map((p) => p.trim()).filter(Boolean))];
       const bad = paths.find((p) => expandConfiguredPath(p, home) === undefined);
-      if (bad !== undefined) throw new IpcFailure("invalid-request", `"${bad}" is not a path Lathe can hide: use an absolute path or one starting with ~/.`);
+      if (bad !== undefined) throw new ServiceError("invalid", `"${bad}" is not a path Lathe can hide: use an absolute path or one starting with ~/.`);
       next.hiddenPaths = paths;
     }
     if (changes.projectNetwork) {
@@ -241,19 +241,19 @@ export class SettingsService {
     const stored = this.storedProviders();
     const isBuiltin = update.id === "anthropic" || update.id === "openai";
     if (!isBuiltin && update.kind && update.kind !== "compatible") {
-      throw new IpcFailure("invalid-request", `"${update.id}" is not a built-in provider; custom servers are of kind "compatible".`);
+      throw new ServiceError("invalid", `"${update.id}" is not a built-in provider; custom servers are of kind "compatible".`);
     }
     let entry: StoredEndpoint;
     if (isBuiltin) {
       entry = stored[update.id as "anthropic" | "openai"] ??= {};
     } else {
       if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(update.id)) {
-        throw new IpcFailure("invalid-request", "A server id is 1 to 64 lowercase letters, digits, dots, dashes or underscores.");
+        throw new ServiceError("invalid", "A server id is 1 to 64 lowercase letters, digits, dots, dashes or underscores.");
       }
       const list = (stored.custom ??= []);
       let custom = list.find((c) => c.id === update.id);
       if (!custom) {
-        if (!update.baseUrl) throw new IpcFailure("invalid-request", `A new server needs a base URL (for Ollama: http://127.0.0.1:11434/v1).`);
+        if (!update.baseUrl) throw new ServiceError("invalid", `A new server needs a base URL (for Ollama: http://127.0.0.1:11434/v1).`);
         custom = { id: update.id, name: update.name ?? update.id, baseUrl: update.baseUrl };
         list.push(custom);
       }
@@ -263,7 +263,7 @@ export class SettingsService {
     }
     if (update.baseUrl !== undefined) {
       if (update.baseUrl === null || update.baseUrl === "") {
-        if (!isBuiltin) throw new IpcFailure("invalid-request", "A custom server cannot be without a base URL.");
+        if (!isBuiltin) throw new ServiceError("invalid", "A custom server cannot be without a base URL.");
         delete entry.baseUrl;
       } else {
         entry.baseUrl = checkedUrl(update.baseUrl);
@@ -281,7 +281,7 @@ export class SettingsService {
   removeProvider(id: string): Settings {
     const stored = this.storedProviders();
     if (id === "anthropic" || id === "openai") delete stored[id];
-    else if (!(stored.custom ?? []).some((c) => c.id === id)) throw new IpcFailure("not-found", `No provider "${id}".`);
+    else if (!(stored.custom ?? []).some((c) => c.id === id)) throw new ServiceError("not-found", `No provider "${id}".`);
     else stored.custom = stored.custom!.filter((c) => c.id !== id);
     this.store.set("providers", stored);
     this.changed();
@@ -294,7 +294,7 @@ export class SettingsService {
 
   private seal(key: string): string {
     if (!this.secrets.available) {
-      throw new IpcFailure(
+      throw new ServiceError(
         "unavailable",
         `${this.secrets.unavailableReason ?? "No OS keyring is available."} Lathe will not store an API key in plain text: set ANTHROPIC_API_KEY or OPENAI_API_KEY in the environment instead.`,
       );
@@ -321,10 +321,10 @@ function checkedUrl(value: string): string {
   try {
     url = new URL(value.trim());
   } catch {
-    throw new IpcFailure("invalid-request", `"${value}" is not a URL (expected something like http://127.0.0.1:11434/v1).`);
+    throw new ServiceError("invalid", `"${value}" is not a URL (expected something like http://127.0.0.1:11434/v1).`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new IpcFailure("invalid-request", `A provider URL must use http or https, not ${url.protocol}`);
+    throw new ServiceError("invalid", `A provider URL must use http or https, not ${url.protocol}`);
   }
   return url.toString().replace(/\/$/, "");
 }
