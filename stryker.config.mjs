@@ -32,7 +32,8 @@ const config = {
   htmlReporter: { fileName: `reports/mutation/${name}.html` },
   jsonReporter: { fileName: `reports/mutation/${name}.json` },
   thresholds: { high: 90, low: 85, break: 85 },
-  tempDirName: ".stryker-tmp",
+  // One folder per target, so two targets can run at once.
+  tempDirName: `.stryker-tmp/${name}`,
   ignorePatterns: ["out", "dist", "reports", "screenshots", "test-results", ".stryker-tmp", "test/renderer", "bench"],
   cleanTempDir: "always",
 };
