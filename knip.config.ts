@@ -21,6 +21,8 @@ const config: KnipConfig = {
     // Started as child processes by path (a fake MCP server, a crashing writer, an environment holder).
     "bench/mcp-fixture-server.ts",
     "test/**/fixtures/*.ts",
+    // Vitest's configuration for mutation testing, named in stryker.config.mjs.
+    "vitest.mutation.config.ts",
   ],
   project: ["app/**/*.{ts,tsx}", "scripts/**/*.{mjs,ts}", "bench/**/*.ts", "build/**/*.mjs", "test/**/*.{ts,cjs}", "*.config.{ts,js}"],
   // An export a file also uses itself is part of its contract, not dead code.

@@ -18,7 +18,7 @@ if (!target) throw new Error(`LATHE_MUTATE must be one of ${Object.keys(TARGETS)
 const config = {
   testRunner: "vitest",
   // Forks, as in npm test: node-pty is not thread-safe. One fork per Stryker worker.
-  vitest: { configFile: "vitest.config.ts", dir: target.dir, related: false, pool: "forks" },
+  vitest: { configFile: "vitest.mutation.config.ts", dir: target.dir, related: false, pool: "forks" },
   mutate: target.mutate,
   coverageAnalysis: "perTest",
   // Module-level constants need a fresh module graph per mutant: slow, and they are tables and
