@@ -2,7 +2,8 @@
 // reasons reaching the model, abort while a dialog is open, redaction and the audit log.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { computePool } from "../../app/main/workers/compute-pool.ts";
 import type { AgentEvent, ToolResultMessage } from "../../app/shared/agent-types.ts";
 import type { PermissionRequest } from "../../app/shared/ipc/contract.ts";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
@@ -37,6 +38,13 @@ async function results(h: AppHarness, sessionId: number): Promise<ToolResultMess
 }
 
 describe("permission dialogs", () => {
+  // A dialog's diff gets PREVIEW_TIMEOUT_MS (2 s), counted from the request; the pool's first job
+  // also starts its worker thread, which on a loaded machine can take longer than that. Start it
+  // beforehand, so the test that expects a diff measures the diff (the worker stays 30 s idle).
+  beforeAll(async () => {
+    await computePool().run({ kind: "fileDiff", path: path.join(import.meta.dirname, "no-such-file"), shown: "x", content: "x", oldName: "a/x", newName: "b/x" }, { timeoutMs: 120_000 }).catch(() => undefined);
+  });
+
   it("asks before bash, shows the exact command, runs it once allowed", async () => {
     const { h, session } = await run([{ toolCalls: [{ name: "bash", args: { command: "echo hello from bash" } }] }, { text: "done" }]);
     const request = await nextRequest(h, 1);
