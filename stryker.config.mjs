@@ -1,8 +1,9 @@
 // Mutation testing (npm run test:mutation): StrykerJS with the Vitest runner over the loop, the
 // permissions layer and the store, one folder at a time (scripts/mutation.mjs sets
-// LATHE_MUTATE), each against the tests of that folder. Not in CI: see README (Development) for how
-// long it takes. Every mutant that survives is either killed by a test or explained in
-// `survivorsExplained` below (its file, line and why no test can or should tell it apart).
+// LATHE_MUTATE), each judged by the tests of that folder. Not in `npm test` or CI: it is slow (see
+// docs/mutation-testing.md for the measured scores, how long runs take, and the surviving mutants
+// known to be equivalent). Scope a run to files with `--mutate`, e.g.
+// `LATHE_MUTATE=loop npx stryker run --mutate app/main/loop/coercion.ts`.
 
 /** Which folder is mutated, and which tests judge it. */
 const TARGETS = {
