@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import type { AgentMessage, AssistantMessage, CustomMessage } from "../../app/shared/agent-types.ts";
 import { emptyUsage } from "../../app/shared/agent-types.ts";
 import { compactionDetails, compactionState, compactionStateOf } from "../../app/shared/compaction.ts";
-import { contextTokens, contextTokensOfTail, type ActiveCompaction } from "../../app/main/sessions/context.ts";
+import { contextTokens, contextTokensOfTail } from "../../app/main/sessions/context.ts";
+import type { ActiveCompaction } from "../../app/shared/compaction.ts";
 
 /** A small deterministic PRNG, so a failure can be reproduced. */
 function seeded(seed: number): () => number {

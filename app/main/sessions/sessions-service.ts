@@ -10,7 +10,7 @@
 import { statSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import type { AgentMessage, AssistantMessage, CustomMessage, ImageContent, Model } from "../../shared/agent-types.ts";
-import { COMPACTION, COMPACTION_UNDO, compactionDetails, compactionStateOf } from "../../shared/compaction.ts";
+import { COMPACTION, COMPACTION_UNDO, compactionDetails, compactionStateOf, type ActiveCompaction } from "../../shared/compaction.ts";
 import type { LiveSnapshot, PermissionRequest, Session, SessionState } from "../../shared/ipc/contract.ts";
 import type { StreamFn } from "../loop/index.ts";
 import type { SessionEventPort } from "./event-port.ts";
@@ -21,7 +21,7 @@ import { createCodingTools, type OutputRedactor } from "../tools/index.ts";
 import { outputFolderFor, sweepOutputFolders } from "./output-folders.ts";
 import type { SandboxService } from "../sandbox/sandbox-service.ts";
 import { rerunRequestText, sandboxedCommand } from "../sandbox/rerun.ts";
-import { contextTokensOfTail, type ActiveCompaction } from "./context.ts";
+import { contextTokensOfTail } from "./context.ts";
 import { loadProjectInstructions } from "./system-prompt.ts";
 import { LiveSession, type SessionScope, type ToolHooks } from "./live-session.ts";
 import type { SessionToolSource } from "./session-tools.ts";
