@@ -8,7 +8,7 @@ const config: KnipConfig = {
     // What scripts/build.mjs bundles: the Electron main process, the headless host, the compute
     // pool's worker thread and the preload (the renderer's entry comes from vite.config.ts).
     "app/main/electron/main.ts",
-    "app/main/host/cli.ts",
+    "app/main/host/launch.ts",
     "app/main/workers/compute-worker.ts",
     "app/preload/index.ts",
     // The loop is a package of its own: its index is its public API (docs/agent-loop.md), used

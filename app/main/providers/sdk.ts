@@ -7,7 +7,6 @@
 import type AnthropicClient from "@anthropic-ai/sdk";
 import type OpenAIClient from "openai";
 
-export type Anthropic = AnthropicClient;
 export type OpenAI = OpenAIClient;
 
 export async function loadAnthropic(): Promise<typeof AnthropicClient> {

@@ -37,21 +37,6 @@ export const SessionPageSchema = Type.Object({
   nextCursor: Nullable(SessionCursorSchema),
 });
 
-export const RunInfoSchema = Type.Object({
-  id: Type.Integer(),
-  sessionId: Type.Integer(),
-  startedAt: Type.Number(),
-  endedAt: Nullable(Type.Number()),
-  status: Type.Union([Type.Literal("running"), Type.Literal("completed"), Type.Literal("interrupted")]),
-});
-
-export const StoredEventSchema = Type.Object({
-  runId: Type.Integer(),
-  seq: Type.Integer(),
-  at: Type.Number(),
-  event: WireAgentEventSchema,
-});
-
 export const SnippetPartSchema = Type.Object({ text: Type.String(), match: Type.Boolean() });
 
 export const SearchHitSchema = Type.Object({
@@ -99,16 +84,5 @@ export const TranscriptPageSchema = Type.Composite([
     compactions: Type.Array(Type.Object({ position: Type.Integer({ minimum: 0 }), message: CustomMessageSchema })),
   }),
 ]);
-
-export const OpenedSessionSchema = Type.Object({
-  session: SessionInfoSchema,
-  messages: Type.Array(AgentMessageSchema),
-  activeToolNames: Type.Array(Type.Array(Type.String())),
-  runs: Type.Array(RunInfoSchema),
-  events: Type.Array(StoredEventSchema),
-  toolCalls: Type.Array(ToolCallTimeSchema),
-  /** Tool calls with a stored terminal log; the text comes from tools.output. */
-  outputs: Type.Array(ToolOutputInfoSchema),
-});
 
 export { Nullable };

@@ -6,7 +6,6 @@ export {
   compactionDetails,
   compactionState,
   compactionStateOf,
-  type CompactionDetails,
   type CompactionState,
   type CompactionStatus,
 } from "../../../shared/compaction";
