@@ -2,7 +2,7 @@
 // app/main/store/store-types.ts; the sessions service returns those types, so the compiler checks
 // that the two agree).
 import { Type } from "@sinclair/typebox";
-import { AgentMessageSchema, CustomMessageSchema, WireAgentEventSchema } from "./agent-schemas.ts";
+import { AgentMessageSchema, CustomMessageSchema } from "./agent-schemas.ts";
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
