@@ -3,11 +3,11 @@
 // rewind lives here: "keep" adds a note to the transcript (the model is told the files were
 // restored), "fork" forks the session from before the message (a fork into a worktree moves the
 // new session to the worktree's folder, a new project). A rewind is refused while the session
-// runs. Errors reach the window as IpcFailures with the store's or git's message.
+// runs. Errors reach the window as ServiceErrors with the store's or git's message.
 import type { CustomMessage } from "../../shared/agent-types.ts";
 import { CHECKPOINT_REWIND, type CheckpointList, type RewindInfo } from "../../shared/ipc/checkpoint-schemas.ts";
 import type { RequestParams, RequestResult, Session } from "../../shared/ipc/contract.ts";
-import { IpcFailure } from "../ipc/router.ts";
+import { ServiceError } from "../../shared/errors.ts";
 import type { SessionsService } from "../sessions/sessions-service.ts";
 import type { CheckpointService } from "./checkpoint-service.ts";
 import { GitError } from "./git-runner.ts";
@@ -28,10 +28,10 @@ async function guard<T>(action: () => Promise<T>): Promise<T> {
   try {
     return await action();
   } catch (error) {
-    if (error instanceof IpcFailure) throw error;
-    if (error instanceof CheckpointError && error.failure === "project-missing") throw new IpcFailure("not-found", error.message);
-    if (error instanceof CheckpointError || error instanceof GitError) throw new IpcFailure("failed", error.message);
-    if (error instanceof Error && /Not a file id/.test(error.message)) throw new IpcFailure("invalid-request", error.message);
+    if (error instanceof ServiceError) throw error;
+    if (error instanceof CheckpointError && error.failure === "project-missing") throw new ServiceError("not-found", error.message);
+    if (error instanceof CheckpointError || error instanceof GitError) throw new ServiceError("failed", error.message);
+    if (error instanceof Error && /Not a file id/.test(error.message)) throw new ServiceError("invalid", error.message);
     throw error;
   }
 }
@@ -60,18 +60,18 @@ export function checkpointHandlers(deps: CheckpointRequestDeps) {
       guard(() => checkpoints.fileDiff(sessions, sessionId, fromId, toId, fileId)),
     "checkpoints.preview": ({ sessionId, position, undoOf }: RequestParams<"checkpoints.preview">): Promise<RequestResult<"checkpoints.preview">> =>
       guard(async () => {
-        if ((position === undefined) === (undoOf === undefined)) throw new IpcFailure("invalid-request", "Give either position (a user message) or undoOf (a rewind).");
-        if (sessions.isRunning(sessionId)) throw new IpcFailure("invalid-request", "The session is running: stop it before rewinding files.");
+        if ((position === undefined) === (undoOf === undefined)) throw new ServiceError("invalid", "Give either position (a user message) or undoOf (a rewind).");
+        if (sessions.isRunning(sessionId)) throw new ServiceError("invalid", "The session is running: stop it before rewinding files.");
         return rewinder.preview(sessions, sessionId, position !== undefined ? { position } : { undoOf: undoOf! });
       }),
     "checkpoints.rewind": (params: RequestParams<"checkpoints.rewind">): Promise<RequestResult<"checkpoints.rewind">> =>
       guard(async () => {
         const { sessionId, previewId, restore, conversation, destination } = params;
-        if (sessions.isRunning(sessionId)) throw new IpcFailure("invalid-request", "The session is running: stop it before rewinding files.");
-        if (destination === "worktree" && conversation !== "fork") throw new IpcFailure("invalid-request", "Files go to a new worktree only with a forked conversation.");
+        if (sessions.isRunning(sessionId)) throw new ServiceError("invalid", "The session is running: stop it before rewinding files.");
+        if (destination === "worktree" && conversation !== "fork") throw new ServiceError("invalid", "Files go to a new worktree only with a forked conversation.");
         const stored = rewinder.pending(previewId);
-        if (!stored || stored.sessionId !== sessionId) throw new IpcFailure("not-found", "That preview has expired: open the rewind again.");
-        if (conversation === "fork" && stored.position === null) throw new IpcFailure("invalid-request", "An undo keeps the conversation.");
+        if (!stored || stored.sessionId !== sessionId) throw new ServiceError("not-found", "That preview has expired: open the rewind again.");
+        if (conversation === "fork" && stored.position === null) throw new ServiceError("invalid", "An undo keeps the conversation.");
         const result = await rewinder.apply(sessions, previewId, { restore, destination });
         if ("changed" in result) return { outcome: null, session: null, changed: result.changed };
         const { done } = result;
