@@ -72,7 +72,3 @@ export function displayPath(path: Buffer): string {
 export function pathKey(path: Buffer): string {
   return path.toString("latin1");
 }
-
-export function fromPathKey(key: string): Buffer {
-  return Buffer.from(key, "latin1");
-}

@@ -93,8 +93,6 @@ export interface TreeDiffEntry {
   newBlob: string;
 }
 
-const ZERO = "0000000000000000000000000000000000000000";
-
 /** The shadow repository's whole configuration. */
 const SHADOW_CONFIG = `[core]
 	repositoryformatversion = 0
@@ -385,8 +383,6 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return out;
 }
-
-export { ZERO as NULL_OBJECT };
 
 /**
  * Reads blobs through one `git cat-file --batch` process: `read(blob)` resolves with the content,

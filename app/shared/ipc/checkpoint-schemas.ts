@@ -99,4 +99,3 @@ export type CheckpointList = Static<typeof CheckpointListSchema>;
 export type FileDiff = Static<typeof FileDiffSchema>;
 export type PreviewFile = Static<typeof PreviewFileSchema>;
 export type RewindPreview = Static<typeof RewindPreviewSchema>;
-export type RewindOutcome = Static<typeof RewindOutcomeSchema>;
