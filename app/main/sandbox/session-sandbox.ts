@@ -5,7 +5,7 @@
 // call is what the permission layer recorded for it (SandboxService.place); a call nobody placed
 // runs in the sandbox. Never throws: a sandbox that cannot be set up runs nothing outside it, the
 // command fails with the reason.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, lstatSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, lstatSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { BashSandboxDetails, SandboxBlock } from "../../shared/sandbox.ts";
 import { bwrapArgs } from "./bwrap.ts";
