@@ -25,7 +25,7 @@ async function runTurn(h: AppHarness, sessionId: number, text: string, runs: num
   await h.waitFor(() => ended(h.sessionEvents.get(sessionId)) === runs && !h.services.sessions.isRunning(sessionId), "the run to end", 30_000);
 }
 
-describe("checkpoints through the app", () => {
+describe("checkpoints through the app", { timeout: 90_000 }, () => {
   it("lists a bash turn's files, rewinds keeping the conversation (the model is told), and undoes it", async () => {
     contexts.length = 0;
     app = await startApp({
