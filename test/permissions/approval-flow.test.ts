@@ -73,7 +73,7 @@ describe("bash output is redacted as it streams", () => {
     expect(sawIdleFlush || shown.includes("token=")).toBe(true);
     // The terminal view gets everything, what redaction held back until the end included.
     const terminal = updates.map((e) => (e.type === "tool_execution_update" ? ((e.partialResult as { details?: { chunk?: string } }).details?.chunk ?? "") : "")).join("");
-    expect(terminal).toContain("token=[REDACTED: GitHub token] end\r\nfinished");
+    expect(terminal).toContain("token=[REDACTED: GitHub token] end\nfinished");
 
     const { opened } = await h.call("sessions.open", { sessionId });
     const result = opened.messages.find((m): m is ToolResultMessage => m.role === "toolResult")!;

@@ -84,7 +84,8 @@ describe("bash tool", () => {
     const updates = progress(run.updates);
     expect(updates.length).toBeGreaterThan(1);
     const raw = updates.map((u) => u.chunk).join("");
-    expect(raw).toBe(Array.from({ length: 30 }, (_, i) => `line-${i + 1}\r\n`).join(""));
+    // The pty does no output processing (pty-command.ts): lines end in "\n" as the command wrote them.
+    expect(raw).toBe(Array.from({ length: 30 }, (_, i) => `line-${i + 1}\n`).join(""));
     expect(updates.every((u) => u.skippedBytes === 0)).toBe(true);
     // At most one update per 100 ms (timers never fire early; allow for clock granularity).
     expect(run.updates.length).toBe(updates.length);

@@ -1,10 +1,13 @@
 // A multi-keyword finder (Aho-Corasick) over ASCII, case-insensitive: one pass over the text
 // whatever the number of keywords, so the redaction rules' regular expressions only run near
 // their keywords. Characters outside ASCII never match a keyword character. Built once per rule
-// set; `scan` allocates nothing (hits go to the caller's buffer) and runs its loop in
-// WebAssembly where it can (keyword-scan-wasm.ts). Never throws.
+// set; `scan` allocates nothing but its small result (hits go to the caller's buffer) and runs its
+// loop in WebAssembly where it can (keyword-scan-wasm.ts). The same pass reports where control
+// characters are (isControlByte), for callers that need to know whether text is plain. Never throws.
 
-import { createWasmScanner, type WasmScanner } from "./keyword-scan-wasm.ts";
+import { createWasmScanner, isControlByte, type ScanStep, type WasmScanner } from "./keyword-scan-wasm.ts";
+
+export type { ScanStep };
 
 const ALPHABET = 128;
 
@@ -90,16 +93,23 @@ export class KeywordAutomaton {
   /**
    * Finds every keyword occurrence in text[from, to): returns how many values were written to
    * `hits` as (keyword id, start) pairs, where the scan stopped (early when `hits` is nearly
-   * full) and the automaton's state there, to resume from.
+   * full), the automaton's state there, to resume from, and the positions of the first and last
+   * control characters scanned (-1 when none).
    */
-  scan(text: string, from: number, to: number, hits: Int32Array, state = 0): { count: number; next: number; state: number } {
+  scan(text: string, from: number, to: number, hits: Int32Array, state = 0): ScanStep {
     if (this.wasm === undefined) this.wasm = createWasmScanner(this.delta) ?? null;
     if (this.wasm) return this.scanWasm(this.wasm, text, from, to, hits, state);
     const { delta, outStart, outEnd, outputs, lengths } = this;
     const max = hits.length - 2;
     let count = 0;
+    let firstControl = -1;
+    let lastControl = -1;
     for (let i = from; i < to; i++) {
       const c = text.charCodeAt(i);
+      if (isControlByte(c & 0xff)) {
+        if (firstControl < 0) firstControl = i;
+        lastControl = i;
+      }
       state = delta[state + (c < ALPHABET ? c : 0)]!;
       if (state < 0) {
         state = -state - 1;
@@ -109,10 +119,10 @@ export class KeywordAutomaton {
           hits[count++] = id;
           hits[count++] = i + 1 - lengths[id]!;
         }
-        if (count > max - 64) return { count, next: i + 1, state };
+        if (count > max - 64) return { count, next: i + 1, state, firstControl, lastControl };
       }
     }
-    return { count, next: to, state };
+    return { count, next: to, state, firstControl, lastControl };
   }
 
   /** Whether any keyword occurs in a short text (plain JavaScript: no copying). */
@@ -127,15 +137,21 @@ export class KeywordAutomaton {
     return false;
   }
 
-  private scanWasm(wasm: WasmScanner, text: string, from: number, to: number, hits: Int32Array, state: number): { count: number; next: number; state: number } {
+  private scanWasm(wasm: WasmScanner, text: string, from: number, to: number, hits: Int32Array, state: number): ScanStep {
     const { outStart, outEnd, outputs, lengths } = this;
     const pairs = this.pairs;
     const max = hits.length - 2;
     let count = 0;
     let at = from;
+    let firstControl = -1;
+    let lastControl = -1;
     while (at < to && count < max - 64 * 2) {
       const room = Math.min(pairs.length, (max - count) >> 3) & ~1;
       const r = wasm.scan(text, at, to, state, pairs.subarray(0, Math.max(2, room)));
+      if (r.firstControl >= 0) {
+        if (firstControl < 0) firstControl = r.firstControl;
+        lastControl = r.lastControl;
+      }
       for (let h = 0; h < r.count * 2; h += 2) {
         const end = at + pairs[h]!;
         const s = (-pairs[h + 1]! - 1) >> 7;
@@ -148,7 +164,7 @@ export class KeywordAutomaton {
       at = r.next;
       state = r.state;
     }
-    return { count, next: at, state };
+    return { count, next: at, state, firstControl, lastControl };
   }
 }
 

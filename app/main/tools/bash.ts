@@ -17,6 +17,7 @@ import type { AgentTool } from "../loop/types.ts";
 import { OutputCollector, type OutputRedactor } from "./bash-output.ts";
 import { resolveToolPath } from "./paths.ts";
 import { isWaitingForTerminalInput, killFamily } from "./process-tree.ts";
+import { ptyCommandLine } from "./pty-command.ts";
 import type { RunningCommands } from "./running-commands.ts";
 import type { CommandSandbox, SandboxLaunch } from "../sandbox/session-sandbox.ts";
 import { refusalNote } from "../sandbox/refusal.ts";
@@ -119,10 +120,10 @@ interface RunRequest {
 function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: string }[]; details: BashDetails }> {
   const started = Date.now();
   const { launch } = req;
-  const file = launch?.file ?? req.shell;
+  const [file, ...args] = launch ? [launch.file, ...launch.args] : ptyCommandLine(req.shell, req.command);
   let term: pty.IPty;
   try {
-    term = pty.spawn(file, launch?.args ?? ["-c", req.command], {
+    term = pty.spawn(file!, args, {
       name: "xterm-256color",
       cols: 120,
       rows: 30,
@@ -170,10 +171,21 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
     killing ??= launch?.kill ? launch.kill(pid) : killFamily(pid);
   };
 
+  // Chunks arrive a few KB at a time; they are processed together once this turn of the event
+  // loop has read what there is (or sooner, once a batch is large: see OutputCollector).
+  let drainQueued = false;
+  const drain = () => {
+    drainQueued = false;
+    collector.drain();
+  };
   const dataSub = term.onData((chunk) => {
     lastDataAt = Date.now();
     waitingForInput = false;
     collector.push(chunk);
+    if (!drainQueued) {
+      drainQueued = true;
+      setImmediate(drain);
+    }
     scheduleUpdate();
   });
   const inputPoll = setInterval(() => {

@@ -53,7 +53,9 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
 
   useEffect(() => {
     const terminal = new Terminal({
-      convertEol: false,
+      // Commands run with the pty's output processing off (app/main/tools/pty-command.ts): lines
+      // end in "\n", which starts the next line at its left edge here, as a terminal would.
+      convertEol: true,
       disableStdin: false,
       fontSize: 12,
       fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace',
