@@ -13,10 +13,16 @@ const ALPHABET = 128;
 
 export class KeywordAutomaton {
   /**
-   * delta[state * 128 + char]: the next state times 128 (a full DFA: fail links are folded in),
-   * negative when keywords end there (one load per character in `scan`).
+   * delta[state * classes + class of char]: the next state times `classes` (a full DFA: fail
+   * links are folded in), negative when keywords end there (one load per character in `scan`).
+   * Characters are grouped into classes (every character no keyword has is class 0, upper and
+   * lower case share one), which keeps the table several times smaller than one column per
+   * ASCII character, so more of it stays in the processor's caches.
    */
   private readonly delta: Int32Array;
+  /** Per ASCII character: its class. */
+  private readonly classOf: Uint8Array;
+  private readonly classes: number;
   /** Keyword ids ending at a state, as a slice of `outputs`. */
   private readonly outStart: Int32Array;
   private readonly outEnd: Int32Array;
@@ -30,13 +36,21 @@ export class KeywordAutomaton {
   constructor(keywords: readonly string[]) {
     this.keywords = keywords;
     this.lengths = Int32Array.from(keywords, (k) => k.length);
+    const classOf = new Uint8Array(ALPHABET);
+    /** A character of each class (class 0: none). */
+    const representative: number[] = [-1];
     const gotoTable: Map<number, number>[] = [new Map()];
     const ends: number[][] = [[]];
     keywords.forEach((keyword, id) => {
+      const lower = keyword.toLowerCase();
+      if ([...lower].some((ch) => ch.charCodeAt(0) >= ALPHABET)) return; // not ASCII: never matched here
       let state = 0;
-      for (const ch of keyword.toLowerCase()) {
-        const c = ch.charCodeAt(0);
-        if (c >= ALPHABET) return; // not ASCII: never matched here
+      for (let i = 0; i < lower.length; i++) {
+        const c = lower.charCodeAt(i);
+        if (classOf[c] === 0) {
+          classOf[c] = representative.length;
+          representative.push(c);
+        }
         let next = gotoTable[state]!.get(c);
         if (next === undefined) {
           next = gotoTable.length;
@@ -48,37 +62,39 @@ export class KeywordAutomaton {
       }
       if (state !== 0) ends[state]!.push(id);
     });
+    for (let c = 65; c <= 90; c++) classOf[c] = classOf[c + 32]!;
+    const classes = representative.length;
     const states = gotoTable.length;
-    const delta = new Int32Array(states * ALPHABET);
+    const delta = new Int32Array(states * classes);
     const fail = new Int32Array(states);
     const outputsOf: number[][] = ends.map((e) => [...e]);
     const queue: number[] = [];
-    for (let c = 0; c < ALPHABET; c++) {
-      const next = gotoTable[0]!.get(foldedChar(c));
-      delta[c] = next ?? 0;
-      if (next !== undefined && !queue.includes(next)) queue.push(next);
+    for (let k = 1; k < classes; k++) {
+      const next = gotoTable[0]!.get(representative[k]!);
+      delta[k] = next ?? 0;
+      if (next !== undefined) queue.push(next);
     }
     for (let head = 0; head < queue.length; head++) {
       const state = queue[head]!;
       outputsOf[state]!.push(...outputsOf[fail[state]!]!);
-      for (let c = 0; c < ALPHABET; c++) {
-        const next = gotoTable[state]!.get(foldedChar(c));
+      for (let k = 0; k < classes; k++) {
+        const next = k === 0 ? undefined : gotoTable[state]!.get(representative[k]!);
         if (next !== undefined) {
-          if (c === foldedChar(c)) {
-            fail[next] = delta[fail[state]! * ALPHABET + c]!;
-            queue.push(next);
-          }
-          delta[state * ALPHABET + c] = next;
+          fail[next] = delta[fail[state]! * classes + k]!;
+          queue.push(next);
+          delta[state * classes + k] = next;
         } else {
-          delta[state * ALPHABET + c] = delta[fail[state]! * ALPHABET + c]!;
+          delta[state * classes + k] = delta[fail[state]! * classes + k]!;
         }
       }
     }
     for (let i = 0; i < delta.length; i++) {
       const next = delta[i]!;
-      delta[i] = ends[next] !== undefined && outputsOf[next]!.length > 0 ? -(next * ALPHABET) - 1 : next * ALPHABET;
+      delta[i] = ends[next] !== undefined && outputsOf[next]!.length > 0 ? -(next * classes) - 1 : next * classes;
     }
     this.delta = delta;
+    this.classOf = classOf;
+    this.classes = classes;
     this.outStart = new Int32Array(states);
     this.outEnd = new Int32Array(states);
     const flat: number[] = [];
@@ -97,9 +113,9 @@ export class KeywordAutomaton {
    * control characters scanned (-1 when none).
    */
   scan(text: string, from: number, to: number, hits: Int32Array, state = 0): ScanStep {
-    if (this.wasm === undefined) this.wasm = createWasmScanner(this.delta) ?? null;
+    if (this.wasm === undefined) this.wasm = createWasmScanner(this.delta, this.classOf) ?? null;
     if (this.wasm) return this.scanWasm(this.wasm, text, from, to, hits, state);
-    const { delta, outStart, outEnd, outputs, lengths } = this;
+    const { delta, classOf, classes, outStart, outEnd, outputs, lengths } = this;
     const max = hits.length - 2;
     let count = 0;
     let firstControl = -1;
@@ -110,10 +126,10 @@ export class KeywordAutomaton {
         if (firstControl < 0) firstControl = i;
         lastControl = i;
       }
-      state = delta[state + (c < ALPHABET ? c : 0)]!;
+      state = delta[state + (c < ALPHABET ? classOf[c]! : 0)]!;
       if (state < 0) {
         state = -state - 1;
-        const at = state >> 7; // state / ALPHABET
+        const at = (state / classes) | 0;
         for (let k = outStart[at]!, b = outEnd[at]!; k < b; k++) {
           const id = outputs[k]!;
           hits[count++] = id;
@@ -127,18 +143,18 @@ export class KeywordAutomaton {
 
   /** Whether any keyword occurs in a short text (plain JavaScript: no copying). */
   contains(text: string): boolean {
-    const { delta } = this;
+    const { delta, classOf } = this;
     let state = 0;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
-      state = delta[state + (c < ALPHABET ? c : 0)]!;
+      state = delta[state + (c < ALPHABET ? classOf[c]! : 0)]!;
       if (state < 0) return true;
     }
     return false;
   }
 
   private scanWasm(wasm: WasmScanner, text: string, from: number, to: number, hits: Int32Array, state: number): ScanStep {
-    const { outStart, outEnd, outputs, lengths } = this;
+    const { outStart, outEnd, outputs, lengths, classes } = this;
     const pairs = this.pairs;
     const max = hits.length - 2;
     let count = 0;
@@ -154,7 +170,7 @@ export class KeywordAutomaton {
       }
       for (let h = 0; h < r.count * 2; h += 2) {
         const end = at + pairs[h]!;
-        const s = (-pairs[h + 1]! - 1) >> 7;
+        const s = ((-pairs[h + 1]! - 1) / classes) | 0;
         for (let k = outStart[s]!, b = outEnd[s]!; k < b; k++) {
           const id = outputs[k]!;
           hits[count++] = id;
@@ -166,9 +182,4 @@ export class KeywordAutomaton {
     }
     return { count, next: at, state, firstControl, lastControl };
   }
-}
-
-/** Upper-case ASCII letters fold to lower case; everything else is itself. */
-function foldedChar(c: number): number {
-  return c >= 65 && c <= 90 ? c + 32 : c;
 }

@@ -1,7 +1,7 @@
 // The keyword automaton's inner loop as a tiny WebAssembly function (built here, byte by byte, so
 // there is no compiler in the build): one table load per character at native speed, several
 // times what the same loop does in JavaScript. The DFA table and the text (as bytes: characters
-// past 127 become 0, as in the JavaScript loop) live in one WebAssembly memory; hits come back as
+// past 127 fall in class 0, as in the JavaScript loop) live in one WebAssembly memory; hits come back as
 // (position after the keyword, encoded state) pairs. The same pass notes where the first and last
 // control characters are (CONTROL_BYTES: what terminal-text.ts sanitizes away, carriage returns and
 // escapes included), so the bash tool learns whether a chunk is plain text without scanning it
@@ -12,16 +12,17 @@
 //     first = last = -1
 //     for i in 0..len: c = mem8[in+i]
 //                      if mem8[CONTROLS + c]: (first < 0: first = i); last = i
-//                      if c >= 128: c = 0
-//                      state = mem32[TABLE + (state + c) * 4]
+//                      state = mem32[TABLE + (state + CLASSES[c]) * 4]      (the character's class)
 //                      if state < 0: store (i+1, state) at out; out += 8; state = -state - 1
 //                                    if out >= outEnd: break
 //     mem32[0] = state; mem32[4] = i; mem32[8] = first; mem32[12] = last; return hits written
 
 /** 256 flags, one per byte value: whether it is a control character (see CONTROL_BYTES). */
 const CONTROLS = 16;
+/** 256 bytes, one per byte value: its class in the table (0 past 127). */
+const CLASSES = CONTROLS + 256;
 /** Where the table starts; bytes 0..15 hold the final state, position and control positions of the last call. */
-const TABLE = CONTROLS + 256;
+const TABLE = CLASSES + 256;
 
 /**
  * Bytes that make a chunk of terminal output other than plain text: C0 controls but tab and line
@@ -94,8 +95,7 @@ function moduleBytes(pages: number): Uint8Array {
     ...get(8), 0x41, 0, 0x48, 0x04, 0x40, ...get(5), ...set(8), 0x0b, //   if first < 0: first = i
     ...get(5), ...set(9), //   last = i
     0x0b, // end if
-    ...get(6), 0x41, ...sleb(128), 0x4f, 0x04, 0x40, 0x41, 0, ...set(6), 0x0b, // if c >= 128: c = 0
-    ...get(2), ...get(6), 0x6a, 0x41, 2, 0x74, 0x28, 2, ...leb(TABLE), ...set(2), // state = load((state + c) << 2, offset TABLE)
+    ...get(2), ...get(6), 0x2d, 0, ...leb(CLASSES), 0x6a, 0x41, 2, 0x74, 0x28, 2, ...leb(TABLE), ...set(2), // state = load((state + load8_u(CLASSES + c)) << 2, offset TABLE)
     ...get(5), 0x41, 1, 0x6a, ...set(5), // i++
     ...get(2), 0x41, 0, 0x48, 0x04, 0x40, // if state < 0
     ...get(7), ...get(5), 0x36, 2, 0, //   store(o, i)
@@ -132,7 +132,8 @@ interface WasmApi {
   Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
 }
 
-export function createWasmScanner(delta: Int32Array): WasmScanner | undefined {
+/** A scanner over the automaton's table, whose columns are the classes `classOf` gives ASCII characters. */
+export function createWasmScanner(delta: Int32Array, classOf: Uint8Array): WasmScanner | undefined {
   try {
     const WebAssembly = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
     if (!WebAssembly) return undefined;
@@ -146,6 +147,7 @@ export function createWasmScanner(delta: Int32Array): WasmScanner | undefined {
     new Int32Array(memory.buffer, TABLE, delta.length).set(delta);
     const heap = Buffer.from(memory.buffer);
     for (let c = 0; c < 256; c++) heap[CONTROLS + c] = isControlByte(c) ? 1 : 0;
+    for (let c = 0; c < 256; c++) heap[CLASSES + c] = c < 128 ? classOf[c]! : 0;
     const words = new Int32Array(memory.buffer);
     return {
       scan(text, from, to, state, hits) {
