@@ -16,7 +16,7 @@ import * as pty from "node-pty";
 import type { AgentTool } from "../loop/types.ts";
 import { OutputCollector, type OutputRedactor } from "./bash-output.ts";
 import { resolveToolPath } from "./paths.ts";
-import { isWaitingForTerminalInput, killFamily } from "./process-tree.ts";
+import { killFamilyOffThread, waitingForInput as checkWaitingForInput } from "./process-tree-jobs.ts";
 import { ptyCommandLine } from "./pty-command.ts";
 import type { RunningCommands } from "./running-commands.ts";
 import type { CommandSandbox, SandboxLaunch } from "../sandbox/session-sandbox.ts";
@@ -145,6 +145,9 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
   let timedOut = false;
   let aborted = false;
   let killing: Promise<void> | undefined;
+  let exited = false;
+  /** The check for a prompt in flight (see inputPoll). */
+  let inputCheck: Promise<void> | undefined;
 
   const emitUpdate = () => {
     updateTimer = undefined;
@@ -168,7 +171,7 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
     updateTimer = setTimeout(emitUpdate, Math.max(0, lastUpdateAt + UPDATE_INTERVAL_MS - Date.now()));
   };
   const kill = () => {
-    killing ??= launch?.kill ? launch.kill(pid) : killFamily(pid);
+    killing ??= launch?.kill ? launch.kill(pid) : killFamilyOffThread(pid);
   };
 
   // Chunks arrive a few KB at a time; they are processed together once this turn of the event
@@ -191,12 +194,18 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
   const inputPoll = setInterval(() => {
     // A pause: what redaction held back (a prompt, a last line) is shown.
     if (Date.now() - lastDataAt >= IDLE_FLUSH_MS && collector.flushIdle()) scheduleUpdate();
-    if (killing || Date.now() - lastDataAt < INPUT_SILENCE_MS) return;
-    const waiting = isWaitingForTerminalInput(pid, ptsPath);
-    if (waiting !== waitingForInput) {
-      waitingForInput = waiting;
-      scheduleUpdate();
-    }
+    if (killing || inputCheck || Date.now() - lastDataAt < INPUT_SILENCE_MS) return;
+    // Scanning /proc happens in a worker (process-tree-jobs.ts); one check at a time.
+    const askedAt = Date.now();
+    inputCheck = checkWaitingForInput(pid, ptsPath).then((waiting) => {
+      inputCheck = undefined;
+      // Output since the question, or the end: the answer is stale.
+      if (waiting === undefined || exited || killing || lastDataAt > askedAt) return;
+      if (waiting !== waitingForInput) {
+        waitingForInput = waiting;
+        scheduleUpdate();
+      }
+    });
   }, INPUT_POLL_MS);
   const timeoutTimer = setTimeout(() => {
     timedOut = true;
@@ -222,6 +231,7 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
 
   return new Promise((resolve, reject) => {
     term.onExit(({ exitCode, signal: exitSignal }) => {
+      exited = true;
       void (async () => {
         clearInterval(inputPoll);
         clearTimeout(timeoutTimer);
