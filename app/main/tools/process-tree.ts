@@ -79,6 +79,40 @@ export function processFamily(root: number): number[] {
   return [...family];
 }
 
+/**
+ * `root` and its descendants, from each process's list of children (no scan of /proc: a few small
+ * reads, fine on the main thread). Misses what was adopted by init; processFamily finds that.
+ */
+export function descendantsOf(root: number): number[] {
+  if (!hasProc) return [root];
+  const out = [root];
+  const seen = new Set(out);
+  for (let i = 0; i < out.length && out.length < 10_000; i++) {
+    let threads: string[];
+    try {
+      threads = readdirSync(`/proc/${out[i]}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of threads) {
+      let children: string;
+      try {
+        children = readFileSync(`/proc/${out[i]}/task/${tid}/children`, "latin1");
+      } catch {
+        continue;
+      }
+      for (const word of children.split(" ")) {
+        const pid = Number(word);
+        if (pid > 0 && !seen.has(pid)) {
+          seen.add(pid);
+          out.push(pid);
+        }
+      }
+    }
+  }
+  return out;
+}
+
 /** Alive means present and not a zombie (a zombie has exited and only waits to be reaped). */
 export function isAlive(pid: number): boolean {
   if (hasProc) {
@@ -108,8 +142,7 @@ const familyHere: FamilyFinder = async (root) => processFamily(root);
 
 /**
  * Interrupt, then terminate, then kill the whole family of `root`, finishing within about one
- * second (plus the time `findFamily` takes). Resolves once nothing of the family is alive (or
- * after the final SIGKILL pass).
+ * second. Resolves once nothing of the family is alive (or after the final SIGKILL pass).
  */
 export async function killFamily(root: number, findFamily: FamilyFinder = familyHere): Promise<void> {
   const known = new Set<number>();
@@ -119,11 +152,18 @@ export async function killFamily(root: number, findFamily: FamilyFinder = family
     ["SIGKILL", 200],
   ];
   for (const [sig, waitMs] of steps) {
-    // Found before anything is signalled: once the shell dies, what it started in a session of
-    // its own (setsid) is adopted by init and is no longer its descendant.
-    for (const pid of await findFamily(root)) known.add(pid);
+    // Descendants are read before anything is signalled (once the shell dies, what it started in
+    // a session of its own is adopted by init and is no longer its descendant); the group and
+    // they are signalled at once; the rest of the family (found by a scan of /proc: members of
+    // the session or group that were adopted) as soon as `findFamily` answers.
+    for (const pid of descendantsOf(root)) known.add(pid);
     signal(-root, sig);
     for (const pid of known) signal(pid, sig);
+    for (const pid of await findFamily(root)) {
+      if (known.has(pid)) continue;
+      known.add(pid);
+      signal(pid, sig);
+    }
     const deadline = Date.now() + waitMs;
     while (Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 25));
