@@ -1,8 +1,8 @@
 // The bash tool: runs `bash -c` in a real pseudo-terminal in the project folder, as its own session
 // and process group, with a sanitized environment. Streams throttled updates (raw terminal bytes
 // plus ANSI-free text), reports a command blocked on terminal input (checked in a worker: it scans
-// /proc), and kills the whole process
-// family on timeout or abort (interrupt, terminate, kill, within about one second). The model gets
+// /proc), and kills the whole process family on timeout or abort (interrupt, terminate, kill,
+// within about one second). The model gets
 // the exit code and the head and tail of the output; the full output goes to a file. With a
 // redactor, secrets are removed as the output streams, before it is shown, sent or saved (see
 // OutputCollector). Memory stays bounded whatever the output size. Throws ToolExecutionError on
