@@ -3,7 +3,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createBashTool, type BashDetails, type BashProgressDetails } from "../../app/main/tools/bash.ts";
 import { createCodingTools } from "../../app/main/tools/index.ts";
 import { isAlive, procScanCount } from "../../app/main/tools/process-tree.ts";
-import { familyOf } from "../../app/main/tools/process-tree-jobs.ts";
+import { familyOf } from "../../app/main/tools/process-tree-off-thread.ts";
 import { ToolExecutionError } from "../../app/main/tools/tool-error.ts";
 import { runTool, tempDir } from "./helpers.ts";
 

@@ -6,7 +6,7 @@
 // every process in the namespace at once.
 // Never throws.
 import { isAlive, processFamily, readProcInfo } from "../tools/process-tree.ts";
-import { familyOf } from "../tools/process-tree-jobs.ts";
+import { familyOf } from "../tools/process-tree-off-thread.ts";
 
 function signal(pid: number, sig: NodeJS.Signals): void {
   try {

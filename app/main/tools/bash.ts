@@ -17,7 +17,7 @@ import * as pty from "node-pty";
 import type { AgentTool } from "../loop/types.ts";
 import { OutputCollector, type OutputRedactor } from "./bash-output.ts";
 import { resolveToolPath } from "./paths.ts";
-import { killFamilyOffThread, waitingForInput as checkWaitingForInput } from "./process-tree-jobs.ts";
+import { killFamilyOffThread, waitingForInput as checkWaitingForInput } from "./process-tree-off-thread.ts";
 import { ptyCommandLine } from "./pty-command.ts";
 import type { RunningCommands } from "./running-commands.ts";
 import type { CommandSandbox, SandboxLaunch } from "../sandbox/session-sandbox.ts";
@@ -196,7 +196,7 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
     // A pause: what redaction held back (a prompt, a last line) is shown.
     if (Date.now() - lastDataAt >= IDLE_FLUSH_MS && collector.flushIdle()) scheduleUpdate();
     if (killing || inputCheck || Date.now() - lastDataAt < INPUT_SILENCE_MS) return;
-    // Scanning /proc happens in a worker (process-tree-jobs.ts); one check at a time.
+    // Scanning /proc happens in a worker (process-tree-off-thread.ts); one check at a time.
     const askedAt = Date.now();
     inputCheck = checkWaitingForInput(pid, ptsPath).then((waiting) => {
       inputCheck = undefined;

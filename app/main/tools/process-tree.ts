@@ -1,7 +1,7 @@
 // Process inspection and killing for the bash tool, through Linux's /proc. On other platforms the
 // functions degrade: listing gives nothing, killing signals the process group only, and
 // waiting-for-input detection reports false. Never throws. A full scan of /proc reads every
-// process's stat file: the main process runs them in a worker (process-tree-jobs.ts); the
+// process's stat file: the main process runs them in a worker (process-tree-off-thread.ts); the
 // synchronous forms here are what that worker calls, and the fallback when it cannot.
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
