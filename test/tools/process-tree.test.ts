@@ -1,9 +1,12 @@
 // Process-tree helpers of the bash tool: descendants read from the children lists (what a kill
 // signals at once, on the main thread, without scanning /proc) match what a full scan finds below
-// the root, nested and setsid'd children included.
+// the root, nested and setsid'd children included; the full scan is the worker's, and happens
+// here only when the pool fails or is late.
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { descendantsOf, isAlive, killFamily, processFamily, procScanCount } from "../../app/main/tools/process-tree.ts";
+import { familyOf } from "../../app/main/tools/process-tree-off-thread.ts";
+import type { ComputePool } from "../../app/main/workers/compute-pool.ts";
 
 describe.runIf(process.platform === "linux")("process tree", () => {
   it("finds nested and setsid'd descendants without scanning /proc", async () => {
@@ -21,5 +24,22 @@ describe.runIf(process.platform === "linux")("process tree", () => {
     expect([...descendants].sort((a, b) => a - b)).toEqual([...family].sort((a, b) => a - b));
     await killFamily(root);
     expect(family.filter(isAlive)).toEqual([]);
+  });
+});
+
+describe.runIf(process.platform === "linux")("the family found off the main thread", () => {
+  const stub = (run: () => Promise<unknown>) => ({ run }) as unknown as ComputePool;
+
+  it("takes the worker's answer without scanning /proc here", async () => {
+    const scans = procScanCount();
+    expect(await familyOf(process.pid, stub(async () => [process.pid, 42]))).toEqual([process.pid, 42]);
+    expect(procScanCount()).toBe(scans);
+  });
+
+  it("scans here when the pool fails or does not answer in time (a kill must find every process)", async () => {
+    const scans = procScanCount();
+    expect(await familyOf(process.pid, stub(() => Promise.reject(new Error("no worker"))))).toContain(process.pid);
+    expect(await familyOf(process.pid, stub(() => new Promise(() => undefined)))).toContain(process.pid);
+    expect(procScanCount()).toBe(scans + 2);
   });
 });
