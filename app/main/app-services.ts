@@ -266,6 +266,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       return { ok: result.ok, message: result.message };
     },
     "permissions.respond": (answer) => (permissions.respond(answer), {}),
+    "permissions.respondBatch": (answer) => permissions.respondBatch(answer),
     "permissions.pending": () => permissions.allPending(),
     "permissions.rules": (query) => permissions.rules(query),
     "permissions.addRule": ({ tool, pattern, action, scope, scopeId }) =>

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { AgentEvent, AgentMessage, AssistantMessage } from "../../app/shared/agent-types.ts";
+import type { AgentMessage, AssistantMessage } from "../../app/shared/agent-types.ts";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
 import type { ScriptStep } from "../support/scripted-model.ts";
 
@@ -30,7 +30,7 @@ afterAll(() => {
 });
 
 const TURNS = 60;
-const ended = (events: AgentEvent[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
+const ended = (events: readonly { type: string }[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
 
 describe.skipIf(!mounted)("a data folder on a 2 MB tmpfs that fills mid-run", () => {
   let app: AppHarness | undefined;

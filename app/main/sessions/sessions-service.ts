@@ -356,7 +356,7 @@ export class SessionsService {
   }
 
   interrupt(sessionId: number, toolCallId: string): void {
-    if (!this.live.get(sessionId)?.tools.interrupt(toolCallId)) {
+    if (!this.live.get(sessionId)?.interrupt(toolCallId)) {
       throw new IpcFailure("not-found", "That command is no longer running.");
     }
   }
