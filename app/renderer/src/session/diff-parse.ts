@@ -59,12 +59,12 @@ export function parseDiff(text: string): DiffFile[] {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (NOISE.test(line)) continue;
-    // A file header pair; inside a hunk only when a hunk header follows (else it is "-- x", "++ y" content).
-    if (line.startsWith("--- ") && (lines[i + 1]?.startsWith("+++ ") ?? false) && (hunk === null || (lines[i + 2] ?? "@@").startsWith("@@"))) {
+    // A file header pair; inside a hunk only when a numbered hunk header follows (else it is "-- x", "++ y" content).
+    if (line.startsWith("--- ") && (lines[i + 1]?.startsWith("+++ ") ?? false) && (hunk === null || HUNK.test(lines[i + 2] ?? ""))) {
       oldName = stripPrefix(line.slice(4));
       continue;
     }
-    if (line.startsWith("+++ ") && (hunk === null || (lines[i + 1] ?? "").startsWith("@@") || oldName !== null)) {
+    if (line.startsWith("+++ ") && (hunk === null || HUNK.test(lines[i + 1] ?? "") || oldName !== null)) {
       const newName = stripPrefix(line.slice(4));
       file = { path: newName === "/dev/null" && oldName ? oldName : newName, hunks: [], added: 0, removed: 0 };
       files.push(file);
