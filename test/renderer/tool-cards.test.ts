@@ -115,3 +115,14 @@ describe("progress in the model", () => {
     expect([plural(1, "model"), plural(3, "model"), plural(0, "model"), plural(1200, "token")]).toEqual(["1 model", "3 models", "0 models", "1,200 tokens"]);
   });
 });
+
+describe("terminal output", () => {
+  test("a final line break is held back until more output comes", async () => {
+    const { holdFinalBreak } = await import("../../app/renderer/src/session/terminal-text.ts");
+    expect(holdFinalBreak("", "done-4\r\n")).toEqual({ write: "done-4", held: "\r\n" });
+    expect(holdFinalBreak("\r\n", "next\n")).toEqual({ write: "\r\nnext", held: "\n" });
+    expect(holdFinalBreak("\r\n", "\r\n")).toEqual({ write: "\r\n", held: "\r\n" });
+    expect(holdFinalBreak("", "Name? ")).toEqual({ write: "Name? ", held: "" });
+    expect(holdFinalBreak("\n", "")).toEqual({ write: "", held: "\n" });
+  });
+});

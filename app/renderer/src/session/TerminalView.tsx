@@ -17,6 +17,7 @@ import "@xterm/xterm/css/xterm.css";
 import { getApi } from "../api/client";
 import { errorText, unwrap } from "../state/api-hooks";
 import "./session-content.css";
+import { holdFinalBreak } from "./terminal-text";
 
 /** Rows shown before an output counts as long. */
 export const MAX_ROWS = 16;
@@ -48,7 +49,8 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
   const host = useRef<HTMLDivElement>(null);
   const term = useRef<Terminal | null>(null);
   const fitRef = useRef<FitAddon | null>(null);
-  const written = useRef<{ chunks: readonly string[] | null; count: number; fallback: boolean }>({ chunks: null, count: 0, fallback: false });
+  // What was written, and the final line break held back (terminal-text.ts).
+  const written = useRef<{ chunks: readonly string[] | null; count: number; fallback: boolean; held: string }>({ chunks: null, count: 0, fallback: false, held: "" });
   const runningRef = useRef(running);
   const [answer, setAnswer] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -106,7 +108,7 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
     resize.observe(host.current!);
     const grow = terminal.onWriteParsed(() => setLines(contentLines(terminal)));
     term.current = terminal;
-    written.current = { chunks: null, count: 0, fallback: false };
+    written.current = { chunks: null, count: 0, fallback: false, held: "" };
     return () => {
       resize.disconnect();
       input.dispose();
@@ -122,9 +124,23 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
     if (!terminal) return;
     const cols = fitRef.current?.proposeDimensions()?.cols ?? terminal.cols;
     if (rows !== terminal.rows || cols !== terminal.cols) terminal.resize(cols, rows);
-    if (expanded) terminal.scrollToTop();
-    else terminal.scrollToBottom();
-  }, [rows, expanded]);
+    if (!expanded) terminal.scrollToBottom();
+    // xterm's viewport settles a resize on its next frame, which can move the view: place it again then.
+    const frame = requestAnimationFrame(() => {
+      if (term.current === terminal && !expanded) terminal.scrollToBottom();
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [rows, lines, expanded]);
+
+  useEffect(() => {
+    const terminal = term.current;
+    if (!expanded || !terminal) return;
+    terminal.scrollToTop();
+    const frame = requestAnimationFrame(() => {
+      if (term.current === terminal) terminal.scrollToTop();
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [expanded]);
 
   // The first lines of a long finished output, shown above its end.
   useEffect(() => {
@@ -138,20 +154,26 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
     const terminal = term.current;
     if (!terminal) return;
     const w = written.current;
+    const write = (text: string) => {
+      const next = holdFinalBreak(w.held, text);
+      w.held = next.held;
+      if (next.write) terminal.write(next.write);
+    };
     if (chunkCount > 0) {
       if (w.chunks !== chunks || w.fallback || w.count > chunkCount) {
         if (w.count > 0 || w.fallback) terminal.reset();
         w.count = 0;
         w.chunks = chunks;
         w.fallback = false;
+        w.held = "";
       }
-      for (let i = w.count; i < chunkCount; i++) terminal.write(chunks[i]!);
+      for (let i = w.count; i < chunkCount; i++) write(chunks[i]!);
       w.count = chunkCount;
     } else if (!w.fallback && storedOutput && stored) {
-      terminal.write(stored);
+      write(stored);
       w.fallback = true;
     } else if (!w.fallback && fallbackText && (!storedOutput || stored === "")) {
-      terminal.write(fallbackText.replace(/\r?\n/g, "\r\n"));
+      write(fallbackText.replace(/\r?\n/g, "\r\n"));
       w.fallback = true;
     }
   }, [chunks, chunkCount, fallbackText, storedOutput, stored]);

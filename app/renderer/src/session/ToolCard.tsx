@@ -22,7 +22,7 @@ import "./session-content.css";
 
 const STATUS_LABEL = { pending: "not started", queued: "waiting", running: "running", done: "done", error: "failed", denied: "denied", stopped: "stopped" } as const;
 const STATUS_TITLE: Partial<Record<ToolCardState["status"], string>> = {
-  pending: "The model is still writing this call",
+  pending: "Not started yet: the model is still writing it, or the calls before it come first",
   queued: "Prepared: it runs once the other calls of its batch are approved",
 };
 
