@@ -81,7 +81,8 @@ export const DiffView = memo(function DiffView({ diff, label, path }: { diff: st
 function FileTitle({ file, fallback }: { file: DiffFile; fallback?: string }) {
   return (
     <>
-      <span className="diff-path">{file.path || fallback || "file"}</span> <DiffCounts added={file.added} removed={file.removed} />
+      <span className="diff-path">{file.path || fallback || "file"}</span>{" "}
+      {(file.added > 0 || file.removed > 0) && <DiffCounts added={file.added} removed={file.removed} />}
     </>
   );
 }
