@@ -17,7 +17,7 @@ import { call, sessionHelpers, shots, startE2e, type E2e } from "./support/e2e-h
 import { MODEL_ID, type Brain } from "./support/fake-model.ts";
 
 const THOUGHTS = "Let me weigh the options carefully. ".repeat(60);
-const LONG = "for i in $(seq 1 60); do echo line-$i; done; echo 'AssertionError: expected 3 to be 4'";
+const LONG = "for i in $(seq 1 60); do echo line-$i; done; echo 'AssertionError: expected 3 to be 4'; exit 1";
 
 const brain: Brain = (user, results) => {
   const once = (step: ReturnType<Brain>, done: string): ReturnType<Brain> => (results.length === 0 ? step : { text: done });
@@ -34,6 +34,7 @@ const brain: Brain = (user, results) => {
       "Batch done.",
     );
   if (user.includes("long output")) return once({ calls: [{ name: "bash", args: { command: LONG } }] }, "Long done.");
+  if (user.includes("deny me")) return once({ calls: [{ name: "bash", args: { command: "echo never-run" } }] }, "Denied, fine.");
   if (user.includes("short output")) return once({ calls: [{ name: "bash", args: { command: "echo done-4" } }] }, "Short done.");
   if (user.includes("fix math")) return once({ calls: [{ name: "edit", args: { path: "math.js", edits: [{ oldText: "return a - b;", newText: "return a + b;" }] } }] }, "Math fixed.");
   if (user.includes("think")) return { thinking: THOUGHTS, text: "Thought it through." };
@@ -113,6 +114,20 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("session content end to
     await shot("timeline-waiting-running");
   }, 60_000);
 
+  test("a denied command says so with the reason, as a note: not failed, no terminal", async () => {
+    await h.send("deny me please");
+    await h.answer("n");
+    await page.getByLabel("Reason, sent to the model (optional)").fill("not on a Friday");
+    await page.keyboard.press("Enter");
+    const denied = card("echo never-run");
+    await expect.poll(() => denied.getAttribute("data-status"), { timeout: 15_000 }).toBe("denied");
+    expect(await denied.locator(".status").innerText()).toBe("denied");
+    expect(await denied.locator(".card-outcome").innerText()).toContain("not on a Friday");
+    expect(await denied.getByRole("log", { name: "Command output" }).count()).toBe(0);
+    await h.transcript().getByText("Denied, fine.").waitFor({ timeout: 15_000 });
+    await h.idle();
+  }, 60_000);
+
   test("terminal cards: one row for one line; a long output shows its start and its end, with Show all", async () => {
     await h.send("short output please");
     await h.answer("y");
@@ -125,7 +140,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("session content end to
     await h.send("long output please");
     await h.answer("y");
     const long = card("line-$i");
-    await expect.poll(() => long.getAttribute("data-status"), { timeout: 15_000 }).toBe("done");
+    await expect.poll(() => long.getAttribute("data-status"), { timeout: 15_000 }).toBe("error");
     const term = long.locator(".term");
     await expect.poll(() => term.getAttribute("data-lines")).toBe("61");
     // The end, where the failure is explained, is in view; the start is shown above a bar.
@@ -139,8 +154,9 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("session content end to
       return box.clientHeight >= screen.offsetHeight && screen.offsetHeight > 0;
     });
     expect(fits).toBe(true);
-    // No second copy of the output's tail outside the terminal.
+    // The command failed: no second copy of the output's tail outside the terminal.
     expect(await long.locator(".card-error").count()).toBe(0);
+    expect(await long.locator(".card-meta").first().innerText()).toContain("exit 1");
     await shot("terminal-long");
     await more.click();
     await expect.poll(() => term.getAttribute("data-rows")).toBe("48");
