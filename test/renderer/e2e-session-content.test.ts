@@ -240,5 +240,17 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("session content end to
     await provider.getByRole("button", { name: "Save anyway" }).click();
     await expect.poll(async () => (await call<Settings>(e2e.host, "settings.get", {})).providers.find((p) => p.id === "local")?.baseUrl).toBe("http://127.0.0.1:9/v1");
     await shot("settings-rules");
+
+    // Adding a provider: nothing is saved when its test fails, unless "Save anyway".
+    await page.getByRole("button", { name: "Add a provider…" }).click();
+    const setup = page.getByRole("form", { name: "Set up a provider" });
+    await setup.getByLabel("Id", { exact: true }).fill("other");
+    await setup.getByLabel("Base URL").fill("http://127.0.0.1:9/v1");
+    await setup.getByRole("button", { name: "Save and test" }).click();
+    await expect.poll(() => setup.getByRole("status").innerText(), { timeout: 20_000 }).toContain("Not saved:");
+    const ids = async () => (await call<Settings>(e2e.host, "settings.get", {})).providers.map((p) => p.id);
+    expect(await ids()).not.toContain("other");
+    await setup.getByRole("button", { name: "Save anyway" }).click();
+    await expect.poll(ids, { timeout: 10_000 }).toContain("other");
   }, 60_000);
 });
