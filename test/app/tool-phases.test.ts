@@ -37,8 +37,8 @@ describe("tool call phases", () => {
     await h.waitFor(() => ended(h, sessionId), "the run to end");
     expect(phases(h, sessionId)).toEqual(["executing", "stopped:Stopped with the run."]);
     // The stored log keeps them, for a reopened session.
-    const { opened } = await h.call("sessions.open", { sessionId });
-    expect(opened.events.filter((e) => e.event.type === "tool_call_phase").map((e) => (e.event as { phase: string }).phase)).toEqual(["executing", "stopped"]);
+    const stored = h.services.store.openSession(sessionId)!;
+    expect(stored.events.filter((e) => e.event.type === "tool_call_phase").map((e) => (e.event as { phase: string }).phase)).toEqual(["executing", "stopped"]);
   });
 
   it("a command the person interrupts ends as stopped, saying so", async () => {

@@ -1,6 +1,6 @@
 // Tool card states from the loop's events and the session's tool_call_phase: the wait before
 // execute is not run time, denied and stopped calls keep their state and reason through the events
-// and results that follow, old logs without phases still time their calls; thinking times and the
+// and results that follow, stored pages time their calls from start to end; thinking times and the
 // usage of answers ended during the turn.
 import { describe, expect, test } from "vitest";
 import type { AssistantMessage, ToolResultMessage } from "../../app/shared/agent-types.ts";
@@ -50,32 +50,26 @@ describe("tool card states", () => {
     expect(m.tools.get("a")).toMatchObject({ status: "denied", outcomeReason: "Denied by the user: not now", startedAt: null, endedAt: 20 });
   });
 
-  test("a stopped call is stopped, not failed, in the live model and in a stored session", () => {
+  test("a stopped call is stopped, not failed", () => {
     let m = applyEvents(emptyModel(), [{ type: "message_end", message: calls }, start("a", "bash"), phase("a", "executing")], 10);
     m = applyEvents(m, [phase("a", "stopped", "The run was stopped."), end("a", "bash", "aborted", true)], 50);
-    expect(m.tools.get("a")).toMatchObject({ status: "stopped", outcomeReason: "The run was stopped." });
-    const stored = modelFromStored(
-      [calls, result("a", "bash", "aborted", true)],
-      [
-        { runId: 1, at: 10, event: start("a", "bash") },
-        { runId: 1, at: 12, event: phase("a", "executing") },
-        { runId: 1, at: 50, event: phase("a", "stopped", "The run was stopped.") },
-        { runId: 1, at: 51, event: end("a", "bash", "aborted", true) },
-      ],
-    );
-    expect(stored.tools.get("a")).toMatchObject({ status: "stopped", startedAt: 12, endedAt: 50 });
+    m = applyEvents(m, [{ type: "message_end", message: result("a", "bash", "aborted", true) }], 51);
+    expect(m.tools.get("a")).toMatchObject({ status: "stopped", outcomeReason: "The run was stopped.", startedAt: 10, endedAt: 50 });
   });
 
-  test("runs logged before phases existed time their calls from tool_execution_start", () => {
-    const stored = modelFromStored(
-      [calls, result("b", "read", "ok", false)],
-      [
-        { runId: 1, at: 100, event: start("b", "read") },
-        { runId: 1, at: 180, event: end("b", "read", "ok", false) },
-        { runId: 2, at: 500, event: phase("x", "executing") },
+  test("a stored page times its calls from their stored start and end", () => {
+    const stored = modelFromStored({
+      first: 0,
+      messages: [calls, result("b", "read", "ok", false)],
+      toolCalls: [
+        { toolCallId: "a", startedAt: 90, endedAt: null, isError: null },
+        { toolCallId: "b", startedAt: 100, endedAt: 180, isError: false },
       ],
-    );
-    expect(stored.tools.get("b")).toMatchObject({ status: "done", startedAt: 100, endedAt: 180 });
+      outputs: [],
+    });
+    expect(stored.tools.get("b")).toMatchObject({ status: "done", queuedAt: 100, startedAt: 100, endedAt: 180 });
+    // A call that never ended in a run that is over was cut off.
+    expect(stored.tools.get("a")?.status).toBe("error");
   });
 
   test("a snapshot's call that waits is queued; one that executes runs from its execute time", () => {

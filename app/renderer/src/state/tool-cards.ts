@@ -7,7 +7,7 @@
 //   phase stopped      → "stopped" with the reason (before, while or after the call ended)
 //   update             → output; a call never marked executing is running from its first update
 //   end                → "done" or "error", unless denied or stopped
-// Logs written before tool_call_phase existed ("legacy") start the timer at tool_execution_start.
+// Stored pages carry each call's start and end only (session-model.ts: applyToolTimes).
 import type { WireAgentEvent } from "../../../shared/ipc/agent-schemas";
 import type { LiveTool } from "../../../shared/ipc/contract";
 import type { ToolCardState } from "./session-model";
@@ -43,12 +43,12 @@ export function newCard(toolCallId: string, toolName: string, args: Record<strin
 }
 
 /** Applies one tool event at time `t` to the cards. */
-export function applyToolEvent(tools: Map<string, ToolCardState>, event: ToolWireEvent, t: number, legacy = false): void {
+export function applyToolEvent(tools: Map<string, ToolCardState>, event: ToolWireEvent, t: number): void {
   const known = tools.get(event.toolCallId);
   switch (event.type) {
     case "tool_execution_start": {
       const card = known ?? newCard(event.toolCallId, event.toolName, asRecord(event.args), null);
-      tools.set(event.toolCallId, { ...card, status: legacy ? "running" : "queued", queuedAt: t, startedAt: legacy ? t : null, endedAt: null, args: asRecord(event.args) });
+      tools.set(event.toolCallId, { ...card, status: "queued", queuedAt: t, startedAt: null, endedAt: null, args: asRecord(event.args) });
       return;
     }
     case "tool_call_phase": {
