@@ -3,13 +3,12 @@
 // real headless host on a fresh data folder, headless Chromium with one page, and the helpers that
 // drive the session view. `close` releases all of it and never throws.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { expect } from "vitest";
 import { startHost, type RunningHost } from "../../../app/main/host/start-host.ts";
-import { computePool } from "../../../app/main/workers/compute-pool.ts";
 import { launchBrowser } from "../../support/browser.ts";
 import { startFakeModel, type Brain, type FakeModel } from "./fake-model.ts";
 
@@ -49,13 +48,6 @@ export async function startE2e(brain: Brain, name: string, options: E2eOptions =
   options.prepareData?.(join(dir, "data"));
   const host = await startHost({ dataDir: join(dir, "data"), rendererDir, env: { PATH: process.env.PATH, HOME: dir, ...options.env }, bashTimeoutMs: 90_000 });
   if (options.permissionMode !== null) host.services.settings.update({ permissionMode: options.permissionMode ?? "ask" });
-  // A permission dialog gives up on its diff after 2 s, counted from the request, a compute
-  // worker's start included: on a loaded machine a cold start alone can take that long, so the
-  // suites start one first (it stays for 30 s idle) and their first dialog shows its diff.
-  writeFileSync(join(dir, "warm-up.txt"), "a\n");
-  await computePool()
-    .run({ kind: "fileDiff", path: join(dir, "warm-up.txt"), shown: "warm-up.txt", content: "b\n", oldName: "a", newName: "b" }, { timeoutMs: 60_000 })
-    .catch(() => undefined);
   const browser = await launchBrowser();
   const page = await browser.newPage({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
   page.on("pageerror", (e) => console.error("page error:", e.message));
