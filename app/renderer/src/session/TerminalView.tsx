@@ -82,8 +82,7 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
   useEffect(() => {
     const terminal = new Terminal({
       // Commands run with the pty's output processing off (app/main/tools/pty-command.ts): lines
-      // end in "
-", which starts the next line at its left edge here, as a terminal would.
+      // end in "\n", which starts the next line at its left edge here, as a terminal would.
       convertEol: true,
       disableStdin: !runningRef.current,
       fontSize: 13,
