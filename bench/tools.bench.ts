@@ -6,7 +6,9 @@
 //   pty and discarding the output: the cost of the pseudo-terminal alone (null if `script` is absent).
 // - bashExtraRssMB: peak RSS during the 100 MB run minus RSS before it (target <= 32).
 // - grepMs / grepJavascriptMs: a regex search over a 20,000-file tree with the grep tool as
-//   configured (ripgrep when on PATH) and with its JavaScript engine.
+//   configured (ripgrep when on PATH) and with its JavaScript engine. grepRatioVsRg: the tool
+//   (through ripgrep) over plain `rg` doing the same search, medians of 7 alternated runs
+//   (target <= 1.2), with the minima and the main process's CPU time per search (grepMainCpuMs).
 // - sandboxStartMs: median extra time per command in the sandbox (bubblewrap), from the bash tool
 //   running `true` sandboxed and unsandboxed, alternated (target <= 15); sandboxStartMinMs: the
 //   same from the minima.
@@ -29,10 +31,10 @@ const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 const work = mkdtempSync(path.join(tmpdir(), "lathe-tools-bench-"));
 const COMMAND = `yes '${"x".repeat(99)}' | head -n 1000000`;
 
-function timeChild(cmd: string, args: string[]): Promise<number> {
+function timeChild(cmd: string, args: string[], cwd?: string): Promise<number> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ["ignore", "ignore", "ignore"] });
+    const child = spawn(cmd, args, { cwd, stdio: ["ignore", "ignore", "ignore"] });
     child.on("error", reject);
     child.on("close", () => resolve(performance.now() - started));
   });
@@ -95,8 +97,34 @@ async function benchGrep() {
     });
   };
   const grepJavascriptMs = await time("javascript");
-  const grepMs = findRipgrep() ? await time("auto") : grepJavascriptMs;
-  return { grepMs: Math.round(grepMs), grepJavascriptMs: Math.round(grepJavascriptMs), grepEngine: findRipgrep() ? "ripgrep" : "javascript", grepFiles: 20_000 };
+  const rg = findRipgrep();
+  if (!rg) return { grepMs: Math.round(grepJavascriptMs), grepJavascriptMs: Math.round(grepJavascriptMs), grepEngine: "javascript", grepRatioVsRg: null, grepFiles: 20_000 };
+  // The tool (ripgrep through Lathe) against plain `rg` printing the same search, alternated.
+  const grep = createGrepTool({ projectDir: root });
+  const tool: number[] = [];
+  const plain: number[] = [];
+  const toolCpu: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const result = await grep.execute("g", args, undefined, undefined);
+    tool.push(performance.now() - started);
+    const used = process.cpuUsage(cpu);
+    toolCpu.push((used.user + used.system) / 1000);
+    if (result.details.matches !== 21) throw new Error(`grep found ${result.details.matches} matches, expected 21`);
+    plain.push(await timeChild(rg, ["--regexp", args.pattern], root));
+  }
+  return {
+    grepMs: Math.round(medianOf(tool)),
+    grepMinMs: Math.round(Math.min(...tool)),
+    grepMainCpuMs: round(medianOf(toolCpu)),
+    rgMs: Math.round(medianOf(plain)),
+    rgMinMs: Math.round(Math.min(...plain)),
+    grepRatioVsRg: round(medianOf(tool) / medianOf(plain)),
+    grepJavascriptMs: Math.round(grepJavascriptMs),
+    grepEngine: "ripgrep",
+    grepFiles: 20_000,
+  };
 }
 
 function medianOf(values: number[]): number {
@@ -146,9 +174,11 @@ function round(x: number): number {
 }
 
 try {
-  const bash = await benchBash();
-  const grep = await benchGrep();
-  const sandbox = await benchSandbox();
+  // `npm run bench:tools -- grep` (or bash, sandbox) runs one part only.
+  const only = process.argv[2];
+  const bash = !only || only === "bash" ? await benchBash() : {};
+  const grep = !only || only === "grep" ? await benchGrep() : {};
+  const sandbox = !only || only === "sandbox" ? await benchSandbox() : {};
   console.log(JSON.stringify({ ...bash, ...grep, ...sandbox }));
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -248,7 +248,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     "tools.interrupt": ({ sessionId, toolCallId }) => (sessions.interrupt(sessionId, toolCallId), {}),
     "tools.output": ({ sessionId, toolCallId }) => sessions.toolOutput(sessionId, toolCallId),
     "tools.rerunOutsideSandbox": ({ sessionId, toolCallId }) => sessions.rerunOutsideSandbox(sessionId, toolCallId),
-    "models.list": () => sessions.models(),
+    "models.list": () => sessions.usableModels(),
     "models.refresh": async ({ provider }) => {
       const custom = (settings.providerSettings().custom ?? []).find((c) => c.id === provider);
       if (!custom) return sessions.models().filter((m) => m.provider === provider);
@@ -262,11 +262,12 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     "settings.storeEnvironmentKeys": () => settings.storeEnvironmentKeys(),
     "settings.setProvider": (update) => settings.setProvider(update),
     "settings.removeProvider": ({ id }) => settings.removeProvider(id),
-    "providers.test": async ({ id }) => {
-      const result = await testProvider(settings.providerSettings(), id, { env });
+    "providers.test": async ({ id, candidate }) => {
+      const result = await testProvider(candidate ? settings.providerSettingsWith(id, candidate) : settings.providerSettings(), id, { env });
       return { ok: result.ok, message: result.message };
     },
     "permissions.respond": (answer) => (permissions.respond(answer), {}),
+    "permissions.respondBatch": (answer) => permissions.respondBatch(answer),
     "permissions.pending": () => permissions.allPending(),
     "permissions.rules": (query) => permissions.rules(query),
     "permissions.addRule": ({ tool, pattern, action, scope, scopeId }) =>

@@ -188,6 +188,23 @@ export type AgentEvent =
       isError: boolean;
     };
 
+/**
+ * Not a loop event: what the session layer adds about a tool call, between the loop's
+ * tool_execution_start (emitted before any check) and tool_execution_end. "executing": the tool's
+ * execute began (everything before it was preparation: validation, the permission question);
+ * "denied": a permission decision blocked the call (`reason` as the model is told); "stopped": the
+ * run was stopped before or while the call ran.
+ */
+export interface ToolCallPhaseEvent {
+  type: "tool_call_phase";
+  toolCallId: string;
+  phase: "executing" | "denied" | "stopped";
+  reason?: string;
+}
+
+/** What a session's event stream carries: the loop's events and the session layer's own. */
+export type SessionEvent = AgentEvent | ToolCallPhaseEvent;
+
 export function emptyUsage(): Usage {
   return {
     input: 0,

@@ -3,7 +3,7 @@
 // reopen, edit and undo; and the pure pieces (cut, model view, token accounting).
 import { afterEach, describe, expect, it } from "vitest";
 import { activeCompaction, contextTokens, findCut, modelView, estimateTokens } from "../../app/main/sessions/context.ts";
-import type { AgentEvent, AgentMessage, AssistantMessage, CustomMessage, Message } from "../../app/shared/agent-types.ts";
+import type { AgentMessage, AssistantMessage, CustomMessage, Message } from "../../app/shared/agent-types.ts";
 import { emptyUsage } from "../../app/shared/agent-types.ts";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
 import type { ScriptStep } from "../../app/main/loop/test/scripted-model.ts";
@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 const words = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(" ");
-const ended = (events: AgentEvent[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
+const ended = (events: readonly { type: string }[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
 const user = (text: string): Message => ({ role: "user", content: text, timestamp: 1 });
 const answer = (text: string, extra: Partial<AssistantMessage> = {}): AssistantMessage => ({
   role: "assistant",

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AgentEvent, AgentMessage, AssistantMessage, ToolResultMessage } from "../../app/shared/agent-types.ts";
+import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../../app/shared/agent-types.ts";
 import { createAppServices } from "../../app/main/app-services.ts";
 import { noSecretStore } from "../../app/main/settings/settings-service.ts";
 import { prepareMessages } from "../../app/main/providers/transform-messages.ts";
@@ -18,7 +18,7 @@ afterEach(async () => {
   app = undefined;
 });
 
-const ended = (events: AgentEvent[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
+const ended = (events: readonly { type: string }[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
 const roles = (messages: AgentMessage[]) => messages.map((m) => m.role);
 const errorNotices = (h: AppHarness) => h.events.filter((e) => e.event === "app.notice" && (e.payload as { level: string }).level === "error");
 

@@ -20,7 +20,7 @@ const lastUserText = (context: LlmContext): string => {
   return typeof user.content === "string" ? user.content : user.content.map((c) => (c.type === "text" ? c.text : "")).join("");
 };
 const roles = (messages: AgentMessage[]) => messages.map((m) => m.role);
-const ended = (events: AgentEvent[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
+const ended = (events: readonly { type: string }[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
 
 async function newSession(h: AppHarness) {
   const project = await h.call("projects.open", { folder: h.projectDir });

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { describeWhen } from "../support/requirements.ts";
-import type { AgentEvent, AgentMessage, AssistantMessage } from "../../app/shared/agent-types.ts";
+import type { AgentMessage, AssistantMessage } from "../../app/shared/agent-types.ts";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
 import type { ScriptStep } from "../../app/main/loop/test/scripted-model.ts";
 
@@ -31,7 +31,7 @@ afterAll(() => {
 });
 
 const TURNS = 60;
-const ended = (events: AgentEvent[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
+const ended = (events: readonly { type: string }[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
 
 describeWhen(mounted ? null : "needs to mount a tmpfs (root on Linux)", "a data folder on a 2 MB tmpfs that fills mid-run", () => {
   let app: AppHarness | undefined;

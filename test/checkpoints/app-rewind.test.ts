@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AgentEvent } from "../../app/shared/agent-types.ts";
+import type { SessionEvent } from "../../app/shared/agent-types.ts";
 import type { LlmContext } from "../../app/main/loop/types.ts";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
 import { createAppServices } from "../../app/main/app-services.ts";
@@ -17,7 +17,7 @@ afterEach(async () => {
   app = undefined;
 });
 
-const ended = (events: AgentEvent[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
+const ended = (events: SessionEvent[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
 const contexts: LlmContext[] = [];
 
 async function runTurn(h: AppHarness, sessionId: number, text: string, runs: number) {
@@ -25,7 +25,7 @@ async function runTurn(h: AppHarness, sessionId: number, text: string, runs: num
   await h.waitFor(() => ended(h.sessionEvents.get(sessionId)) === runs && !h.services.sessions.isRunning(sessionId), "the run to end", 30_000);
 }
 
-describe("checkpoints through the app", () => {
+describe("checkpoints through the app", { timeout: 90_000 }, () => {
   it("lists a bash turn's files, rewinds keeping the conversation (the model is told), and undoes it", async () => {
     contexts.length = 0;
     app = await startApp({

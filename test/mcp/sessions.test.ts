@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createAppServices } from "../../app/main/app-services.ts";
 import type { LlmContext } from "../../app/main/loop/index.ts";
 import { noSecretStore } from "../../app/main/settings/settings-service.ts";
-import type { AgentEvent, AssistantMessage, ToolResultMessage } from "../../app/shared/agent-types.ts";
+import type { AssistantMessage, ToolResultMessage } from "../../app/shared/agent-types.ts";
 import type { PermissionRequest } from "../../app/shared/ipc/contract.ts";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
 import { createScriptedModel, type ScriptStep } from "../../app/main/loop/test/scripted-model.ts";
@@ -22,7 +22,7 @@ afterEach(async () => {
 
 const ECHO = "mcp__everything__echo";
 const toolNames = (context: LlmContext) => (context.tools ?? []).map((t) => t.name);
-const ended = (events: AgentEvent[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
+const ended = (events: readonly { type: string }[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
 const resultText = (m: unknown) => (m as ToolResultMessage).content.map((c) => (c.type === "text" ? c.text : "")).join("");
 
 async function withEverything(steps: ScriptStep[], server: Record<string, unknown> = {}, options: Parameters<typeof startApp>[0] = {}) {

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AgentEvent, ToolResultMessage } from "../../app/shared/agent-types.ts";
+import type { ToolResultMessage } from "../../app/shared/agent-types.ts";
 import type { PermissionRequest } from "../../app/shared/ipc/contract.ts";
 import { createAppServices } from "../../app/main/app-services.ts";
 import { noSecretStore } from "../../app/main/settings/settings-service.ts";
@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 const requestsOf = (h: AppHarness) => h.events.filter((e) => e.event === "permission.request").map((e) => e.payload as PermissionRequest);
-const ended = (events: AgentEvent[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
+const ended = (events: readonly { type: string }[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
 
 async function session(steps: ScriptStep[], options: Parameters<typeof startApp>[0] = {}) {
   app = await startApp({ steps, ...options });
@@ -73,7 +73,7 @@ describe("bash output is redacted as it streams", () => {
     expect(sawIdleFlush || shown.includes("token=")).toBe(true);
     // The terminal view gets everything, what redaction held back until the end included.
     const terminal = updates.map((e) => (e.type === "tool_execution_update" ? ((e.partialResult as { details?: { chunk?: string } }).details?.chunk ?? "") : "")).join("");
-    expect(terminal).toContain("token=[REDACTED: GitHub token] end\r\nfinished");
+    expect(terminal).toContain("token=[REDACTED: GitHub token] end\nfinished");
 
     const { opened } = await h.call("sessions.open", { sessionId });
     const result = opened.messages.find((m): m is ToolResultMessage => m.role === "toolResult")!;

@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { computePool } from "../../app/main/workers/compute-pool.ts";
-import type { AgentEvent, ToolResultMessage } from "../../app/shared/agent-types.ts";
+import type { ToolResultMessage } from "../../app/shared/agent-types.ts";
 import type { PermissionRequest } from "../../app/shared/ipc/contract.ts";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
 import type { ScriptStep } from "../../app/main/loop/test/scripted-model.ts";
@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 const requestsOf = (h: AppHarness) => h.events.filter((e) => e.event === "permission.request").map((e) => e.payload as PermissionRequest);
-const ended = (events: AgentEvent[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
+const ended = (events: readonly { type: string }[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
 const textOf = (m: ToolResultMessage) => m.content.map((c) => (c.type === "text" ? c.text : "")).join("");
 
 async function run(steps: ScriptStep[], prompt = "go", options: Parameters<typeof startApp>[0] = {}) {
@@ -30,6 +30,11 @@ async function run(steps: ScriptStep[], prompt = "go", options: Parameters<typeo
 async function nextRequest(h: AppHarness, count: number): Promise<PermissionRequest> {
   await h.waitFor(() => requestsOf(h).length >= count, `permission request #${count}`);
   return requestsOf(h)[count - 1]!;
+}
+
+/** The session's tool_call_phase events as "callId:phase[:reason]". */
+function phases(h: AppHarness, sessionId: number): string[] {
+  return (h.sessionEvents.get(sessionId) ?? []).flatMap((e) => (e.type === "tool_call_phase" ? [`${e.toolCallId}:${e.phase}${e.reason ? `:${e.reason}` : ""}`] : []));
 }
 
 async function results(h: AppHarness, sessionId: number): Promise<ToolResultMessage[]> {
@@ -48,7 +53,7 @@ describe("permission dialogs", () => {
   it("asks before bash, shows the exact command, runs it once allowed", async () => {
     const { h, session } = await run([{ toolCalls: [{ name: "bash", args: { command: "echo hello from bash" } }] }, { text: "done" }]);
     const request = await nextRequest(h, 1);
-    expect(request).toMatchObject({ sessionId: session.id, toolName: "bash", summary: { title: "Run a command", command: "echo hello from bash" }, proposedRule: { tool: "bash", pattern: "echo hello *" } });
+    expect(request).toMatchObject({ sessionId: session.id, toolName: "bash", summary: { title: "Run a command", command: "echo hello from bash" }, proposedRule: { tool: "bash", pattern: "echo *" } });
     expect((await h.call("sessions.state", { sessionId: session.id })).pendingPermissions.map((p) => p.id)).toEqual([request.id]);
     // A reloaded renderer finds the request still pending.
     expect((await h.call("permissions.pending", {})).map((p) => p.id)).toEqual([request.id]);
@@ -85,50 +90,130 @@ describe("permission dialogs", () => {
     expect(readFileSync(path.join(app.projectDir, "notes.txt"), "utf8")).toBe("one\nalpha\nthree\n");
   });
 
-  it("asks one call at a time, in source order", async () => {
+  it("asks a batch's calls together, in source order; each answer applies when its call's turn comes", async () => {
     const { h, session } = await run([
-      { toolCalls: [{ name: "bash", id: "first", args: { command: "echo 1" } }, { name: "bash", id: "second", args: { command: "echo 2" } }] },
+      {
+        toolCalls: [
+          { name: "bash", id: "first", args: { command: "echo 1" } },
+          { name: "ls", id: "listing", args: {} },
+          { name: "bash", id: "second", args: { command: "echo 2" } },
+          { name: "bash", id: "third", args: { command: "echo 3" } },
+        ],
+      },
       { text: "ok" },
     ]);
-    const first = await nextRequest(h, 1);
-    expect(first.toolCallId).toBe("first");
+    await nextRequest(h, 3);
     await new Promise((r) => setTimeout(r, 100));
-    expect(requestsOf(h)).toHaveLength(1);
-    await h.call("permissions.respond", { requestId: first.id, decision: "allow-once" });
-    const second = await nextRequest(h, 2);
-    expect(second.toolCallId).toBe("second");
-    await h.call("permissions.respond", { requestId: second.id, decision: "deny" });
+    const asked = requestsOf(h);
+    expect(asked.map((r) => r.toolCallId)).toEqual(["first", "second", "third"]);
+    const batchId = asked[0]!.batch!.id;
+    expect(asked.map((r) => r.batch)).toEqual([
+      { id: batchId, position: 0, asking: 3 },
+      { id: batchId, position: 2, asking: 3 },
+      { id: batchId, position: 3, asking: 3 },
+    ]);
+    // A reloaded window finds the whole batch pending.
+    expect((await h.call("permissions.pending", {})).map((p) => p.toolCallId)).toEqual(["first", "second", "third"]);
+    // Answered out of order: the last first. Nothing runs before the first call's answer.
+    await h.call("permissions.respond", { requestId: asked[2]!.id, decision: "deny", reason: "not three" });
+    await h.call("permissions.respond", { requestId: asked[1]!.id, decision: "allow-once" });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(phases(h, session.id)).toEqual([]);
+    await h.call("permissions.respond", { requestId: asked[0]!.id, decision: "allow-once" });
     await h.waitFor(() => ended(h.sessionEvents.get(session.id)) === 1, "the run");
-    expect((await results(h, session.id)).map((r) => [r.toolCallId, r.isError])).toEqual([["first", false], ["second", true]]);
+    expect(requestsOf(h)).toHaveLength(3);
+    const r = await results(h, session.id);
+    expect(r.map((x) => [x.toolCallId, x.isError])).toEqual([["first", false], ["listing", false], ["second", false], ["third", true]]);
+    expect(textOf(r[3]!)).toBe("The user denied this call: not three");
+    // The session says when each call began executing, and which one a decision denied.
+    expect(phases(h, session.id).sort()).toEqual(["first:executing", "listing:executing", "second:executing", "third:denied:The user denied this call: not three"]);
+  });
+
+  it("allow all of these once answers the whole batch with one request", async () => {
+    const calls = [0, 1, 2].map((i) => ({ name: "bash", id: `c${i}`, args: { command: `sleep 0.${i}; echo done-${i}` } }));
+    const { h, session } = await run([{ toolCalls: calls }, { text: "ok" }]);
+    await nextRequest(h, 3);
+    const [first] = requestsOf(h);
+    // One line per part, never one rule glued across them.
+    expect(first!.proposedRule.pattern).toBe("sleep *\necho *");
+    expect(await h.call("permissions.respondBatch", { batchId: first!.batch!.id, decision: "allow-once" })).toEqual({ answered: 3 });
+    await h.waitFor(() => ended(h.sessionEvents.get(session.id)) === 1, "the run");
+    expect((await results(h, session.id)).map((x) => x.isError)).toEqual([false, false, false]);
+    expect(await h.raw("permissions.respondBatch", { batchId: first!.batch!.id, decision: "deny" })).toMatchObject({ ok: false, error: { code: "not-found" } });
+  });
+
+  it("an always-allow answer closes the batch's other questions its rules now cover", async () => {
+    const calls = [0, 1, 2].map((i) => ({ name: "bash", id: `c${i}`, args: { command: `sleep 0.${i}; echo done-${i}` } }));
+    const { h, session, project } = await run([{ toolCalls: calls }, { text: "ok" }]);
+    await nextRequest(h, 3);
+    const asked = requestsOf(h);
+    await h.call("permissions.respond", { requestId: asked[1]!.id, decision: "allow-project" });
+    const resolved = h.events.filter((e) => e.event === "permission.resolved").map((e) => e.payload as { requestId: string; decision: string });
+    expect(resolved.map((r) => [asked.findIndex((a) => a.id === r.requestId), r.decision]).sort()).toEqual([[0, "covered"], [1, "allow-project"], [2, "covered"]]);
+    expect(await h.call("permissions.pending", {})).toEqual([]);
+    await h.waitFor(() => ended(h.sessionEvents.get(session.id)) === 1, "the run");
+    expect((await results(h, session.id)).map((x) => x.isError)).toEqual([false, false, false]);
+    const rules = await h.call("permissions.rules", { projectId: project.id });
+    expect(rules.map((x) => x.pattern).sort()).toEqual(["echo *", "sleep *"]);
+  });
+
+  it("a kept answer is not used when its call is judged differently at its turn: a new deny rule wins", async () => {
+    const { h, session, project } = await run([
+      { toolCalls: [{ name: "bash", id: "a", args: { command: "echo a" } }, { name: "bash", id: "b", args: { command: "touch b.txt" } }] },
+      { text: "ok" },
+    ]);
+    await nextRequest(h, 2);
+    const asked = requestsOf(h);
+    await h.call("permissions.respond", { requestId: asked[1]!.id, decision: "allow-once" });
+    await h.call("permissions.addRule", { tool: "bash", pattern: "touch *", action: "deny", scope: "project", scopeId: project.id });
+    await h.call("permissions.respond", { requestId: asked[0]!.id, decision: "allow-once" });
+    await h.waitFor(() => ended(h.sessionEvents.get(session.id)) === 1, "the run");
+    const r = await results(h, session.id);
+    expect(r.map((x) => x.isError)).toEqual([false, true]);
+    expect(textOf(r[1]!)).toMatch(/Denied by the rule "bash: touch \*"/);
+    expect(() => readFileSync(path.join(h.projectDir, "b.txt"))).toThrow();
+  });
+
+  it("stopping the run closes every question of the batch", async () => {
+    const { h, session } = await run([{ toolCalls: [{ name: "bash", args: { command: "touch x1" } }, { name: "bash", args: { command: "touch x2" } }] }, { text: "never" }]);
+    await nextRequest(h, 2);
+    await h.call("sessions.abort", { sessionId: session.id });
+    await h.waitFor(() => ended(h.sessionEvents.get(session.id)) === 1, "the run to end");
+    const resolved = h.events.filter((e) => e.event === "permission.resolved").map((e) => (e.payload as { decision: string }).decision);
+    expect(resolved).toEqual(["aborted", "aborted"]);
+    expect(await h.call("permissions.pending", {})).toEqual([]);
+    expect(phases(h, session.id)[0]).toMatch(/:stopped:The run was aborted/);
   });
 
   it("allow for this session and always allow in this project save scoped rules", async () => {
     const { h, session, project } = await run([
       { toolCalls: [{ name: "bash", args: { command: "echo a" } }] },
       { toolCalls: [{ name: "bash", args: { command: "echo b" } }] },
+      { toolCalls: [{ name: "bash", args: { command: "printf b" } }] },
       { toolCalls: [{ name: "bash", args: { command: "npm run lint" } }] },
       { toolCalls: [{ name: "bash", args: { command: "npm run lint --fix" } }] },
       { text: "ok" },
     ]);
     const first = await nextRequest(h, 1);
+    expect(first.proposedRule.pattern).toBe("echo *");
     await h.call("permissions.respond", { requestId: first.id, decision: "allow-session" });
-    // "echo b" matches the session rule "echo a": no wait, no dialog... but "echo a" only covers itself.
+    // "echo b" runs under the session rule "echo *" without a question.
     const second = await nextRequest(h, 2);
-    expect(second.summary.command).toBe("echo b");
-    await h.call("permissions.respond", { requestId: second.id, decision: "allow-project", rule: { tool: "bash", pattern: "echo *" } });
+    expect(second.summary.command).toBe("printf b");
+    await h.call("permissions.respond", { requestId: second.id, decision: "allow-project", rule: { tool: "bash", pattern: "printf *" } });
     const third = await nextRequest(h, 3);
     expect(third.proposedRule).toMatchObject({ tool: "bash", pattern: "npm run *" });
     await h.call("permissions.respond", { requestId: third.id, decision: "allow-project" });
     await h.waitFor(() => ended(h.sessionEvents.get(session.id)) === 1, "the run");
     expect(requestsOf(h)).toHaveLength(3); // "npm run lint --fix" ran under the saved rule
     const sessionRules = await h.call("permissions.rules", { sessionId: session.id });
-    expect(sessionRules.filter((r) => r.scope === "session").map((r) => r.pattern)).toEqual(["echo a"]);
+    expect(sessionRules.filter((r) => r.scope === "session").map((r) => r.pattern)).toEqual(["echo *"]);
     const projectRules = await h.call("permissions.rules", { projectId: project.id });
-    expect(projectRules.filter((r) => r.scope === "project").map((r) => r.pattern).sort()).toEqual(["echo *", "npm run *"]);
+    expect(projectRules.filter((r) => r.scope === "project").map((r) => r.pattern).sort()).toEqual(["npm run *", "printf *"]);
     // Rules can be edited and revoked.
-    const echoRule = projectRules.find((r) => r.pattern === "echo *")!;
-    const edited = await h.call("permissions.updateRule", { id: echoRule.id, action: "deny" });
-    expect(edited).toMatchObject({ pattern: "echo *", action: "deny", scope: "project" });
+    const printfRule = projectRules.find((r) => r.pattern === "printf *")!;
+    const edited = await h.call("permissions.updateRule", { id: printfRule.id, action: "deny" });
+    expect(edited).toMatchObject({ pattern: "printf *", action: "deny", scope: "project" });
     await h.call("permissions.removeRule", { id: edited.id });
     expect((await h.call("permissions.rules", {})).some((r) => r.id === edited.id)).toBe(false);
   });

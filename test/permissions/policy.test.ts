@@ -287,6 +287,14 @@ describe("proposed rules", () => {
     expect(propose("time NODE_ENV=test npm test").pattern).toBe("npm test");
   });
 
+  it("a command without subcommands is generalized to its name and *: one rule per part, never glued", () => {
+    expect(propose("sleep 1; echo done-0").pattern).toBe("sleep *\necho *");
+    expect(propose("sleep 0.5 && echo done-7").pattern).toBe("sleep *\necho *");
+    expect(propose("ls -la | grep foo").pattern).toBe("ls *\ngrep *");
+    expect(propose("git status && git diff").pattern).toBe("git status\ngit diff");
+    expect(propose("make test").pattern).toBe("make test");
+  });
+
   it("interpreters and code runners get the exact command; destructive commands too, with a warning", () => {
     expect(propose("python3 scripts/gen.py").pattern).toBe("python3 scripts/gen.py");
     expect(propose("node build.js").pattern).toBe("node build.js");

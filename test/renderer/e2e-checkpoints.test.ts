@@ -55,8 +55,9 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("checkpoints in the win
     await changed.getByRole("button", { name: "modified a.txt" }).click();
     const diff = changed.getByLabel("Diff of a.txt");
     await diff.waitFor();
-    expect(await diff.innerText()).toContain("-original");
-    expect(await diff.innerText()).toContain("+changed");
+    // (The diff view shows the sign and the line in their own columns.)
+    expect(await diff.locator(".diff-row.del").innerText()).toContain("original");
+    expect(await diff.locator(".diff-row.add").innerText()).toContain("changed");
     await page.screenshot({ path: join(shots, "checkpoints-files-changed.png") });
 
     // Meanwhile you change the agent's new file and create one of your own.

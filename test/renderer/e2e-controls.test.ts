@@ -139,7 +139,7 @@ describeWhen(chromiumMissing(), "renderer controls end to end", () => {
     await expect.poll(() => sleeper.getAttribute("data-status"), { timeout: 15_000 }).toBe("running");
     await page.screenshot({ path: join(shots, "terminal-input.png") });
     await sleeper.getByRole("button", { name: "Interrupt" }).click();
-    await expect.poll(() => sleeper.getAttribute("data-status"), { timeout: 10_000 }).toBe("error");
+    await expect.poll(() => sleeper.getAttribute("data-status"), { timeout: 10_000 }).toBe("stopped");
     await h.transcript().getByText("Interrupted:").waitFor({ timeout: 15_000 });
     expect(await sleeper.locator(".xterm-rows").innerText()).not.toContain("never");
     await h.idle();
@@ -157,6 +157,8 @@ describeWhen(chromiumMissing(), "renderer controls end to end", () => {
     await h.send("perm-s again");
     await expect.poll(() => h.transcript().getByText("s done").count(), { timeout: 15_000 }).toBe(2);
 
+    // (The session rule, "echo *", would allow the next command: a new session asks again.)
+    await newSession();
     await h.send("perm-a please");
     await h.permission().getByText("echo perm-a-ok").first().waitFor({ timeout: 15_000 });
     await h.permission().getByRole("button", { name: "edit pattern" }).click();
@@ -171,7 +173,7 @@ describeWhen(chromiumMissing(), "renderer controls end to end", () => {
   test("menu commands; rename in History; edit and revoke a rule in Settings; automatic compaction off and on", async () => {
     e2e.host.services.hub.emit("app.command", { command: "show-history" });
     const rows = page.locator(".session-row");
-    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(2);
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(3);
     await rows.first().getByRole("button", { name: /^Rename/ }).click();
     await page.getByLabel("New title").fill("Renamed by the test");
     await page.getByLabel("New title").press("Enter");
@@ -190,14 +192,24 @@ describeWhen(chromiumMissing(), "renderer controls end to end", () => {
     const pattern = page.getByLabel(`Pattern of rule ${rule!.id}`);
     expect(await page.getByLabel(`Meaning of rule ${rule!.id}`).innerText()).toContain('Allows exactly "echo perm-a-*"');
     await page.getByText("Deny rules match commands, not effects").waitFor();
+    // A pattern edit saves only when told to: leaving the field keeps it unsaved and says so.
     await pattern.fill("echo perm-edited-*");
     await pattern.press("Tab");
+    const ruleRow = page.locator("li", { has: pattern });
+    await ruleRow.getByText("Not saved yet.").waitFor();
+    expect((await rules({ projectId })).find((r) => r.id === rule!.id)?.pattern).toBe("echo perm-a-*");
+    await ruleRow.getByRole("button", { name: "Save", exact: true }).click();
     await expect.poll(async () => (await rules({ projectId })).find((r) => r.id === rule!.id)?.pattern).toBe("echo perm-edited-*");
+    await expect.poll(() => ruleRow.getByText("Not saved yet.").count()).toBe(0);
     await page.getByLabel(`Action of rule ${rule!.id}`).selectOption("deny");
     await expect.poll(async () => (await rules({ projectId })).find((r) => r.id === rule!.id)?.action).toBe("deny");
-    await page.locator("li", { has: pattern }).getByRole("button", { name: "Revoke" }).click();
+    await ruleRow.getByRole("button", { name: "Revoke" }).click();
     await expect.poll(async () => (await rules({ projectId })).some((r) => r.id === rule!.id)).toBe(false);
     await expect.poll(() => pattern.count()).toBe(0);
+    // Undo puts the revoked rule back as it was.
+    await page.getByRole("status").filter({ hasText: "Revoked" }).getByRole("button", { name: "Undo" }).click();
+    await expect.poll(async () => (await rules({ projectId })).filter((r) => r.pattern === "echo perm-edited-*" && r.action === "deny" && r.scope === "project").length).toBe(1);
+    await expect.poll(() => page.locator(".rule-row input").evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value))).toContain("echo perm-edited-*");
 
     const auto = page.getByRole("checkbox", { name: "Compact automatically" });
     expect(await auto.isChecked()).toBe(true);

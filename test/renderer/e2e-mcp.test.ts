@@ -99,7 +99,7 @@ describeWhen(chromiumMissing(), "MCP servers in the window", () => {
     expect(await dialog.getByLabel("MCP call").innerText()).toMatch(/Tool delete_everything of the MCP server fixture: Deletes every record\./);
     expect(await dialog.getByLabel("Server's hints").innerText()).toMatch(/The server says this tool is destructive \(a claim by the server, not checked by Lathe\)/);
     expect(await dialog.getByLabel("Arguments").innerText()).toBe("{}");
-    expect(await dialog.innerText()).toMatch(/Always allow saves a rule for project .*: mcp fixture\/delete_everything/);
+    expect(await dialog.innerText()).toMatch(/Always allow saves a rule for project .*: mcp\s+fixture\/delete_everything/);
     await page.screenshot({ path: join(shots, "permission-mcp.png") });
     await h.answer("y");
     await h.transcript().getByText("Result: deleted").waitFor({ timeout: 20_000 });

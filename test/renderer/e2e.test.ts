@@ -110,7 +110,9 @@ describeWhen(chromiumMissing(), "renderer end to end", () => {
     expect(JSON.stringify(lastChat.messages.filter((m) => m.role === "tool").at(-1))).toContain("leave notes.txt alone");
     expect(readFileSync(join(project, "notes.txt"), "utf8")).toBe("hello\nworld\n");
     const editCard = page.locator("section.card").filter({ hasText: "notes.txt" });
-    expect(await editCard.getAttribute("data-status")).toBe("error");
+    // Denied, not failed: the card says so with the reason, outside any terminal.
+    expect(await editCard.getAttribute("data-status")).toBe("denied");
+    expect(await editCard.locator(".card-outcome").innerText()).toContain("leave notes.txt alone");
 
     // Steer while a command runs: the message is delivered after the tool, and the model sees it.
     await send("a slow task please");
@@ -133,7 +135,7 @@ describeWhen(chromiumMissing(), "renderer end to end", () => {
     await transcript().getByText("Both ran.").waitFor({ timeout: 20_000 });
     const batch = page.locator("section.card").filter({ hasText: /first-done|second-done/ });
     expect(await batch.evaluateAll((cards) => cards.map((c) => c.getAttribute("aria-label")))).toEqual(["bash sleep 1; echo first-done", "bash echo second-done"]);
-    expect(await page.locator(".timeline .timeline-bar").count()).toBe(2);
+    expect(await page.locator(".timeline .timeline-seg.run").count()).toBe(2);
     await page.screenshot({ path: join(shots, "session-parallel.png") });
 
     // Abort a long command with Stop.
@@ -144,7 +146,7 @@ describeWhen(chromiumMissing(), "renderer end to end", () => {
     await expect.poll(() => longCard.getAttribute("data-status"), { timeout: 15_000 }).toBe("running");
     await page.getByRole("button", { name: /^Stop/ }).click();
     await expect.poll(() => page.locator(".session").getAttribute("data-running"), { timeout: 15_000 }).toBe("false");
-    expect(await longCard.getAttribute("data-status")).toBe("error");
+    expect(await longCard.getAttribute("data-status")).toBe("stopped");
     await page.screenshot({ path: join(shots, "session.png") });
 
     // History: search, open at the hit.

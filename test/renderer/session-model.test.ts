@@ -47,7 +47,8 @@ describe("session model", () => {
 
   test("cards change state in completion order; the transcript keeps source order", () => {
     let m = applyEvents(runToBatch(), [ev({ type: "message_end", message: calls })], 10);
-    m = applyEvents(m, [ev({ type: "tool_execution_start", toolCallId: "a", toolName: "bash", args: { command: "sleep 2" } }), ev({ type: "tool_execution_start", toolCallId: "b", toolName: "read", args: { path: "x.ts" } })], 100);
+    m = applyEvents(m, [ev({ type: "tool_execution_start", toolCallId: "a", toolName: "bash", args: { command: "sleep 2" } }), ev({ type: "tool_execution_start", toolCallId: "b", toolName: "read", args: { path: "x.ts" } })], 90);
+    m = applyEvents(m, [ev({ type: "tool_call_phase", toolCallId: "a", phase: "executing" }), ev({ type: "tool_call_phase", toolCallId: "b", phase: "executing" })], 100);
     const order = () => visibleItems(m).map((i) => i.key);
     const before = order();
     m = applyEvents(m, [ev({ type: "tool_execution_end", toolCallId: "b", toolName: "read", result: { content: [{ type: "text", text: "1\tx" }], details: {} }, isError: false })], 150);

@@ -9,7 +9,7 @@ import { createAppServices, type AppServices } from "../../app/main/app-services
 import { toWireEvent } from "../../app/main/ipc/event-batcher.ts";
 import { checkerFor, schemaErrorLines } from "../../app/shared/schema-check.ts";
 import { noSecretStore, type SecretStore } from "../../app/main/settings/settings-service.ts";
-import type { AgentEvent } from "../../app/shared/agent-types.ts";
+import type { SessionEvent } from "../../app/shared/agent-types.ts";
 import { WireAgentEventSchema } from "../../app/shared/ipc/agent-schemas.ts";
 import { events as eventSchemas, requests, type EventName, type RequestName, type RequestParams, type RequestResult } from "../../app/shared/ipc/contract.ts";
 import { createScriptedModel, type ScriptStep } from "../../app/main/loop/test/scripted-model.ts";
@@ -24,7 +24,7 @@ export interface AppHarness {
   projectDir: string;
   dataDir: string;
   scripted: ReturnType<typeof createScriptedModel>;
-  sessionEvents: Map<number, AgentEvent[]>;
+  sessionEvents: Map<number, SessionEvent[]>;
   events: RecordedEvent[];
   /** Calls through the router; fails the test on an error result or a result off its schema. */
   call<N extends RequestName>(name: N, params: RequestParams<N>): Promise<RequestResult<N>>;
@@ -74,7 +74,7 @@ export async function startApp(options: StartAppOptions = {}): Promise<AppHarnes
   services.settings.setProvider({ id: "local", kind: "compatible", name: "Local", baseUrl: "http://127.0.0.1:9/v1", models: [{ id: "scripted", ...options.model }] });
   services.settings.update({ defaultModel: "local/scripted", ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}) });
 
-  const sessionEvents = new Map<number, AgentEvent[]>();
+  const sessionEvents = new Map<number, SessionEvent[]>();
   const events: RecordedEvent[] = [];
   services.hub.add({
     sessionEvent(sessionId, event) {

@@ -3,7 +3,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { itWhen, needsLinux } from "../support/requirements.ts";
 import { createBashTool, type BashDetails, type BashProgressDetails } from "../../app/main/tools/bash.ts";
 import { createCodingTools } from "../../app/main/tools/index.ts";
-import { isAlive } from "../../app/main/tools/process-tree.ts";
+import { isAlive, procScanCount } from "../../app/main/tools/process-tree.ts";
 import { ToolExecutionError } from "../../app/main/tools/tool-error.ts";
 import { runTool, tempDir } from "./helpers.ts";
 
@@ -85,7 +85,8 @@ describe("bash tool", () => {
     const updates = progress(run.updates);
     expect(updates.length).toBeGreaterThan(1);
     const raw = updates.map((u) => u.chunk).join("");
-    expect(raw).toBe(Array.from({ length: 30 }, (_, i) => `line-${i + 1}\r\n`).join(""));
+    // The pty does no output processing (pty-command.ts): lines end in "\n" as the command wrote them.
+    expect(raw).toBe(Array.from({ length: 30 }, (_, i) => `line-${i + 1}\n`).join(""));
     expect(updates.every((u) => u.skippedBytes === 0)).toBe(true);
     // At most one update per 100 ms (timers never fire early; allow for clock granularity).
     expect(run.updates.length).toBe(updates.length);
@@ -133,6 +134,7 @@ describe("bash tool", () => {
     const tools = createCodingTools({ projectDir: project.dir, outputDir: outputs.dir });
     const tool = tools.tools.find((t) => t.name === "bash")!;
     let answered = false;
+    const scansBefore = procScanCount();
     const run = await runTool(tool, { command: 'read -p "Name? " x; echo "hi $x"' }, {
       id: "prompt-1",
       onUpdate: (u) => {
@@ -143,6 +145,8 @@ describe("bash tool", () => {
       },
     });
     expect(answered).toBe(true);
+    // The prompt was found by scanning /proc in a worker, never on this (the main) thread.
+    expect(procScanCount()).toBe(scansBefore);
     expect(run.isError).toBe(false);
     expect(run.text).toContain("hi bob");
     expect(tools.isRunning("prompt-1")).toBe(false);

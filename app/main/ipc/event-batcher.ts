@@ -7,14 +7,14 @@
 // carrying both deltas joined and the newer partial message. Tool updates are never coalesced: a
 // terminal view receives every byte. Any other event first flushes what is pending, so
 // cross-channel order holds too.
-import type { AgentEvent } from "../../shared/agent-types.ts";
+import type { SessionEvent } from "../../shared/agent-types.ts";
 import type { WireAgentEvent } from "../../shared/ipc/agent-schemas.ts";
 import type { EventName, EventPayload } from "../../shared/ipc/contract.ts";
 
 export type EventSender = <E extends EventName>(event: E, payload: EventPayload<E>) => void;
 
 /** The wire form of an agent event: a streaming delta loses its `partial` (the message is it). */
-export function toWireEvent(event: AgentEvent): WireAgentEvent {
+export function toWireEvent(event: SessionEvent): WireAgentEvent {
   if (event.type !== "message_update") return event as WireAgentEvent;
   const e = event.assistantMessageEvent;
   return {
@@ -45,7 +45,7 @@ export class EventBatcher {
     this.frameMs = frameMs;
   }
 
-  sessionEvent(sessionId: number, event: AgentEvent, seq: number): void {
+  sessionEvent(sessionId: number, event: SessionEvent, seq: number): void {
     let batch = this.pending.get(sessionId);
     if (!batch) this.pending.set(sessionId, (batch = { fromSeq: seq, events: [], seqs: [] }));
     const wire = toWireEvent(event);

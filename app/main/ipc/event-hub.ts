@@ -9,11 +9,11 @@
 // last event emitted, so a snapshot taken now reflects exactly the events up to it; `flush()`
 // asks every listener to send what it holds, so nothing numbered at or below a snapshot is still
 // waiting to be merged with what comes after it.
-import type { AgentEvent } from "../../shared/agent-types.ts";
+import type { SessionEvent } from "../../shared/agent-types.ts";
 import type { EventName, EventPayload } from "../../shared/ipc/contract.ts";
 
 export interface HubListener {
-  sessionEvent(sessionId: number, event: AgentEvent, seq: number): void;
+  sessionEvent(sessionId: number, event: SessionEvent, seq: number): void;
   emit<E extends EventName>(event: E, payload: EventPayload<E>): void;
   /** Sends whatever it holds back (batching) now. */
   flush?(): void;
@@ -45,7 +45,7 @@ export class EventHub {
     return this.seqs.get(sessionId) ?? 0;
   }
 
-  sessionEvent(sessionId: number, event: AgentEvent): void {
+  sessionEvent(sessionId: number, event: SessionEvent): void {
     const seq = this.seqOf(sessionId) + 1;
     this.seqs.set(sessionId, seq);
     for (const l of this.listeners) this.guard(`session ${sessionId} ${event.type}`, () => l.sessionEvent(sessionId, event, seq));

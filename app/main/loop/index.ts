@@ -11,7 +11,7 @@ export { Agent, userMessage, type AgentListener, type AgentOptions, type QueueMo
 // For providers: the stream a StreamFn returns, and how tool-call arguments are read and sent back.
 export { AssistantEventStream } from "./event-stream.ts";
 export { parseToolArguments, argumentsForModel } from "./tool-arguments.ts";
-export { defaultConvertToLlm, emptyAssistantMessage } from "./messages.ts";
+export { defaultConvertToLlm, emptyAssistantMessage, toolCallsOf } from "./messages.ts";
 
 // For tools and whoever rebuilds a session: argument validation, message-anchored tool loading.
 export { validateToolArguments, type ValidationOutcome } from "./validation.ts";

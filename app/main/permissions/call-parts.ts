@@ -12,7 +12,7 @@ import { describeToolPaths } from "../tools/paths.ts";
 import { commandName } from "./bash-rules.ts";
 import { CHANGES_FOLDER, EFFECT_FREE, isCodeRunningVariable } from "./command-knowledge.ts";
 import { allowForm, denyForms } from "./command-forms.ts";
-import { foldsCase, hostPlatform, memoizedPlatform, packageScriptsChange, pathFacts, protectedPath, type PathFacts, type PathPlatform, type ProtectedPath } from "./path-facts.ts";
+import { foldsCase, hostPlatform, memoizedPlatform, packageScriptsChange, pathFacts, projectRoot, protectedPath, type PathFacts, type PathPlatform, type ProtectedPath } from "./path-facts.ts";
 import { analyzeShell, type Cwd, type ShellCommand } from "./shell-analysis.ts";
 
 // tool_search (MCP) lists and loads tools; it runs none.
@@ -132,11 +132,12 @@ function display(facts: PathFacts): string {
 }
 
 function bashSubjects(s: CallSubjects, command: string, projectDir: string, platform: PathPlatform): CallSubjects {
-  const root = path.resolve(projectDir);
+  const project = projectRoot(projectDir, platform);
+  const root = project.root;
   const known = new Map<string, PathFacts>();
   const factsOf = (p: string): PathFacts => {
     let facts = known.get(p);
-    if (!facts) known.set(p, (facts = pathFacts(p, root, platform)));
+    if (!facts) known.set(p, (facts = pathFacts(p, root, platform, project)));
     return facts;
   };
   const script = analyzeShell(command, { cwd: root, home: platform.home });

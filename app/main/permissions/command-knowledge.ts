@@ -78,6 +78,18 @@ export const RUNS_CODE_SUBCOMMANDS: Record<string, string[]> = {
   pipx: ["run"],
 };
 
+/**
+ * Commands whose second word is a subcommand (`git status`, `npm test`, `make lint`): "always allow"
+ * keeps it in the rule (`git status *`). Any other command's rule is its name and `*` (`sleep *`,
+ * `echo *`), so eight calls that differ only in their arguments need one rule.
+ */
+export const HAS_SUBCOMMANDS = new Set([
+  "git", "npm", "pnpm", "yarn", "bun", "deno", "cargo", "go", "rustup", "pip", "pip3", "uv", "poetry", "pipenv", "pipx", "conda",
+  "make", "just", "task", "gradle", "gradlew", "./gradlew", "mvn", "./mvnw", "dotnet", "swift", "flutter", "dart", "mix", "stack",
+  "cabal", "bundle", "rails", "rake", "gem", "composer", "docker", "podman", "kubectl", "helm", "terraform", "gh", "glab",
+  "brew", "apt", "apt-get", "dnf", "systemctl", "nx", "turbo", "lerna", "ng", "vue", "rush", "pre-commit", "tox", "nox", "hatch",
+]);
+
 /** Destructive commands: "always allow" proposes the exact command and warns. */
 export function destructiveWarning(words: readonly string[]): string | undefined {
   const [name, ...args] = words;

@@ -1,19 +1,28 @@
 // A multi-keyword finder (Aho-Corasick) over ASCII, case-insensitive: one pass over the text
 // whatever the number of keywords, so the redaction rules' regular expressions only run near
 // their keywords. Characters outside ASCII never match a keyword character. Built once per rule
-// set; `scan` allocates nothing (hits go to the caller's buffer) and runs its loop in
-// WebAssembly where it can (keyword-scan-wasm.ts). Never throws.
+// set; `scan` allocates nothing but its small result (hits go to the caller's buffer) and runs its
+// loop in WebAssembly where it can (keyword-scan-wasm.ts). The same pass reports where control
+// characters are (isControlByte), for callers that need to know whether text is plain. Never throws.
 
-import { createWasmScanner, type WasmScanner } from "./keyword-scan-wasm.ts";
+import { createWasmScanner, isControlByte, type ScanStep, type WasmScanner } from "./keyword-scan-wasm.ts";
+
+export type { ScanStep };
 
 const ALPHABET = 128;
 
 export class KeywordAutomaton {
   /**
-   * delta[state * 128 + char]: the next state times 128 (a full DFA: fail links are folded in),
-   * negative when keywords end there (one load per character in `scan`).
+   * delta[state * classes + class of char]: the next state times `classes` (a full DFA: fail
+   * links are folded in), negative when keywords end there (one load per character in `scan`).
+   * Characters are grouped into classes (every character no keyword has is class 0, upper and
+   * lower case share one), which keeps the table several times smaller than one column per
+   * ASCII character, so more of it stays in the processor's caches.
    */
   private readonly delta: Int32Array;
+  /** Per ASCII character: its class. */
+  private readonly classOf: Uint8Array;
+  private readonly classes: number;
   /** Keyword ids ending at a state, as a slice of `outputs`. */
   private readonly outStart: Int32Array;
   private readonly outEnd: Int32Array;
@@ -27,13 +36,21 @@ export class KeywordAutomaton {
   constructor(keywords: readonly string[]) {
     this.keywords = keywords;
     this.lengths = Int32Array.from(keywords, (k) => k.length);
+    const classOf = new Uint8Array(ALPHABET);
+    /** A character of each class (class 0: none). */
+    const representative: number[] = [-1];
     const gotoTable: Map<number, number>[] = [new Map()];
     const ends: number[][] = [[]];
     keywords.forEach((keyword, id) => {
+      const lower = keyword.toLowerCase();
+      if ([...lower].some((ch) => ch.charCodeAt(0) >= ALPHABET)) return; // not ASCII: never matched here
       let state = 0;
-      for (const ch of keyword.toLowerCase()) {
-        const c = ch.charCodeAt(0);
-        if (c >= ALPHABET) return; // not ASCII: never matched here
+      for (let i = 0; i < lower.length; i++) {
+        const c = lower.charCodeAt(i);
+        if (classOf[c] === 0) {
+          classOf[c] = representative.length;
+          representative.push(c);
+        }
         let next = gotoTable[state]!.get(c);
         if (next === undefined) {
           next = gotoTable.length;
@@ -45,37 +62,39 @@ export class KeywordAutomaton {
       }
       if (state !== 0) ends[state]!.push(id);
     });
+    for (let c = 65; c <= 90; c++) classOf[c] = classOf[c + 32]!;
+    const classes = representative.length;
     const states = gotoTable.length;
-    const delta = new Int32Array(states * ALPHABET);
+    const delta = new Int32Array(states * classes);
     const fail = new Int32Array(states);
     const outputsOf: number[][] = ends.map((e) => [...e]);
     const queue: number[] = [];
-    for (let c = 0; c < ALPHABET; c++) {
-      const next = gotoTable[0]!.get(foldedChar(c));
-      delta[c] = next ?? 0;
-      if (next !== undefined && !queue.includes(next)) queue.push(next);
+    for (let k = 1; k < classes; k++) {
+      const next = gotoTable[0]!.get(representative[k]!);
+      delta[k] = next ?? 0;
+      if (next !== undefined) queue.push(next);
     }
     for (let head = 0; head < queue.length; head++) {
       const state = queue[head]!;
       outputsOf[state]!.push(...outputsOf[fail[state]!]!);
-      for (let c = 0; c < ALPHABET; c++) {
-        const next = gotoTable[state]!.get(foldedChar(c));
+      for (let k = 0; k < classes; k++) {
+        const next = k === 0 ? undefined : gotoTable[state]!.get(representative[k]!);
         if (next !== undefined) {
-          if (c === foldedChar(c)) {
-            fail[next] = delta[fail[state]! * ALPHABET + c]!;
-            queue.push(next);
-          }
-          delta[state * ALPHABET + c] = next;
+          fail[next] = delta[fail[state]! * classes + k]!;
+          queue.push(next);
+          delta[state * classes + k] = next;
         } else {
-          delta[state * ALPHABET + c] = delta[fail[state]! * ALPHABET + c]!;
+          delta[state * classes + k] = delta[fail[state]! * classes + k]!;
         }
       }
     }
     for (let i = 0; i < delta.length; i++) {
       const next = delta[i]!;
-      delta[i] = ends[next] !== undefined && outputsOf[next]!.length > 0 ? -(next * ALPHABET) - 1 : next * ALPHABET;
+      delta[i] = ends[next] !== undefined && outputsOf[next]!.length > 0 ? -(next * classes) - 1 : next * classes;
     }
     this.delta = delta;
+    this.classOf = classOf;
+    this.classes = classes;
     this.outStart = new Int32Array(states);
     this.outEnd = new Int32Array(states);
     const flat: number[] = [];
@@ -90,55 +109,68 @@ export class KeywordAutomaton {
   /**
    * Finds every keyword occurrence in text[from, to): returns how many values were written to
    * `hits` as (keyword id, start) pairs, where the scan stopped (early when `hits` is nearly
-   * full) and the automaton's state there, to resume from.
+   * full), the automaton's state there, to resume from, and the positions of the first and last
+   * control characters scanned (-1 when none).
    */
-  scan(text: string, from: number, to: number, hits: Int32Array, state = 0): { count: number; next: number; state: number } {
-    if (this.wasm === undefined) this.wasm = createWasmScanner(this.delta) ?? null;
+  scan(text: string, from: number, to: number, hits: Int32Array, state = 0): ScanStep {
+    if (this.wasm === undefined) this.wasm = createWasmScanner(this.delta, this.classOf) ?? null;
     if (this.wasm) return this.scanWasm(this.wasm, text, from, to, hits, state);
-    const { delta, outStart, outEnd, outputs, lengths } = this;
+    const { delta, classOf, classes, outStart, outEnd, outputs, lengths } = this;
     const max = hits.length - 2;
     let count = 0;
+    let firstControl = -1;
+    let lastControl = -1;
     for (let i = from; i < to; i++) {
       const c = text.charCodeAt(i);
-      state = delta[state + (c < ALPHABET ? c : 0)]!;
+      if (isControlByte(c & 0xff)) {
+        if (firstControl < 0) firstControl = i;
+        lastControl = i;
+      }
+      state = delta[state + (c < ALPHABET ? classOf[c]! : 0)]!;
       if (state < 0) {
         state = -state - 1;
-        const at = state >> 7; // state / ALPHABET
+        const at = (state / classes) | 0;
         for (let k = outStart[at]!, b = outEnd[at]!; k < b; k++) {
           const id = outputs[k]!;
           hits[count++] = id;
           hits[count++] = i + 1 - lengths[id]!;
         }
-        if (count > max - 64) return { count, next: i + 1, state };
+        if (count > max - 64) return { count, next: i + 1, state, firstControl, lastControl };
       }
     }
-    return { count, next: to, state };
+    return { count, next: to, state, firstControl, lastControl };
   }
 
   /** Whether any keyword occurs in a short text (plain JavaScript: no copying). */
   contains(text: string): boolean {
-    const { delta } = this;
+    const { delta, classOf } = this;
     let state = 0;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
-      state = delta[state + (c < ALPHABET ? c : 0)]!;
+      state = delta[state + (c < ALPHABET ? classOf[c]! : 0)]!;
       if (state < 0) return true;
     }
     return false;
   }
 
-  private scanWasm(wasm: WasmScanner, text: string, from: number, to: number, hits: Int32Array, state: number): { count: number; next: number; state: number } {
-    const { outStart, outEnd, outputs, lengths } = this;
+  private scanWasm(wasm: WasmScanner, text: string, from: number, to: number, hits: Int32Array, state: number): ScanStep {
+    const { outStart, outEnd, outputs, lengths, classes } = this;
     const pairs = this.pairs;
     const max = hits.length - 2;
     let count = 0;
     let at = from;
+    let firstControl = -1;
+    let lastControl = -1;
     while (at < to && count < max - 64 * 2) {
       const room = Math.min(pairs.length, (max - count) >> 3) & ~1;
       const r = wasm.scan(text, at, to, state, pairs.subarray(0, Math.max(2, room)));
+      if (r.firstControl >= 0) {
+        if (firstControl < 0) firstControl = r.firstControl;
+        lastControl = r.lastControl;
+      }
       for (let h = 0; h < r.count * 2; h += 2) {
         const end = at + pairs[h]!;
-        const s = (-pairs[h + 1]! - 1) >> 7;
+        const s = ((-pairs[h + 1]! - 1) / classes) | 0;
         for (let k = outStart[s]!, b = outEnd[s]!; k < b; k++) {
           const id = outputs[k]!;
           hits[count++] = id;
@@ -148,11 +180,6 @@ export class KeywordAutomaton {
       at = r.next;
       state = r.state;
     }
-    return { count, next: at, state };
+    return { count, next: at, state, firstControl, lastControl };
   }
-}
-
-/** Upper-case ASCII letters fold to lower case; everything else is itself. */
-function foldedChar(c: number): number {
-  return c >= 65 && c <= 90 ? c + 32 : c;
 }

@@ -1,29 +1,60 @@
 // The keyword automaton's inner loop as a tiny WebAssembly function (built here, byte by byte, so
 // there is no compiler in the build): one table load per character at native speed, several
 // times what the same loop does in JavaScript. The DFA table and the text (as bytes: characters
-// past 127 become 0, as in the JavaScript loop) live in one WebAssembly memory; hits come back as
-// (position after the keyword, encoded state) pairs. `createWasmScanner` returns undefined where
-// WebAssembly is unavailable; the caller then uses its JavaScript loop. Never throws.
+// past 127 fall in class 0, as in the JavaScript loop) live in one WebAssembly memory; hits come back as
+// (position after the keyword, encoded state) pairs. The same pass notes where the first and last
+// control characters are (CONTROL_BYTES: what terminal-text.ts sanitizes away, carriage returns and
+// escapes included), so the bash tool learns whether a chunk is plain text without scanning it
+// again. `createWasmScanner` returns undefined where WebAssembly is unavailable; the caller then
+// uses its JavaScript loop. Never throws.
 //
 //   scan(in, len, state, out, outEnd) -> hits
-//     for i in 0..len: c = mem8[in+i]; if c >= 128: c = 0
-//                      state = mem32[TABLE + (state + c) * 4]
+//     first = last = -1
+//     for i in 0..len: c = mem8[in+i]
+//                      if mem8[CONTROLS + c]: (first < 0: first = i); last = i
+//                      state = mem32[TABLE + (state + CLASSES[c]) * 4]      (the character's class)
 //                      if state < 0: store (i+1, state) at out; out += 8; state = -state - 1
 //                                    if out >= outEnd: break
-//     mem32[0] = state; mem32[4] = i; return hits written
+//     mem32[0] = state; mem32[4] = i; mem32[8] = first; mem32[12] = last; return hits written
 
-/** Where the table starts; bytes 0..7 hold the final state and position of the last call. */
-const TABLE = 64;
+/** 256 flags, one per byte value: whether it is a control character (see CONTROL_BYTES). */
+const CONTROLS = 16;
+/** 256 bytes, one per byte value: its class in the table (0 past 127). */
+const CLASSES = CONTROLS + 256;
+/** Where the table starts; bytes 0..15 hold the final state, position and control positions of the last call. */
+const TABLE = CLASSES + 256;
+
+/**
+ * Bytes that make a chunk of terminal output other than plain text: C0 controls but tab and line
+ * feed (carriage return and escape included), DEL, and the 8-bit CSI (0x9b). Text is copied in as
+ * latin1, so a character past 255 is tested by its low byte: it may be flagged, never missed.
+ */
+export function isControlByte(c: number): boolean {
+  return (c < 32 && c !== 9 && c !== 10) || c === 127 || c === 0x9b;
+}
 /** Characters copied into WebAssembly memory per call. */
 export const WASM_INPUT_CHARS = 64 * 1024;
 const OUT_PAIRS = 4096;
 
+export interface ScanStep {
+  /** Hits written. */
+  count: number;
+  /** Where the scan stopped (early when the hit buffer filled). */
+  next: number;
+  /** The automaton's state there. */
+  state: number;
+  /** Positions of the first and last control characters in text[from, next), or -1. */
+  firstControl: number;
+  lastControl: number;
+}
+
 export interface WasmScanner {
   /**
    * Scans text[from, to) from `state`; returns how many hits were written to `hits` as
-   * (end position, encoded state) pairs, where it stopped and the state there.
+   * (end position, encoded state) pairs, where it stopped, the state there, and where the
+   * control characters were.
    */
-  scan(text: string, from: number, to: number, state: number, hits: Int32Array): { count: number; next: number; state: number };
+  scan(text: string, from: number, to: number, state: number, hits: Int32Array): ScanStep;
 }
 
 function leb(n: number): number[] {
@@ -50,17 +81,21 @@ const section = (id: number, body: number[]) => [id, ...leb(body.length), ...bod
 const name = (s: string) => [...leb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
 
 function moduleBytes(pages: number): Uint8Array {
-  // Params: 0 in, 1 len, 2 state, 3 out, 4 outEnd. Locals: 5 i, 6 c, 7 o.
+  // Params: 0 in, 1 len, 2 state, 3 out, 4 outEnd. Locals: 5 i, 6 c, 7 o, 8 first, 9 last.
   const get = (i: number) => [0x20, i];
   const set = (i: number) => [0x21, i];
   const body = [
     ...get(3), ...set(7),
+    0x41, ...sleb(-1), ...set(8), 0x41, ...sleb(-1), ...set(9), // first = last = -1
     0x02, 0x40, // block $done
     0x03, 0x40, //   loop $next
     ...get(5), ...get(1), 0x4f, 0x0d, 1, // if i >= len: br $done
     ...get(0), ...get(5), 0x6a, 0x2d, 0, 0, ...set(6), // c = load8_u(in + i)
-    ...get(6), 0x41, ...sleb(128), 0x4f, 0x04, 0x40, 0x41, 0, ...set(6), 0x0b, // if c >= 128: c = 0
-    ...get(2), ...get(6), 0x6a, 0x41, 2, 0x74, 0x28, 2, ...leb(TABLE), ...set(2), // state = load((state + c) << 2, offset TABLE)
+    ...get(6), 0x2d, 0, ...leb(CONTROLS), 0x04, 0x40, // if load8_u(CONTROLS + c)
+    ...get(8), 0x41, 0, 0x48, 0x04, 0x40, ...get(5), ...set(8), 0x0b, //   if first < 0: first = i
+    ...get(5), ...set(9), //   last = i
+    0x0b, // end if
+    ...get(2), ...get(6), 0x2d, 0, ...leb(CLASSES), 0x6a, 0x41, 2, 0x74, 0x28, 2, ...leb(TABLE), ...set(2), // state = load((state + load8_u(CLASSES + c)) << 2, offset TABLE)
     ...get(5), 0x41, 1, 0x6a, ...set(5), // i++
     ...get(2), 0x41, 0, 0x48, 0x04, 0x40, // if state < 0
     ...get(7), ...get(5), 0x36, 2, 0, //   store(o, i)
@@ -74,10 +109,12 @@ function moduleBytes(pages: number): Uint8Array {
     0x0b, // end block
     0x41, 0, ...get(2), 0x36, 2, 0, // mem[0] = state
     0x41, 4, ...get(5), 0x36, 2, 0, // mem[4] = i
+    0x41, 8, ...get(8), 0x36, 2, 0, // mem[8] = first
+    0x41, 12, ...get(9), 0x36, 2, 0, // mem[12] = last
     ...get(7), ...get(3), 0x6b, 0x41, 3, 0x76, // (o - out) >> 3
     0x0b,
   ];
-  const code = [1, 3, 0x7f, ...body]; // one group of three i32 locals, then the body
+  const code = [1, 5, 0x7f, ...body]; // one group of five i32 locals, then the body
   return Uint8Array.from([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, [1, 0x60, 5, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 1, 0x7f]),
@@ -95,7 +132,8 @@ interface WasmApi {
   Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
 }
 
-export function createWasmScanner(delta: Int32Array): WasmScanner | undefined {
+/** A scanner over the automaton's table, whose columns are the classes `classOf` gives ASCII characters. */
+export function createWasmScanner(delta: Int32Array, classOf: Uint8Array): WasmScanner | undefined {
   try {
     const WebAssembly = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
     if (!WebAssembly) return undefined;
@@ -108,6 +146,8 @@ export function createWasmScanner(delta: Int32Array): WasmScanner | undefined {
     const scanFn = instance.exports.scan as (input: number, len: number, state: number, out: number, outEnd: number) => number;
     new Int32Array(memory.buffer, TABLE, delta.length).set(delta);
     const heap = Buffer.from(memory.buffer);
+    for (let c = 0; c < 256; c++) heap[CONTROLS + c] = isControlByte(c) ? 1 : 0;
+    for (let c = 0; c < 256; c++) heap[CLASSES + c] = c < 128 ? classOf[c]! : 0;
     const words = new Int32Array(memory.buffer);
     return {
       scan(text, from, to, state, hits) {
@@ -116,7 +156,9 @@ export function createWasmScanner(delta: Int32Array): WasmScanner | undefined {
         heap.write(text.slice(from, from + length), inputBase, length, "latin1");
         const count = scanFn(inputBase, length, state, outBase, outBase + maxPairs * 8);
         hits.set(words.subarray(outBase >> 2, (outBase >> 2) + count * 2));
-        return { count, next: from + words[1]!, state: words[0]! };
+        const first = words[2]!;
+        const last = words[3]!;
+        return { count, next: from + words[1]!, state: words[0]!, firstControl: first < 0 ? -1 : from + first, lastControl: last < 0 ? -1 : from + last };
       },
     };
   } catch {

@@ -81,11 +81,21 @@ function relativeInside(child: string, parent: string, fold: boolean): string | 
   return own.split(path.sep).join("/");
 }
 
-export function pathFacts(absPath: string, projectDir: string, platform: PathPlatform): PathFacts {
+/** The project folder, absolute, and its real path: computed once for the many paths of one call. */
+export interface ProjectRoot {
+  root: string;
+  realRoot: string;
+}
+
+export function projectRoot(projectDir: string, platform: PathPlatform): ProjectRoot {
+  const root = path.resolve(projectDir);
+  return { root, realRoot: realPathOf(root, platform) };
+}
+
+export function pathFacts(absPath: string, projectDir: string, platform: PathPlatform, project: ProjectRoot = projectRoot(projectDir, platform)): PathFacts {
   const fold = foldsCase(platform);
   const given = path.resolve(absPath);
-  const root = path.resolve(projectDir);
-  const realRoot = realPathOf(root, platform);
+  const { root, realRoot } = project;
   const real = realPathOf(given, platform);
   const relative = relativeInside(real, realRoot, fold);
   return { given, real, relative, givenRelative: relativeInside(given, root, fold), inside: relative !== null };

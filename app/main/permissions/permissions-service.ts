@@ -1,29 +1,40 @@
 // PermissionsService: the loop's beforeToolCall and afterToolCall for every session.
 // beforeToolCall decides allow, deny or ask (policy.ts); an "ask" becomes a permission request
-// event and waits until the user answers or the run is aborted. Requests live here, not in a
-// window, so they survive a renderer reload; an answer to an unknown or already answered request
-// is refused. The bash grammar is loaded on the first bash call (once per process). Stored rules
-// from older versions are annotated once (rule-migration.ts). afterToolCall redacts secrets from
-// every tool's output before it reaches the model or the disk, and says so (bash output is
-// already redacted as it streams: the tool reports what it removed). Every call that reaches a
-// decision is written to the audit log. With a sandbox (options.sandbox), sandbox-mode.ts adjusts
-// each decision (never a firm one), the dialog says where the call would run, and every allowed
-// bash call's placement (in the sandbox, or outside) is recorded. A call to an MCP server's tool
-// is decided under rules for "mcp" (mcp-rules.ts), without the sandbox.
+// event and waits until the user answers or the run is aborted. Requests live in Questions
+// (questions.ts), not in a window, so they survive a renderer reload; an answer to an unknown or
+// already answered request is refused. The bash grammar is loaded on the first bash call (once per
+// process). Stored rules from older versions are annotated once (rule-migration.ts).
+// Batches: when a call of an assistant message asks, every later call of that message is judged at
+// once (with the same argument preparation and validation the loop will apply), and all those that
+// ask are asked together, so a person answers the batch up front. The loop's contract is unchanged:
+// each call's beforeToolCall still decides for that call, in source order, when its turn comes: it
+// judges again and uses the kept answer only when the call is judged exactly as when it was asked
+// (same arguments, reasons, warnings and sandbox crossing); otherwise it asks again. Rules an answer
+// saves are saved at once, and questions those rules now answer are closed as covered.
+// afterToolCall redacts secrets from every tool's output before it reaches the model or the disk,
+// and says so (bash output is already redacted as it streams: the tool reports what it removed).
+// Every call that reaches a decision is written to the audit log. With a sandbox (options.sandbox),
+// sandbox-mode.ts adjusts each decision (never a firm one), the dialog says where the call would
+// run, and every allowed bash call's placement (in the sandbox, or outside) is recorded. A call to
+// an MCP server's tool is decided under rules for "mcp" (mcp-rules.ts), without the sandbox.
+// A blocked call's result says why, and whether a decision denied it or the run was stopped.
 import { randomUUID } from "node:crypto";
-import type { AssistantMessage } from "../../shared/agent-types.ts";
-import type { EventName, EventPayload, PermissionRequest } from "../../shared/ipc/contract.ts";
+import type { AssistantMessage, ToolCall } from "../../shared/agent-types.ts";
+import type { PermissionRequest } from "../../shared/ipc/contract.ts";
 import type { McpCallSummary } from "../../shared/ipc/mcp-schemas.ts";
 import { ServiceError } from "../../shared/errors.ts";
-import type { AfterToolCallResult, AgentLoopConfig, BeforeToolCallResult } from "../loop/index.ts";
+import { toolCallsOf, validateToolArguments, type AfterToolCallResult, type AgentLoopConfig, type AnyAgentTool, type BeforeToolCallContext, type BeforeToolCallResult } from "../loop/index.ts";
 import type { PermissionRule, SessionStore } from "../store/index.ts";
 import { summarizeCall } from "./call-summary.ts";
 import { mcpProposedRule, mcpSubjects, mcpSummary, MCP_RULE_TOOL } from "./mcp-rules.ts";
 import { EDIT_TOOLS, callSubjects, decide, describeRule, proposeRule, type Decision, type PermissionMode } from "./policy.ts";
+import { Questions, type Answer, type PermissionEventPort, type QuestionSpec, type UserDecision } from "./questions.ts";
 import { describeRedactions, type SecretScanner } from "./redaction.ts";
 import { migrateRules, ruleNote } from "./rule-migration.ts";
 import { loadShellParser } from "./shell-parser.ts";
 import { placementFor, planSandbox, requestInfo, sandboxDecision, type SandboxPlan, type SandboxPort } from "./sandbox-mode.ts";
+
+export type { UserDecision };
 
 /** The session whose tool calls the hooks judge (the sessions service's SessionScope satisfies it). */
 export interface PermissionScope {
@@ -32,15 +43,23 @@ export interface PermissionScope {
   projectDir: string;
 }
 
-/** The loop hooks handed to a session (AgentLoopConfig's beforeToolCall and afterToolCall). */
-export type PermissionHooks = Pick<AgentLoopConfig, "beforeToolCall" | "afterToolCall">;
+/** A blocked call's result, with what blocked it: a decision ("denied") or a stopped run ("stopped"). */
+export interface PermissionBeforeResult extends BeforeToolCallResult {
+  outcome?: "denied" | "stopped";
+}
 
-export type UserDecision = "allow-once" | "allow-session" | "allow-project" | "deny";
+/** The hooks handed to a session (the sessions service's ToolHooks accepts them). */
+export interface PermissionHooks {
+  beforeToolCall: (ctx: BeforeToolCallContext, signal?: AbortSignal) => Promise<PermissionBeforeResult | undefined>;
+  afterToolCall: NonNullable<AgentLoopConfig["afterToolCall"]>;
+  /** The batch of an assistant message is over (its turn_end). Must not throw. */
+  afterBatch: (message: AssistantMessage) => void;
+}
 
 export interface PermissionsServiceOptions {
   store: SessionStore;
   /** Where requests and answers are announced (the IPC event hub, passed in by app-services.ts). */
-  hub: { emit<E extends EventName>(event: E, payload: EventPayload<E>): void };
+  hub: PermissionEventPort;
   mode: () => PermissionMode;
   /** The redaction rules with the configured keys and secret-looking environment values. */
   secrets: () => SecretScanner;
@@ -54,57 +73,80 @@ export interface PermissionsServiceOptions {
   describeMcpTool?: (toolName: string) => McpCallSummary | undefined;
 }
 
-interface Pending {
-  request: PermissionRequest;
-  projectId: number;
-  settle: (answer: { decision: UserDecision | "aborted"; patterns?: string[]; reason?: string; outsideSandbox?: boolean }) => void;
-}
-
 interface Started {
   auditId: number;
   startedAt: number;
 }
 
+/** How one call is judged now. */
+type Judgement =
+  | { kind: "no-parser"; reason: string }
+  | { kind: "judged"; toolName: string; args: unknown; mcp: McpCallSummary | undefined; ruleTool: string; subjects: ReturnType<typeof callSubjects>; plan: SandboxPlan | undefined; decision: Decision };
+
+/** Times a call is judged again after a rule answered its question before asking anew. */
+const MAX_REJUDGE = 3;
+
 export class PermissionsService {
   private readonly o: PermissionsServiceOptions;
-  private readonly pending = new Map<string, Pending>();
+  private readonly questions: Questions;
   private readonly started = new Map<string, Started>();
   private readonly writesPerTurn = new WeakMap<AssistantMessage, number>();
+  /** Batches whose later calls were already judged together. */
+  private readonly prejudged = new WeakSet<AssistantMessage>();
 
   constructor(options: PermissionsServiceOptions) {
     this.o = options;
+    this.questions = new Questions(options.hub, (sessionId) => options.onPendingChange?.(sessionId));
     migrateRules(options.store);
   }
 
   hooks(scope: PermissionScope): PermissionHooks {
     return {
-      beforeToolCall: (ctx, signal) => this.before(scope, ctx.assistantMessage, ctx.toolCall.id, ctx.toolCall.name, ctx.args, signal),
+      beforeToolCall: (ctx, signal) => this.before(scope, ctx.assistantMessage, ctx.toolCall, ctx.args, ctx.context.tools, signal),
       afterToolCall: (ctx) => this.after(ctx.toolCall.id, ctx.result, ctx.isError),
+      // Whatever is still open for the batch (a call that never reached its turn) goes with it.
+      afterBatch: (message) => this.questions.dropPassed(message, Number.POSITIVE_INFINITY),
     };
   }
 
   pendingFor(sessionId: number): PermissionRequest[] {
-    return [...this.pending.values()].filter((p) => p.request.sessionId === sessionId).map((p) => p.request);
+    return this.questions.pendingFor(sessionId);
   }
 
   allPending(): PermissionRequest[] {
-    return [...this.pending.values()].map((p) => p.request);
+    return this.questions.all();
   }
 
   cancelSession(sessionId: number): void {
-    for (const p of [...this.pending.values()]) if (p.request.sessionId === sessionId) p.settle({ decision: "aborted" });
+    this.questions.cancelSession(sessionId);
   }
 
   respond(answer: { requestId: string; decision: UserDecision; rule?: { tool: string; pattern: string }; reason?: string; outsideSandbox?: boolean }): void {
-    const p = this.pending.get(answer.requestId);
-    if (!p) throw new ServiceError("not-found", `There is no pending permission request ${answer.requestId}: it was already answered or cancelled.`);
-    const pattern = answer.rule?.pattern ?? p.request.proposedRule.pattern;
-    if (answer.rule && answer.rule.tool !== p.request.proposedRule.tool) {
-      throw new ServiceError("invalid", `The rule is for ${answer.rule.tool}, but the request is for ${p.request.proposedRule.tool}.`);
+    const q = this.questions.take(answer.requestId);
+    const pattern = answer.rule?.pattern ?? q.request.proposedRule.pattern;
+    if (answer.rule && answer.rule.tool !== q.request.proposedRule.tool) {
+      throw new ServiceError("invalid", `The rule is for ${answer.rule.tool}, but the request is for ${q.request.proposedRule.tool}.`);
     }
     const patterns = pattern.split("\n").map((l) => l.trim()).filter(Boolean);
     if (answer.decision === "allow-project" && patterns.length === 0) throw new ServiceError("invalid", "The rule's pattern is empty.");
-    p.settle({ decision: answer.decision, patterns, reason: answer.reason, outsideSandbox: answer.outsideSandbox === true });
+    // Rules are saved when the person answers, even if the call's turn never comes (a stopped run).
+    if (answer.decision === "allow-session" || answer.decision === "allow-project") {
+      const ruleScope = answer.decision === "allow-session" ? "session" : "project";
+      for (const p of patterns) {
+        this.o.store.permissionRules.add({ tool: q.ruleTool, pattern: p, action: "allow", scope: ruleScope, scopeId: ruleScope === "session" ? q.request.sessionId : q.projectId });
+      }
+    }
+    this.questions.end(q.request.id, { decision: answer.decision, patterns, reason: answer.reason, outsideSandbox: answer.outsideSandbox === true });
+    if (answer.decision === "allow-session" || answer.decision === "allow-project") this.questions.coverAllowed(q.request.sessionId);
+  }
+
+  /** Answers every open question of a batch: allow each once, or deny all with one reason. */
+  respondBatch(answer: { batchId: string; decision: "allow-once" | "deny"; reason?: string }): { answered: number } {
+    const open = this.questions.ofBatch(answer.batchId);
+    if (open.length === 0) throw new ServiceError("not-found", `There is no pending permission request in batch ${answer.batchId}: they were already answered or cancelled.`);
+    let answered = 0;
+    for (const q of open) if (this.questions.end(q.request.id, { decision: answer.decision, patterns: [], reason: answer.reason, outsideSandbox: false })) answered++;
+    return { answered };
   }
 
   // Rules, for the settings screen
@@ -120,25 +162,22 @@ export class PermissionsService {
     return { ...rule, meaning: describeRule(rule), ...(note ? { note } : {}) };
   }
 
-  private async before(
-    scope: PermissionScope,
-    assistantMessage: AssistantMessage,
-    toolCallId: string,
-    toolName: string,
-    args: unknown,
-    signal: AbortSignal | undefined,
-  ): Promise<BeforeToolCallResult | undefined> {
+  /** Judges one call against the rules and the mode as they are now. Never throws. */
+  private async judge(scope: PermissionScope, toolName: string, args: unknown): Promise<Judgement> {
     const mcp = this.o.describeMcpTool?.(toolName);
-    const ruleTool = mcp ? MCP_RULE_TOOL : toolName;
     if (toolName === "bash" && !mcp) {
       try {
         await loadShellParser();
       } catch (error) {
         // Without the grammar no command can be judged: refuse rather than guess.
-        this.o.store.audit.record({ sessionId: scope.sessionId, toolCallId, toolName, args, decision: "deny", decidedBy: "policy: no shell parser", durationMs: null, outcome: "blocked" });
-        return { block: true, reason: `Lathe could not load its bash parser, so it cannot judge commands: ${(error as Error).message}` };
+        return { kind: "no-parser", reason: `Lathe could not load its bash parser, so it cannot judge commands: ${(error as Error).message}` };
       }
     }
+    return this.judgeNow(scope, toolName, args, mcp);
+  }
+
+  private judgeNow(scope: PermissionScope, toolName: string, args: unknown, mcp: McpCallSummary | undefined): Judgement & { kind: "judged" } {
+    const ruleTool = mcp ? MCP_RULE_TOOL : toolName;
     const subjects = mcp ? mcpSubjects(mcp) : callSubjects(toolName, args, scope.projectDir);
     const rules = this.o.store.permissionRules.applicable({ sessionId: scope.sessionId, projectId: scope.projectId });
     const mode = this.o.mode();
@@ -147,73 +186,147 @@ export class PermissionsService {
     const plan = port && !mcp ? planSandbox({ toolName, subjects, mode, scope, port }) : undefined;
     const policy = decide({ toolName: ruleTool, subjects, rules, mode });
     const decision = plan ? sandboxDecision(policy, plan, { toolName, subjects, mode }) : policy;
-    const place = (outside: boolean) => {
-      if (port && plan && toolName === "bash") port.place(scope.sessionId, toolCallId, placementFor(plan, outside));
-    };
+    return { kind: "judged", toolName, args, mcp, ruleTool, subjects, plan, decision };
+  }
+
+  private async before(
+    scope: PermissionScope,
+    assistantMessage: AssistantMessage,
+    toolCall: ToolCall,
+    args: unknown,
+    tools: readonly AnyAgentTool[],
+    signal: AbortSignal | undefined,
+  ): Promise<PermissionBeforeResult | undefined> {
+    const toolCallId = toolCall.id;
+    const toolName = toolCall.name;
+    const calls = toolCallsOf(assistantMessage);
+    const position = calls.includes(toolCall) ? calls.indexOf(toolCall) : calls.findIndex((c) => c.id === toolCall.id);
+    // Questions of earlier calls still open were never taken: their turn has passed.
+    this.questions.dropPassed(assistantMessage, position);
     const audit = (allowed: boolean, decidedBy: string, outcome: string | null) => {
       const auditId = this.o.store.audit.record({ sessionId: scope.sessionId, toolCallId, toolName, args, decision: allowed ? "allow" : "deny", decidedBy, durationMs: null, outcome });
       if (allowed) this.started.set(toolCallId, { auditId, startedAt: performance.now() });
     };
 
-    if (decision.action === "deny") {
-      audit(false, `rule #${decision.rule?.id}`, "blocked");
-      return { block: true, reason: decision.reason };
-    }
-    if (EDIT_TOOLS.has(toolName)) {
-      const writes = (this.writesPerTurn.get(assistantMessage) ?? 0) + 1;
-      this.writesPerTurn.set(assistantMessage, writes);
-      const limit = this.o.maxFileWritesPerTurn ?? 25;
-      if (writes > limit) {
-        audit(false, "policy: rate limit", "blocked");
-        return { block: true, reason: `Rate limit: at most ${limit} file writes and edits per turn. Check the work so far, then continue in the next turn.` };
+    let countedWrite = false;
+    for (let attempt = 0; ; attempt++) {
+      const judged = await this.judge(scope, toolName, args);
+      if (judged.kind === "no-parser") {
+        audit(false, "policy: no shell parser", "blocked");
+        return { block: true, reason: judged.reason, outcome: "denied" };
       }
-    }
-    if (decision.action === "allow") {
-      audit(true, decision.by === "rule" ? `rule #${decision.rule?.id}` : decision.by === "mode" ? `mode: ${mode}` : "default", null);
-      place(false);
+      const { decision, plan } = judged;
+      const place = (outside: boolean) => {
+        if (this.o.sandbox && plan && toolName === "bash") this.o.sandbox.place(scope.sessionId, toolCallId, placementFor(plan, outside));
+      };
+      if (decision.action === "deny") {
+        this.dropQuestionOf(toolCallId);
+        audit(false, `rule #${decision.rule?.id}`, "blocked");
+        return { block: true, reason: decision.reason, outcome: "denied" };
+      }
+      if (EDIT_TOOLS.has(toolName) && !countedWrite) {
+        countedWrite = true;
+        const writes = (this.writesPerTurn.get(assistantMessage) ?? 0) + 1;
+        this.writesPerTurn.set(assistantMessage, writes);
+        const limit = this.o.maxFileWritesPerTurn ?? 25;
+        if (writes > limit) {
+          this.dropQuestionOf(toolCallId);
+          audit(false, "policy: rate limit", "blocked");
+          return { block: true, reason: `Rate limit: at most ${limit} file writes and edits per turn. Check the work so far, then continue in the next turn.`, outcome: "denied" };
+        }
+      }
+      if (decision.action === "allow") {
+        this.dropQuestionOf(toolCallId);
+        audit(true, decision.by === "rule" ? `rule #${decision.rule?.id}` : decision.by === "mode" ? `mode: ${this.o.mode()}` : "default", null);
+        place(false);
+        return undefined;
+      }
+
+      const answer = await this.answerFor(scope, assistantMessage, toolCall, position, judged, tools, signal);
+      if (answer.decision === "covered" && attempt < MAX_REJUDGE) continue;
+      if (!("patterns" in answer)) {
+        if (answer.decision === "aborted") {
+          audit(false, "aborted", "blocked");
+          return { block: true, reason: "The run was aborted before the user answered this permission request.", outcome: "stopped" };
+        }
+        // Rules kept changing under it: its question closed without an answer.
+        audit(false, "question closed", "blocked");
+        return { block: true, reason: "Its permission request was closed before the user answered it; ask again if it is still needed.", outcome: "denied" };
+      }
+      if (answer.decision === "deny") {
+        audit(false, "user", "blocked");
+        return { block: true, reason: `The user denied this call${answer.reason?.trim() ? `: ${answer.reason.trim()}` : "."}`, outcome: "denied" };
+      }
+      audit(true, `user: ${answer.decision}${answer.outsideSandbox ? " (outside the sandbox)" : ""}`, null);
+      place(answer.outsideSandbox);
       return undefined;
     }
-
-    const answer = await this.ask(scope, toolCallId, toolName, args, subjects, decision, signal, plan, mcp);
-    if (answer.decision === "aborted") {
-      audit(false, "aborted", "blocked");
-      return { block: true, reason: "The run was aborted before the user answered this permission request." };
-    }
-    if (answer.decision === "deny") {
-      audit(false, "user", "blocked");
-      return { block: true, reason: `The user denied this call${answer.reason?.trim() ? `: ${answer.reason.trim()}` : "."}` };
-    }
-    if (answer.decision !== "allow-once") {
-      const ruleScope = answer.decision === "allow-session" ? "session" : "project";
-      for (const pattern of answer.patterns ?? []) {
-        this.o.store.permissionRules.add({
-          tool: ruleTool,
-          pattern,
-          action: "allow",
-          scope: ruleScope,
-          scopeId: ruleScope === "session" ? scope.sessionId : scope.projectId,
-        });
-      }
-    }
-    audit(true, `user: ${answer.decision}${answer.outsideSandbox ? " (outside the sandbox)" : ""}`, null);
-    place(answer.outsideSandbox === true);
-    return undefined;
   }
 
-  private async ask(
+  private dropQuestionOf(toolCallId: string): void {
+    this.questions.forget(toolCallId);
+  }
+
+  /**
+   * The answer for a call that asks: the one kept for it when it was asked with its batch and is
+   * judged the same way now, else a new question (asked together with the batch's later calls
+   * that ask, the first time a call of the batch asks).
+   */
+  private async answerFor(
     scope: PermissionScope,
-    toolCallId: string,
-    toolName: string,
-    args: unknown,
-    subjects: ReturnType<typeof callSubjects>,
-    decision: Decision,
+    message: AssistantMessage,
+    toolCall: ToolCall,
+    position: number,
+    judged: Judgement & { kind: "judged" },
+    tools: readonly AnyAgentTool[],
     signal: AbortSignal | undefined,
-    plan: SandboxPlan | undefined,
-    mcp: McpCallSummary | undefined,
-  ): Promise<Parameters<Pending["settle"]>[0]> {
+  ): Promise<Answer> {
+    const kept = this.questions.takeKept(toolCall.id);
+    if (kept && kept.key === questionKey(judged)) return kept.answer;
+    // Judged differently now (the files, the rules or the sandbox changed): that answer was for something else.
+    if (kept) this.questions.forget(toolCall.id);
+
+    const specs: Promise<QuestionSpec | undefined>[] = [this.questionSpec(scope, message, toolCall.id, position, judged, signal)];
+    if (position >= 0 && !this.prejudged.has(message)) {
+      this.prejudged.add(message);
+      toolCallsOf(message).forEach((later, i) => {
+        if (i <= position) return;
+        specs.push(this.prejudge(scope, message, i, later, tools, signal));
+      });
+    }
+    const asking = (await Promise.all(specs)).filter((s): s is QuestionSpec => s !== undefined);
+    if (signal?.aborted) return { decision: "aborted" };
+    if (asking.length > 1) {
+      const batchId = randomUUID();
+      for (const spec of asking) spec.request.batch = { id: batchId, position: spec.position, asking: asking.length };
+    }
+    const [own] = this.questions.ask(asking, signal);
+    return own ? own.answer : { decision: "aborted" };
+  }
+
+  /** Judges a later call of the batch now, with the loop's preparation; a spec when it would ask. */
+  private async prejudge(scope: PermissionScope, message: AssistantMessage, position: number, call: ToolCall, tools: readonly AnyAgentTool[], signal: AbortSignal | undefined): Promise<QuestionSpec | undefined> {
+    if (call.argumentsError !== undefined) return undefined;
+    const tool = tools.find((t) => t.name === call.name);
+    if (!tool) return undefined;
+    let args: unknown;
+    try {
+      const raw = tool.prepareArguments ? tool.prepareArguments(call.arguments) : call.arguments;
+      const validation = validateToolArguments(tool.name, tool.parameters, raw);
+      if (!validation.ok) return undefined;
+      args = validation.value;
+    } catch {
+      return undefined;
+    }
+    const judged = await this.judge(scope, call.name, args);
+    if (judged.kind !== "judged" || judged.decision.action !== "ask") return undefined;
+    return this.questionSpec(scope, message, call.id, position, judged, signal);
+  }
+
+  private async questionSpec(scope: PermissionScope, message: AssistantMessage, toolCallId: string, position: number, judged: Judgement & { kind: "judged" }, signal: AbortSignal | undefined): Promise<QuestionSpec> {
+    const { toolName, args, subjects, decision, plan, mcp } = judged;
     // The diff preview runs in a worker, bounded in time (call-summary.ts): never on this thread.
     const summary = mcp ? mcpSummary(mcp) : await summarizeCall(toolName, args, subjects, { signal });
-    if (signal?.aborted) return { decision: "aborted" };
     const proposed: { tool: string; pattern: string; meaning?: string[]; warning?: string } = mcp ? mcpProposedRule(mcp) : proposeRule(toolName, subjects);
     const request: PermissionRequest = {
       id: randomUUID(),
@@ -228,21 +341,21 @@ export class PermissionsService {
       ...(plan ? { sandbox: requestInfo(plan) } : {}),
       createdAt: Date.now(),
     };
-    return new Promise((resolve) => {
-      const onAbort = () => settle({ decision: "aborted" });
-      const settle: Pending["settle"] = (answer) => {
-        if (!this.pending.delete(request.id)) return;
-        signal?.removeEventListener("abort", onAbort);
-        this.o.hub.emit("permission.resolved", { requestId: request.id, sessionId: scope.sessionId, decision: answer.decision });
-        this.o.onPendingChange?.(scope.sessionId);
-        resolve(answer);
-      };
-      this.pending.set(request.id, { request, projectId: scope.projectId, settle });
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.o.hub.emit("permission.request", request);
-      this.o.onPendingChange?.(scope.sessionId);
-    });
+    return {
+      request,
+      projectId: scope.projectId,
+      message,
+      position,
+      key: questionKey(judged),
+      ruleTool: judged.ruleTool,
+      allowedNow: () => {
+        try {
+          return this.judgeNow(scope, toolName, args, mcp).decision.action === "allow";
+        } catch {
+          return false;
+        }
+      },
+    };
   }
 
   private async after(
@@ -293,4 +406,9 @@ function redactDeep(value: unknown, scanner: SecretScanner, add: (found: Record<
   if (depth > 6 || value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) return value.map((v) => redactDeep(v, scanner, add, depth + 1));
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === "redactions" ? v : redactDeep(v, scanner, add, depth + 1)]));
+}
+
+/** What a question was about: an answer applies only to a call judged exactly the same way. */
+function questionKey(j: Judgement & { kind: "judged" }): string {
+  return JSON.stringify([j.toolName, j.args, j.decision.reasons ?? [], j.decision.warnings ?? [], j.plan ? requestInfo(j.plan) : null]);
 }

@@ -18,7 +18,7 @@ import picomatch from "picomatch";
 import type { PermissionRule } from "../store/index.ts";
 import { allowMatches, denyMatches, describeBashRule, legacyTextMatches, parseBashPattern, quotePatternWord } from "./bash-rules.ts";
 import { callSubjects, EDIT_TOOLS, PATH_TOOLS, READ_ONLY_TOOLS, type CallPart, type CallSubjects, type CommandPart, type PathPart } from "./call-parts.ts";
-import { CODE_RUNNING_OPTIONS, destructiveWarning, INTERPRETERS, isCodeRunningOption, RUNS_CODE_SUBCOMMANDS } from "./command-knowledge.ts";
+import { CODE_RUNNING_OPTIONS, destructiveWarning, HAS_SUBCOMMANDS, INTERPRETERS, isCodeRunningOption, RUNS_CODE_SUBCOMMANDS } from "./command-knowledge.ts";
 
 export { callSubjects, EDIT_TOOLS, READ_ONLY_TOOLS, type CallPart, type CallSubjects };
 
@@ -214,9 +214,10 @@ export interface ProposedRule {
 }
 
 /**
- * The rules "always allow in this project" proposes: one per simple command. Commands that run
- * other code (interpreters, `npx`, code-running options) and destructive ones get the exact
- * command; others their command and subcommand followed by ` *`. For paths: the file's folder
+ * The rules "always allow in this project" proposes: one per simple command, never one rule
+ * spanning two. Commands that run other code (interpreters, `npx`, code-running options) and
+ * destructive ones get the exact command; others their name (and subcommand, for commands that
+ * have them: HAS_SUBCOMMANDS) followed by ` *`. For paths: the file's folder
  * as `dir/**` (the real path, after links); protected files get none.
  */
 export function proposeRule(toolName: string, subjects: CallSubjects): ProposedRule {
@@ -264,7 +265,7 @@ function commandPattern(part: CommandPart, destructive: boolean): string {
     (name in CODE_RUNNING_OPTIONS && part.globbed.some(Boolean));
   if (exact || words.length === 1) return words.map(quotePatternWord).join(" ");
   const head = [name];
-  if (sub && /^[a-z][a-z0-9:_-]*$/i.test(sub)) head.push(sub);
+  if (sub && HAS_SUBCOMMANDS.has(name) && /^[a-z][a-z0-9:_-]*$/i.test(sub)) head.push(sub);
   return words.length > head.length ? `${head.map(quotePatternWord).join(" ")} *` : head.map(quotePatternWord).join(" ");
 }
 

@@ -7,7 +7,7 @@
 // caller's to chunk (a stream keeps each step bounded).
 import { KeywordAutomaton } from "./keyword-automaton.ts";
 import { allowed, secretRules, shannonEntropy, type SecretRule } from "./secret-rules.ts";
-import { applySpans, type Redaction, type SecretSpan } from "./secret-spans.ts";
+import { applySpans, type ControlPositions, type Redaction, type SecretSpan } from "./secret-spans.ts";
 import { SecretStream, type SecretStreamOptions } from "./secret-stream.ts";
 
 export const CONFIGURED_KIND = "configured secret";
@@ -62,16 +62,25 @@ export class SecretScanner {
     this.hold = Math.max(...rules.map((r) => r.before + r.after)) + 64 + 256 + longest + 200;
   }
 
-  /** Secrets in `text` that end after `from`, sorted and merged. */
-  find(text: string, from = 0): SecretSpan[] {
+  /**
+   * Secrets in `text` that end after `from`, sorted and merged. With `controls`, also where the
+   * first and last control characters of `text` are (-1 when none; see isControlByte), found in
+   * the same pass.
+   */
+  find(text: string, from = 0, controls?: ControlPositions): SecretSpan[] {
     const spans: SecretSpan[] = [];
     this.lastTry.clear();
     const windows = new Map<SecretRule, number[]>();
     const hits = this.hits;
+    if (controls) controls.first = controls.last = -1;
     for (let from = 0, state = 0; from < text.length; ) {
-      const { count, next, state: after } = this.automaton.scan(text, from, text.length, hits, state);
+      const { count, next, state: after, firstControl, lastControl } = this.automaton.scan(text, from, text.length, hits, state);
       from = next;
       state = after;
+      if (controls && firstControl >= 0) {
+        if (controls.first < 0) controls.first = firstControl;
+        controls.last = lastControl;
+      }
       for (let h = 0; h < count; h += 2) {
         const keyword = hits[h]!;
         const start = hits[h + 1]!;

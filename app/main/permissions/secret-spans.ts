@@ -17,6 +17,12 @@ export interface SecretSpan {
   truncated?: boolean;
 }
 
+/** Where control characters are in a scanned text (see keyword-scan-wasm.ts isControlByte). */
+export interface ControlPositions {
+  first: number;
+  last: number;
+}
+
 /** One line of a private key block's body (redaction.ts's KEY_BODY, line by line). */
 export const KEY_BODY_LINE = /^(?:[ \t]*[A-Za-z0-9+/=]*[ \t]*|[A-Za-z-]{2,40}: .*)\r?$/;
 

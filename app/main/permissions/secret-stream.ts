@@ -8,14 +8,18 @@
 // found. `flushIdle` (when the output pauses, e.g. at a prompt) emits up to the last blank, since
 // no secret value contains one; `end` emits the rest. With `ansi`, matching looks through
 // terminal escape sequences (colours inside a secret). Work per call is bounded by the chunk
-// plus `hold`. Never throws.
-import { applySpans, KEY_BODY_LINE, type SecretSpan } from "./secret-spans.ts";
+// plus `hold`.
+// Text pushed as `verified` is already redacted by an equivalent scan (the bash tool's plain lines,
+// which its raw-output stream scanned as they are): it is not scanned again, except within `hold`
+// of text that was not, so a secret straddling the two is still found. `outputHasControls` says
+// whether the text a call returned may hold control characters (found in the same scan). Never throws.
+import { applySpans, type ControlPositions, KEY_BODY_LINE, type SecretSpan } from "./secret-spans.ts";
 
 /** What a stream needs of the scanner (redaction.ts's SecretScanner). */
 interface SpanFinder {
   /** How much trailing text to hold back so that every match there is complete. */
   readonly hold: number;
-  find(text: string, from?: number): SecretSpan[];
+  find(text: string, from?: number, controls?: ControlPositions): SecretSpan[];
 }
 
 export interface SecretStreamOptions {
@@ -35,6 +39,11 @@ export class SecretStream {
   private pending = "";
   private context = "";
   private swallowing = false;
+  /** pending[0, unverified) was not pushed as verified: it (and `hold` after it) must be scanned. */
+  private unverified = 0;
+  private readonly controls: ControlPositions = { first: -1, last: -1 };
+  /** Whether the text returned by the last call may hold control characters (never a false "no"). */
+  outputHasControls = false;
   /** Kinds of secrets removed so far, with counts. */
   readonly found: Record<string, number> = {};
 
@@ -48,17 +57,22 @@ export class SecretStream {
     return this.pending.length;
   }
 
-  push(chunk: string): string {
+  /** Adds text; `verified`: it is already redacted (see the header). Returns the settled text. */
+  push(chunk: string, verified = false): string {
     this.pending += chunk;
+    if (!verified) this.unverified = this.pending.length;
+    this.outputHasControls = false;
     return this.emit("push");
   }
 
   /** The output paused: emits up to the last blank (a prompt shows; a half-written token waits). */
   flushIdle(): string {
+    this.outputHasControls = false;
     return this.pending === "" ? "" : this.emit("idle");
   }
 
   end(): string {
+    this.outputHasControls = false;
     return this.pending === "" ? "" : this.emit("end");
   }
 
@@ -70,7 +84,8 @@ export class SecretStream {
     }
     const buf = this.context + this.pending;
     const base = this.context.length;
-    const spans = this.find(buf, base);
+    const scan = this.unverified > 0;
+    const spans = scan ? this.find(buf, base) : [];
     let cut = buf.length;
     if (mode === "push") cut = buf.length - this.scanner.hold;
     else if (mode === "idle") {
@@ -93,9 +108,11 @@ export class SecretStream {
       }
       if (span.start < cut && span.end > cut) cut = span.end;
     }
+    if (scan && cut > base && this.controls.first !== -1 && this.controls.last >= base && this.controls.first < cut) this.outputHasControls = true;
     out += applySpans(buf, spans, base, cut, this.found).text;
     this.context = cut - base >= CONTEXT ? buf.slice(cut - CONTEXT, cut) : (this.context + buf.slice(base, cut)).slice(-CONTEXT);
     this.pending = buf.slice(cut);
+    this.unverified = Math.max(0, this.unverified - (cut - base));
     if (truncatedKey) {
       this.swallowing = true;
       out += this.swallow(mode === "end");
@@ -106,30 +123,41 @@ export class SecretStream {
 
   /** Drops the rest of an overlong key block: its base64 lines, through its end line. */
   private swallow(atEnd: boolean): string {
+    this.swallowLines(atEnd);
+    // What is left is scanned again, whatever it was pushed as.
+    this.unverified = this.pending.length;
+    return "";
+  }
+
+  private swallowLines(atEnd: boolean): void {
     for (;;) {
       const newline = this.pending.indexOf("\n");
       if (newline === -1) {
         if (atEnd || this.pending.length > MAX_SWALLOWED_LINE) this.pending = "";
         if (atEnd) this.swallowing = false;
-        return "";
+        return;
       }
       const line = this.pending.slice(0, newline);
       if (/-----END[ A-Z0-9_-]{0,100}PRIVATE KEY/i.test(line)) {
         this.pending = this.pending.slice(newline); // the line break after the block stays
         this.swallowing = false;
-        return "";
+        return;
       }
       if (!KEY_BODY_LINE.test(line)) {
         this.swallowing = false;
-        return "";
+        return;
       }
       this.pending = this.pending.slice(newline + 1);
     }
   }
 
-  /** Secrets in `buf` ending after `base`; with `ansi`, found in the text without escape sequences. */
+  /**
+   * Secrets in `buf` ending after `base`; with `ansi`, found in the text without escape sequences.
+   * Notes where control characters are in `buf` (escapes included) in `controls`.
+   */
   private find(buf: string, base: number): SecretSpan[] {
-    if (!this.ansi || !buf.includes("\x1b")) return this.scanner.find(buf, base);
+    const firstEscape = this.ansi ? buf.indexOf("\x1b") : -1;
+    if (firstEscape === -1) return this.scanner.find(buf, base, this.controls);
     const map: number[] = [];
     let visible = "";
     let pos = 0;
@@ -144,6 +172,10 @@ export class SecretStream {
     map.push(buf.length);
     let visibleBase = 0;
     while (visibleBase < map.length - 1 && map[visibleBase]! < base) visibleBase++;
-    return this.scanner.find(visible, visibleBase).map((s) => ({ ...s, start: map[s.start]!, end: s.end > 0 ? map[s.end - 1]! + 1 : 0 }));
+    const spans = this.scanner.find(visible, visibleBase, this.controls).map((s) => ({ ...s, start: map[s.start]!, end: s.end > 0 ? map[s.end - 1]! + 1 : 0 }));
+    const c = this.controls;
+    c.first = c.first === -1 ? firstEscape : Math.min(map[c.first]!, firstEscape);
+    c.last = Math.max(c.last === -1 ? -1 : map[c.last]!, buf.lastIndexOf("\x1b"));
+    return spans;
   }
 }

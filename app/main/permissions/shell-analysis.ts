@@ -123,19 +123,40 @@ function codePoint(char: string): string {
  */
 function checkCoverage(root: SyntaxNode, source: string, reasons: Set<string>): void {
   let pos = 0;
-  const leaves: SyntaxNode[] = [];
-  const collect = (n: SyntaxNode) => (n.children.length === 0 ? leaves.push(n) : n.children.forEach(collect));
-  collect(root);
-  for (const leaf of leaves) {
-    if (leaf.start < pos) continue;
-    const gap = source.slice(pos, leaf.start);
-    if (!/^(?:[ \t\n]|\\\n)*$/.test(gap)) {
-      reasons.add("contains text the parser skipped, which bash may read differently");
+  let skipped = false;
+  const visit = (n: SyntaxNode): void => {
+    if (skipped) return;
+    if (n.children.length > 0) {
+      for (const child of n.children) visit(child);
       return;
     }
-    pos = leaf.end;
+    if (n.start < pos) return;
+    if (!onlyBlanks(source, pos, n.start)) skipped = true;
+    pos = n.end;
+  };
+  visit(root);
+  if (skipped || !onlyBlanks(source, pos, source.length)) reasons.add("contains text the parser skipped, which bash may read differently");
+}
+
+/** Whether source[from, to) is only blanks, newlines and line continuations (`\` newline). */
+function onlyBlanks(source: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = source.charCodeAt(i);
+    if (c === 32 || c === 9 || c === 10) continue;
+    if (c === 92 && i + 1 < to && source.charCodeAt(i + 1) === 10) {
+      i++;
+      continue;
+    }
+    return false;
   }
-  if (!/^(?:[ \t\n]|\\\n)*$/.test(source.slice(pos))) reasons.add("contains text the parser skipped, which bash may read differently");
+  return true;
+}
+
+/** Where the line continuations (`\` newline) that follow `from` end, not past `to`. */
+function afterContinuations(source: string, from: number, to: number): number {
+  let at = from;
+  while (at + 2 <= to && source.charCodeAt(at) === 92 && source.charCodeAt(at + 1) === 10) at += 2;
+  return at;
 }
 
 class Walker {
@@ -257,7 +278,7 @@ class Walker {
     for (const child of node.children) {
       // Two words with no blank between them are one word to bash (`te\<newline>st`).
       const wordLike = child.named && !child.type.endsWith("_redirect") && child.type !== "comment";
-      if (wordLike && previousWordEnd >= 0 && child.start === previousWordEnd + (this.source.slice(previousWordEnd, child.start).match(/^(?:\\\n)*/)?.[0].length ?? 0)) {
+      if (wordLike && previousWordEnd >= 0 && child.start === afterContinuations(this.source, previousWordEnd, child.start)) {
         this.reasons.add("joins words across a line continuation, which the parser reads differently from bash");
       }
       previousWordEnd = wordLike ? child.end : -1;

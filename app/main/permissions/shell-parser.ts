@@ -22,6 +22,35 @@ let parser: Parser | undefined;
 let typeNames: string[] = [];
 let typeNamed: boolean[] = [];
 let fieldNames: (string | null)[] = [];
+/** web-tree-sitter's own Emscripten module, when it has what the direct walk needs (see walkDirect). */
+let binding: Binding | undefined;
+let transferBuffer = 0;
+
+/** The functions of web-tree-sitter's module (0.27, pinned) the direct walk calls. */
+interface Binding {
+  _ts_tree_cursor_goto_first_child_wasm(tree: number): number;
+  _ts_tree_cursor_goto_next_sibling_wasm(tree: number): number;
+  _ts_tree_cursor_goto_parent_wasm(tree: number): number;
+  _ts_tree_cursor_current_node_type_id_wasm(tree: number): number;
+  _ts_tree_cursor_start_index_wasm(tree: number): number;
+  _ts_tree_cursor_end_index_wasm(tree: number): number;
+  _ts_tree_cursor_current_field_id_wasm(tree: number): number;
+  _ts_tree_cursor_current_node_is_missing_wasm(tree: number): number;
+  _ts_init(): number;
+  getValue(address: number, type: "i32"): number;
+}
+const BINDING_FUNCTIONS = [
+  "_ts_tree_cursor_goto_first_child_wasm",
+  "_ts_tree_cursor_goto_next_sibling_wasm",
+  "_ts_tree_cursor_goto_parent_wasm",
+  "_ts_tree_cursor_current_node_type_id_wasm",
+  "_ts_tree_cursor_start_index_wasm",
+  "_ts_tree_cursor_end_index_wasm",
+  "_ts_tree_cursor_current_field_id_wasm",
+  "_ts_tree_cursor_current_node_is_missing_wasm",
+  "_ts_init",
+  "getValue",
+] as const;
 
 /** The two .wasm files, found beside the bundle or in node_modules. */
 export function grammarFilePaths(): { runtime: string; bash: string } {
@@ -39,7 +68,14 @@ export function grammarFilePaths(): { runtime: string; bash: string } {
 export function loadShellParser(): Promise<void> {
   loading ??= (async () => {
     const files = grammarFilePaths();
-    await Parser.init({ wasmBinary: readFileSync(files.runtime) } as object);
+    // Emscripten makes the options object the module itself: its exports land on it.
+    const moduleObject: Record<string, unknown> = { wasmBinary: readFileSync(files.runtime) };
+    await Parser.init(moduleObject);
+    if (BINDING_FUNCTIONS.every((f) => typeof moduleObject[f] === "function")) {
+      binding = moduleObject as unknown as Binding;
+      // The transfer buffer's address (the call only rewrites its first two words, as init did).
+      transferBuffer = binding._ts_init();
+    }
     const language = await Language.load(readFileSync(files.bash));
     const p = new Parser();
     p.setLanguage(language);
@@ -51,6 +87,11 @@ export function loadShellParser(): Promise<void> {
   })();
   loading.catch(() => (loading = undefined));
   return loading.then(() => undefined);
+}
+
+/** How parseShell walks trees: "direct" when web-tree-sitter's module offered what it needs. */
+export function shellParserWalk(): "direct" | "public" {
+  return binding ? "direct" : "public";
 }
 
 /** A syntax node copied out of the WebAssembly heap: plain data, safe to keep. */
@@ -70,44 +111,99 @@ export interface SyntaxNode {
 /** Nesting beyond this is refused (reported as a broken node) rather than walked. */
 const MAX_DEPTH = 200;
 
+/** Reads the cursor's node; `nextChild` goes down, `nextSibling` across, `up` back (see walk). */
+interface CursorReader {
+  typeId(): number;
+  start(): number;
+  end(): number;
+  fieldId(): number;
+  missing(): boolean;
+  firstChild(): boolean;
+  nextSibling(): boolean;
+  parent(): void;
+}
+
 /**
- * Parses a command line into plain nodes, walked with one tree cursor (a node-by-node walk
- * through the binding costs microseconds per node); the tree itself is freed at once.
+ * Parses a command line into plain nodes, walked with one tree cursor; the tree itself is freed
+ * at once. `publicApi` forces the walk through web-tree-sitter's public cursor (for tests).
  */
-export function parseShell(command: string): SyntaxNode {
+export function parseShell(command: string, options: { publicApi?: boolean } = {}): SyntaxNode {
   if (!parser) throw new Error("The shell parser is not loaded: await loadShellParser() first.");
   // Handing the text over through a callback, whole, is several times faster than passing the
   // string itself (which the binding feeds to the parser in small pieces).
   const tree: Tree | null = parser.parse((index) => (index < command.length ? command.slice(index) : ""));
   if (!tree) throw new Error("The shell parser returned no tree.");
   const cursor = tree.walk();
+  const handles = (cursor as unknown as { handles?: unknown }).handles;
+  const treeAddress = (tree as unknown as Record<number, unknown>)[0];
   try {
-    // Each cursor getter is a call into WebAssembly: ask for ids and look the names up here.
-    const copy = (depth: number): SyntaxNode => {
-      const id = cursor.nodeTypeId;
-      const type = typeNames[id] ?? "ERROR";
-      const start = cursor.startIndex;
-      const end = cursor.endIndex;
-      const node: SyntaxNode = {
-        type,
-        named: typeNamed[id] ?? true,
-        // Only a node the parser invented (MISSING) or an empty one can be zero-width.
-        broken: type === "ERROR" || depth > MAX_DEPTH || (start === end && cursor.nodeIsMissing),
-        field: fieldNames[cursor.currentFieldId] ?? null,
-        start,
-        end,
-        children: [],
-      };
-      if (depth <= MAX_DEPTH && cursor.gotoFirstChild()) {
-        do node.children.push(copy(depth + 1));
-        while (cursor.gotoNextSibling());
-        cursor.gotoParent();
-      }
-      return node;
-    };
-    return copy(0);
+    if (binding && !options.publicApi && Array.isArray(handles) && handles.length === 4 && typeof treeAddress === "number") {
+      return walkDirect(binding, treeAddress, handles as number[]);
+    }
+    return walk({
+      typeId: () => cursor.nodeTypeId,
+      start: () => cursor.startIndex,
+      end: () => cursor.endIndex,
+      fieldId: () => cursor.currentFieldId,
+      missing: () => cursor.nodeIsMissing,
+      firstChild: () => cursor.gotoFirstChild(),
+      nextSibling: () => cursor.gotoNextSibling(),
+      parent: () => void cursor.gotoParent(),
+    });
   } finally {
     cursor.delete();
     tree.delete();
   }
+}
+
+/**
+ * The same walk calling web-tree-sitter's module directly. Its cursor functions read the cursor
+ * from the module's transfer buffer, where `tree.walk()` left it and where each move writes it
+ * back; the public API copies it in and out around every call (four values each way), which made
+ * the walk cost as much as half the parse. Nothing else runs between these calls (they are
+ * synchronous), so the buffer stays the cursor's; at the end the cursor's handles are read back
+ * from it, so `cursor.delete()` frees the cursor as it now is (a move may have grown its stack).
+ */
+function walkDirect(b: Binding, tree: number, handles: number[]): SyntaxNode {
+  try {
+    return walk({
+      typeId: () => b._ts_tree_cursor_current_node_type_id_wasm(tree),
+      start: () => b._ts_tree_cursor_start_index_wasm(tree),
+      end: () => b._ts_tree_cursor_end_index_wasm(tree),
+      fieldId: () => b._ts_tree_cursor_current_field_id_wasm(tree),
+      missing: () => b._ts_tree_cursor_current_node_is_missing_wasm(tree) === 1,
+      firstChild: () => b._ts_tree_cursor_goto_first_child_wasm(tree) === 1,
+      nextSibling: () => b._ts_tree_cursor_goto_next_sibling_wasm(tree) === 1,
+      parent: () => void b._ts_tree_cursor_goto_parent_wasm(tree),
+    });
+  } finally {
+    for (let i = 0; i < 4; i++) handles[i] = b.getValue(transferBuffer + 4 * i, "i32");
+  }
+}
+
+function walk(c: CursorReader): SyntaxNode {
+  // Each getter is a call into WebAssembly: ask for ids and look the names up here.
+  const copy = (depth: number): SyntaxNode => {
+    const id = c.typeId();
+    const type = typeNames[id] ?? "ERROR";
+    const start = c.start();
+    const end = c.end();
+    const node: SyntaxNode = {
+      type,
+      named: typeNamed[id] ?? true,
+      // Only a node the parser invented (MISSING) or an empty one can be zero-width.
+      broken: type === "ERROR" || depth > MAX_DEPTH || (start === end && c.missing()),
+      field: fieldNames[c.fieldId()] ?? null,
+      start,
+      end,
+      children: [],
+    };
+    if (depth <= MAX_DEPTH && c.firstChild()) {
+      do node.children.push(copy(depth + 1));
+      while (c.nextSibling());
+      c.parent();
+    }
+    return node;
+  };
+  return copy(0);
 }

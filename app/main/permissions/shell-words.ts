@@ -31,9 +31,9 @@ export function wordOf(node: SyntaxNode, source: string, reasons: Set<string>): 
   const raw = source.slice(node.start, node.end);
   const out: ShellWord = { value: "", glob: false, tilde: false, raw };
   // Brace expansion spans the parser's pieces (`r{m,}` is three words to it): look at the whole
-  // word with its quoted parts blanked out.
-  const unquotedText = raw.replace(/\\[\s\S]|'[^']*'|"(?:[^"\\]|\\[\s\S])*"/g, (m) => "_".repeat(m.length));
-  if (/\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}/.test(unquotedText)) {
+  // word with its quoted parts blanked out (no brace at all: nothing to look for).
+  const unquotedText = raw.includes("{") ? raw.replace(/\\[\s\S]|'[^']*'|"(?:[^"\\]|\\[\s\S])*"/g, (m) => "_".repeat(m.length)) : "";
+  if (unquotedText !== "" && /\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}/.test(unquotedText)) {
     fail(out, reasons, "uses brace expansion ({a,b} or {1..3})");
     return out;
   }

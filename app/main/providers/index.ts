@@ -51,6 +51,6 @@ function withoutUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-export { findModel, listModels } from "./models.ts";
+export { BUILTIN_MODELS, customModel, findModel, listModels } from "./models.ts";
 export { discoverModels, testProvider } from "./discovery.ts";
 export type { ProviderSettings, RetryPolicy } from "./types.ts";

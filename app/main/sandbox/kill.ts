@@ -6,6 +6,7 @@
 // every process in the namespace at once.
 // Never throws.
 import { isAlive, processFamily, readProcInfo } from "../tools/process-tree.ts";
+import { familyOf } from "../tools/process-tree-off-thread.ts";
 
 function signal(pid: number, sig: NodeJS.Signals): void {
   try {
@@ -54,7 +55,7 @@ export async function killSandboxed(root: number): Promise<void> {
   ];
   let init: number | undefined;
   for (const [sig, waitMs] of steps) {
-    const family = processFamily(root);
+    const family = await familyOf(root); // scanned in a worker
     init ??= namespaceInit(root, family);
     for (const pid of family) if (pid !== root && pid !== init) signal(pid, sig);
     const deadline = Date.now() + waitMs;

@@ -14,6 +14,7 @@ import { interruptSandboxed, killSandboxed } from "./kill.ts";
 import { explainRefusal } from "./refusal.ts";
 import { projectReadOnlyPaths, SANDBOX_DROPPED_ENV, type SandboxRules } from "./rules.ts";
 import { seatbeltArgs } from "./seatbelt.ts";
+import { ptyCommandLine } from "../tools/pty-command.ts";
 
 export interface LaunchRequest {
   toolCallId: string;
@@ -80,9 +81,11 @@ export class SessionSandbox implements CommandSandbox {
   launch(req: LaunchRequest): SandboxLaunch {
     const status = this.deps.status();
     const placed = this.deps.takePlacement(this.scope.sessionId, req.toolCallId) ?? { placement: "sandbox" as const };
+    // The command as the pty runs it (output processing off): see tools/pty-command.ts.
+    const commandLine = ptyCommandLine(req.shell, req.command);
     const direct = (outsideReason: string): SandboxLaunch => ({
-      file: req.shell,
-      args: ["-c", req.command],
+      file: commandLine[0]!,
+      args: commandLine.slice(1),
       env: req.env,
       details: { placement: "outside", kind: status.kind, outsideReason },
     });
@@ -102,11 +105,11 @@ export class SessionSandbox implements CommandSandbox {
     const details: BashSandboxDetails = { placement: rules.network ? "sandbox-network" : "sandbox", kind: status.kind };
     const explain = (output: string) => explainRefusal(output, rules, this.deps.home);
     if (status.kind === "seatbelt") {
-      return { file: status.executable, args: [...seatbeltArgs(rules), req.shell, "-c", req.command], env, details, explain };
+      return { file: status.executable, args: [...seatbeltArgs(rules), ...commandLine], env, details, explain };
     }
     return {
       file: status.executable,
-      args: [...bwrapArgs(rules, { emptyFile: this.emptyFile, emptyDir: this.emptyDir, userNamespace: status.userNamespace }), req.shell, "-c", req.command],
+      args: [...bwrapArgs(rules, { emptyFile: this.emptyFile, emptyDir: this.emptyDir, userNamespace: status.userNamespace }), ...commandLine],
       env,
       details,
       explain,

@@ -9,9 +9,9 @@
 // It also keeps what a snapshot needs beyond the stored transcript (`live()`): the message
 // streaming, and the tool calls whose results are not in the transcript yet, with their output.
 import { dirname } from "node:path";
-import type { AgentEvent, AgentMessage, AssistantMessage, ImageContent, Model, ProviderRetry } from "../../shared/agent-types.ts";
+import type { AgentMessage, AssistantMessage, ImageContent, Model, ProviderRetry, SessionEvent, ToolCallPhaseEvent } from "../../shared/agent-types.ts";
 import type { LiveSnapshot, LiveTool, SessionState } from "../../shared/ipc/contract.ts";
-import { Agent, userMessage, addedToolNamesThrough, type AgentLoopConfig, type AnyAgentTool, type StreamFn } from "../loop/index.ts";
+import { Agent, userMessage, addedToolNamesThrough, type AgentLoopConfig, type AnyAgentTool, type BeforeToolCallContext, type BeforeToolCallResult, type StreamFn } from "../loop/index.ts";
 import type { SessionEventPort } from "./event-port.ts";
 import type { SessionRecorder, SessionStore, StoreError } from "../store/index.ts";
 import { ServiceError } from "../../shared/errors.ts";
@@ -24,7 +24,17 @@ import { COMPACTION, COMPACTION_UNDO, compactionPolicy, contextTokens, modelView
 import type { SessionToolSource } from "./session-tools.ts";
 import { buildSystemPrompt, loadProjectInstructions } from "./system-prompt.ts";
 
-export type ToolHooks = Pick<AgentLoopConfig, "beforeToolCall" | "afterToolCall">;
+/** A blocked call's result, with what blocked it: a decision ("denied") or a stopped run ("stopped"). */
+export interface SessionBeforeResult extends BeforeToolCallResult {
+  outcome?: "denied" | "stopped";
+}
+
+export interface ToolHooks {
+  beforeToolCall?: (ctx: BeforeToolCallContext, signal?: AbortSignal) => Promise<SessionBeforeResult | undefined>;
+  afterToolCall?: AgentLoopConfig["afterToolCall"];
+  /** The batch of an assistant message is over (its turn_end). Must not throw. */
+  afterBatch?: (message: AssistantMessage) => void;
+}
 
 /** Waits for `work`, or only until the run is stopped (Stop never waits on a checkpoint). */
 function untilAborted(work: Promise<unknown>, signal: AbortSignal | undefined): Promise<unknown> {
@@ -102,6 +112,12 @@ export class LiveSession {
   private readonly baseToolNames: string[];
   private readonly builtinTools: AnyAgentTool[];
   private readonly stopWatchingTools: () => void;
+  private readonly observedTools = new WeakMap<AnyAgentTool, AnyAgentTool>();
+  /** The abort signal each executing call was given (to tell a stopped call from a failed one). */
+  private readonly callSignals = new Map<string, AbortSignal>();
+  /** Calls the person interrupted. */
+  private readonly interrupted = new Set<string>();
+  private readonly afterBatch: ToolHooks["afterBatch"];
 
   constructor(options: LiveSessionOptions) {
     this.options = options;
@@ -120,6 +136,7 @@ export class LiveSession {
     const scope = { sessionId: this.sessionId, projectId: this.projectId, projectDir: this.projectDir };
     this.builtinTools = options.toolSource?.builtinTools(scope) ?? [];
     const hooks = options.hooks(scope);
+    this.afterBatch = hooks.afterBatch;
     this.agent = new Agent({
       model: options.model,
       streamFn: options.streamFn,
@@ -129,12 +146,19 @@ export class LiveSession {
       systemPrompt: this.systemPrompt(baseToolNames),
       // Durable before acting: nothing runs for an assistant message that is not stored.
       beforeToolCall: async (ctx, signal) => {
-        if (!this.recorder.isStored(ctx.assistantMessage)) return { block: true, reason: NOT_RUN_UNSAVED };
-        const decision = await hooks.beforeToolCall?.(ctx, signal);
+        if (!this.recorder.isStored(ctx.assistantMessage)) {
+          this.phase(ctx.toolCall.id, "stopped", NOT_RUN_UNSAVED);
+          return { block: true, reason: NOT_RUN_UNSAVED };
+        }
+        const result = await hooks.beforeToolCall?.(ctx, signal);
+        if (result?.block) {
+          this.phase(ctx.toolCall.id, result.outcome ?? "denied", result.reason);
+          return { block: result.block, reason: result.reason };
+        }
         // The turn's checkpoint is taken once, before its first call that may change files runs.
-        const key = decision?.block ? null : turnCheckpointKey(this.sessionId, ctx.assistantMessage, ctx.toolCall.name);
+        const key = turnCheckpointKey(this.sessionId, ctx.assistantMessage, ctx.toolCall.name);
         if (key && options.checkpoints) await untilAborted(options.checkpoints.beforeTurn(this.scope, key), signal);
-        return decision;
+        return result && { block: result.block, reason: result.reason };
       },
       afterToolCall: hooks.afterToolCall,
       transformContext: (_messages, signal) => this.transformContext(signal),
@@ -157,7 +181,36 @@ export class LiveSession {
     if (!source) return this.tools.tools;
     const names = [...new Set([...this.baseToolNames, ...addedToolNamesThrough(messages, messages.length - 1)])];
     const scope = { sessionId: this.sessionId, projectId: this.projectId, projectDir: this.projectDir };
-    return [...this.tools.tools, ...this.builtinTools, ...source.externalTools(scope, names)];
+    return [...this.tools.tools, ...this.builtinTools, ...source.externalTools(scope, names)].map((tool) => this.observed(tool));
+  }
+
+  /** The tool, telling the session when its execute begins (a tool_call_phase "executing"). */
+  private observed(tool: AnyAgentTool): AnyAgentTool {
+    let wrapped = this.observedTools.get(tool);
+    if (!wrapped) {
+      wrapped = {
+        ...tool,
+        execute: (toolCallId, params, signal, onUpdate) => {
+          if (signal) this.callSignals.set(toolCallId, signal);
+          this.phase(toolCallId, "executing");
+          return tool.execute(toolCallId, params, signal, onUpdate);
+        },
+      };
+      this.observedTools.set(tool, wrapped);
+    }
+    return wrapped;
+  }
+
+  /** Emits a tool_call_phase event through the same path as the loop's events (stored, tracked, sent). */
+  private phase(toolCallId: string, phase: ToolCallPhaseEvent["phase"], reason?: string): void {
+    this.onEvent({ type: "tool_call_phase", toolCallId, phase, ...(reason !== undefined ? { reason } : {}) });
+  }
+
+  /** Interrupts a running command (as Ctrl-C would); its call then ends as stopped. */
+  interrupt(toolCallId: string): boolean {
+    if (!this.tools.interrupt(toolCallId)) return false;
+    this.interrupted.add(toolCallId);
+    return true;
   }
 
   private get scope() {
@@ -367,10 +420,18 @@ export class LiveSession {
     return buildSystemPrompt({ projectDir: this.projectDir, tools: active, instructions });
   }
 
-  private onEvent(event: AgentEvent): void {
+  private onEvent(event: SessionEvent): void {
     if (!this.outOfBand) this.recorder.handle(event);
     this.track(event);
     this.options.hub.sessionEvent(this.sessionId, event);
+    if (event.type === "turn_end") this.afterBatch?.(event.message);
+    if (event.type === "tool_execution_end") {
+      const signal = this.callSignals.get(event.toolCallId);
+      const interrupted = this.interrupted.delete(event.toolCallId);
+      this.callSignals.delete(event.toolCallId);
+      const tool = this.liveTools.get(event.toolCallId);
+      if (event.isError && !tool?.phase && (signal?.aborted || interrupted)) this.phase(event.toolCallId, "stopped", interrupted && !signal?.aborted ? "Interrupted by you." : "Stopped with the run.");
+    }
     if (event.type === "agent_start") this.options.onStateChange(this);
     if (event.type === "message_start" && event.message.role === "user") this.options.onStateChange(this);
     if (event.type === "turn_end") {
@@ -384,7 +445,7 @@ export class LiveSession {
   }
 
   /** Keeps what live() reports, from the events as they pass. */
-  private track(event: AgentEvent): void {
+  private track(event: SessionEvent): void {
     switch (event.type) {
       case "message_start":
       case "message_update":
@@ -412,6 +473,7 @@ export class LiveSession {
           args: event.args,
           status: "running",
           startedAt: Date.now(),
+          executingAt: null,
           endedAt: null,
           skippedBytes: 0,
           progress: null,
@@ -426,6 +488,13 @@ export class LiveSession {
         tool.progress = progress;
         if (typeof progress.skippedBytes === "number") tool.skippedBytes += progress.skippedBytes;
         if (typeof progress.waitingForInput === "boolean") tool.waitingForInput = progress.waitingForInput;
+        break;
+      }
+      case "tool_call_phase": {
+        const tool = this.liveTools.get(event.toolCallId);
+        if (!tool) break;
+        if (event.phase === "executing") tool.executingAt = Date.now();
+        else tool.phase = { outcome: event.phase, ...(event.reason !== undefined ? { reason: event.reason } : {}) };
         break;
       }
       case "tool_execution_end": {

@@ -15,7 +15,7 @@ import type { LiveSnapshot, PermissionRequest, Session, SessionState } from "../
 import type { StreamFn } from "../loop/index.ts";
 import type { SessionEventPort } from "./event-port.ts";
 import { ServiceError } from "../../shared/errors.ts";
-import { findModel, listModels, type ProviderSettings } from "../providers/index.ts";
+import { BUILTIN_MODELS, customModel, findModel, listModels, type ProviderSettings } from "../providers/index.ts";
 import { StoreError, type MessagePage, type PageOptions, type ProjectInfo, type SessionStore, type TranscriptPage } from "../store/index.ts";
 import { createCodingTools, type OutputRedactor } from "../tools/index.ts";
 import { outputFolderFor, sweepOutputFolders } from "./output-folders.ts";
@@ -142,25 +142,48 @@ export class SessionsService {
     return listModels(this.o.settings.providerSettings());
   }
 
+  /** Models that can be reached: hosted ones whose provider has a key, and those a server listed. */
+  usableModels(): Model[] {
+    const usable = this.providerUsable();
+    return this.models().filter((m) => usable(m.provider));
+  }
+
+  private providerUsable(): (provider: string) => boolean {
+    const env = this.o.env ?? process.env;
+    const settings = this.o.settings.providerSettings();
+    return (provider) => {
+      if (provider === "anthropic") return Boolean(settings.anthropic?.apiKey || env.ANTHROPIC_API_KEY);
+      if (provider === "openai") return Boolean(settings.openai?.apiKey || env.OPENAI_API_KEY);
+      return (settings.custom ?? []).some((c) => c.id === provider);
+    };
+  }
+
+  /**
+   * A model by "provider/id": one of the registry's, or, for a known provider, a model id it does
+   * not list (typed by the person), with that provider's API and conservative limits.
+   */
   resolveModel(ref: string | null | undefined): Model | undefined {
     if (!ref) return undefined;
     const slash = ref.indexOf("/");
-    if (slash <= 0) return undefined;
-    return findModel(ref.slice(0, slash), ref.slice(slash + 1), this.o.settings.providerSettings());
+    if (slash <= 0 || slash === ref.length - 1) return undefined;
+    const provider = ref.slice(0, slash);
+    const id = ref.slice(slash + 1).trim();
+    const settings = this.o.settings.providerSettings();
+    const found = findModel(provider, id, settings);
+    if (found || !id) return found;
+    if (provider === "anthropic" || provider === "openai") {
+      const like = BUILTIN_MODELS.find((m) => m.provider === provider)!;
+      return { ...like, id, name: id, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } };
+    }
+    const server = settings.custom?.find((c) => c.id === provider);
+    return server ? customModel(server, { id }) : undefined;
   }
 
   /** The default for new sessions: the user's choice, else the first model of a provider with a key. */
   defaultModel(): Model | undefined {
     const chosen = this.resolveModel(this.o.settings.defaultModel);
     if (chosen) return chosen;
-    const env = this.o.env ?? process.env;
-    const settings = this.o.settings.providerSettings();
-    const hasKey = (provider: string): boolean => {
-      if (provider === "anthropic") return Boolean(settings.anthropic?.apiKey || env.ANTHROPIC_API_KEY);
-      if (provider === "openai") return Boolean(settings.openai?.apiKey || env.OPENAI_API_KEY);
-      return (settings.custom ?? []).some((c) => c.id === provider);
-    };
-    return this.models().find((m) => hasKey(m.provider));
+    return this.usableModels()[0];
   }
 
   // Sessions
@@ -362,7 +385,7 @@ export class SessionsService {
   }
 
   interrupt(sessionId: number, toolCallId: string): void {
-    if (!this.live.get(sessionId)?.tools.interrupt(toolCallId)) {
+    if (!this.live.get(sessionId)?.interrupt(toolCallId)) {
       throw new ServiceError("not-found", "That command is no longer running.");
     }
   }

@@ -139,6 +139,29 @@ export class SettingsService {
     };
   }
 
+  /**
+   * The provider settings as they would be with `candidate` applied to provider `id`, for a test
+   * before saving: nothing is stored, and the same checks as setProvider apply.
+   */
+  providerSettingsWith(id: string, candidate: { kind?: string; baseUrl?: string | null; apiKey?: string }): ProviderSettings {
+    const current = this.providerSettings();
+    const baseUrl = candidate.baseUrl ? checkedUrl(candidate.baseUrl) : candidate.baseUrl;
+    const apiKey = candidate.apiKey?.trim() || undefined;
+    if (id === "anthropic" || id === "openai") {
+      const endpoint = { ...current[id] };
+      if (baseUrl) endpoint.baseUrl = baseUrl;
+      else if (baseUrl !== undefined) delete endpoint.baseUrl;
+      if (apiKey) endpoint.apiKey = apiKey;
+      return { ...current, [id]: endpoint };
+    }
+    if (candidate.kind && candidate.kind !== "compatible") throw new ServiceError("invalid", `"${id}" is not a built-in provider; custom servers are of kind "compatible".`);
+    if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(id)) throw new ServiceError("invalid", "A server id is 1 to 64 lowercase letters, digits, dots, dashes or underscores.");
+    const existing = current.custom?.find((c) => c.id === id);
+    if (!existing && !baseUrl) throw new ServiceError("invalid", "A new server needs a base URL (for Ollama: http://127.0.0.1:11434/v1).");
+    const next = { ...(existing ?? { id, name: id, baseUrl: baseUrl! }), ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}) };
+    return { ...current, custom: [...(current.custom ?? []).filter((c) => c.id !== id), next] };
+  }
+
   view(): Settings {
     const stored = this.storedProviders();
     const builtin = (id: "anthropic" | "openai", name: string) => ({

@@ -12,12 +12,12 @@
 // Databases from before version 6 had the other rows too; the upgrade removed them.
 // Encoding never throws.
 import type { Database } from "better-sqlite3";
-import type { AgentEvent } from "../../shared/agent-types.ts";
+import type { SessionEvent } from "../../shared/agent-types.ts";
 import type { StoredEvent } from "./store-types.ts";
 import { statement } from "./sql.ts";
 
 export interface EncodedEvent {
-  type: AgentEvent["type"];
+  type: SessionEvent["type"];
   data: string;
 }
 
@@ -35,7 +35,7 @@ const NOT_LOGGED = new Set<string>([
 ]);
 
 /** Null for events that are not logged (see the header). */
-export function encodeEvent(event: AgentEvent): EncodedEvent | null {
+export function encodeEvent(event: SessionEvent): EncodedEvent | null {
   if (NOT_LOGGED.has(event.type)) return null;
   const { type, ...payload } = event;
   return { type, data: JSON.stringify(payload) };
@@ -64,7 +64,7 @@ export function readSessionEvents(db: Database, sessionId: number): StoredEvent[
     } catch {
       continue;
     }
-    if (payload && typeof payload === "object") events.push({ runId: row.runId, seq: row.seq, at: row.at, event: { ...payload, type: row.type } as AgentEvent });
+    if (payload && typeof payload === "object") events.push({ runId: row.runId, seq: row.seq, at: row.at, event: { ...payload, type: row.type } as SessionEvent });
   }
   return events;
 }

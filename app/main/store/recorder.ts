@@ -25,7 +25,7 @@
 // handle() never throws: the first failure of an outage goes to `onError` as a StoreError with a
 // plain message (later ones of the same outage only update `lastError`).
 import type { Database } from "better-sqlite3";
-import type { AgentEvent, AgentMessage } from "../../shared/agent-types.ts";
+import type { AgentMessage, SessionEvent } from "../../shared/agent-types.ts";
 import { StoreError, toStoreError } from "./errors.ts";
 import { encodeEvent } from "./event-log.ts";
 import { RecorderCounters } from "./recorder-counters.ts";
@@ -182,7 +182,7 @@ export class SessionRecorder {
     return this.#outputs.get(toolCallId);
   }
 
-  handle(event: AgentEvent): void {
+  handle(event: SessionEvent): void {
     try {
       this.#handle(event);
     } catch (err) {
@@ -223,7 +223,7 @@ export class SessionRecorder {
     this.#retryTimer = null;
   }
 
-  #handle(event: AgentEvent): void {
+  #handle(event: SessionEvent): void {
     if (event.type === "agent_start" || this.#run === null) this.#startRun();
     const at = Date.now();
     const run = this.#run!;

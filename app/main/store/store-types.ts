@@ -1,5 +1,5 @@
 // The store's public data shapes: plain serialisable values, safe to send over IPC.
-import type { AgentEvent, AgentMessage, CustomMessage } from "../../shared/agent-types.ts";
+import type { AgentMessage, CustomMessage, SessionEvent } from "../../shared/agent-types.ts";
 import type { ToolCallTime } from "./tool-calls.ts";
 import type { ToolOutputInfo } from "./tool-output.ts";
 
@@ -78,7 +78,7 @@ export interface StoredEvent {
   seq: number;
   /** Milliseconds since the epoch when the recorder received it. */
   at: number;
-  event: AgentEvent;
+  event: SessionEvent;
 }
 
 /** A whole session, read in full: for exports, forks and resuming (opening reads a page). */

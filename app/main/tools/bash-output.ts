@@ -7,6 +7,11 @@
 // back the few KB that could still be the start of a secret until more arrives, the output pauses
 // (`flushIdle`) or it ends. Never throws: a spill file that cannot be written is named in the
 // notice instead.
+// Speed: chunks are coalesced (`push` only queues; the queue is processed once it holds
+// BATCH_CHARS, by `drain`, or before anything is read), each batch is scanned once for keywords
+// and control characters together; plain lines (no control character) are the raw stream's
+// redacted output unchanged, so the text stream takes them as verified without scanning them
+// again; the spill file is written through a buffer of SPILL_BYTES.
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import path from "node:path";
 import { TerminalTextStream } from "./terminal-text.ts";
@@ -16,6 +21,10 @@ import { type Bounds, byteLength, DEFAULT_BOUNDS, formatBytes, truncateHead, tru
 // Kept under V8's large-object size: bigger strings go straight to the old generation and stay
 // until a full collection, which is what made memory grow with output size.
 export const RAW_UPDATE_CAP = 64 * 1024;
+/** Queued raw characters that make `push` process the queue at once. */
+export const BATCH_CHARS = 48 * 1024;
+/** The spill file is written in pieces of at least this many bytes (and at the end). */
+export const SPILL_BYTES = 64 * 1024;
 
 export interface RawSlice {
   chunk: string;
@@ -29,11 +38,14 @@ export interface OutputRedactor {
 }
 
 export interface RedactingStream {
-  push(chunk: string): string;
+  /** `verified`: the text is already redacted by an equivalent scan (see secret-stream.ts). */
+  push(chunk: string, verified?: boolean): string;
   flushIdle(): string;
   end(): string;
   readonly found: Record<string, number>;
   readonly held: number;
+  /** Whether the text the last call returned may hold control characters (never a false "no"). */
+  readonly outputHasControls?: boolean;
 }
 
 export interface CollectedOutput {
@@ -62,10 +74,15 @@ export class OutputCollector {
   private bytes = 0;
   /** Whether the text so far ends inside a line (the next text continues it). */
   private endsOpen = false;
+  /** Raw chunks not processed yet (see `drain`). */
+  private inbox: string[] = [];
+  private inboxChars = 0;
   private raw: string[] = [];
   private rawPending = 0;
   private rawSkipped = 0;
   private fd: number | undefined;
+  private spillBuffer: Buffer | undefined;
+  private spillUsed = 0;
   private filePath: string | undefined;
   private fileError: Error | undefined;
   private readonly rawSecrets: RedactingStream | undefined;
@@ -78,27 +95,47 @@ export class OutputCollector {
     this.textSecrets = redactor?.stream();
   }
 
-  /** Whether raw output is waiting for the next `takeRaw`. */
+  /** Whether raw output is waiting for the next `takeRaw` (queued chunks included). */
   get hasPendingRaw(): boolean {
-    return this.rawPending > 0 || this.rawSkipped > 0;
+    return this.inboxChars > 0 || this.rawPending > 0 || this.rawSkipped > 0;
   }
 
-  /** Adds a raw chunk. */
+  /** Queues a raw chunk; processes the queue once it is large (else call `drain` soon). */
   push(chunk: string): void {
-    this.pushRedacted(this.rawSecrets ? this.rawSecrets.push(chunk) : chunk);
+    if (chunk === "") return;
+    this.inbox.push(chunk);
+    this.inboxChars += chunk.length;
+    if (this.inboxChars >= BATCH_CHARS) this.drain();
+  }
+
+  /** Processes the queued chunks as one batch. */
+  drain(): void {
+    if (this.inboxChars === 0) return;
+    const batch = this.inbox.length === 1 ? this.inbox[0]! : this.inbox.join("");
+    this.inbox = [];
+    this.inboxChars = 0;
+    if (!this.rawSecrets) return this.pushRedacted(batch, undefined);
+    const redacted = this.rawSecrets.push(batch);
+    this.pushRedacted(redacted, this.rawSecrets.outputHasControls ?? true);
   }
 
   /**
    * The output paused: releases what redaction held back up to the last blank (a prompt waiting
-   * for input shows). Returns whether anything new is waiting for `takeRaw`.
+   * for input shows) and writes what the spill buffer holds. Returns whether anything new is
+   * waiting for `takeRaw`.
    */
   flushIdle(): boolean {
-    if (!this.rawSecrets || this.rawSecrets.held + (this.textSecrets?.held ?? 0) === 0) return false;
-    const raw = this.rawSecrets.flushIdle();
-    this.pushRedacted(raw);
-    const text = this.textSecrets!.flushIdle();
-    this.addText(text);
-    return raw !== "" || text !== "";
+    this.drain();
+    let released = false;
+    if (this.rawSecrets && this.rawSecrets.held + (this.textSecrets?.held ?? 0) > 0) {
+      const raw = this.rawSecrets.flushIdle();
+      this.pushRedacted(raw, this.rawSecrets.outputHasControls ?? true);
+      const text = this.textSecrets!.flushIdle();
+      this.addText(text);
+      released = raw !== "" || text !== "";
+    }
+    this.flushSpill();
+    return released;
   }
 
   /** Secrets removed so far, by kind. */
@@ -110,7 +147,8 @@ export class OutputCollector {
     return found;
   }
 
-  private pushRedacted(chunk: string): void {
+  /** Raw output (redacted) for the UI and the text; `controls`: whether it may hold control characters, if known. */
+  private pushRedacted(chunk: string, controls: boolean | undefined): void {
     if (chunk === "") return;
     this.raw.push(chunk);
     this.rawPending += chunk.length;
@@ -119,15 +157,18 @@ export class OutputCollector {
       this.rawPending -= dropped.length;
       this.rawSkipped += dropped.length;
     }
-    this.addText(this.redactText(this.text.push(chunk)));
+    const text = this.text.push(chunk, controls);
+    // Plain lines are the raw stream's redacted output unchanged: the text stream need not scan them.
+    this.addText(this.redactText(text, this.rawSecrets !== undefined && this.text.verified));
   }
 
-  private redactText(text: string): string {
-    return this.textSecrets && text !== "" ? this.textSecrets.push(text) : text;
+  private redactText(text: string, verified = false): string {
+    return this.textSecrets && text !== "" ? this.textSecrets.push(text, verified) : text;
   }
 
   /** Raw output since the last call, for a terminal view. */
   takeRaw(): RawSlice {
+    this.drain();
     const slice = { chunk: this.raw.join(""), skippedBytes: this.rawSkipped };
     this.raw = [];
     this.rawPending = 0;
@@ -137,21 +178,28 @@ export class OutputCollector {
 
   /** The last lines of sanitized output so far, including a progress bar's current state. */
   textTail(maxLines = 20): string {
+    this.drain();
     const current = this.head === undefined ? this.all : this.latestText(8 * 1024);
     return truncateTail(current + this.text.peekPending(), { maxLines, maxBytes: 8 * 1024 }).text;
   }
 
   /** The output ended: releases everything redaction held back (call before the last `takeRaw`). */
   endRedaction(): void {
-    if (this.rawSecrets && this.rawSecrets.held > 0) this.pushRedacted(this.rawSecrets.end());
+    this.drain();
+    if (this.rawSecrets && this.rawSecrets.held > 0) {
+      const rest = this.rawSecrets.end();
+      this.pushRedacted(rest, this.rawSecrets.outputHasControls ?? true);
+    }
   }
 
   async finish(): Promise<CollectedOutput> {
     this.endRedaction();
     this.addText(this.redactText(this.text.flush()));
     if (this.textSecrets) this.addText(this.textSecrets.end());
+    this.flushSpill();
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+    this.spillBuffer = undefined;
     if (this.head === undefined) {
       return { text: this.all, truncated: false, totalLines: this.lines, totalBytes: this.bytes, redactions: this.redactions };
     }
@@ -221,13 +269,35 @@ export class OutputCollector {
   }
 
   /**
-   * Synchronous appends: a page-cache write of one chunk takes microseconds, and unlike a write
-   * stream it neither buffers nor leaves garbage buffers behind, which keeps memory flat.
+   * Appends through one reused buffer, written synchronously once it holds SPILL_BYTES: a
+   * page-cache write takes microseconds, and unlike a write stream this leaves no garbage buffers
+   * behind, which keeps memory flat.
    */
   private writeSpill(text: string): void {
     if (this.fd === undefined || this.fileError) return;
+    this.spillBuffer ??= Buffer.allocUnsafe(4 * SPILL_BYTES);
+    const buffer = this.spillBuffer;
+    // At most 3 bytes per UTF-16 unit: write straight through what cannot fit the buffer.
+    if (text.length * 3 > buffer.length - this.spillUsed) {
+      this.flushSpill();
+      if (text.length * 3 > buffer.length) return this.writeFile(text);
+    }
+    this.spillUsed += buffer.write(text, this.spillUsed, "utf8");
+    if (this.spillUsed >= SPILL_BYTES) this.flushSpill();
+  }
+
+  private flushSpill(): void {
+    if (this.spillUsed === 0 || !this.spillBuffer) return;
+    const used = this.spillUsed;
+    this.spillUsed = 0;
+    this.writeFile(this.spillBuffer.subarray(0, used));
+  }
+
+  private writeFile(data: string | Buffer): void {
+    if (this.fd === undefined || this.fileError) return;
     try {
-      writeSync(this.fd, text);
+      if (typeof data === "string") writeSync(this.fd, data);
+      else for (let at = 0; at < data.length; ) at += writeSync(this.fd, data, at);
     } catch (err) {
       this.fileError = err as Error;
       closeSync(this.fd);

@@ -1,7 +1,8 @@
 // The bash tool: runs `bash -c` in a real pseudo-terminal in the project folder, as its own session
 // and process group, with a sanitized environment. Streams throttled updates (raw terminal bytes
-// plus ANSI-free text), reports a command blocked on terminal input, and kills the whole process
-// family on timeout or abort (interrupt, terminate, kill, within about one second). The model gets
+// plus ANSI-free text), reports a command blocked on terminal input (checked in a worker: it scans
+// /proc), and kills the whole process family on timeout or abort (interrupt, terminate, kill,
+// within about one second). The model gets
 // the exit code and the head and tail of the output; the full output goes to a file. With a
 // redactor, secrets are removed as the output streams, before it is shown, sent or saved (see
 // OutputCollector). Memory stays bounded whatever the output size. Throws ToolExecutionError on
@@ -16,7 +17,8 @@ import * as pty from "node-pty";
 import type { AgentTool } from "../loop/index.ts";
 import { OutputCollector, type OutputRedactor } from "./bash-output.ts";
 import { resolveToolPath } from "./paths.ts";
-import { isWaitingForTerminalInput, killFamily } from "./process-tree.ts";
+import { killFamilyOffThread, waitingForInput as checkWaitingForInput } from "./process-tree-off-thread.ts";
+import { ptyCommandLine } from "./pty-command.ts";
 import type { RunningCommands } from "./running-commands.ts";
 import type { CommandSandbox, SandboxLaunch } from "../sandbox/session-sandbox.ts";
 import { refusalNote } from "../sandbox/refusal.ts";
@@ -119,10 +121,10 @@ interface RunRequest {
 function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: string }[]; details: BashDetails }> {
   const started = Date.now();
   const { launch } = req;
-  const file = launch?.file ?? req.shell;
+  const [file, ...args] = launch ? [launch.file, ...launch.args] : ptyCommandLine(req.shell, req.command);
   let term: pty.IPty;
   try {
-    term = pty.spawn(file, launch?.args ?? ["-c", req.command], {
+    term = pty.spawn(file!, args, {
       name: "xterm-256color",
       cols: 120,
       rows: 30,
@@ -144,6 +146,9 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
   let timedOut = false;
   let aborted = false;
   let killing: Promise<void> | undefined;
+  let exited = false;
+  /** The check for a prompt in flight (see inputPoll). */
+  let inputCheck: Promise<void> | undefined;
 
   const emitUpdate = () => {
     updateTimer = undefined;
@@ -167,24 +172,41 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
     updateTimer = setTimeout(emitUpdate, Math.max(0, lastUpdateAt + UPDATE_INTERVAL_MS - Date.now()));
   };
   const kill = () => {
-    killing ??= launch?.kill ? launch.kill(pid) : killFamily(pid);
+    killing ??= launch?.kill ? launch.kill(pid) : killFamilyOffThread(pid);
   };
 
+  // Chunks arrive a few KB at a time; they are processed together once this turn of the event
+  // loop has read what there is (or sooner, once a batch is large: see OutputCollector).
+  let drainQueued = false;
+  const drain = () => {
+    drainQueued = false;
+    collector.drain();
+  };
   const dataSub = term.onData((chunk) => {
     lastDataAt = Date.now();
     waitingForInput = false;
     collector.push(chunk);
+    if (!drainQueued) {
+      drainQueued = true;
+      setImmediate(drain);
+    }
     scheduleUpdate();
   });
   const inputPoll = setInterval(() => {
     // A pause: what redaction held back (a prompt, a last line) is shown.
     if (Date.now() - lastDataAt >= IDLE_FLUSH_MS && collector.flushIdle()) scheduleUpdate();
-    if (killing || Date.now() - lastDataAt < INPUT_SILENCE_MS) return;
-    const waiting = isWaitingForTerminalInput(pid, ptsPath);
-    if (waiting !== waitingForInput) {
-      waitingForInput = waiting;
-      scheduleUpdate();
-    }
+    if (killing || inputCheck || Date.now() - lastDataAt < INPUT_SILENCE_MS) return;
+    // Scanning /proc happens in a worker (process-tree-off-thread.ts); one check at a time.
+    const askedAt = Date.now();
+    inputCheck = checkWaitingForInput(pid, ptsPath).then((waiting) => {
+      inputCheck = undefined;
+      // Output since the question, or the end: the answer is stale.
+      if (waiting === undefined || exited || killing || lastDataAt >= askedAt) return;
+      if (waiting !== waitingForInput) {
+        waitingForInput = waiting;
+        scheduleUpdate();
+      }
+    });
   }, INPUT_POLL_MS);
   const timeoutTimer = setTimeout(() => {
     timedOut = true;
@@ -210,6 +232,7 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
 
   return new Promise((resolve, reject) => {
     term.onExit(({ exitCode, signal: exitSignal }) => {
+      exited = true;
       void (async () => {
         clearInterval(inputPoll);
         clearTimeout(timeoutTimer);

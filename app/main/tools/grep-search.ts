@@ -1,5 +1,9 @@
 // The two search engines behind the grep tool, with one result shape: ripgrep (`rg --json`) when
-// it is on PATH, and a JavaScript search over the gitignore-aware walk otherwise. Both skip binary
+// it is on PATH, and a JavaScript search over the gitignore-aware walk otherwise. ripgrep searches
+// with every core (`--sort path` would make it single-threaded), so files finish in any order:
+// the results are sorted by path afterwards, in the order of a sorted walk (`--sort path`'s), each
+// file's lines kept in order. When the search stops at `limit`, which matches it found first may
+// vary from run to run; without a limit the result is the same as a sorted search's. Both skip binary
 // files, .git and node_modules (unless noIgnore), honour .gitignore, never follow symlinks met in
 // the walk (so nothing outside the project is read through one), and stop after `limit` matches.
 // The JavaScript engine runs the regex in the compute pool's worker threads (grep-match.ts), a
@@ -61,7 +65,7 @@ export function findRipgrep(): string | null {
 export async function searchWithRipgrep(rg: string, q: GrepQuery): Promise<GrepOutcome> {
   const isFile = (await stat(q.root)).isFile();
   const cwd = isFile ? path.dirname(q.root) : q.root;
-  const args = ["--json", "--no-config", "--hidden", "--no-require-git", "--sort", "path"];
+  const args = ["--json", "--no-config", "--hidden", "--no-require-git"];
   if (q.noIgnore) args.push("--no-ignore");
   else args.push("--glob", "!.git", "--glob", "!node_modules");
   if (q.ignoreCase) args.push("--ignore-case");
@@ -110,7 +114,33 @@ export async function searchWithRipgrep(rg: string, q: GrepQuery): Promise<GrepO
   if (!outcome.limited && code !== 0 && code !== 1 && !(code === 2 && outcome.matches > 0)) {
     throw new Error(`ripgrep failed: ${stderr.trim() || `exit code ${code}`}`);
   }
+  outcome.lines = sortedByPath(outcome.lines);
   return outcome;
+}
+
+/**
+ * Lines grouped by file in the order of a walk that sorts each folder's names (bytewise, as
+ * ripgrep's `--sort path`: `a/b` before `a.txt`), each file's lines in their own order.
+ */
+export function sortedByPath(lines: GrepLine[]): GrepLine[] {
+  const keys = new Map<string, Buffer[]>();
+  const key = (file: string) => {
+    let k = keys.get(file);
+    if (!k) keys.set(file, (k = file.split("/").map((part) => Buffer.from(part))));
+    return k;
+  };
+  const compare = (a: string, b: string): number => {
+    if (a === b) return 0;
+    const ka = key(a);
+    const kb = key(b);
+    for (let i = 0; i < ka.length && i < kb.length; i++) {
+      const c = Buffer.compare(ka[i]!, kb[i]!);
+      if (c !== 0) return c;
+    }
+    return ka.length - kb.length;
+  };
+  // Array sort is stable: each file's lines keep their order.
+  return [...lines].sort((x, y) => compare(x.file, y.file));
 }
 
 interface RgData {

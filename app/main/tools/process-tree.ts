@@ -1,6 +1,8 @@
 // Process inspection and killing for the bash tool, through Linux's /proc. On other platforms the
 // functions degrade: listing gives nothing, killing signals the process group only, and
-// waiting-for-input detection reports false. Never throws.
+// waiting-for-input detection reports false. Never throws. A full scan of /proc reads every
+// process's stat file: the main process runs them in a worker (process-tree-off-thread.ts); the
+// synchronous forms here are what that worker calls, and the fallback when it cannot.
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
 export interface ProcInfo {
@@ -33,8 +35,16 @@ export function readProcInfo(pid: number): ProcInfo | undefined {
   }
 }
 
+let scans = 0;
+
+/** How many full scans of /proc this thread has made (tests check the main thread makes none). */
+export function procScanCount(): number {
+  return scans;
+}
+
 export function listProcesses(): ProcInfo[] {
   if (!hasProc) return [];
+  scans++;
   let entries: string[];
   try {
     entries = readdirSync("/proc");
@@ -69,6 +79,40 @@ export function processFamily(root: number): number[] {
   return [...family];
 }
 
+/**
+ * `root` and its descendants, from each process's list of children (no scan of /proc: a few small
+ * reads, fine on the main thread). Misses what was adopted by init; processFamily finds that.
+ */
+export function descendantsOf(root: number): number[] {
+  if (!hasProc) return [root];
+  const out = [root];
+  const seen = new Set(out);
+  for (let i = 0; i < out.length && out.length < 10_000; i++) {
+    let threads: string[];
+    try {
+      threads = readdirSync(`/proc/${out[i]}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of threads) {
+      let children: string;
+      try {
+        children = readFileSync(`/proc/${out[i]}/task/${tid}/children`, "latin1");
+      } catch {
+        continue;
+      }
+      for (const word of children.split(" ")) {
+        const pid = Number(word);
+        if (pid > 0 && !seen.has(pid)) {
+          seen.add(pid);
+          out.push(pid);
+        }
+      }
+    }
+  }
+  return out;
+}
+
 /** Alive means present and not a zombie (a zombie has exited and only waits to be reaped). */
 export function isAlive(pid: number): boolean {
   if (hasProc) {
@@ -91,18 +135,16 @@ function signal(pid: number, sig: NodeJS.Signals): void {
   }
 }
 
-/** Signals the process group of `root` and every member of its family found so far. */
-export function signalFamily(root: number, sig: NodeJS.Signals, known: Set<number>): void {
-  for (const pid of processFamily(root)) known.add(pid);
-  signal(-root, sig);
-  for (const pid of known) signal(pid, sig);
-}
+/** Finds a family (processFamily, or the same in a worker). */
+export type FamilyFinder = (root: number) => Promise<number[]>;
+
+const familyHere: FamilyFinder = async (root) => processFamily(root);
 
 /**
  * Interrupt, then terminate, then kill the whole family of `root`, finishing within about one
  * second. Resolves once nothing of the family is alive (or after the final SIGKILL pass).
  */
-export async function killFamily(root: number): Promise<void> {
+export async function killFamily(root: number, findFamily: FamilyFinder = familyHere): Promise<void> {
   const known = new Set<number>();
   const steps: [NodeJS.Signals, number][] = [
     ["SIGINT", 300],
@@ -110,11 +152,23 @@ export async function killFamily(root: number): Promise<void> {
     ["SIGKILL", 200],
   ];
   for (const [sig, waitMs] of steps) {
-    signalFamily(root, sig, known);
+    // Descendants are read before anything is signalled (once the shell dies, what it started in
+    // a session of its own is adopted by init and is no longer its descendant); the group and
+    // they are signalled at once; the rest of the family (found by a scan of /proc: members of
+    // the session or group that were adopted) as soon as `findFamily` answers.
+    for (const pid of descendantsOf(root)) known.add(pid);
+    signal(-root, sig);
+    for (const pid of known) signal(pid, sig);
+    for (const pid of await findFamily(root)) {
+      if (known.has(pid)) continue;
+      known.add(pid);
+      signal(pid, sig);
+    }
     const deadline = Date.now() + waitMs;
     while (Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 25));
-      if (![...known].some(isAlive) && !processFamily(root).some((pid) => pid !== root && isAlive(pid))) return;
+      if ([...known].some(isAlive)) continue;
+      if (!(await findFamily(root)).some((pid) => pid !== root && isAlive(pid))) return;
     }
   }
 }

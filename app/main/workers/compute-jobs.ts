@@ -12,8 +12,9 @@ import {
   runContentDiffJob,
   runFileStatesJob,
 } from "../checkpoints/checkpoint-jobs.ts";
+import { type ProcessTreeJob, type ProcessTreeResult, runProcessTreeJob } from "../tools/process-tree-jobs.ts";
 
-export type ComputeJob = EditJob | FileDiffJob | GrepJob | FileStatesJob | ContentDiffJob;
+export type ComputeJob = EditJob | FileDiffJob | GrepJob | FileStatesJob | ContentDiffJob | ProcessTreeJob;
 
 export type ComputeResult<J extends ComputeJob> = J extends EditJob
   ? EditJobResult
@@ -25,9 +26,11 @@ export type ComputeResult<J extends ComputeJob> = J extends EditJob
         ? FileStatesJobResult
         : J extends ContentDiffJob
           ? ContentDiffJobResult
-          : never;
+          : J extends ProcessTreeJob
+            ? ProcessTreeResult
+            : never;
 
-export function runComputeJob(job: ComputeJob): EditJobResult | FileDiffJobResult | GrepJobResult | FileStatesJobResult | ContentDiffJobResult {
+export function runComputeJob(job: ComputeJob): EditJobResult | FileDiffJobResult | GrepJobResult | FileStatesJobResult | ContentDiffJobResult | ProcessTreeResult {
   switch (job.kind) {
     case "edit":
       return runEditJob(job);
@@ -39,6 +42,9 @@ export function runComputeJob(job: ComputeJob): EditJobResult | FileDiffJobResul
       return runFileStatesJob(job);
     case "contentDiff":
       return runContentDiffJob(job);
+    case "processFamily":
+    case "waitingForInput":
+      return runProcessTreeJob(job);
   }
 }
 

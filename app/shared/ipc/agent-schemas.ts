@@ -117,7 +117,7 @@ export const WireAssistantEventSchema = Type.Object({
 const event = <T extends string, P extends Parameters<typeof Type.Object>[0]>(type: T, props: P) =>
   Type.Object({ type: Type.Literal(type), ...props });
 
-/** AgentEvent on the wire (see app/shared/agent-types.ts). */
+/** SessionEvent on the wire: the loop's AgentEvent and the session layer's tool_call_phase (see app/shared/agent-types.ts). */
 export const WireAgentEventSchema = Type.Union([
   event("agent_start", {}),
   event("agent_end", { messages: Type.Array(AgentMessageSchema) }),
@@ -139,6 +139,11 @@ export const WireAgentEventSchema = Type.Union([
     toolName: Type.String(),
     result: ToolResultPayloadSchema,
     isError: Type.Boolean(),
+  }),
+  event("tool_call_phase", {
+    toolCallId: Type.String(),
+    phase: Type.Union([Type.Literal("executing"), Type.Literal("denied"), Type.Literal("stopped")]),
+    reason: Type.Optional(Type.String()),
   }),
 ]);
 

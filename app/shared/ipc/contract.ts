@@ -69,6 +69,12 @@ export const PermissionRequestSchema = Type.Object({
   }),
   /** Where the call would run and which rule of the sandbox it would cross. */
   sandbox: Type.Optional(SandboxRequestInfoSchema),
+  /**
+   * When more than one call of an assistant message (a batch) needs an answer, they are all asked
+   * at once: the batch's id, this call's place among the message's calls (source order), and how
+   * many calls of the batch ask. Answers are kept until each call's turn comes.
+   */
+  batch: Type.Optional(Type.Object({ id: Type.String(), position: Type.Integer({ minimum: 0 }), asking: Type.Integer({ minimum: 1 }) })),
   createdAt: Type.Number(),
 });
 
@@ -91,7 +97,12 @@ export const LiveToolSchema = Type.Object({
   toolName: Type.String(),
   args: Type.Unknown(),
   status: Type.Union([Type.Literal("running"), Type.Literal("done"), Type.Literal("error")]),
+  /** When its tool_execution_start came (preparation, permission question included, begins). */
   startedAt: Type.Number(),
+  /** When the tool's execute began (null while it is prepared or waits for an answer). */
+  executingAt: Nullable(Type.Number()),
+  /** Set when a permission decision blocked it, or the run was stopped before or while it ran. */
+  phase: Type.Optional(Type.Object({ outcome: Type.Union([Type.Literal("denied"), Type.Literal("stopped")]), reason: Type.Optional(Type.String()) })),
   endedAt: Nullable(Type.Number()),
   /** The raw terminal output shown so far (bounded: head and tail). */
   output: Type.String(),
@@ -297,7 +308,26 @@ export const requests = {
     SettingsSchema,
   ),
   "settings.removeProvider": request(Type.Object({ id: NonEmpty(100) }), SettingsSchema),
-  "providers.test": request(Type.Object({ id: NonEmpty(100) }), Type.Object({ ok: Type.Boolean(), message: Type.String() })),
+  /**
+   * Tests a provider: the saved one, or, with `candidate`, the saved one (if any) with these changes,
+   * without saving anything (Settings saves a provider only after its test passed, unless told to).
+   */
+  "providers.test": request(
+    Type.Object({
+      id: NonEmpty(100),
+      candidate: Type.Optional(
+        Type.Object(
+          {
+            kind: Type.Optional(Type.Union([Type.Literal("anthropic"), Type.Literal("openai"), Type.Literal("compatible")])),
+            baseUrl: Type.Optional(Nullable(Type.String({ maxLength: 2048 }))),
+            apiKey: Type.Optional(Type.String({ maxLength: 4096 })),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    }),
+    Type.Object({ ok: Type.Boolean(), message: Type.String() }),
+  ),
   "permissions.respond": request(
     Type.Object({
       requestId: NonEmpty(200),
@@ -310,6 +340,18 @@ export const requests = {
       outsideSandbox: Type.Optional(Type.Boolean()),
     }),
     Type.Object({}),
+  ),
+  /**
+   * Answers every request of a batch still waiting, at once: allow each call once, or deny them all
+   * (with one reason). Answers the requests of that batch only; returns how many it answered.
+   */
+  "permissions.respondBatch": request(
+    Type.Object({
+      batchId: NonEmpty(200),
+      decision: Type.Union([Type.Literal("allow-once"), Type.Literal("deny")]),
+      reason: Type.Optional(Type.String({ maxLength: 10_000 })),
+    }),
+    Type.Object({ answered: Type.Integer({ minimum: 0 }) }),
   ),
   "permissions.pending": request(Type.Object({}), Type.Array(PermissionRequestSchema)),
   "permissions.rules": request(Type.Object({ projectId: Type.Optional(Id), sessionId: Type.Optional(Id) }), Type.Array(RuleSchema)),

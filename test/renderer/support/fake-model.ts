@@ -16,7 +16,7 @@ export interface Call {
 }
 
 /** What the model does next: call tools, or answer in text (after `pauseMs` of silence, if set). */
-export type Step = { calls: Call[] } | { text: string; pauseMs?: number };
+export type Step = { calls: Call[] } | { text: string; pauseMs?: number; thinking?: string };
 
 /** Chooses the next step from the latest user text, the tool results since, and the whole request. */
 export type Brain = (userText: string, toolResults: string[], messages: ChatMessage[]) => Step;
@@ -36,6 +36,16 @@ function toolCallsReply(calls: Call[], turn: number): string {
   });
   out += chunk({}, "tool_calls");
   out += usageChunk(1200, 0, 40);
+  return out + sseData("[DONE]");
+}
+
+/** Reasoning (reasoning_content deltas, as local servers send it), then the answer. */
+function thinkingThenText(thinking: string, text: string): string {
+  let out = chunk({ role: "assistant", content: "" });
+  for (const piece of pieces(thinking, Math.max(1, Math.ceil(thinking.length / 8)))) out += chunk({ reasoning_content: piece });
+  for (const piece of pieces(text, 3)) out += chunk({ content: piece });
+  out += chunk({}, "stop");
+  out += usageChunk(900, 0, 60);
   return out + sseData("[DONE]");
 }
 
@@ -66,6 +76,7 @@ export async function startFakeModel(brain: Brain): Promise<FakeModel> {
     turn++;
     // Small pieces with a delay: the renderer sees the text stream in.
     if ("text" in step && step.pauseMs) return { body: completionsText(step.text), delayMs: step.pauseMs };
+    if ("text" in step && step.thinking) return { body: thinkingThenText(step.thinking, step.text), chunkSize: 400, delayMs: 40 };
     if ("text" in step) return { body: completionsText(step.text), chunkSize: 64, delayMs: 15 };
     return { body: toolCallsReply(step.calls, turn), chunkSize: 96, delayMs: 10 };
   }, "/v1");

@@ -10,7 +10,7 @@ import type { Static } from "@sinclair/typebox";
 import type { SearchHitSchema } from "../../../shared/ipc/store-schemas";
 import { getApi } from "../api/client";
 import { errorText, unwrap } from "../state/api-hooks";
-import { formatCost, formatWhen } from "../state/format";
+import { formatCost, formatWhen, plural } from "../state/format";
 import { downloadText } from "./export";
 import { historyRows, type ProjectSessions } from "./history-rows";
 
@@ -232,7 +232,7 @@ function SessionRow({ session, onOpen, onRenamed, onDelete, onError }: { session
         </button>
       )}
       <span className="meta">
-        {session.messageCount} msgs · {formatCost(session.cost)} · {formatWhen(session.updatedAt)}
+        {plural(session.messageCount, "message")} · {formatCost(session.cost)} · {formatWhen(session.updatedAt)}
       </span>
       <button
         onClick={() => {

@@ -1,25 +1,10 @@
-// How file tools show their work: a unified diff (edit, and write as added lines) and a file
-// excerpt with line numbers (read's "   N\tline" output).
+// How file tools show their work: a diff (edit, and write; the view itself is DiffView.tsx,
+// re-exported here for those who import it from this module) and a file excerpt with line numbers
+// (read's "   N\tline" output).
 import { memo } from "react";
 
 export { editArgsDiff, writeCardDiff } from "./diff-text";
-
-export const DiffView = memo(function DiffView({ diff, label }: { diff: string; label: string }) {
-  const lines = diff.replace(/\n$/, "").split("\n");
-  return (
-    <pre className="diff" aria-label={label}>
-      {lines.map((line, i) => {
-        if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("Index:") || line.startsWith("=====")) return <div key={i} className="hunk">{line}</div>;
-        const cls = line.startsWith("@@") ? "hunk" : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : undefined;
-        return (
-          <div key={i} className={cls}>
-            {line || " "}
-          </div>
-        );
-      })}
-    </pre>
-  );
-});
+export { DiffView } from "./DiffView";
 
 /** Parses read's numbered lines; lines that are not numbered (notes) are shown as they are. */
 export const ExcerptView = memo(function ExcerptView({ text }: { text: string }) {

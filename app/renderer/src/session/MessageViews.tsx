@@ -1,12 +1,17 @@
 // The transcript's message rows: user messages with their images, assistant messages (Markdown
-// text, collapsible thinking, an unmistakable error when the response failed) and displayed
+// text, thinking: open with a running "Thinking… 4 s" while it streams, collapsed to "Thought for
+// 12 s" once it ends, unless the person opened or closed it; an unmistakable error when the
+// response failed) and displayed
 // custom notices (an unexpected stop shown as an error). Each row offers "Fork from here" (a new
 // session through this message). Compaction entries have their own view (CompactionEntry).
-import { memo } from "react";
+import { memo, useState } from "react";
 import { CHECKPOINT_REWIND } from "../../../shared/ipc/checkpoint-schemas";
-import type { AssistantMessage, CustomMessage, UserMessage } from "../../../shared/agent-types";
+import type { AssistantMessage, CustomMessage, ThinkingContent, UserMessage } from "../../../shared/agent-types";
+import { formatElapsed } from "../state/format";
+import type { ThinkingTime } from "../state/session-model";
 import type { CompactionActions } from "./CompactionEntry";
 import { Markdown } from "./Markdown";
+import { useNow } from "./ToolCard";
 
 export interface RowActions extends CompactionActions {
   onFork?: (position: number) => void;
@@ -50,12 +55,15 @@ export const AssistantMessageView = memo(function AssistantMessageView({
   message,
   position,
   streaming,
+  thinking,
   actions,
   canRetry = false,
 }: {
   message: AssistantMessage;
   position: number;
   streaming: boolean;
+  /** When each thinking block streamed, by content index. */
+  thinking?: readonly (ThinkingTime | undefined)[];
   actions: RowActions;
   /** This is the session's last answer, it failed or was stopped, and nothing runs. */
   canRetry?: boolean;
@@ -66,12 +74,8 @@ export const AssistantMessageView = memo(function AssistantMessageView({
       {message.content.map((block, i) => {
         if (block.type === "thinking") {
           if (block.redacted) return <div key={i} className="thinking muted">Thinking (redacted by the provider)</div>;
-          return (
-            <details key={i} className="thinking" open={streaming && i === message.content.length - 1}>
-              <summary>Thinking{streaming && i === message.content.length - 1 ? "…" : ""}</summary>
-              <div className="body">{block.thinking}</div>
-            </details>
-          );
+          const live = streaming && (thinking?.[i] ? thinking[i]!.endedAt === null : i === message.content.length - 1);
+          return <ThinkingBlock key={i} block={block} time={thinking?.[i]} live={live} />;
         }
         if (block.type === "text") {
           return (
@@ -101,6 +105,29 @@ export const AssistantMessageView = memo(function AssistantMessageView({
     </div>
   );
 });
+
+/** One thinking block: open while it streams, then collapsed, with its duration. */
+function ThinkingBlock({ block, time, live }: { block: ThinkingContent; time: ThinkingTime | undefined; live: boolean }) {
+  // null: follow the stream (open while live); true or false: the person's choice.
+  const [chosen, setChosen] = useState<boolean | null>(null);
+  const now = useNow(live && time !== undefined, 500);
+  const open = chosen ?? live;
+  const duration = time ? formatElapsed((time.endedAt ?? now) - time.startedAt) : null;
+  const label = live ? `Thinking…${duration ? ` ${duration}` : ""}` : duration ? `Thought for ${duration}` : "Thinking";
+  return (
+    <details className={`thinking${live ? " live" : ""}`} open={open} data-live={live}>
+      <summary
+        onClick={(e) => {
+          e.preventDefault();
+          setChosen(!open);
+        }}
+      >
+        {label}
+      </summary>
+      <div className="body">{block.thinking}</div>
+    </details>
+  );
+}
 
 function RetryButton({ actions }: { actions: RowActions }) {
   if (!actions.onRetry) return null;

@@ -1,88 +1,97 @@
-// The permission dialog, inside the session above the composer: the oldest pending request of the
-// session (the loop asks in source order), with "1 of N" when more wait. Keyboard-driven: y allows
-// once, s allows for this session, a always allows in this project (the rule's scope and pattern
-// are shown and editable, with what each proposed rule means), o runs a command outside the
-// sandbox (its own explicit choice), n denies and asks for an optional reason, sent to the model.
-// The dialog says why Lathe asks and what to watch for (protected files), where the call would run
-// and which rule of the sandbox it would cross, or why there is no sandbox.
+// One permission request as a row of the permission panel (PermissionPanel.tsx): a line saying
+// what the call would do; when it is the panel's active row, everything the person needs to decide
+// (why Lathe asks, warnings, where it would run and which sandbox rule it would cross, the exact
+// command or the file and its diff, the rules "always allow" would save, one per part, on one
+// line, editable) and its choices: allow once, for this session, always in this project, run a
+// command outside the sandbox, deny with a reason for the model. An inactive row keeps its own
+// allow-once and deny buttons. The row does not answer by itself: the panel does (`onAnswer`).
 import { useEffect, useRef, useState } from "react";
 import type { PermissionRequest } from "../../../shared/ipc/contract";
-import { getApi } from "../api/client";
-import { errorText, unwrap } from "../state/api-hooks";
-import { DiffView } from "./FileViews";
 import type { SandboxRequestInfo } from "../../../shared/sandbox";
+import { DiffView } from "./DiffView";
 import { McpCallSummary } from "./McpCallSummary";
 
-type Decision = "allow-once" | "allow-session" | "allow-project" | "deny";
+export type Decision = "allow-once" | "allow-session" | "allow-project" | "deny";
 
-export function PermissionDialog({ request, count, projectName }: { request: PermissionRequest; count: number; projectName: string }) {
-  const box = useRef<HTMLDivElement>(null);
-  const reasonInput = useRef<HTMLInputElement>(null);
-  const [denying, setDenying] = useState(false);
+export interface Answer {
+  decision: Decision;
+  outsideSandbox?: boolean;
+  /** With allow-project: the rules as edited, one per line. */
+  pattern?: string;
+  reason?: string;
+}
+
+export interface RequestRowProps {
+  request: PermissionRequest;
+  active: boolean;
+  busy: boolean;
+  projectName: string;
+  /** Denying: the reason input is open (the panel opens it with `n`). */
+  denying: boolean;
+  onDenying: (open: boolean) => void;
+  onActivate: () => void;
+  onAnswer: (answer: Answer) => void;
+  /** Gives the keyboard back to the panel (after Escape in an input). */
+  onRefocus: () => void;
+  /** Tells the panel the rules as edited (one per line), for its `a` key. */
+  onPatterns: (requestId: string, pattern: string) => void;
+}
+
+export function canRunOutside(request: PermissionRequest): boolean {
+  return request.toolName === "bash" && request.sandbox?.available === true && request.sandbox.placement !== "outside";
+}
+
+export function canSaveRule(request: PermissionRequest): boolean {
+  return request.proposedRule.pattern.trim() !== "";
+}
+
+/** What a row says in one line: the command, or the tool's title. */
+export function oneLine(request: PermissionRequest): string {
+  const text = request.summary.command ?? request.summary.title;
+  const first = text.split("\n", 1)[0] ?? "";
+  return text.includes("\n") ? `${first} …` : first;
+}
+
+export function RequestRow({ request, active, busy, projectName, denying, onDenying, onActivate, onAnswer, onRefocus, onPatterns }: RequestRowProps) {
   const [reason, setReason] = useState("");
-  const [pattern, setPattern] = useState(request.proposedRule.pattern);
+  const [patterns, setPatterns] = useState(() => request.proposedRule.pattern.split("\n").filter(Boolean));
   const [editingRule, setEditingRule] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  // One dialog instance per request (SessionView keys it by id): take the focus when it appears.
+  const reasonInput = useRef<HTMLInputElement>(null);
   useEffect(() => {
-    box.current?.focus();
-  }, []);
+    if (denying && active) reasonInput.current?.focus();
+  }, [denying, active]);
 
-  useEffect(() => {
-    if (denying) reasonInput.current?.focus();
-  }, [denying]);
+  const title = `${request.toolName}: ${oneLine(request)}`;
+  const edited = patterns.join("\n") !== request.proposedRule.pattern;
+  const chosen = patterns.map((p) => p.trim()).filter(Boolean).join("\n") || request.proposedRule.pattern;
+  useEffect(() => onPatterns(request.id, chosen), [request.id, chosen, onPatterns]);
+  const always = () => onAnswer({ decision: "allow-project", pattern: chosen });
 
-  const canRunOutside = request.toolName === "bash" && request.sandbox?.available === true && request.sandbox.placement !== "outside";
-  const canSave = request.proposedRule.pattern.trim() !== "" || pattern.trim() !== "";
-  const respond = (decision: Decision, outsideSandbox = false) => {
-    if (busy || (decision === "allow-project" && !canSave)) return;
-    setBusy(true);
-    setError(null);
-    const params =
-      decision === "deny"
-        ? { requestId: request.id, decision, ...(reason.trim() ? { reason: reason.trim() } : {}) }
-        : decision === "allow-project"
-          ? { requestId: request.id, decision, rule: { tool: request.proposedRule.tool, pattern: pattern.trim() || request.proposedRule.pattern } }
-          : { requestId: request.id, decision, ...(outsideSandbox ? { outsideSandbox } : {}) };
-    unwrap(getApi().permissions.respond(params)).catch((e: unknown) => {
-      setError(errorText(e));
-      setBusy(false);
-    });
-  };
-
-  const onKeyDown = (e: React.KeyboardEvent) => {
-    const target = e.target as HTMLElement;
-    if (target.tagName === "INPUT" || target.tagName === "TEXTAREA") {
-      if (e.key === "Escape") {
-        e.preventDefault();
-        setDenying(false);
-        setEditingRule(false);
-        box.current?.focus();
-      }
-      return;
-    }
-    if (e.metaKey || e.ctrlKey || e.altKey) return;
-    const key = e.key.toLowerCase();
-    if (key === "y") respond("allow-once");
-    else if (key === "s") respond("allow-session");
-    else if (key === "a") respond("allow-project");
-    else if (key === "o" && canRunOutside) respond("allow-once", true);
-    else if (key === "n") setDenying(true);
-    else return;
-    e.preventDefault();
-  };
+  if (!active) {
+    return (
+      <li className="perm-row" data-request-id={request.id}>
+        <button type="button" className="perm-line" onClick={onActivate} aria-label={`Show request: ${title}`}>
+          <span className="perm-tool">{request.toolName}</span> <code>{oneLine(request)}</code>
+        </button>
+        <span className="perm-row-keys">
+          <button type="button" className="small" disabled={busy} onClick={() => onAnswer({ decision: "allow-once" })} aria-label={`Allow once: ${title}`}>
+            Allow once
+          </button>
+          <button type="button" className="small danger" disabled={busy} onClick={() => onAnswer({ decision: "deny" })} aria-label={`Deny: ${title}`}>
+            Deny
+          </button>
+        </span>
+      </li>
+    );
+  }
 
   const { summary } = request;
+  const ruleCount = patterns.length;
   return (
-    <div className="permission" role="dialog" aria-modal="false" aria-labelledby={`perm-title-${request.id}`} tabIndex={-1} ref={box} onKeyDown={onKeyDown} data-request-id={request.id}>
-      <div className="row" style={{ alignItems: "center" }}>
-        <h3 id={`perm-title-${request.id}`} style={{ flex: 1 }}>
-          Allow {request.toolName}: {summary.title}?
-        </h3>
-        {count > 1 && <span className="muted">1 of {count} requests</span>}
-      </div>
+    <li className="perm-row active" data-request-id={request.id} aria-current="true">
+      <h3 id={`perm-title-${request.id}`} className="perm-title">
+        Allow {request.toolName}: {summary.title}?
+      </h3>
       {summary.outsideProject && <div className="notice error">This touches a path outside the project folder.</div>}
       {request.sandbox && <SandboxLine info={request.sandbox} toolName={request.toolName} />}
       {request.warnings?.map((w) => (
@@ -92,33 +101,57 @@ export function PermissionDialog({ request, count, projectName }: { request: Per
       ))}
       {summary.command !== undefined && <pre aria-label="Command">{summary.command}</pre>}
       {request.reasons && request.reasons.length > 0 && (
-        <ul aria-label="Why Lathe asks" className="muted" style={{ margin: 0, paddingLeft: 18, fontSize: 12 }}>
+        <ul aria-label="Why Lathe asks" className="perm-reasons">
           {request.reasons.map((r) => (
             <li key={r}>{r}</li>
           ))}
         </ul>
       )}
       {summary.path !== undefined && summary.command === undefined && <div className="muted">{summary.path}</div>}
-      {summary.diff && <DiffView diff={summary.diff} label="Proposed change" />}
+      {summary.diff && <DiffView diff={summary.diff} label="Proposed change" path={summary.path} />}
       {summary.mcp && <McpCallSummary call={summary.mcp} args={request.args} />}
-      <div className="muted" style={{ fontSize: 12 }} aria-label="Proposed rule">
-        {!canSave && <div>No rule can allow this: Lathe will ask each time.</div>}
-        {canSave && (
-          <div>
-            Always allow saves a rule for project {projectName}: {request.proposedRule.tool}{" "}
-            {editingRule ? (
-              <input aria-label="Rule pattern" value={pattern} onChange={(e) => setPattern(e.target.value)} onKeyDown={(e) => e.key === "Enter" && respond("allow-project")} autoFocus />
-            ) : (
-              <>
-                <code>{pattern}</code>{" "}
-                <button className="link" onClick={() => setEditingRule(true)}>
-                  edit pattern
-                </button>
-              </>
+      <div className="perm-rule" aria-label="Proposed rule">
+        {!canSaveRule(request) ? (
+          <div>No rule can allow this: Lathe will ask each time.</div>
+        ) : (
+          <div className="perm-rule-line">
+            <span>
+              Always allow saves {ruleCount === 1 ? "a rule" : `${ruleCount} rules`} for project {projectName}: {request.proposedRule.tool}
+            </span>
+            {patterns.map((p, i) =>
+              editingRule ? (
+                <input
+                  key={i}
+                  aria-label={ruleCount === 1 ? "Rule pattern" : `Rule pattern ${i + 1}`}
+                  value={p}
+                  size={Math.max(8, p.length + 2)}
+                  onChange={(e) => setPatterns(patterns.map((q, j) => (j === i ? e.target.value : q)))}
+                  onKeyDown={(e) => {
+                    if (e.key === "Enter") always();
+                    if (e.key === "Escape") {
+                      // Keeps the edit; the keys answer again.
+                      e.preventDefault();
+                      e.stopPropagation();
+                      setEditingRule(false);
+                      onRefocus();
+                    }
+                  }}
+                  autoFocus={i === 0}
+                />
+              ) : (
+                <code key={i} className="rule-chip">
+                  {p}
+                </code>
+              ),
+            )}
+            {!editingRule && (
+              <button type="button" className="link" onClick={() => setEditingRule(true)}>
+                edit pattern
+              </button>
             )}
           </div>
         )}
-        {!editingRule && pattern === request.proposedRule.pattern && request.proposedRule.meaning?.map((m) => <div key={m}>{m}</div>)}
+        {!editingRule && !edited && request.proposedRule.meaning?.map((m) => <div key={m} className="perm-meaning">{m}</div>)}
         {request.proposedRule.warning && <div className="error-text">{request.proposedRule.warning}</div>}
       </div>
       {denying ? (
@@ -126,7 +159,15 @@ export function PermissionDialog({ request, count, projectName }: { request: Per
           className="row"
           onSubmit={(e) => {
             e.preventDefault();
-            respond("deny");
+            onAnswer({ decision: "deny", ...(reason.trim() ? { reason: reason.trim() } : {}) });
+          }}
+          onKeyDown={(e) => {
+            if (e.key === "Escape") {
+              e.preventDefault();
+              e.stopPropagation();
+              onDenying(false);
+              onRefocus();
+            }
           }}
         >
           <label>
@@ -136,33 +177,32 @@ export function PermissionDialog({ request, count, projectName }: { request: Per
           <button type="submit" className="danger" disabled={busy}>
             Deny
           </button>
-          <button type="button" onClick={() => setDenying(false)}>
+          <button type="button" onClick={() => onDenying(false)}>
             Cancel
           </button>
         </form>
       ) : (
         <div className="keys">
-          <button className="primary" onClick={() => respond("allow-once")} disabled={busy}>
+          <button className="primary" onClick={() => onAnswer({ decision: "allow-once" })} disabled={busy}>
             <kbd>y</kbd> Allow once
           </button>
-          <button onClick={() => respond("allow-session")} disabled={busy}>
+          <button onClick={() => onAnswer({ decision: "allow-session" })} disabled={busy}>
             <kbd>s</kbd> Allow for this session
           </button>
-          <button onClick={() => respond("allow-project")} disabled={busy || !canSave}>
+          <button onClick={always} disabled={busy || !canSaveRule(request)}>
             <kbd>a</kbd> Always allow in this project
           </button>
-          {canRunOutside && (
-            <button onClick={() => respond("allow-once", true)} disabled={busy} title="Runs this command once with your full rights, outside the sandbox">
+          {canRunOutside(request) && (
+            <button onClick={() => onAnswer({ decision: "allow-once", outsideSandbox: true })} disabled={busy} title="Runs this command once with your full rights, outside the sandbox">
               <kbd>o</kbd> Run outside the sandbox
             </button>
           )}
-          <button className="danger" onClick={() => setDenying(true)} disabled={busy}>
+          <button className="danger" onClick={() => onDenying(true)} disabled={busy}>
             <kbd>n</kbd> Deny…
           </button>
         </div>
       )}
-      {error && <div className="error-text" role="alert">{error}</div>}
-    </div>
+    </li>
   );
 }
 

@@ -8,10 +8,12 @@ import type { Session } from "../../../shared/ipc/contract";
 import { getApi } from "../api/client";
 import { errorText, unwrap } from "../state/api-hooks";
 import { compactionStateOf } from "../state/compaction";
+import { describeActivity, streamingUsage } from "../state/activity";
+import { useAppData } from "../state/app-data";
 import { atEnd, visibleItems } from "../state/session-model";
 import { useSession } from "../state/use-session";
 import { Composer } from "./Composer";
-import { PermissionDialog } from "./PermissionDialog";
+import { PermissionPanel } from "./PermissionPanel";
 import { StatusBar } from "./StatusBar";
 import { Transcript, type FilesContext } from "./Transcript";
 import { SessionChanges } from "./FilesChanged";
@@ -68,14 +70,22 @@ export function SessionView({ sessionId, jumpTo, projectName, onOpenSession }: {
 
   const { loadOlder, loadNewer, showLatest } = view;
   const paging = useMemo(() => ({ loadOlder, loadNewer, showLatest }), [loadOlder, loadNewer, showLatest]);
-  const awaitingApproval = useMemo(() => new Set(view.permissions.map((p) => p.toolCallId)), [view.permissions]);
+  const awaitingApproval = useMemo(() => new Map(view.permissions.map((p) => [p.toolCallId, p.createdAt])), [view.permissions]);
   const last = atEnd(view.model) ? view.model.messages.at(-1) : undefined;
   const retryPosition = !running && last?.role === "assistant" && (last.stopReason === "error" || last.stopReason === "aborted") ? view.model.total - 1 : null;
   const idleSeconds = useIdleSeconds(view.model.streaming);
+  const { models } = useAppData();
+  const currentModel = view.state?.model ?? view.info?.model ?? "";
+  const priced = models.find((m) => `${m.provider}/${m.id}` === currentModel);
+  const usage = useMemo(() => {
+    const streamed = streamingUsage(view.model.streaming, view.state?.contextTokens ?? 0, priced);
+    const { liveUsage } = view.model;
+    return { tokens: (view.info?.tokens ?? 0) + liveUsage.tokens + streamed.tokens, cost: (view.info?.cost ?? 0) + liveUsage.cost + streamed.cost, estimated: streamed.estimated };
+  }, [view.model, view.info, view.state?.contextTokens, priced]);
+  const activity = describeActivity({ running, pendingPermissions: view.permissions.length, retrying: view.model.retry !== null, tools: view.model.tools, streaming: view.model.streaming });
 
   if (view.loading) return <div className="page muted">Opening the session…</div>;
   if (view.error) return <div className="page error-text" role="alert">Could not open the session: {view.error}</div>;
-  const request = view.permissions[0];
 
   return (
     <div
@@ -125,10 +135,19 @@ export function SessionView({ sessionId, jumpTo, projectName, onOpenSession }: {
       )}
       {rewind && <RewindDialog key={JSON.stringify(rewind)} sessionId={sessionId} target={rewind} onClose={() => setRewind(null)} onOpenSession={onOpenSession} onDone={setRewound} />}
       </div>
-      {request ? <PermissionDialog key={request.id} request={request} count={view.permissions.length} projectName={projectName} /> : <div />}
+      {view.permissions.length > 0 ? <PermissionPanel requests={view.permissions} projectName={projectName} /> : <div />}
       <div>
         <Composer sessionId={sessionId} running={running} queued={view.state?.queued} disabled={false} />
-        <StatusBar state={view.state} info={view.info} retry={view.model.retry} idleSeconds={view.model.retry ? null : idleSeconds} onState={view.applyState} />
+        <StatusBar
+          state={view.state}
+          info={view.info}
+          retry={view.model.retry}
+          retryAt={view.model.retryAt}
+          idleSeconds={view.model.retry ? null : idleSeconds}
+          activity={activity}
+          usage={usage}
+          onState={view.applyState}
+        />
       </div>
     </div>
   );

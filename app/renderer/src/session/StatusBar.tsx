@@ -1,13 +1,18 @@
-// The session's status bar: model picker, permission mode, context used out of the model's
-// window with "Compact now", the project instruction files in the system prompt, the session's
-// tokens and cost, provider retry notices while they happen, and "no data for N s" while an answer
+// The session's status bar: model picker (reachable models, or any id typed), permission mode,
+// context used out of the model's window with "Compact now", the project instruction files in the
+// system prompt, the session's tokens and cost (growing during a turn, "≈" where part is an
+// estimate), what the agent is doing ("Waiting for your approval", "Running 3 tools", "Thinking"),
+// provider retry notices while they happen (counting down), and "no data for N s" while an answer
 // waits for the provider (counted up to the stall limit in Settings).
 import { useState } from "react";
+import { ModelPicker } from "./ModelPicker";
+import { useNow } from "./ToolCard";
 import type { ProviderRetry } from "../../../shared/agent-types";
 import type { Session, SessionState } from "../../../shared/ipc/contract";
 import { getApi } from "../api/client";
 import { errorText, unwrap } from "../state/api-hooks";
 import { useAppData } from "../state/app-data";
+import type { LiveCount } from "../state/activity";
 import { formatCost, formatTokens } from "../state/format";
 
 const MODES = [
@@ -24,12 +29,21 @@ export function StatusBar({
   state,
   info,
   retry,
+  retryAt = null,
   idleSeconds = null,
+  activity = null,
+  usage,
   onState,
 }: {
   state: SessionState | null;
   info: Session | null;
   retry: ProviderRetry | null;
+  /** When the retry notice arrived (for its countdown). */
+  retryAt?: number | null;
+  /** What the agent is doing, while it runs. */
+  activity?: string | null;
+  /** The session's tokens and cost now, the turn so far included. */
+  usage: LiveCount;
   /** Seconds since the streaming answer last received data (null when none streams). */
   idleSeconds?: number | null;
   onState: (s: SessionState) => void;
@@ -42,28 +56,23 @@ export function StatusBar({
   const used = state?.contextTokens ?? 0;
   const window = state?.contextWindow ?? 0;
   const share = window > 0 ? Math.min(1, used / window) : 0;
-  const knownModel = models.some((m) => `${m.provider}/${m.id}` === current || m.id === current);
+  const now = useNow(retry !== null && retryAt !== null, 250);
+  const retryIn = retry ? Math.max(0, Math.ceil(((retryAt ?? now) + retry.delayMs - now) / 1000)) : 0;
 
   return (
     <footer className="statusbar" aria-label="Session status">
       <label style={{ flexDirection: "row", alignItems: "center", gap: 4 }}>
         <span>Model</span>
-        <select
-          aria-label="Model"
+        <ModelPicker
+          label="Model"
           value={current}
-          onChange={(e) => {
+          models={models}
+          onChange={(model) => {
             if (!state) return;
             setError(null);
-            unwrap(getApi().sessions.setModel({ sessionId: state.sessionId, model: e.target.value })).then(onState, (err: unknown) => setError(errorText(err)));
+            unwrap(getApi().sessions.setModel({ sessionId: state.sessionId, model })).then(onState, (err: unknown) => setError(errorText(err)));
           }}
-        >
-          {!knownModel && <option value={current}>{current || "No model"}</option>}
-          {models.map((m) => (
-            <option key={`${m.provider}/${m.id}`} value={`${m.provider}/${m.id}`}>
-              {m.name} ({m.provider})
-            </option>
-          ))}
-        </select>
+        />
       </label>
       <label style={{ flexDirection: "row", alignItems: "center", gap: 4 }}>
         <span>Permissions</span>
@@ -115,13 +124,14 @@ export function StatusBar({
         </span>
       )}
       <InstructionFiles paths={state?.instructionFiles ?? []} />
-      <span>
-        {formatTokens(info?.tokens ?? 0)} tokens · {formatCost(info?.cost ?? 0)}
+      <span className="usage" title={usage.estimated ? "Includes an estimate for the answer being written (about 4 characters per token); exact once it ends" : "Tokens and cost of this session"}>
+        {usage.estimated ? "≈ " : ""}
+        {formatTokens(usage.tokens)} tokens · {formatCost(usage.cost)}
       </span>
       <span className="spacer" />
       {retry && (
         <span className="retry" role="status">
-          Provider error, retrying in {Math.round(retry.delayMs / 1000)} s (attempt {retry.attempt} of {retry.maxAttempts}): {retry.error}
+          Provider error, retrying in {retryIn} s (attempt {retry.attempt} of {retry.maxAttempts}): {retry.error}
         </span>
       )}
       {idleSeconds !== null && idleSeconds >= SHOW_IDLE_AFTER_S && (
@@ -130,7 +140,11 @@ export function StatusBar({
         </span>
       )}
       {error && <span className="error-text" role="alert">{error}</span>}
-      {state?.running && <span role="status">Agent running…</span>}
+      {state?.running && activity && (
+        <span role="status" className="activity" data-activity={activity}>
+          {activity}
+        </span>
+      )}
     </footer>
   );
 }

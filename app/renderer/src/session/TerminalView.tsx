@@ -1,15 +1,30 @@
 // A bash call's output in a real terminal (xterm.js): colours, cursor movement and progress bars
 // render as in a terminal. Live chunks are written as they arrive, never re-written; a card that
-// remounts (virtualized transcript) replays its chunks. While the command runs, keystrokes typed
-// in the terminal go to the command, and an input line sends a whole answer plus Enter. A finished
-// call of a reopened session replays its stored terminal log (colours included; head and tail when
-// it was long), fetched when the view mounts; without one, the result's text is shown.
+// remounts (virtualized transcript) replays its chunks. A finished call of a reopened session
+// replays its stored terminal log (colours included; head and tail when it was long), fetched when
+// the view mounts; without one, the result's text is shown.
+// Size: the terminal has exactly as many rows as its output has lines (one line takes one row),
+// up to MAX_ROWS, so the last line is never cut; the rows are set on the terminal itself, and the
+// box takes the terminal's height. A longer finished output shows its first lines, a bar saying how
+// many are hidden with "Show all", and its end (where the error that explains a failure is); "Show
+// all" gives a taller terminal that scrolls. While the command runs, the view follows its end.
+// Input: keystrokes reach the command only while it runs; the input line (an answer plus Enter)
+// shows only while the command waits for input, with Interrupt beside it.
 import { useEffect, useRef, useState } from "react";
 import { FitAddon } from "@xterm/addon-fit";
 import { Terminal } from "@xterm/xterm";
 import "@xterm/xterm/css/xterm.css";
 import { getApi } from "../api/client";
 import { errorText, unwrap } from "../state/api-hooks";
+import "./session-content.css";
+import { holdFinalBreak } from "./terminal-text";
+
+/** Rows shown before an output counts as long. */
+export const MAX_ROWS = 16;
+/** Rows of an expanded long output (it scrolls beyond). */
+export const EXPANDED_ROWS = 48;
+/** First lines shown above the end of a long finished output. */
+const HEAD_LINES = 3;
 
 export interface TerminalViewProps {
   sessionId: number;
@@ -24,17 +39,29 @@ export interface TerminalViewProps {
   waitingForInput: boolean;
 }
 
+/** Lines of output in the terminal's buffer (a final newline does not count as a line). */
+function contentLines(terminal: Terminal): number {
+  const buffer = terminal.buffer.active;
+  return Math.max(1, buffer.baseY + buffer.cursorY + (buffer.cursorX > 0 ? 1 : 0));
+}
+
 export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallbackText, storedOutput = false, running, waitingForInput }: TerminalViewProps) {
   const host = useRef<HTMLDivElement>(null);
   const term = useRef<Terminal | null>(null);
-  const written = useRef<{ chunks: readonly string[] | null; count: number; fallback: boolean }>({ chunks: null, count: 0, fallback: false });
+  const fitRef = useRef<FitAddon | null>(null);
+  // What was written, and the final line break held back (terminal-text.ts).
+  const written = useRef<{ chunks: readonly string[] | null; count: number; fallback: boolean; held: string }>({ chunks: null, count: 0, fallback: false, held: "" });
   const runningRef = useRef(running);
   const [answer, setAnswer] = useState("");
   const [error, setError] = useState<string | null>(null);
-  // The view grows with its content, from 3 to 16 rows, so short outputs stay compact.
-  const [rows, setRows] = useState(3);
+  const [lines, setLines] = useState(1);
+  const [expanded, setExpanded] = useState(false);
+  const [head, setHead] = useState<string[]>([]);
   // The stored log once fetched (null while it loads or when there is none).
   const [stored, setStored] = useState<string | null>(null);
+
+  const long = lines > MAX_ROWS && !running;
+  const rows = expanded ? Math.min(lines, EXPANDED_ROWS) : long ? MAX_ROWS - HEAD_LINES - 1 : Math.min(lines, MAX_ROWS);
 
   useEffect(() => {
     if (!storedOutput) return;
@@ -49,60 +76,103 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
 
   useEffect(() => {
     runningRef.current = running;
+    if (term.current) term.current.options.disableStdin = !running;
   }, [running]);
 
   useEffect(() => {
     const terminal = new Terminal({
-      convertEol: false,
-      disableStdin: false,
-      fontSize: 12,
+      // Commands run with the pty's output processing off (app/main/tools/pty-command.ts): lines
+      // end in "\n", which starts the next line at its left edge here, as a terminal would.
+      convertEol: true,
+      disableStdin: !runningRef.current,
+      fontSize: 13,
       fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace',
       scrollback: 5000,
+      rows: 1,
       theme: { background: "#111214" },
       screenReaderMode: false,
     });
     const fit = new FitAddon();
     terminal.loadAddon(fit);
     terminal.open(host.current!);
-    fit.fit();
+    fitRef.current = fit;
     const input = terminal.onData((data) => {
       if (runningRef.current) void getApi().tools.input({ sessionId, toolCallId, data });
     });
-    const resize = new ResizeObserver(() => fit.fit());
-    resize.observe(host.current!);
-    const grow = terminal.onWriteParsed(() => {
-      const buffer = terminal.buffer.active;
-      setRows(Math.min(16, Math.max(3, buffer.baseY + buffer.cursorY + (buffer.cursorX > 0 ? 1 : 0))));
+    // Only the width follows the box: the rows are the content's.
+    const resize = new ResizeObserver(() => {
+      const cols = fit.proposeDimensions()?.cols;
+      if (cols && cols !== terminal.cols) terminal.resize(cols, terminal.rows);
     });
+    resize.observe(host.current!);
+    const grow = terminal.onWriteParsed(() => setLines(contentLines(terminal)));
     term.current = terminal;
-    written.current = { chunks: null, count: 0, fallback: false };
+    written.current = { chunks: null, count: 0, fallback: false, held: "" };
     return () => {
       resize.disconnect();
       input.dispose();
       grow.dispose();
       terminal.dispose();
       term.current = null;
+      fitRef.current = null;
     };
   }, [sessionId, toolCallId]);
 
   useEffect(() => {
     const terminal = term.current;
     if (!terminal) return;
+    const cols = fitRef.current?.proposeDimensions()?.cols ?? terminal.cols;
+    if (rows !== terminal.rows || cols !== terminal.cols) terminal.resize(cols, rows);
+    if (!expanded) terminal.scrollToBottom();
+    // xterm's viewport settles a resize on its next frame, which can move the view: place it again then.
+    const frame = requestAnimationFrame(() => {
+      if (term.current === terminal && !expanded) terminal.scrollToBottom();
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [rows, lines, expanded]);
+
+  useEffect(() => {
+    const terminal = term.current;
+    if (!expanded || !terminal) return;
+    terminal.scrollToTop();
+    const frame = requestAnimationFrame(() => {
+      if (term.current === terminal) terminal.scrollToTop();
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [expanded]);
+
+  // The first lines of a long finished output, shown above its end.
+  useEffect(() => {
+    const terminal = term.current;
+    if (!terminal || !long) return;
+    const buffer = terminal.buffer.active;
+    setHead(Array.from({ length: HEAD_LINES }, (_, i) => buffer.getLine(i)?.translateToString(true) ?? ""));
+  }, [long, lines]);
+
+  useEffect(() => {
+    const terminal = term.current;
+    if (!terminal) return;
     const w = written.current;
+    const write = (text: string) => {
+      const next = holdFinalBreak(w.held, text);
+      w.held = next.held;
+      if (next.write) terminal.write(next.write);
+    };
     if (chunkCount > 0) {
       if (w.chunks !== chunks || w.fallback || w.count > chunkCount) {
         if (w.count > 0 || w.fallback) terminal.reset();
         w.count = 0;
         w.chunks = chunks;
         w.fallback = false;
+        w.held = "";
       }
-      for (let i = w.count; i < chunkCount; i++) terminal.write(chunks[i]!);
+      for (let i = w.count; i < chunkCount; i++) write(chunks[i]!);
       w.count = chunkCount;
     } else if (!w.fallback && storedOutput && stored) {
-      terminal.write(stored);
+      write(stored);
       w.fallback = true;
     } else if (!w.fallback && fallbackText && (!storedOutput || stored === "")) {
-      terminal.write(fallbackText.replace(/\r?\n/g, "\r\n"));
+      write(fallbackText.replace(/\r?\n/g, "\r\n"));
       w.fallback = true;
     }
   }, [chunks, chunkCount, fallbackText, storedOutput, stored]);
@@ -111,11 +181,27 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
     setError(null);
     unwrap(getApi().tools.input({ sessionId, toolCallId, data })).catch((e: unknown) => setError(errorText(e)));
   };
+  const hidden = lines - HEAD_LINES - rows;
 
   return (
-    <div>
-      <div className="terminal" ref={host} role="log" aria-label="Command output" style={{ height: rows * 15 + 10 }} />
-      {running && (
+    <div className="term" data-lines={lines} data-rows={rows}>
+      {long && !expanded && (
+        <>
+          <pre className="term-head" aria-label="Start of the output">
+            {head.join("\n")}
+          </pre>
+          <button type="button" className="term-more" onClick={() => setExpanded(true)} aria-label={`Show all ${lines} lines of the output`}>
+            ⋯ {hidden > 0 ? `${hidden.toLocaleString("en-US")} lines hidden` : "more"} · Show all {lines.toLocaleString("en-US")} lines
+          </button>
+        </>
+      )}
+      <div className="term-box" ref={host} role="log" aria-label="Command output" />
+      {expanded && (
+        <button type="button" className="term-more" onClick={() => setExpanded(false)}>
+          Show less
+        </button>
+      )}
+      {running && waitingForInput && (
         <form
           className="terminal-tools"
           onSubmit={(e) => {
@@ -124,8 +210,8 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
             setAnswer("");
           }}
         >
-          {waitingForInput && <span className="waiting">Waiting for input</span>}
-          <input aria-label="Input for the command" placeholder="Type an answer and press Enter" value={answer} onChange={(e) => setAnswer(e.target.value)} autoFocus={waitingForInput} />
+          <span className="waiting">Waiting for input</span>
+          <input aria-label="Input for the command" placeholder="Type an answer and press Enter" value={answer} onChange={(e) => setAnswer(e.target.value)} autoFocus />
           <button type="submit">Send</button>
           <button
             type="button"

@@ -20,7 +20,7 @@ import { atEnd, itemIndexOfPosition, type SessionModel, type ToolCardState, type
 import { CompactionEntry, CompactionUndoNote } from "./CompactionEntry";
 import { AssistantMessageView, CustomMessageView, UserMessageView, type RowActions } from "./MessageViews";
 import { Timeline } from "./Timeline";
-import { ToolCard } from "./ToolCard";
+import { defaultExpanded, ToolCard } from "./ToolCard";
 import type { TurnChanges } from "../../../shared/ipc/checkpoint-schemas";
 import { TurnFiles, type CallNamer } from "./FilesChanged";
 
@@ -39,8 +39,8 @@ export interface TranscriptProps {
   actions: RowActions;
   compaction: CompactionState;
   running: boolean;
-  /** Tool calls waiting for the person's permission. */
-  awaitingApproval: ReadonlySet<string>;
+  /** Tool calls waiting for the person's permission, with when each was asked. */
+  awaitingApproval: ReadonlyMap<string, number>;
   /** Position of the failed last answer that offers Retry, if any. */
   retryPosition?: number | null;
   paging?: TranscriptPaging;
@@ -56,8 +56,6 @@ export interface TranscriptPaging {
 
 /** Load the next page when the view is this close (px) to the loaded window's top or bottom. */
 const PAGE_MARGIN = 1200;
-
-const DEFAULT_COLLAPSED = new Set(["read", "ls", "find", "grep"]);
 
 export function Transcript({ sessionId, model, items, jumpTo, actions, compaction, running, awaitingApproval, retryPosition = null, paging, files }: TranscriptProps) {
   const scroller = useRef<HTMLDivElement>(null);
@@ -180,7 +178,7 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
                 actions={actions}
                 compaction={compaction}
                 running={running}
-                awaiting={card ? awaitingApproval.has(card.toolCallId) : false}
+                awaitingSince={card ? awaitingApproval.get(card.toolCallId) : undefined}
                 canRetry={item.kind === "assistant" && item.position === retryPosition}
                 turn={item.kind === "assistant" ? files?.byPosition.get(item.position) : undefined}
                 files={files}
@@ -227,22 +225,22 @@ interface RowProps {
   actions: RowActions;
   compaction: CompactionState;
   running: boolean;
-  /** The tool row's call waits for permission. */
-  awaiting: boolean;
+  /** When the tool row's call was asked about, while it waits for permission. */
+  awaitingSince: number | undefined;
   canRetry: boolean;
   /** The assistant row's turn, when it changed files (from the checkpoints). */
   turn?: TurnChanges;
   files?: FilesContext;
 }
 
-const Row = memo(function Row({ item, card, cards, sessionId, toggled, onToggle, actions, compaction, running, awaiting, canRetry, turn, files }: RowProps) {
+const Row = memo(function Row({ item, card, cards, sessionId, toggled, onToggle, actions, compaction, running, awaitingSince, canRetry, turn, files }: RowProps) {
   switch (item.kind) {
     case "user":
       return <UserMessageView message={item.message} position={item.position} actions={actions} />;
     case "assistant":
       return (
         <>
-          <AssistantMessageView message={item.message} position={item.position} streaming={item.streaming} actions={actions} canRetry={canRetry} />
+          <AssistantMessageView message={item.message} position={item.position} streaming={item.streaming} thinking={item.thinking} actions={actions} canRetry={canRetry} />
           {turn && files && <TurnFiles sessionId={sessionId} turn={turn} name={files.name} maxFileBytes={files.maxFileBytes} />}
         </>
       );
@@ -252,8 +250,8 @@ const Row = memo(function Row({ item, card, cards, sessionId, toggled, onToggle,
       return <CustomMessageView message={item.message} position={item.position} actions={actions} />;
     case "tool": {
       if (!card) return null;
-      const byDefault = card.status === "error" || card.status === "running" || !DEFAULT_COLLAPSED.has(card.toolName);
-      return <ToolCard card={card} sessionId={sessionId} expanded={toggled ? !byDefault : byDefault} onToggle={onToggle} awaitingApproval={awaiting} />;
+      const byDefault = defaultExpanded(card);
+      return <ToolCard card={card} sessionId={sessionId} expanded={toggled ? !byDefault : byDefault} onToggle={onToggle} awaitingSince={awaitingSince} />;
     }
     case "timeline":
       return cards ? <Timeline cards={cards} /> : null;

@@ -1,5 +1,5 @@
 // Small formatting helpers for the session view: one-line summaries of tool arguments, elapsed
-// times, token counts, costs and relative dates. Pure; never throw.
+// times, token counts, costs (one format everywhere), counted nouns and relative dates. Pure; never throw.
 
 function str(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
@@ -58,9 +58,16 @@ export function formatTokens(n: number): string {
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
 
+/** Costs one way everywhere: "$0.00", "<$0.01", "$0.42", "$12.30". */
 export function formatCost(usd: number): string {
   if (!Number.isFinite(usd) || usd <= 0) return "$0.00";
-  return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+  if (usd < 0.005) return "<$0.01";
+  return `$${usd.toFixed(2)}`;
+}
+
+/** "1 model", "3 models", "0 models". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 }
 
 /** "just now", "5 min ago", "3 h ago", "yesterday", or a date. */

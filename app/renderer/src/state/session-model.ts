@@ -8,6 +8,15 @@
 // card (copying it on every update would be quadratic); `chunkCount` tells how many chunks belong
 // to a version, so a version stays a consistent snapshot.
 //
+// Card states (tool-cards.ts): "pending" until the loop starts preparing the call, "queued" from
+// tool_execution_start (validation, the permission question, the batch), "running" from the
+// session's tool_call_phase "executing" (so a card's timer counts the run, not the wait), then
+// "done" or "error", or "denied" / "stopped" as the session says (with the reason). Stored pages
+// carry only each call's start and end, so a reopened session times a call from its start.
+// Thinking blocks get their start and end as seen live ("Thinking… 4 s", "Thought for 12 s").
+// Usage of answers ended since the session info was read is summed in `liveUsage` (the sync
+// layer resets it with fresh info).
+//
 // Pages: the model holds a window of the session, positions first..first+messages.length-1, of
 // `total` messages (a long session opens at its newest page; older pages are added in front as
 // the view scrolls up, see session-pages.ts). While the window reaches the end, finished messages
@@ -16,6 +25,9 @@
 import type { AgentMessage, AssistantMessage, CustomMessage, ProviderRetry, UserMessage } from "../../../shared/agent-types";
 import type { WireAgentEvent } from "../../../shared/ipc/agent-schemas";
 import type { LiveSnapshot } from "../../../shared/ipc/contract";
+import { applyToolEvent, asRecord, cardFromLive, isToolEvent, newCard, type ToolCardState, type ToolOutcome, type ToolStatus } from "./tool-cards";
+
+export type { ToolCardState } from "./tool-cards";
 
 /** A compaction entry or its undo, wherever it is in the session. */
 export interface CompactionMark {
@@ -39,43 +51,18 @@ export interface StoredPage {
   outputs: readonly { toolCallId: string }[];
 }
 
-export type ToolStatus = "pending" | "running" | "done" | "error";
-
-export interface ToolOutcome {
-  content: { type: string; text?: string; data?: string; mimeType?: string }[];
-  details: unknown;
-  isError: boolean;
-}
-
-export interface ToolCardState {
-  toolCallId: string;
-  toolName: string;
-  args: Record<string, unknown>;
-  /** Set when the model's arguments could not be parsed. */
-  argumentsError?: string;
-  status: ToolStatus;
-  startedAt: number | null;
-  endedAt: number | null;
-  chunks: string[];
-  chunkCount: number;
-  /** Raw bytes dropped by the tool because updates fell behind. */
-  skippedBytes: number;
-  /** The latest partial-result details (bash: BashProgressDetails). */
-  progress: unknown;
-  waitingForInput: boolean;
-  result: ToolOutcome | null;
-  /** Position of the assistant message that asked for the call (null while it streams). */
-  position: number | null;
-  /** A terminal log of the call is stored (fetched when its card shows it: tools.output). */
-  storedOutput: boolean;
-}
-
 export type TranscriptItem =
   | { kind: "user"; key: string; position: number; message: UserMessage }
-  | { kind: "assistant"; key: string; position: number; message: AssistantMessage; streaming: boolean }
+  | { kind: "assistant"; key: string; position: number; message: AssistantMessage; streaming: boolean; thinking?: readonly (ThinkingTime | undefined)[] }
   | { kind: "tool"; key: string; toolCallId: string; position: number }
   | { kind: "timeline"; key: string; position: number; toolCallIds: string[] }
   | { kind: "custom"; key: string; position: number; message: CustomMessage };
+
+/** When a thinking block started and ended streaming, as seen (end null while it streams). */
+export interface ThinkingTime {
+  startedAt: number;
+  endedAt: number | null;
+}
 
 export interface SessionModel {
   /** Position of messages[0]. */
@@ -93,10 +80,16 @@ export interface SessionModel {
   tools: ReadonlyMap<string, ToolCardState>;
   running: boolean;
   retry: ProviderRetry | null;
+  /** When the retry notice arrived (null when unknown, as in a snapshot). */
+  retryAt: number | null;
+  /** Thinking times by `${message timestamp}:${content index}`. */
+  thinking: ReadonlyMap<string, ThinkingTime>;
+  /** Tokens and cost of answers that ended since the session info was last read. */
+  liveUsage: { tokens: number; cost: number };
 }
 
 export function emptyModel(): SessionModel {
-  return { first: 0, total: 0, messages: [], compactions: [], items: [], streaming: null, tools: new Map(), running: false, retry: null };
+  return { first: 0, total: 0, messages: [], compactions: [], items: [], streaming: null, tools: new Map(), running: false, retry: null, retryAt: null, thinking: new Map(), liveUsage: { tokens: 0, cost: 0 } };
 }
 
 /** Whether the window reaches the session's last message (new messages are then shown). */
@@ -104,27 +97,30 @@ export function atEnd(model: Pick<SessionModel, "first" | "messages" | "total">)
   return model.first + model.messages.length === model.total;
 }
 
-export function newCard(toolCallId: string, toolName: string, args: Record<string, unknown>, position: number | null): ToolCardState {
-  return { toolCallId, toolName, args, status: "pending", startedAt: null, endedAt: null, chunks: [], chunkCount: 0, skippedBytes: 0, progress: null, waitingForInput: false, result: null, position, storedOutput: false };
+const thinkingKey = (message: AssistantMessage, index: number) => `${message.timestamp}:${index}`;
+
+/** The thinking times of a message's blocks, by content index (undefined when it has none). */
+function thinkingOf(message: AssistantMessage, thinking: ReadonlyMap<string, ThinkingTime>): (ThinkingTime | undefined)[] | undefined {
+  if (!message.content.some((b) => b.type === "thinking")) return undefined;
+  return message.content.map((b, i) => (b.type === "thinking" ? thinking.get(thinkingKey(message, i)) : undefined));
 }
 
-export function asRecord(value: unknown): Record<string, unknown> {
-  return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
+const FINAL: ReadonlySet<ToolStatus> = new Set(["done", "error", "denied", "stopped"]);
 
 /**
  * Items one finalized message contributes to the transcript. A tool result whose call is not in
  * the window gets no row of its own when `orphanRow` is false (its call's message is on a page not
  * loaded yet, which brings the row).
  */
-export function itemsFor(message: AgentMessage, position: number, tools: Map<string, ToolCardState>, orphanRow = true): TranscriptItem[] {
+export function itemsFor(message: AgentMessage, position: number, tools: Map<string, ToolCardState>, orphanRow = true, thinking: ReadonlyMap<string, ThinkingTime> = new Map()): TranscriptItem[] {
   switch (message.role) {
     case "user":
       return [{ kind: "user", key: `m${position}`, position, message }];
     case "custom":
       return message.display ? [{ kind: "custom", key: `m${position}`, position, message }] : [];
     case "assistant": {
-      const out: TranscriptItem[] = [{ kind: "assistant", key: `m${position}`, position, message, streaming: false }];
+      const times = thinkingOf(message, thinking);
+      const out: TranscriptItem[] = [{ kind: "assistant", key: `m${position}`, position, message, streaming: false, ...(times ? { thinking: times } : {}) }];
       const ids: string[] = [];
       for (const block of message.content) {
         if (block.type !== "toolCall") continue;
@@ -141,7 +137,11 @@ export function itemsFor(message: AgentMessage, position: number, tools: Map<str
       const outcome: ToolOutcome = { content: message.content, details: message.details, isError: message.isError };
       if (card) {
         const named = card.toolName ? card : { ...card, toolName: message.toolName };
-        if (!card.result || card.status === "pending" || card.status === "running") tools.set(message.toolCallId, { ...named, status: message.isError ? "error" : "done", result: outcome, waitingForInput: false });
+        if (!card.result || !FINAL.has(card.status)) {
+          // A denial or a stop the session reported stays what it was.
+          const status = card.status === "denied" || card.status === "stopped" ? card.status : message.isError ? "error" : "done";
+          tools.set(message.toolCallId, { ...named, status, result: outcome, waitingForInput: false });
+        }
         else if (named !== card) tools.set(message.toolCallId, named);
         return [];
       }
@@ -156,11 +156,13 @@ export function itemsFor(message: AgentMessage, position: number, tools: Map<str
 export function applyEvents(model: SessionModel, events: readonly WireAgentEvent[], now: number | ((index: number) => number)): SessionModel {
   if (events.length === 0) return model;
   const tools = new Map(model.tools);
-  let { messages, items, streaming, running, retry, total, compactions } = model;
+  let { messages, items, streaming, running, retry, total, compactions, retryAt, thinking, liveUsage } = model;
   const { first } = model;
   let messagesCopied = false;
+  let thinkingCopied = false;
   const at = (i: number) => (typeof now === "number" ? now : now(i));
   events.forEach((event, i) => {
+    if (isToolEvent(event)) return applyToolEvent(tools, event, at(i));
     switch (event.type) {
       case "agent_start":
         running = true;
@@ -178,13 +180,32 @@ export function applyEvents(model: SessionModel, events: readonly WireAgentEvent
           for (const block of event.message.content) {
             if (block.type === "toolCall" && !tools.has(block.id)) tools.set(block.id, newCard(block.id, block.name, block.arguments, null));
           }
+          if (event.type === "message_update") {
+            const sub = event.assistantMessageEvent;
+            const index = sub.contentIndex ?? -1;
+            const block = event.message.content[index];
+            if (block?.type === "thinking" && (sub.type === "thinking_start" || sub.type === "thinking_delta" || sub.type === "thinking_end")) {
+              const key = thinkingKey(event.message, index);
+              const time = thinking.get(key);
+              if (!time || (sub.type === "thinking_end" && time.endedAt === null)) {
+                if (!thinkingCopied) {
+                  thinking = new Map(thinking);
+                  thinkingCopied = true;
+                }
+                (thinking as Map<string, ThinkingTime>).set(key, { startedAt: time?.startedAt ?? at(i), endedAt: sub.type === "thinking_end" ? at(i) : null });
+              }
+            }
+          }
         }
         break;
       case "message_end": {
         const position = total++;
         const message = event.message;
         if (message.role === "custom" && isCompactionEntry(message)) compactions = [...compactions, { position, message }];
-        if (event.message.role === "assistant") streaming = null;
+        if (message.role === "assistant") {
+          streaming = null;
+          liveUsage = { tokens: liveUsage.tokens + (message.usage?.totalTokens ?? 0), cost: liveUsage.cost + (message.usage?.cost?.total ?? 0) };
+        }
         if (first + messages.length !== position) {
           // Beyond the window (opened around an older message): counted, shown once paged in.
           if (message.role === "toolResult") itemsFor(message, position, tools, false);
@@ -196,51 +217,19 @@ export function applyEvents(model: SessionModel, events: readonly WireAgentEvent
           messagesCopied = true;
         }
         messages.push(message);
-        items.push(...itemsFor(message, position, tools));
+        items.push(...itemsFor(message, position, tools, true, thinking));
         break;
       }
       case "provider_retry":
         retry = event.retry;
+        retryAt = at(i);
         break;
-      case "tool_execution_start": {
-        const card = tools.get(event.toolCallId) ?? newCard(event.toolCallId, event.toolName, asRecord(event.args), null);
-        tools.set(event.toolCallId, { ...card, status: "running", startedAt: at(i), endedAt: null, args: asRecord(event.args) });
-        break;
-      }
-      case "tool_execution_update": {
-        const card = tools.get(event.toolCallId) ?? { ...newCard(event.toolCallId, event.toolName, asRecord(event.args), null), status: "running" as const, startedAt: at(i) };
-        const details = asRecord(event.partialResult.details);
-        const next: ToolCardState = { ...card, progress: event.partialResult.details };
-        if (typeof details.chunk === "string" && details.chunk.length > 0) {
-          // Append to the shared list only at its end; a stale version gets its own copy.
-          const chunks = card.chunks.length === card.chunkCount ? card.chunks : card.chunks.slice(0, card.chunkCount);
-          chunks.push(details.chunk);
-          next.chunks = chunks;
-          next.chunkCount = chunks.length;
-        }
-        if (typeof details.skippedBytes === "number") next.skippedBytes = card.skippedBytes + details.skippedBytes;
-        if (typeof details.waitingForInput === "boolean") next.waitingForInput = details.waitingForInput;
-        tools.set(event.toolCallId, next);
-        break;
-      }
-      case "tool_execution_end": {
-        const card = tools.get(event.toolCallId) ?? newCard(event.toolCallId, event.toolName, {}, null);
-        tools.set(event.toolCallId, {
-          ...card,
-          status: event.isError ? "error" : "done",
-          startedAt: card.startedAt ?? at(i),
-          endedAt: at(i),
-          waitingForInput: false,
-          result: { content: event.result.content, details: event.result.details, isError: event.isError },
-        });
-        break;
-      }
       case "turn_start":
       case "turn_end":
         break;
     }
   });
-  return { first, total, messages, compactions, items, streaming, tools, running, retry };
+  return { first, total, messages, compactions, items, streaming, tools, running, retry, retryAt, thinking, liveUsage };
 }
 
 function isCompactionEntry(message: CustomMessage): boolean {
@@ -254,7 +243,7 @@ export function applyToolTimes(tools: Map<string, ToolCardState>, times: readonl
     if (card && card.startedAt !== null) continue;
     const base = card ?? newCard(t.toolCallId, "", {}, null);
     const status: ToolStatus = t.endedAt !== null ? (t.isError ? "error" : "done") : t.startedAt !== null ? "running" : base.status;
-    tools.set(t.toolCallId, { ...base, status: base.result ? base.status : status, startedAt: t.startedAt, endedAt: t.endedAt });
+    tools.set(t.toolCallId, { ...base, status: base.result ? base.status : status, queuedAt: t.startedAt, startedAt: t.startedAt, endedAt: t.endedAt });
   }
 }
 
@@ -262,7 +251,7 @@ export function applyToolTimes(tools: Map<string, ToolCardState>, times: readonl
 export function settleCards(tools: Map<string, ToolCardState>, times: readonly ToolTime[], outputs: readonly { toolCallId: string }[], stillRunning: boolean): void {
   if (!stillRunning) for (const t of times) {
     const card = tools.get(t.toolCallId);
-    if (card && t.endedAt === null && (card.status === "running" || card.status === "pending")) tools.set(t.toolCallId, { ...card, status: "error", result: card.result ?? { content: [{ type: "text", text: "The run ended before this call finished." }], details: undefined, isError: true } });
+    if (card && t.endedAt === null && !FINAL.has(card.status)) tools.set(t.toolCallId, { ...card, status: "error", result: card.result ?? { content: [{ type: "text", text: "The run ended before this call finished." }], details: undefined, isError: true } });
   }
   for (const { toolCallId } of outputs) {
     const card = tools.get(toolCallId);
@@ -300,6 +289,9 @@ export function modelFromStored(page: StoredPage & { total?: number; compactions
     tools,
     running: stillRunning,
     retry: null,
+    retryAt: null,
+    thinking: new Map(),
+    liveUsage: { tokens: 0, cost: 0 },
   };
 }
 
@@ -312,22 +304,7 @@ export function modelFromSnapshot(opened: StoredPage & { total: number; compacti
   const model = modelFromStored(opened, running || live !== null);
   if (!live) return model;
   const tools = new Map(model.tools);
-  for (const t of live.tools) {
-    const card = tools.get(t.toolCallId) ?? newCard(t.toolCallId, t.toolName, asRecord(t.args), null);
-    tools.set(t.toolCallId, {
-      ...card,
-      status: t.status,
-      startedAt: t.startedAt,
-      endedAt: t.endedAt,
-      chunks: t.output ? [t.output] : [],
-      chunkCount: t.output ? 1 : 0,
-      skippedBytes: t.skippedBytes,
-      progress: t.progress,
-      waitingForInput: t.waitingForInput,
-      result: t.result,
-      storedOutput: false,
-    });
-  }
+  for (const t of live.tools) tools.set(t.toolCallId, cardFromLive(tools.get(t.toolCallId) ?? newCard(t.toolCallId, t.toolName, asRecord(t.args), null), t));
   if (live.streaming) {
     for (const block of live.streaming.content) {
       if (block.type === "toolCall" && !tools.has(block.id)) tools.set(block.id, newCard(block.id, block.name, block.arguments, null));
@@ -340,7 +317,8 @@ export function modelFromSnapshot(opened: StoredPage & { total: number; compacti
 export function visibleItems(model: SessionModel): TranscriptItem[] {
   if (!model.streaming || !atEnd(model)) return model.items;
   const position = model.total;
-  const live: TranscriptItem[] = [{ kind: "assistant", key: `m${position}`, position, message: model.streaming, streaming: true }];
+  const times = thinkingOf(model.streaming, model.thinking);
+  const live: TranscriptItem[] = [{ kind: "assistant", key: `m${position}`, position, message: model.streaming, streaming: true, ...(times ? { thinking: times } : {}) }];
   for (const block of model.streaming.content) {
     if (block.type === "toolCall") live.push({ kind: "tool", key: `t${block.id}`, toolCallId: block.id, position });
   }

@@ -94,7 +94,8 @@ export class SessionSync {
         this.set({ state, permissions: sortRequests(state.pendingPermissions), model });
       }),
       api.events.onSessionUpdated((info) => {
-        if (info.id === id) this.set({ info });
+        // The info counts every answer stored so far: the live count starts again from it.
+        if (info.id === id) this.set({ info, model: { ...this.view.model, liveUsage: { tokens: 0, cost: 0 } } });
       }),
       api.events.onPermissionRequest((request) => {
         if (request.sessionId !== id || !this.loaded || this.view.permissions.some((p) => p.id === request.id)) return;

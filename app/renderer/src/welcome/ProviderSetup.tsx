@@ -1,6 +1,8 @@
 // Getting a provider working: pick Anthropic, OpenAI or an OpenAI-compatible local server, give a
-// key or a base URL, save, and test. Used by the first-run welcome and by Settings (to add one).
-// Keys go to the host, which stores them encrypted or refuses with its reason; they never come back.
+// key or a base URL, then "Save and test": the host tests what was typed first, and it is saved
+// only when the test passes; after a failed test, "Save anyway" saves it as typed. Used by the
+// first-run welcome and by Settings (to add one). Keys go to the host, which stores them encrypted
+// or refuses with its reason; they never come back.
 import { useState } from "react";
 import type { Settings } from "../../../shared/ipc/contract";
 import { getApi } from "../api/client";
@@ -18,6 +20,7 @@ export function ProviderSetup({ onDone, onStart }: { onDone?: (settings: Setting
   const [apiKey, setApiKey] = useState("");
   const [status, setStatus] = useState<{ ok: boolean; message: string } | null>(null);
   const [busy, setBusy] = useState(false);
+  const [failedTest, setFailedTest] = useState(false);
 
   const save = async (): Promise<Settings | null> => {
     const providerId = kind === "compatible" ? id.trim() : kind;
@@ -33,23 +36,28 @@ export function ProviderSetup({ onDone, onStart }: { onDone?: (settings: Setting
     return saved;
   };
 
-  const run = async (andTest: boolean) => {
+  const run = async (testFirst: boolean) => {
     onStart?.();
     setBusy(true);
     setStatus(null);
     try {
-      const saved = await save();
       const providerId = kind === "compatible" ? id.trim() : kind;
+      let tested: { ok: boolean; message: string } | null = null;
+      if (testFirst) {
+        const candidate = { kind, ...(baseUrl.trim() ? { baseUrl: baseUrl.trim() } : {}), ...(apiKey ? { apiKey } : {}) };
+        tested = await unwrap(getApi().providers.test({ id: providerId, candidate }));
+        if (!tested.ok) {
+          setFailedTest(true);
+          setStatus({ ok: false, message: `Not saved: ${tested.message}` });
+          return;
+        }
+      }
+      const saved = await save();
+      setFailedTest(false);
       if (kind === "compatible") await unwrap(getApi().models.refresh({ provider: providerId })).catch(() => undefined);
       await reloadModels();
-      if (andTest) {
-        const result = await unwrap(getApi().providers.test({ id: providerId }));
-        setStatus(result);
-        if (result.ok && saved) onDone?.(saved);
-      } else {
-        setStatus({ ok: true, message: "Saved." });
-        if (saved) onDone?.(saved);
-      }
+      setStatus({ ok: true, message: tested ? tested.message : "Saved without a passing test." });
+      if (saved) onDone?.(saved);
     } catch (e) {
       setStatus({ ok: false, message: errorText(e) });
     } finally {
@@ -99,11 +107,11 @@ export function ProviderSetup({ onDone, onStart }: { onDone?: (settings: Setting
       <div className="row" style={{ marginTop: 8 }}>
         <label>
           Base URL{kind === "compatible" ? "" : " (optional)"}
-          <input value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} required={kind === "compatible"} placeholder={kind === "anthropic" ? "https://api.anthropic.com" : kind === "openai" ? "https://api.openai.com/v1" : ""} />
+          <input value={baseUrl} onChange={(e) => (setBaseUrl(e.target.value), setFailedTest(false))} required={kind === "compatible"} placeholder={kind === "anthropic" ? "https://api.anthropic.com" : kind === "openai" ? "https://api.openai.com/v1" : ""} />
         </label>
         <label>
           API key{kind === "compatible" ? " (if the server needs one)" : ""}
-          <input type="password" value={apiKey} onChange={(e) => setApiKey(e.target.value)} autoComplete="off" />
+          <input type="password" value={apiKey} onChange={(e) => (setApiKey(e.target.value), setFailedTest(false))} autoComplete="off" />
         </label>
       </div>
       {settings && !settings.canStoreKeys && <p className="muted">This host cannot store keys (no OS keyring): set ANTHROPIC_API_KEY or OPENAI_API_KEY in its environment instead, or use a local server.</p>}
@@ -111,9 +119,11 @@ export function ProviderSetup({ onDone, onStart }: { onDone?: (settings: Setting
         <button type="submit" className="primary" disabled={busy}>
           Save and test
         </button>
-        <button type="button" onClick={() => void run(false)} disabled={busy}>
-          Save
-        </button>
+        {failedTest && (
+          <button type="button" onClick={() => void run(false)} disabled={busy}>
+            Save anyway
+          </button>
+        )}
         {busy && <span className="muted">Working…</span>}
         {status && (
           <span className={status.ok ? "" : "error-text"} role="status">
