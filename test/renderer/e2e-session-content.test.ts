@@ -189,9 +189,11 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("session content end to
     await expect.poll(() => edit.getAttribute("data-status"), { timeout: 15_000 }).toBe("done");
     expect(readFileSync(join(e2e.project, "math.js"), "utf8")).toContain("return a + b;");
     expect(await edit.locator(".diff-counts").innerText()).toMatch(/\+1\s*−1/);
+    // Expanded once the run has ended (a click while the turn's last answer streams in was lost
+    // once under load: see the notes of issue 17).
+    await h.idle();
     await edit.locator(".card-head").click();
     await edit.getByRole("group", { name: "Changes to math.js" }).waitFor();
-    await h.idle();
   }, 60_000);
 
   test("thinking streams open with a running duration, then collapses; tokens count up during the turn", async () => {
