@@ -287,6 +287,7 @@ function runComputeWorkerInChild(file: string): string {
     worker.on("error", (e) => { console.error(e.message); process.exit(1); });
     worker.on("exit", (code) => { console.error("the worker exited (code " + code + ") without answering"); process.exit(1); });
     worker.on("message", (m) => {
+      if (m.ready === true) return; // said once its code is loaded, before any answer
       worker.removeAllListeners("exit");
       clearTimeout(timer);
       if (!m.ok || !String(m.result.diff).includes("+worker-ok")) { console.error(JSON.stringify(m)); process.exit(1); }
