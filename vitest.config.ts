@@ -1,3 +1,5 @@
+// The Node.js version check first: the tests load better-sqlite3, which segfaults on Node 20.
+import "./scripts/check-node.mjs";
 import { defineConfig } from "vitest/config";
 
 // node-pty is not thread-safe: every test file runs in a forked child process, never a worker thread.

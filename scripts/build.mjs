@@ -11,10 +11,13 @@
 //                          found beside the bundle at run time (app/main/permissions/shell-parser.ts)
 // Only the native modules (better-sqlite3, node-pty) and electron stay outside the bundles.
 // Usage: node scripts/build.mjs [--no-renderer] [--out DIR]   (DIR instead of out/, for tests)
+// The Node.js version check comes first: nothing else may load on a Node that is too old.
+import "./check-node.mjs";
 import { build as esbuild } from "esbuild";
 import { build as viteBuild } from "vite";
 import { copyFileSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
+import { isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -73,7 +76,8 @@ await Promise.all([
   esbuild({ ...common, entryPoints: ["app/preload/index.ts"], outfile: `${out}/preload/index.cjs`, format: "cjs", sourcemap: false }),
   esbuild({
     ...common,
-    // launch.ts turns on Node's compile cache, then imports cli.ts (a chunk, so it is cached).
+    // launch.ts checks Node's version and turns on its compile cache, then imports cli.ts (a chunk:
+    // its native modules load only after the check, and it is cached).
     entryPoints: { index: "app/main/host/launch.ts" },
     outdir: `${out}/host`,
     outExtension: { ".js": ".mjs" },
@@ -87,9 +91,10 @@ await Promise.all([
 // The grammar's .wasm files go beside each bundle that parses commands.
 const require = createRequire(import.meta.url);
 const grammar = [require.resolve("web-tree-sitter/web-tree-sitter.wasm"), require.resolve("tree-sitter-bash/tree-sitter-bash.wasm")];
-for (const dir of ["out/main/wasm", "out/host/wasm"]) {
-  mkdirSync(`${root}${dir}`, { recursive: true });
-  for (const file of grammar) copyFileSync(file, `${root}${dir}/${file.split(/[\\/]/).pop()}`);
+for (const dir of [`${out}/main/wasm`, `${out}/host/wasm`]) {
+  const target = isAbsolute(dir) ? dir : `${root}${dir}`;
+  mkdirSync(target, { recursive: true });
+  for (const file of grammar) copyFileSync(file, `${target}/${file.split(/[\\/]/).pop()}`);
 }
 if (!process.argv.includes("--no-renderer")) {
   await viteBuild({ configFile: `${root}vite.config.ts`, logLevel: "warn" });

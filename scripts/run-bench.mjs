@@ -1,6 +1,7 @@
 // Runs a benchmark the way the code ships: bench/NAME.bench.ts is bundled with esbuild to plain
 // JavaScript first (as the app's main process is), so the figures do not include Node's
 // TypeScript stripper (about 40 MB of RSS). Usage: node scripts/run-bench.mjs NAME [args...]
+import "./check-node.mjs";
 import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
