@@ -61,6 +61,9 @@ const READ_ONLY_REQUESTS: ReadonlySet<RequestName> = new Set<RequestName>([
   "sessions.open",
   "sessions.page",
   "sessions.state",
+  "sessions.live",
+  "sessions.get",
+  "projects.resolve",
   "tools.output",
   "sessions.export",
   "sessions.search",
@@ -204,12 +207,18 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       readOnly,
     }),
     "projects.list": () => store.listProjects(),
-    "projects.open": ({ folder }) => sessions.openProject(folder),
+    "projects.open": ({ folder, confirmed }) => sessions.openProject(folder, confirmed),
+    "projects.resolve": ({ folder }) => sessions.resolveFolder(folder),
     "projects.pickFolder": async () => {
       if (!options.pickFolder) throw new ServiceError("unavailable", "There is no folder picker in the browser: type the folder's path instead.");
       return { folder: await options.pickFolder() };
     },
     "sessions.list": (p) => store.listSessions(p),
+    "sessions.get": ({ sessionId }) => {
+      const session = store.getSession(sessionId);
+      if (!session) throw new IpcFailure("not-found", `Session ${sessionId} does not exist.`);
+      return session;
+    },
     "sessions.create": ({ projectId, model }) => sessions.create(projectId, model),
     "sessions.open": ({ sessionId, around, limit }) => sessions.open(sessionId, { around, limit }),
     "sessions.page": (p) => sessions.page(p.sessionId, p),
@@ -218,6 +227,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     "sessions.followUp": ({ sessionId, text, images }) => (sessions.followUp(sessionId, text, images), {}),
     "sessions.abort": ({ sessionId }) => (sessions.abort(sessionId), {}),
     "sessions.state": ({ sessionId }) => sessions.state(sessionId),
+    "sessions.live": () => sessions.liveStates(),
     "sessions.setModel": ({ sessionId, model }) => sessions.setModel(sessionId, model),
     "sessions.compact": ({ sessionId }) => sessions.compact(sessionId),
     "sessions.editCompaction": async ({ sessionId, index, summary }) => (await sessions.editCompaction(sessionId, index, summary), {}),

@@ -8,9 +8,9 @@
 import { app, BrowserWindow, dialog, ipcMain, Notification, screen, session, shell } from "electron";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import type { AssistantMessage } from "../../shared/agent-types.ts";
+import { AttentionTracker, attentionText, type Attention } from "../../shared/attention.ts";
 import { EVENT_CHANNEL, REQUEST_CHANNEL } from "../../shared/ipc/channels.ts";
-import type { Session } from "../../shared/ipc/contract.ts";
+import type { SessionState } from "../../shared/ipc/contract.ts";
 import { createAppServices, type AppServices } from "../app-services.ts";
 import { EventBatcher } from "../ipc/event-batcher.ts";
 import { applyMainProcessFlags } from "../runtime-flags.ts";
@@ -78,8 +78,6 @@ async function start(): Promise<void> {
       version: app.getVersion(),
       env: startEnvironment,
       pickFolder: pickFolder,
-      onRunEnd: notifyRunEnd,
-      onPermissionRequest: notifyPermission,
       readOnly,
     });
   try {
@@ -119,6 +117,16 @@ async function start(): Promise<void> {
     return ready.router.handle(name, params);
   });
   installMenu((command) => ready.hub.emit("app.command", { command }));
+  // Desktop notifications read the same state events as the window (app/shared/attention.ts).
+  const attention = new AttentionTracker();
+  attention.seed(ready.sessions.liveStates());
+  ready.hub.add({
+    sessionEvent: () => undefined,
+    emit: (event, payload) => {
+      if (event !== "session.state") return;
+      for (const a of attention.update(payload as SessionState)) notify(a, ready);
+    },
+  });
   createWindow(ready);
   void startAutoUpdates(() => window);
 }
@@ -175,22 +183,16 @@ function showWindow(): void {
   window.focus();
 }
 
-function notify(title: string, body: string): void {
+/** A notification when the window is not in front; a click shows the window at that session. */
+function notify(attention: Attention, ready: AppServices): void {
   if (!window || (window.isVisible() && window.isFocused()) || !Notification.isSupported()) return;
+  const { title, body } = attentionText(attention, ready.store.getSession(attention.sessionId)?.title ?? null);
   const notification = new Notification({ title, body });
-  notification.on("click", showWindow);
+  notification.on("click", () => {
+    showWindow();
+    ready.hub.emit("app.command", { command: "open-session", sessionId: attention.sessionId });
+  });
   notification.show();
-}
-
-function notifyRunEnd(session: Session | undefined, last: AssistantMessage | undefined): void {
-  const title = session?.title ?? "Lathe";
-  if (last?.stopReason === "error") notify(title, `The run stopped with an error: ${last.errorMessage ?? "unknown error"}`);
-  else if (last?.stopReason !== "aborted") notify(title, "The run finished.");
-}
-
-function notifyPermission(sessionId: number): void {
-  const pending = services?.permissions.pendingFor(sessionId) ?? [];
-  if (pending.length > 0) notify("Lathe needs an answer", pending[0]!.summary.title);
 }
 
 function fatal(error: unknown): void {

@@ -108,6 +108,8 @@ export class LiveSession {
   private saveFailure: string | null = null;
   private streaming: AssistantMessage | null = null;
   private retryNotice: ProviderRetry | null = null;
+  /** How the last run ended (null while one runs, or before the first). */
+  private lastRun: SessionState["lastRun"] = null;
   private readonly liveTools = new Map<string, LiveToolState>();
   private readonly baseToolNames: string[];
   private readonly builtinTools: AnyAgentTool[];
@@ -321,6 +323,7 @@ export class LiveSession {
       contextTokens: contextTokens(this.agent.messages),
       contextWindow: this.model.contextWindow,
       instructionFiles: this.instructionFiles,
+      lastRun: this.agent.isRunning ? null : this.lastRun,
     };
   }
 
@@ -432,7 +435,10 @@ export class LiveSession {
       const tool = this.liveTools.get(event.toolCallId);
       if (event.isError && !tool?.phase && (signal?.aborted || interrupted)) this.phase(event.toolCallId, "stopped", interrupted && !signal?.aborted ? "Interrupted by you." : "Stopped with the run.");
     }
-    if (event.type === "agent_start") this.options.onStateChange(this);
+    if (event.type === "agent_start") {
+      this.lastRun = null;
+      this.options.onStateChange(this);
+    }
     if (event.type === "message_start" && event.message.role === "user") this.options.onStateChange(this);
     if (event.type === "turn_end") {
       const key = turnCheckpointKey(this.sessionId, event.message);
@@ -520,7 +526,16 @@ export class LiveSession {
         return;
       }
     }
+    this.lastRun = runOutcome(last);
     this.options.onStateChange(this);
     this.options.onRunEnd?.(this, last);
   }
+}
+
+/** How a run ended, from its last answer: stopped by the person, failed, or done. */
+function runOutcome(last: AssistantMessage | undefined): NonNullable<SessionState["lastRun"]> {
+  const endedAt = Date.now();
+  if (last?.stopReason === "aborted") return { outcome: "stopped", endedAt };
+  if (last?.stopReason === "error") return { outcome: "failed", endedAt, ...(last.errorMessage ? { error: last.errorMessage } : {}) };
+  return { outcome: "done", endedAt };
 }

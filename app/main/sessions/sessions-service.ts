@@ -8,7 +8,8 @@
 // except starting a run (the agent needs its transcript), forks and exports.
 // Delete is a soft delete (undo: restore); deleted sessions are purged after PURGE_AFTER_MS.
 import { statSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { homedir } from "node:os";
+import { basename, isAbsolute } from "node:path";
 import type { AgentMessage, AssistantMessage, CustomMessage, ImageContent, Model } from "../../shared/agent-types.ts";
 import { COMPACTION, COMPACTION_UNDO, compactionDetails, compactionStateOf, type ActiveCompaction } from "../../shared/compaction.ts";
 import type { LiveSnapshot, PermissionRequest, Session, SessionState } from "../../shared/ipc/contract.ts";
@@ -19,6 +20,7 @@ import { BUILTIN_MODELS, customModel, findModel, listModels, type ProviderSettin
 import { StoreError, type MessagePage, type PageOptions, type ProjectInfo, type SessionStore, type TranscriptPage } from "../store/index.ts";
 import { createCodingTools, type OutputRedactor } from "../tools/index.ts";
 import { outputFolderFor, sweepOutputFolders } from "./output-folders.ts";
+import { broadFolderWarning, resolveProjectFolder, type ResolvedFolder } from "./project-folder.ts";
 import type { SandboxService } from "../sandbox/sandbox-service.ts";
 import { rerunRequestText, sandboxedCommand } from "../sandbox/rerun.ts";
 import { contextTokensOfTail } from "./context.ts";
@@ -124,8 +126,20 @@ export class SessionsService {
 
   // Projects
 
-  openProject(folder: string): ProjectInfo {
-    const path = resolve(folder.replace(/^~(?=$|\/)/, process.env.HOME ?? "~"));
+  /** The home folder of the person the services run for (the environment's, else the OS's). */
+  private get home(): string {
+    const fromEnv = this.o.env?.HOME ?? this.o.env?.USERPROFILE;
+    return fromEnv && isAbsolute(fromEnv) ? fromEnv : homedir();
+  }
+
+  resolveFolder(folder: string): ResolvedFolder {
+    return resolveProjectFolder(folder, this.home);
+  }
+
+  /** Opens a folder as a project; relative paths start at home; home, `/` and above need `confirmed`. */
+  openProject(folder: string, confirmed = false): ProjectInfo {
+    const { folder: path, broad } = this.resolveFolder(folder);
+    if (broad && !confirmed) throw new IpcFailure("invalid-request", broadFolderWarning(broad, path));
     let isDir: boolean;
     try {
       isDir = statSync(path).isDirectory();
@@ -232,6 +246,11 @@ export class SessionsService {
   page(sessionId: number, range: { before: number; limit?: number } | { from: number; limit?: number }): MessagePage {
     this.session(sessionId);
     return this.o.store.readPage(sessionId, range);
+  }
+
+  /** The state of every live session (run since the service started). */
+  liveStates(): SessionState[] {
+    return [...this.live.values()].map((s) => s.state(this.o.permissions.pendingFor(s.sessionId)));
   }
 
   state(sessionId: number, opened?: TranscriptPage): SessionState {

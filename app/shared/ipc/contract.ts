@@ -78,6 +78,13 @@ export const PermissionRequestSchema = Type.Object({
   createdAt: Type.Number(),
 });
 
+export const RunOutcomeSchema = Type.Object({
+  outcome: Type.Union([Type.Literal("done"), Type.Literal("failed"), Type.Literal("stopped")]),
+  /** A failed run's error, as the answer says it. */
+  error: Type.Optional(Type.String()),
+  endedAt: Type.Number(),
+});
+
 export const SessionStateSchema = Type.Object({
   sessionId: Id,
   running: Type.Boolean(),
@@ -89,6 +96,11 @@ export const SessionStateSchema = Type.Object({
   contextWindow: Type.Number(),
   /** Project instruction files (AGENTS.md, CLAUDE.md) loaded into the system prompt. */
   instructionFiles: Type.Array(Type.String()),
+  /**
+   * How this session's last run since the app started ended (null while one runs, or before any):
+   * the sidebar's "failed" badge and the desktop notifications read it.
+   */
+  lastRun: Type.Optional(Nullable(RunOutcomeSchema)),
 });
 
 /** A tool call of the current run whose result message is not in the transcript yet. */
@@ -190,7 +202,17 @@ export const requests = {
     }),
   ),
   "projects.list": request(Type.Object({}), Type.Array(ProjectInfoSchema)),
-  "projects.open": request(Type.Object({ folder: NonEmpty(4096) }), ProjectInfoSchema),
+  /**
+   * Opens (or reopens) a folder as a project. A relative path is taken from the home folder. The
+   * home folder itself, `/` and any folder holding the home folder need `confirmed` (the window
+   * asks first; projects.resolve says which those are).
+   */
+  "projects.open": request(Type.Object({ folder: NonEmpty(4096), confirmed: Type.Optional(Type.Boolean()) }), ProjectInfoSchema),
+  /** Where a typed folder resolves to, and whether opening it needs a confirmation (home, `/`). */
+  "projects.resolve": request(
+    Type.Object({ folder: NonEmpty(4096) }),
+    Type.Object({ folder: Type.String(), broad: Nullable(Type.Union([Type.Literal("home"), Type.Literal("root"), Type.Literal("above-home")])), home: Type.String() }),
+  ),
   "projects.pickFolder": request(Type.Object({}), Type.Object({ folder: Nullable(Type.String()) })),
   "sessions.list": request(
     Type.Object({
@@ -201,6 +223,8 @@ export const requests = {
     }),
     SessionPageSchema,
   ),
+  /** One session's row (title, project, model, fork origin), without its transcript. */
+  "sessions.get": request(Type.Object(SessionRef), SessionInfoSchema),
   "sessions.create": request(Type.Object({ projectId: Id, model: Type.Optional(Type.String()) }), SessionInfoSchema),
   /**
    * The session as it is now, at one page: the newest `limit` messages (200 by default), or the
@@ -241,6 +265,8 @@ export const requests = {
   ),
   "sessions.abort": request(Type.Object(SessionRef), Type.Object({})),
   "sessions.state": request(Type.Object(SessionRef), SessionStateSchema),
+  /** The state of every session this app ran since it started (running, waiting, or how its run ended). */
+  "sessions.live": request(Type.Object({}), Type.Array(SessionStateSchema)),
   "sessions.setModel": request(Type.Object({ ...SessionRef, model: NonEmpty(300) }), SessionStateSchema),
   /** Summarizes the older part of the session now (not while it runs). */
   "sessions.compact": request(Type.Object(SessionRef), Type.Object({ compacted: Type.Boolean(), message: Type.String() })),
@@ -423,7 +449,9 @@ export const events = {
   "permission.resolved": Type.Object({ requestId: Type.String(), sessionId: Id, decision: Type.String() }),
   /** A menu command or shortcut handled by the renderer. */
   "app.command": Type.Object({
-    command: Type.Union([Type.Literal("open-project"), Type.Literal("new-session"), Type.Literal("show-history"), Type.Literal("show-settings")]),
+    command: Type.Union([Type.Literal("open-project"), Type.Literal("new-session"), Type.Literal("show-history"), Type.Literal("show-settings"), Type.Literal("open-session")]),
+    /** With open-session (a desktop notification clicked): the session to show. */
+    sessionId: Type.Optional(Id),
   }),
   "app.notice": Type.Object({ level: Type.Union([Type.Literal("info"), Type.Literal("warning"), Type.Literal("error")]), message: Type.String() }),
   ...mcpEvents,
