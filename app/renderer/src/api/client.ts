@@ -2,7 +2,7 @@
 // WebSocket to the headless host in a browser (the token comes from host-token.ts and is sent as
 // the connection's first message, never in the WebSocket's address).
 import type { LatheApi } from "../../../shared/ipc/contract";
-import { hostToken } from "./host-token";
+import { hostToken, watchForNewToken } from "./host-token";
 import { createWsApi, type ConnectionStatus } from "./ws-client";
 
 declare global {
@@ -18,6 +18,7 @@ export function getApi(): LatheApi {
   if (api) return api;
   if (window.lathe) return (api = window.lathe);
   const token = hostToken();
+  watchForNewToken();
   const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
   api = createWsApi({
     url: `${scheme}//${window.location.host}/ws`,

@@ -3,6 +3,8 @@
 // it survives a reload) and is taken out of the address at once, with history.replaceState, so it
 // is not left in the address bar, the history or a bookmark; every other parameter (`?session=`)
 // stays. Never throws: without a token the host refuses the connection and the page says so.
+// A new address pasted into the same tab changes only the fragment, which does not load the page
+// again: watchForNewToken() keeps that token and reloads, so the tab connects with it.
 const STORAGE_KEY = "lathe.hostToken";
 let token: string | undefined;
 
@@ -28,4 +30,15 @@ export function hostToken(): string {
   } catch {
     return (token = "");
   }
+}
+
+/** Reloads the page when a new `#token=` arrives in its address (pasted into this tab). */
+export function watchForNewToken(): void {
+  window.addEventListener("hashchange", () => {
+    const fresh = new URLSearchParams(window.location.hash.slice(1)).get("token");
+    if (!fresh) return;
+    token = undefined;
+    hostToken();
+    window.location.reload();
+  });
 }

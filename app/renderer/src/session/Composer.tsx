@@ -115,6 +115,7 @@ export function Composer({ sessionId, running, queued, disabled }: { sessionId: 
       <textarea
         ref={area}
         aria-label="Message to the agent"
+        data-composer=""
         autoFocus
         placeholder={running ? (mode === "steer" ? "Steer the agent (delivered after the current tools)…" : "Queue a follow-up…") : "Ask Lathe to do something…  (Enter sends, Shift+Enter for a new line)"}
         value={text}

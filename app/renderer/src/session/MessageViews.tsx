@@ -26,7 +26,7 @@ export interface RowActions extends CompactionActions {
 function ForkButton({ position, actions }: { position: number; actions: RowActions }) {
   if (!actions.onFork) return null;
   return (
-    <button className="link actions" onClick={() => actions.onFork?.(position)} aria-label={`Fork a new session from message ${position + 1}`}>
+    <button className="link actions" onClick={() => actions.onFork?.(position)} aria-label={`Fork from here: a new session from message ${position + 1}`}>
       Fork from here
     </button>
   );

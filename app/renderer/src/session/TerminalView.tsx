@@ -18,6 +18,7 @@ import { getApi } from "../api/client";
 import { errorText, unwrap } from "../state/api-hooks";
 import "./session-content.css";
 import { holdFinalBreak } from "./terminal-text";
+import { terminalKeyPolicy, type TerminalKeys } from "../shell/keyboard";
 
 /** Rows shown before an output counts as long. */
 export const MAX_ROWS = 16;
@@ -52,6 +53,8 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
   // What was written, and the final line break held back (terminal-text.ts).
   const written = useRef<{ chunks: readonly string[] | null; count: number; fallback: boolean; held: string }>({ chunks: null, count: 0, fallback: false, held: "" });
   const runningRef = useRef(running);
+  // Keys reach the command only while it runs and waits for input; Tab and Esc always leave.
+  const keys = useRef<TerminalKeys | null>(null);
   const [answer, setAnswer] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [lines, setLines] = useState(1);
@@ -74,10 +77,12 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
     };
   }, [sessionId, toolCallId, storedOutput]);
 
+  const waitingRef = useRef(waitingForInput);
   useEffect(() => {
     runningRef.current = running;
-    if (term.current) term.current.options.disableStdin = !running;
-  }, [running]);
+    waitingRef.current = waitingForInput;
+    keys.current?.update(running, waitingForInput);
+  }, [running, waitingForInput]);
 
   useEffect(() => {
     const terminal = new Terminal({
@@ -107,8 +112,12 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
     resize.observe(host.current!);
     const grow = terminal.onWriteParsed(() => setLines(contentLines(terminal)));
     term.current = terminal;
+    keys.current = terminalKeyPolicy(terminal);
+    keys.current.update(runningRef.current, waitingRef.current);
     written.current = { chunks: null, count: 0, fallback: false, held: "" };
     return () => {
+      keys.current?.dispose();
+      keys.current = null;
       resize.disconnect();
       input.dispose();
       grow.dispose();

@@ -1,7 +1,8 @@
 // The virtualized transcript: only the rows in view (plus a margin) are in the DOM, each measured
 // after render, so a 10,000-message session opens as fast as a short one. It follows the bottom
 // while the agent writes, unless the person has scrolled up; `jumpTo` scrolls to a message
-// position (search hits) and flashes it. Messages a compaction in force summarizes stay, marked
+// position (search hits; a hit in a tool's output opens that call's card, expanded) and marks it
+// until the next jump. Messages a compaction in force summarizes stay, marked
 // as not sent to the model.
 // Performance: rows are memoized and get only what they show (a tool row its card), so a
 // streaming update re-renders the streaming message and the cards that changed; following the
@@ -16,7 +17,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { COMPACTION, COMPACTION_UNDO, type CompactionState } from "../state/compaction";
-import { atEnd, itemIndexOfPosition, type SessionModel, type ToolCardState, type TranscriptItem } from "../state/session-model";
+import { atEnd, jumpTargetIndex, type SessionModel, type ToolCardState, type TranscriptItem } from "../state/session-model";
 import { CompactionEntry, CompactionUndoNote } from "./CompactionEntry";
 import { AssistantMessageView, CustomMessageView, UserMessageView, type RowActions } from "./MessageViews";
 import { Timeline } from "./Timeline";
@@ -88,7 +89,8 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
     });
   };
   const [toggled, setToggled] = useState<ReadonlySet<string>>(new Set());
-  const [flash, setFlash] = useState<number | null>(null);
+  // The row a jump opened at (its key), marked until the next jump.
+  const [target, setTarget] = useState<string | null>(null);
   // TanStack Virtual returns a mutable instance; these components are not memoized by the compiler.
   // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({
@@ -123,10 +125,14 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
 
   useEffect(() => {
     if (jumpTo === null || items.length === 0) return;
-    const index = itemIndexOfPosition(items, jumpTo);
+    const index = jumpTargetIndex(model, items, jumpTo);
+    const item = items[index];
     atBottom.current = false;
     virtualizer.scrollToIndex(index, { align: "start" });
-    setFlash(jumpTo);
+    setTarget(item?.key ?? null);
+    // A hit in a card collapsed by default (read, grep, ...) opens it, so the match is in view.
+    const card = item?.kind === "tool" ? model.tools.get(item.toolCallId) : undefined;
+    if (card && DEFAULT_COLLAPSED.has(card.toolName) && card.status !== "error") setToggled((prev) => new Set(prev).add(card.toolCallId));
     // Measurements settle after the first render of the rows: scroll again once they have.
     const timer = setTimeout(() => virtualizer.scrollToIndex(index, { align: "start" }), 120);
     return () => clearTimeout(timer);
@@ -164,7 +170,8 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
               key={row.key}
               data-index={row.index}
               ref={virtualizer.measureElement}
-              className={`transcript-row${flash === item.position && item.kind !== "tool" ? " jump" : ""}${summarized ? " summarized" : ""}`}
+              className={`transcript-row${target === item.key ? " jump-target" : ""}${summarized ? " summarized" : ""}`}
+              data-jump-target={target === item.key ? "" : undefined}
               title={summarized ? "Summarized: not sent to the model while the summary is in force" : undefined}
               style={{ transform: `translateY(${row.start}px)` }}
             >

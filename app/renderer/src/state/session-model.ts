@@ -336,3 +336,16 @@ export function itemIndexOfPosition(items: readonly TranscriptItem[], position: 
   }
   return Math.min(lo, Math.max(0, items.length - 1));
 }
+
+/**
+ * The item a search hit at message `position` opens at: a tool result's hit is in its call's card
+ * (tool results have no row of their own); anything else, the message's first item.
+ */
+export function jumpTargetIndex(model: Pick<SessionModel, "messages" | "first">, items: readonly TranscriptItem[], position: number): number {
+  const message = model.messages[position - model.first];
+  if (message?.role === "toolResult") {
+    const card = items.findIndex((item) => item.kind === "tool" && item.toolCallId === message.toolCallId);
+    if (card >= 0) return card;
+  }
+  return itemIndexOfPosition(items, position);
+}

@@ -1,11 +1,17 @@
-// A project's page: start a new session, or resume one of its latest sessions.
+// A project's page: start a session by typing its first message right here (or New session for an
+// empty one), or resume one of its latest sessions (with their live badges: running, needs
+// approval, failed).
 import { useEffect, useState } from "react";
 import type { Project, Session } from "../../../shared/ipc/contract";
 import { getApi } from "../api/client";
 import { errorText, unwrap } from "../state/api-hooks";
 import { formatCost, formatWhen } from "../state/format";
+import { useDirectorySnapshot } from "../shell/directory-context";
+import { BADGE_TEXT, badgeOf } from "../shell/session-directory";
 
-export function ProjectHome({ project, onOpenSession }: { project: Project; onOpenSession: (session: Session) => void }) {
+export function ProjectHome({ project, onOpenSession, onNewSession, onStart }: { project: Project; onOpenSession: (session: Session) => void; onNewSession: () => Promise<void>; onStart: (text: string) => Promise<void> }) {
+  const [first, setFirst] = useState("");
+  const { states } = useDirectorySnapshot();
   const [sessions, setSessions] = useState<Session[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -21,10 +27,22 @@ export function ProjectHome({ project, onOpenSession }: { project: Project; onOp
     setBusy(true);
     setError(null);
     try {
-      onOpenSession(await unwrap(getApi().sessions.create({ projectId: project.id })));
+      await onNewSession();
     } catch (e) {
       setError(errorText(e));
     } finally {
+      setBusy(false);
+    }
+  };
+
+  const start = async () => {
+    if (!first.trim() || busy) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await onStart(first.trim());
+    } catch (e) {
+      setError(errorText(e));
       setBusy(false);
     }
   };
@@ -34,12 +52,40 @@ export function ProjectHome({ project, onOpenSession }: { project: Project; onOp
       <div className="page-inner">
         <div className="row" style={{ alignItems: "center" }}>
           <h1 style={{ flex: 1 }}>
-            {project.name} <span className="muted" style={{ fontWeight: 400, fontSize: 13 }}>{project.folder}</span>
+            {project.name} <span className="muted project-folder">{project.folder}</span>
           </h1>
-          <button className="primary" onClick={() => void create()} disabled={busy} autoFocus>
+          <button onClick={() => void create()} disabled={busy}>
             New session
           </button>
         </div>
+        <form
+          className="panel start-form"
+          aria-label="Start a session"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void start();
+          }}
+        >
+          <label htmlFor="first-message">What should Lathe do in {project.name}?</label>
+          <textarea
+            id="first-message"
+            value={first}
+            rows={3}
+            placeholder="Fix the failing test…  (Enter starts, Shift+Enter for a new line)"
+            onChange={(e) => setFirst(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+                e.preventDefault();
+                void start();
+              }
+            }}
+          />
+          <div className="row" style={{ justifyContent: "flex-end" }}>
+            <button type="submit" className="primary" disabled={busy || !first.trim()}>
+              Start
+            </button>
+          </div>
+        </form>
         {error && <p className="error-text" role="alert">{error}</p>}
         <section className="panel" aria-labelledby="sessions-title">
           <h2 id="sessions-title">Sessions</h2>
@@ -49,16 +95,22 @@ export function ProjectHome({ project, onOpenSession }: { project: Project; onOp
             <p className="muted">No sessions yet in this project.</p>
           ) : (
             <ul className="list">
-              {sessions.map((s) => (
+              {sessions.map((s) => {
+                const badge = badgeOf(states.get(s.id));
+                return (
                 <li key={s.id}>
                   <button className="list-button" onClick={() => onOpenSession(s)}>
-                    <span>{s.title ?? "Untitled session"}</span>
+                    <span>
+                      {s.title ?? "Untitled session"}
+                      {badge && <span className={`badge ${badge}`}>{BADGE_TEXT[badge]}</span>}
+                    </span>
                     <span className="muted">
                       {s.messageCount} messages · {formatCost(s.cost)} · {formatWhen(s.updatedAt)}
                     </span>
                   </button>
                 </li>
-              ))}
+                );
+              })}
             </ul>
           )}
         </section>

@@ -1,6 +1,7 @@
 // The welcome screen: open a project folder (the native picker in the app, a path field in the
-// browser host), recent projects with their last session and when, and, until some provider is
-// set up, the provider setup.
+// browser host, where a relative path starts at the home folder), recent projects with their last
+// session and when, and, until some provider is set up, the provider setup. Opening the home
+// folder or `/` asks first (shell/use-open-project.tsx).
 import { useEffect, useState } from "react";
 import type { Project, Session } from "../../../shared/ipc/contract";
 import { getApi, isBrowserHost } from "../api/client";
@@ -14,7 +15,17 @@ interface Recent {
   last: Session | null;
 }
 
-export function Welcome({ onOpenProject, onOpenSession }: { onOpenProject: (project: Project) => void; onOpenSession: (project: Project, session: Session) => void }) {
+export interface WelcomeProps {
+  /** Opens a folder as a project (asking first about broad folders); null when the person said no. */
+  openFolder: (folder: string) => Promise<Project | null>;
+  /** A folder was just opened. */
+  onOpenProject: (project: Project) => void;
+  /** A recent project was chosen. */
+  onShowProject: (project: Project) => void;
+  onOpenSession: (project: Project, session: Session) => void;
+}
+
+export function Welcome({ openFolder, onOpenProject, onShowProject, onOpenSession }: WelcomeProps) {
   const { settings } = useAppData();
   const [recent, setRecent] = useState<Recent[] | null>(null);
   const [folder, setFolder] = useState("");
@@ -22,6 +33,12 @@ export function Welcome({ onOpenProject, onOpenSession }: { onOpenProject: (proj
   // Once the person starts setting up, the form stays (with its test result) after it succeeds.
   const [keepSetup, setKeepSetup] = useState(false);
   const browser = isBrowserHost();
+  // The home folder relative paths start at, for the field's hint.
+  const [home, setHome] = useState<string | null>(null);
+  useEffect(() => {
+    if (!browser) return;
+    unwrap(getApi().projects.resolve({ folder: "~" })).then((r) => setHome(r.home), () => undefined);
+  }, [browser]);
 
   useEffect(() => {
     const api = getApi();
@@ -43,7 +60,8 @@ export function Welcome({ onOpenProject, onOpenSession }: { onOpenProject: (proj
   const open = async (path: string) => {
     setError(null);
     try {
-      onOpenProject(await unwrap(getApi().projects.open({ folder: path })));
+      const project = await openFolder(path);
+      if (project) onOpenProject(project);
     } catch (e) {
       setError(errorText(e));
     }
@@ -77,12 +95,15 @@ export function Welcome({ onOpenProject, onOpenSession }: { onOpenProject: (proj
               }}
             >
               <label>
-                Project folder (absolute path on the host)
-                <input value={folder} onChange={(e) => setFolder(e.target.value)} placeholder="/home/me/code/my-project" autoFocus />
+                Project folder
+                <input value={folder} onChange={(e) => setFolder(e.target.value)} placeholder="code/my-project" aria-describedby="folder-hint" autoFocus />
               </label>
               <button type="submit" className="primary" disabled={!folder.trim()}>
                 Open
               </button>
+              <p id="folder-hint" className="field-hint" style={{ flexBasis: "100%", margin: 0 }}>
+                A folder on the machine the host runs on. A relative path starts at your home folder{home ? ` (${home})` : ""}; <code>~/</code> works too.
+              </p>
             </form>
           ) : (
             <button className="primary" onClick={() => void pick()} autoFocus>
@@ -101,14 +122,14 @@ export function Welcome({ onOpenProject, onOpenSession }: { onOpenProject: (proj
             <ul className="list">
               {recent.map(({ project, last }) => (
                 <li key={project.id} style={{ display: "flex", alignItems: "center" }}>
-                  <button className="list-button" onClick={() => onOpenProject(project)} style={{ flex: 1 }} aria-label={`Open project ${project.name}`}>
+                  <button className="list-button" onClick={() => onShowProject(project)} style={{ flex: 1 }}>
                     <span>
                       <strong>{project.name}</strong> <span className="muted">{project.folder}</span>
                     </span>
                     <span className="muted">{formatWhen(project.lastOpenedAt)}</span>
                   </button>
                   {last && (
-                    <button className="link" style={{ marginLeft: 8, whiteSpace: "nowrap" }} onClick={() => onOpenSession(project, last)} aria-label={`Resume ${last.title ?? "the last session"} in ${project.name}`}>
+                    <button className="link" style={{ marginLeft: 8, whiteSpace: "nowrap" }} onClick={() => onOpenSession(project, last)} title={`Resume the last session of ${project.name}`}>
                       Resume “{last.title ?? "Untitled"}” · {formatWhen(last.updatedAt)}
                     </button>
                   )}
