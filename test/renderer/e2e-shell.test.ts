@@ -16,6 +16,8 @@ import { call, sessionHelpers, shots, startE2e, type E2e } from "./support/e2e-h
 import { MODEL_ID, type Brain } from "./support/fake-model.ts";
 
 const dir = join(shots, "shell");
+/** expect.poll with room for a loaded machine (its default gives up after 1 s). */
+const poll = <T>(check: () => T | Promise<T>) => expect.poll(check, { timeout: 15_000 });
 
 const bashThen = (command: string, results: string[], done: (result: string) => string) =>
   results.length === 0 ? { calls: [{ name: "bash", args: { command } }] } : { text: done(results[0]!) };
@@ -120,6 +122,8 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("app shell end to end",
     expect((await call<{ folder: string }[]>(e2e.host, "projects.list", {}))[0]!.folder).toBe(e2e.project);
     expect(new URL(page.url()).search).toMatch(/^\?project=\d+$/);
     expect(await page.title()).toBe("project · Lathe");
+    // Opened: typing the first message is the next step, no click needed.
+    await poll(() => activeIs("#first-message")).toBe(true);
     await scan("project-page");
   }, 90_000);
 
@@ -130,10 +134,10 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("app shell end to end",
     const id = await shownSessionId();
     expect(new URL(page.url()).search).toBe(`?session=${id}`);
     const header = page.getByRole("region", { name: "Session" });
-    await expect.poll(() => header.getByRole("heading").innerText()).toContain("hello shell");
+    await poll(() => header.getByRole("heading").innerText()).toContain("hello shell");
     expect(await header.innerText()).toContain(MODEL_ID);
-    await expect.poll(() => page.title()).toBe("hello shell · Lathe");
-    await expect.poll(() => sidebarSession(id).getAttribute("aria-current")).toBe("page");
+    await poll(() => page.title()).toBe("hello shell · Lathe");
+    await poll(() => sidebarSession(id).getAttribute("aria-current")).toBe("page");
     await scan("session-idle");
 
     // A reload lands on the same session.
@@ -144,50 +148,50 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("app shell end to end",
     // Waiting for an answer: the tab title, the header and the sidebar say so.
     await h.send("say hi");
     await h.permission().waitFor({ timeout: 15_000 });
-    await expect.poll(() => page.title()).toBe("● hello shell — waiting for you · Lathe");
-    await expect.poll(() => sidebarSession(id).getAttribute("data-badge")).toBe("approval");
+    await poll(() => page.title()).toBe("● hello shell — waiting for you · Lathe");
+    await poll(() => sidebarSession(id).getAttribute("data-badge")).toBe("approval");
     expect(await header.locator(".badge").innerText()).toBe("needs approval");
     await scan("session-permission");
     // After the answer, the focus is back in the composer.
     await h.answer("y");
     await expect.poll(() => activeIs("textarea[data-composer]"), { timeout: 10_000 }).toBe(true);
     await h.idle();
-    await expect.poll(() => page.title()).toBe("hello shell · Lathe");
+    await poll(() => page.title()).toBe("hello shell · Lathe");
     expect(await sidebarSession(id).getAttribute("data-badge")).toBeNull();
 
     // Rename in the header: Enter saves, and the sidebar and the title follow.
     await header.getByRole("button", { name: /hello shell/ }).click();
     await page.getByLabel("Session title").fill("Shell tour");
     await page.keyboard.press("Enter");
-    await expect.poll(() => sidebarSession(id).innerText()).toContain("Shell tour");
-    await expect.poll(() => page.title()).toBe("Shell tour · Lathe");
+    await poll(() => sidebarSession(id).innerText()).toContain("Shell tour");
+    await poll(() => page.title()).toBe("Shell tour · Lathe");
     // Esc cancels a rename (and does nothing else).
     await header.getByRole("button", { name: /Shell tour/ }).click();
     await page.getByLabel("Session title").fill("Not this");
     await page.keyboard.press("Escape");
-    await expect.poll(() => header.getByRole("heading").innerText()).toContain("Shell tour");
+    await poll(() => header.getByRole("heading").innerText()).toContain("Shell tour");
 
     // A fork says where it came from, and the link opens the original at that message.
     await h.transcript().getByText("Answer to: hello shell").hover();
     await page.getByRole("button", { name: "Fork from here: a new session from message 2" }).click();
-    await expect.poll(async () => ![0, id].includes(await shownSessionId())).toBe(true);
+    await poll(async () => ![0, id].includes(await shownSessionId())).toBe(true);
     const fork = await shownSessionId();
     const origin = page.getByRole("region", { name: "Session" }).getByText("forked from");
-    await expect.poll(() => origin.innerText()).toMatch(/forked from “Shell tour” at message 2/);
+    await poll(() => origin.innerText()).toMatch(/forked from “Shell tour” at message 2/);
     await scan("session-fork");
     await origin.getByRole("button", { name: "“Shell tour”" }).click();
-    await expect.poll(shownSessionId).toBe(id);
+    await poll(shownSessionId).toBe(id);
     expect(new URL(page.url()).search).toBe(`?session=${id}&at=1`);
     // Back returns to the fork.
     await page.goBack();
-    await expect.poll(shownSessionId).toBe(fork);
+    await poll(shownSessionId).toBe(fork);
     // Alt+↑ / Alt+↓ walk the sidebar's sessions (newest first).
     const order = await sidebar().locator(".sidebar-session").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-session-id"))));
     expect(order.slice(0, 2)).toEqual([fork, id]);
     await page.keyboard.press("Alt+ArrowDown");
-    await expect.poll(shownSessionId).toBe(id);
+    await poll(shownSessionId).toBe(id);
     await page.keyboard.press("Alt+ArrowUp");
-    await expect.poll(shownSessionId).toBe(fork);
+    await poll(shownSessionId).toBe(fork);
   }, 120_000);
 
   test("keyboard: Esc stops the run after answering and from anywhere, but first closes the sheet; ? opens the sheet", async () => {
@@ -195,7 +199,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("app shell end to end",
     await h.send("something slow");
     await h.answer("y");
     await expect.poll(() => card("sleep 30").getAttribute("data-status"), { timeout: 15_000 }).toBe("running");
-    await expect.poll(() => activeIs("textarea[data-composer]")).toBe(true);
+    await poll(() => activeIs("textarea[data-composer]")).toBe(true);
     await page.keyboard.press("Escape");
     await h.idle();
     expect(await card("sleep 30").getAttribute("data-status")).not.toBe("running");
@@ -232,15 +236,15 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("app shell end to end",
     const ask = card("read -p");
     await ask.getByText("Waiting for input").waitFor({ timeout: 15_000 });
     const input = ask.locator(".xterm-helper-textarea");
-    await expect.poll(() => input.getAttribute("tabindex")).toBe("0");
+    await poll(() => input.getAttribute("tabindex")).toBe("0");
     // Tab reaches the waiting terminal; what is typed goes to the command.
     await input.focus();
     await page.keyboard.type("Bob");
     await page.keyboard.press("Enter");
     await expect.poll(() => ask.getAttribute("data-status"), { timeout: 15_000 }).toBe("done");
-    await expect.poll(() => ask.locator(".xterm-rows").innerText()).toContain("hi Bob");
+    await poll(() => ask.locator(".xterm-rows").innerText()).toContain("hi Bob");
     // Finished: out of the Tab order, and keys typed at it go nowhere.
-    await expect.poll(() => input.getAttribute("tabindex")).toBe("-1");
+    await poll(() => input.getAttribute("tabindex")).toBe("-1");
     await h.idle();
 
     // Tab leaves a terminal, and so does Esc (to the composer) without stopping anything.
@@ -253,7 +257,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("app shell end to end",
     expect(await activeInside(".terminal")).toBe(false);
     await again.locator(".xterm-helper-textarea").focus();
     await page.keyboard.press("Escape");
-    await expect.poll(() => activeIs("textarea[data-composer]")).toBe(true);
+    await poll(() => activeIs("textarea[data-composer]")).toBe(true);
     expect(await page.locator(".session").getAttribute("data-running")).toBe("true");
     await shot("terminal-waiting");
     // Shift+Tab from the composer never lands in a finished terminal.
@@ -294,7 +298,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("app shell end to end",
     await h.transcript().waitFor({ timeout: 15_000 });
     // A reload lands at the end of the transcript, and it follows from there.
     const atEnd = () => h.transcript().evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight < 40);
-    await expect.poll(atEnd).toBe(true);
+    await poll(atEnd).toBe(true);
     expect(await offer.count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __asked?: number }).__asked ?? 0)).toBe(0);
     const id = await shownSessionId();
@@ -304,7 +308,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("app shell end to end",
     await h.send("hello while focused");
     await h.transcript().getByText("Answer to: hello while focused").waitFor({ timeout: 15_000 });
     await h.idle();
-    await expect.poll(atEnd).toBe(true);
+    await poll(atEnd).toBe(true);
     expect(await shown()).toEqual([]);
 
     // In the background: a finished run, a question (click it: the session comes forward), a failure.
@@ -315,15 +319,22 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("app shell end to end",
     await expect.poll(async () => (await shown()).at(-1), { timeout: 15_000 }).toEqual({ title: `${title} — needs your approval`, body: "bash: echo shell-ok" });
     await sidebar().getByRole("button", { name: "History" }).click();
     await page.evaluate(() => (window as unknown as { __clickLast: () => void }).__clickLast());
-    await expect.poll(shownSessionId).toBe(id);
+    await poll(shownSessionId).toBe(id);
     await h.answer("y");
     await expect.poll(async () => (await shown()).length, { timeout: 15_000 }).toBe(3);
     e2e.model.failNext(401);
     await h.send("this one fails");
     await expect.poll(async () => (await shown()).at(-1)?.title, { timeout: 20_000 }).toBe(`${title} — failed`);
-    await expect.poll(() => sidebarSession(id).getAttribute("data-badge")).toBe("failed");
-    await expect.poll(() => page.title()).toBe(`${title} — failed · Lathe`);
+    await poll(() => sidebarSession(id).getAttribute("data-badge")).toBe("failed");
+    await poll(() => page.title()).toBe(`${title} — failed · Lathe`);
     await scan("session-failed");
+    // History and the project's page wear the same badge.
+    await sidebar().getByRole("button", { name: "History" }).click();
+    await expect.poll(() => page.locator(`.session-row[data-session-id="${id}"] .badge`).innerText(), { timeout: 10_000 }).toBe("failed");
+    await sidebar().getByRole("button", { name: "project", exact: true }).click();
+    await expect.poll(() => page.locator(`.list-button[data-session-id="${id}"] .badge`).innerText(), { timeout: 10_000 }).toBe("failed");
+    await sidebarSession(id).click();
+    await h.transcript().waitFor();
     await page.evaluate(() => ((window as unknown as { __focused: boolean }).__focused = true));
   }, 90_000);
 
@@ -342,19 +353,19 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("app shell end to end",
     await hit.waitFor({ timeout: 15_000 });
     await scan("history-search");
     await hit.getByRole("button").first().click();
-    await expect.poll(shownSessionId).toBe(id);
+    await poll(shownSessionId).toBe(id);
     expect(new URL(page.url()).search).toMatch(new RegExp(`^\\?session=${id}&at=\\d+$`));
     const target = page.locator(".transcript-row[data-jump-target]");
     await target.waitFor({ timeout: 10_000 });
     // The read call's card, opened (read cards start closed), with the line in view.
-    await expect.poll(() => target.locator("section.card").innerText()).toContain("the zanzibar line");
+    await poll(() => target.locator("section.card").innerText()).toContain("the zanzibar line");
     const inView = () =>
       target.evaluate((row) => {
         const box = row.getBoundingClientRect();
         const view = row.closest(".transcript")!.getBoundingClientRect();
         return box.top >= view.top - 1 && box.top < view.bottom;
       });
-    await expect.poll(inView).toBe(true);
+    await poll(inView).toBe(true);
     await shot("history-hit-opened");
   }, 90_000);
 
@@ -363,7 +374,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("app shell end to end",
     await call(e2e.host, "settings.update", { theme: "dark" });
     await page.reload();
     await h.transcript().waitFor({ timeout: 15_000 });
-    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
+    await poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
     await scanScreens("dark");
     await call(e2e.host, "settings.update", { theme: "system" });
   }, 120_000);
@@ -402,6 +413,12 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("app shell end to end",
       await tab.getByRole("button", { name: "Open", exact: true }).click();
       await tab.getByRole("heading", { name: /^project/ }).waitFor({ timeout: 15_000 });
       await tab.screenshot({ path: join(dir, "restart-reconnected.png") });
+      // A new session is not a blank page: it says what to do.
+      await tab.getByRole("button", { name: "New session" }).click();
+      await tab.getByRole("heading", { name: "What should Lathe do in project?" }).waitFor({ timeout: 15_000 });
+      expect(await tab.locator(".session-empty").innerText()).toContain("Press ? for keyboard shortcuts");
+      expect(await seriousViolations(tab)).toEqual([]);
+      await tab.screenshot({ path: join(dir, "session-empty.png") });
 
       // Without the token file the next start has a new token: the tab says what to do.
       await stop(second);
@@ -411,6 +428,12 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("app shell end to end",
       expect(await banner.innerText()).toContain("start the host with --token-file");
       await tab.screenshot({ path: join(dir, "restart-refused.png") });
       expect(await seriousViolations(tab)).toEqual([]);
+      // The new address pasted into this tab (only its fragment differs): the tab takes the new token.
+      const fresh = new URL(await third.url).hash;
+      await tab.evaluate((hash) => (window.location.hash = hash), fresh);
+      await expect.poll(() => banner.count(), { timeout: 20_000 }).toBe(0);
+      await tab.getByRole("heading", { name: "What should Lathe do in project?" }).waitFor({ timeout: 15_000 });
+      expect(new URL(tab.url()).hash).toBe("");
     } finally {
       await tab.close();
       for (const host of hosts) host.child.kill("SIGKILL");
@@ -431,6 +454,8 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("app shell end to end",
     await sidebar().getByRole("button", { name: "project", exact: true }).click();
     await page.getByLabel("What should Lathe do in project?").waitFor();
     await scan(`${theme}-project`);
+    // The first-message field has the focus (`?` there is text): from a button, `?` is the sheet.
+    await page.getByRole("button", { name: "New session" }).focus();
     await page.keyboard.press("?");
     await page.getByRole("dialog", { name: "Keyboard shortcuts" }).waitFor();
     await scan(`${theme}-shortcuts`);

@@ -1,8 +1,9 @@
 // The history browser: every session grouped by project in one virtualized list (pages of 200
 // load as their "more" row scrolls into view, so 10,000 sessions scroll smoothly); full-text
-// search with highlighted snippets that open the session at the message; rename, export to
-// Markdown, and delete with undo: the delete is stored at once (a soft delete, so quitting during the
-// undo window keeps it) and Undo restores the session; the host purges it for good later.
+// search with highlighted snippets that open the session at the message; a session that runs,
+// waits for an answer or failed wears its badge; rename, export to Markdown, and delete with undo:
+// the delete is stored at once (a soft delete, so quitting during the undo window keeps it) and
+// Undo restores the session; the host purges it for good later.
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Project, Session } from "../../../shared/ipc/contract";
@@ -11,6 +12,8 @@ import type { SearchHitSchema } from "../../../shared/ipc/store-schemas";
 import { getApi } from "../api/client";
 import { errorText, unwrap } from "../state/api-hooks";
 import { formatCost, formatWhen, plural } from "../state/format";
+import { useDirectorySnapshot } from "../shell/directory-context";
+import { BADGE_TEXT, badgeOf } from "../shell/session-directory";
 import { downloadText } from "./export";
 import { historyRows, type ProjectSessions } from "./history-rows";
 
@@ -193,6 +196,8 @@ function SessionRow({ session, onOpen, onRenamed, onDelete, onError }: { session
   const [renaming, setRenaming] = useState(false);
   const [title, setTitle] = useState(session.title ?? "");
   const title0 = session.title ?? "Untitled session";
+  // Running, waiting for an answer, or failed: the same badge as in the sidebar.
+  const badge = badgeOf(useDirectorySnapshot().states.get(session.id));
   const cancelled = useRef(false);
   const rename = () => {
     setRenaming(false);
@@ -231,6 +236,7 @@ function SessionRow({ session, onOpen, onRenamed, onDelete, onError }: { session
           {session.parentSessionId !== null && <span className="muted"> (fork)</span>}
         </button>
       )}
+      {badge && <span className={`badge ${badge}`}>{BADGE_TEXT[badge]}</span>}
       <span className="meta">
         {plural(session.messageCount, "message")} · {formatCost(session.cost)} · {formatWhen(session.updatedAt)}
       </span>

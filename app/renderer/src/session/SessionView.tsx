@@ -207,7 +207,7 @@ function titleFromText(text: string): string | null {
 /** What a new session shows before its first message. */
 function EmptySession({ projectName }: { projectName: string }) {
   return (
-    <div className="session-empty" aria-hidden="false">
+    <div className="session-empty">
       <h2>What should Lathe do{projectName ? ` in ${projectName}` : ""}?</h2>
       <p className="muted">Describe a task below: “Fix the failing test”, “Explain how the build works”, “Add a --verbose flag”. Lathe reads, runs and edits in the project folder, asking before anything the sandbox or your rules do not cover.</p>
       <p className="muted text-sm">

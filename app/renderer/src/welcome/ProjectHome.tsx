@@ -69,6 +69,7 @@ export function ProjectHome({ project, onOpenSession, onNewSession, onStart }: {
           <label htmlFor="first-message">What should Lathe do in {project.name}?</label>
           <textarea
             id="first-message"
+            autoFocus
             value={first}
             rows={3}
             placeholder="Fix the failing test…  (Enter starts, Shift+Enter for a new line)"
@@ -99,7 +100,7 @@ export function ProjectHome({ project, onOpenSession, onNewSession, onStart }: {
                 const badge = badgeOf(states.get(s.id));
                 return (
                 <li key={s.id}>
-                  <button className="list-button" onClick={() => onOpenSession(s)}>
+                  <button className="list-button" data-session-id={s.id} onClick={() => onOpenSession(s)}>
                     <span>
                       {s.title ?? "Untitled session"}
                       {badge && <span className={`badge ${badge}`}>{BADGE_TEXT[badge]}</span>}
