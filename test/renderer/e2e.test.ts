@@ -158,8 +158,8 @@ describeWhen(chromiumMissing(), "renderer end to end", () => {
     await page.screenshot({ path: join(shots, "history-search.png") });
     await hit.getByRole("button").click();
     await transcript().waitFor();
-    await page.locator(".transcript-row.jump").first().waitFor({ timeout: 10_000 });
-    expect(await page.locator(".transcript-row.jump").first().innerText()).toContain("tabs");
+    await page.locator(".transcript-row.jump-target").first().waitFor({ timeout: 10_000 });
+    expect(await page.locator(".transcript-row.jump-target").first().innerText()).toContain("tabs");
 
     // Fork from the first answer: a new session with just that much history.
     await transcript().evaluate((el) => el.scrollTo(0, 0));
