@@ -132,7 +132,7 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
     setTarget(item?.key ?? null);
     // A hit in a card collapsed by default (read, grep, ...) opens it, so the match is in view.
     const card = item?.kind === "tool" ? model.tools.get(item.toolCallId) : undefined;
-    if (card && DEFAULT_COLLAPSED.has(card.toolName) && card.status !== "error") setToggled((prev) => new Set(prev).add(card.toolCallId));
+    if (card && !defaultExpanded(card)) setToggled((prev) => new Set(prev).add(card.toolCallId));
     // Measurements settle after the first render of the rows: scroll again once they have.
     const timer = setTimeout(() => virtualizer.scrollToIndex(index, { align: "start" }), 120);
     return () => clearTimeout(timer);

@@ -51,7 +51,8 @@ function closeOpenMenu(): boolean {
 export function handleGlobalKey(e: KeyboardEvent, actions: GlobalKeyActions): void {
   if (e.defaultPrevented || e.isComposing) return;
   if (e.key === "Escape") {
-    if (document.querySelector("dialog[open]")) return;
+    // A modal <dialog>, or a dialog drawn in the page (the rewind preview), closes itself.
+    if (document.querySelector("dialog[open]") || (e.target instanceof Element && e.target.closest('[role="dialog"], [role="alertdialog"]'))) return;
     if (closeOpenMenu()) return e.preventDefault();
     const active = document.activeElement;
     if (active instanceof HTMLElement && active.closest(".terminal")) {
