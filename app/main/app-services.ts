@@ -216,7 +216,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     "sessions.list": (p) => store.listSessions(p),
     "sessions.get": ({ sessionId }) => {
       const session = store.getSession(sessionId);
-      if (!session) throw new IpcFailure("not-found", `Session ${sessionId} does not exist.`);
+      if (!session) throw new ServiceError("not-found", `Session ${sessionId} does not exist.`);
       return session;
     },
     "sessions.create": ({ projectId, model }) => sessions.create(projectId, model),

@@ -139,7 +139,7 @@ export class SessionsService {
   /** Opens a folder as a project; relative paths start at home; home, `/` and above need `confirmed`. */
   openProject(folder: string, confirmed = false): ProjectInfo {
     const { folder: path, broad } = this.resolveFolder(folder);
-    if (broad && !confirmed) throw new IpcFailure("invalid-request", broadFolderWarning(broad, path));
+    if (broad && !confirmed) throw new ServiceError("invalid", broadFolderWarning(broad, path));
     let isDir: boolean;
     try {
       isDir = statSync(path).isDirectory();
