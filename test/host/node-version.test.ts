@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { itWhen, type Missing } from "../support/requirements.ts";
 import { EXIT_NODE_TOO_OLD, nodeVersionProblem } from "../../app/shared/node-version.ts";
 // @ts-expect-error -- a plain .mjs script without declarations
 import * as script from "../../scripts/check-node.mjs";
@@ -21,6 +22,7 @@ function oldNode(): string | null {
   const version = spawnSync(candidate, ["--version"], { encoding: "utf8" }).stdout?.trim() ?? "";
   return version && nodeVersionProblem(version) ? candidate : null;
 }
+const oldNodeMissing = (): Missing => (oldNode() ? null : "needs a Node.js older than 22.12 (set OLD_NODE, or /usr/bin/node)");
 
 describe("the Node.js version rule", () => {
   it("accepts 22.12 and later, refuses older ones with a message that says what to do", () => {
@@ -55,7 +57,7 @@ describe("the built host's entry", () => {
     expect(run.stdout).toContain("--token-file PATH");
   });
 
-  it.skipIf(!oldNode())("on an old Node: the message and exit status 4, no crash; the build and test scripts too", () => {
+  itWhen(oldNodeMissing(), "on an old Node: the message and exit status 4, no crash; the build and test scripts too", () => {
     const node = oldNode()!;
     const run = spawnSync(node, [path.join(out, "host", "index.mjs"), "--help"], { encoding: "utf8" });
     expect(run.signal).toBeNull();

@@ -8,6 +8,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readOrCreateToken, TokenFileError } from "../../app/main/host/token-file.ts";
 import { connectHost, startHostProcess, type HostProcess } from "../support/host-process.ts";
+import { describeWhen, itWhen, type Missing } from "../support/requirements.ts";
 
 const root = realpathSync(mkdtempSync(path.join(tmpdir(), "lathe-token-file-")));
 const children: HostProcess[] = [];
@@ -18,7 +19,7 @@ afterAll(() => {
 
 let n = 0;
 const fresh = () => path.join(root, `case-${++n}`);
-const posix = process.platform !== "win32";
+const needsPosixModes = (): Missing => (process.platform !== "win32" ? null : "needs POSIX file modes");
 
 describe("readOrCreateToken", () => {
   it("creates the file owner-only (even under a permissive umask) and reads the same token back", () => {
@@ -32,12 +33,12 @@ describe("readOrCreateToken", () => {
     }
     expect(made.created).toBe(true);
     expect(made.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    if (posix) expect(statSync(file).mode & 0o777).toBe(0o600);
+    if (needsPosixModes() === null) expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readFileSync(file, "utf8")).toBe(`${made.token}\n`);
     expect(readOrCreateToken(file)).toEqual({ token: made.token, created: false });
   });
 
-  it.skipIf(!posix)("refuses a file others may read or write, and says how to fix it", () => {
+  itWhen(needsPosixModes(), "refuses a file others may read or write, and says how to fix it", () => {
     const file = fresh();
     readOrCreateToken(file);
     for (const mode of [0o644, 0o620, 0o604]) {
@@ -110,13 +111,15 @@ describe("the host with --token-file", () => {
     await third.exited;
   }, 120_000);
 
-  it.skipIf(!posix)("exits with status 2 and says why when the token file is not safe", async () => {
-    const tokenFile = fresh();
-    readOrCreateToken(tokenFile);
-    chmodSync(tokenFile, 0o644);
-    const refused = start(fresh(), ["--token-file", tokenFile]);
-    expect(await refused.exited).toBe(2);
-    expect(refused.stderr()).toContain(`Lathe could not start: The token file ${tokenFile} can be read or changed by other users`);
-    expect(refused.stdout()).not.toContain("Open http");
-  }, 30_000);
+  describeWhen(needsPosixModes(), "a token file others may read", () => {
+    it("exits with status 2 and says why when the token file is not safe", async () => {
+      const tokenFile = fresh();
+      readOrCreateToken(tokenFile);
+      chmodSync(tokenFile, 0o644);
+      const refused = start(fresh(), ["--token-file", tokenFile]);
+      expect(await refused.exited).toBe(2);
+      expect(refused.stderr()).toContain(`Lathe could not start: The token file ${tokenFile} can be read or changed by other users`);
+      expect(refused.stdout()).not.toContain("Open http");
+    }, 30_000);
+  });
 });

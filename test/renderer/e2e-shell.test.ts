@@ -8,8 +8,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { chromiumAvailable } from "../support/browser.ts";
+import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
+import { chromiumMissing } from "../support/browser.ts";
+import { describeWhen } from "../support/requirements.ts";
 import { startHostProcess, type HostProcess } from "../support/host-process.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { call, sessionHelpers, shots, startE2e, type E2e } from "./support/e2e-harness.ts";
@@ -58,7 +59,7 @@ function notificationStub() {
   w.__clickLast = () => made.at(-1)?.onclick?.();
 }
 
-describe.skipIf(!chromiumAvailable() && !process.env.CI)("app shell end to end", () => {
+describeWhen(chromiumMissing(), "app shell end to end", () => {
   let e2e: E2e;
   let page: Page;
   let h: ReturnType<typeof sessionHelpers>;
