@@ -309,7 +309,8 @@ function standInElectron(dir: string, version: string): void {
   fs.writeFileSync(path.join(dir, "LICENSE"), "stand-in\n");
 }
 
-async function main(): Promise<void> {
+/** Resolves with the number of failed checks. */
+async function main(): Promise<number> {
   const started = Date.now();
   const root = fileURLToPath(new URL("..", import.meta.url));
   process.chdir(root);
@@ -364,15 +365,20 @@ async function main(): Promise<void> {
     const failed = results.filter((result) => !result.ok);
     console.log(`\npack:check: ${results.length - failed.length} of ${results.length} checks passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     if (args.has("--keep")) console.log(`kept ${appDir}`);
-    if (failed.length > 0) process.exitCode = 1;
+    return failed.length;
   } finally {
     if (!args.has("--keep")) fs.rmSync(work, { recursive: true, force: true });
   }
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main().catch((error: unknown) => {
-    console.error(`pack:check failed: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = 1;
-  });
+  // An explicit exit: something the packaging step loads sets process.exitCode back to 0 before the
+  // process ends (seen: 1 once main resolved, 0 in the exit handler), so a failed check exited 0.
+  main().then(
+    (failures) => process.exit(failures > 0 ? 1 : 0),
+    (error: unknown) => {
+      console.error(`pack:check failed: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(1);
+    },
+  );
 }
