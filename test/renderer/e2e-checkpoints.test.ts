@@ -7,8 +7,8 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { chromiumAvailable } from "../support/browser.ts";
-import { call, sessionHelpers, shots, startE2e, type E2e } from "./support/e2e-harness.ts";
-import { MODEL_ID, type Brain } from "./support/fake-model.ts";
+import { openProjectSession, screenshotIfFailed, sessionHelpers, shots, startE2e, useFakeModel, type E2e } from "./support/e2e-harness.ts";
+import type { Brain } from "./support/fake-model.ts";
 
 const brain: Brain = (user, results) => {
   if (user.includes("change the files") && results.length === 0) return { calls: [{ name: "bash", args: { command: "echo changed > a.txt && echo agent > made.txt && rm gone.txt" } }] };
@@ -27,18 +27,11 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("checkpoints in the win
     h = sessionHelpers(page);
     writeFileSync(join(e2e.project, "a.txt"), "original\n");
     writeFileSync(join(e2e.project, "gone.txt"), "to be deleted\n");
-    e2e.host.services.settings.setProvider({ id: "local", kind: "compatible", name: "Local server", baseUrl: e2e.model.baseUrl, models: [{ id: MODEL_ID }] });
-    await call(e2e.host, "settings.update", { defaultModel: `local/${MODEL_ID}` });
-    await page.goto(e2e.host.url);
-    await page.getByLabel("Project folder").fill(e2e.project);
-    await page.getByRole("button", { name: "Open", exact: true }).click();
-    await page.getByRole("button", { name: "New session" }).click();
-    await h.transcript().waitFor();
+    await useFakeModel(e2e);
+    await openProjectSession(e2e);
   }, 90_000);
 
-  afterEach(async (context) => {
-    if (context.task.result?.state === "fail") await page.screenshot({ path: join(shots, "failure-checkpoints.png") }).catch(() => undefined);
-  });
+  afterEach((context) => screenshotIfFailed(context, page, "checkpoints"));
   afterAll(() => e2e?.close());
 
   test("files changed per turn, the rewind preview and its confirmation, and the undo", async () => {

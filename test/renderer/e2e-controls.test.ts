@@ -12,8 +12,8 @@ import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import type { PermissionRule, Session } from "../../app/shared/ipc/contract.ts";
 import { chromiumMissing } from "../support/browser.ts";
 import { describeWhen } from "../support/requirements.ts";
-import { call, sessionHelpers, shots, startE2e, type E2e } from "./support/e2e-harness.ts";
-import { MODEL_ID, type Brain } from "./support/fake-model.ts";
+import { call, openProjectSession, sessionHelpers, shots, startE2e, useFakeModel, type E2e } from "./support/e2e-harness.ts";
+import type { Brain } from "./support/fake-model.ts";
 
 // Two different 1x1 PNGs.
 const PNG_A = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
@@ -25,7 +25,7 @@ const bashThen = (command: string, results: string[], done: (result: string) => 
 const brain: Brain = (user, results) => {
   if (user.startsWith("Summarize the conversation above")) return { text: "## Goal\nORIGINAL-SUMMARY of the first exchange." };
   if (user.startsWith("steer:")) return { text: `Steering received: ${user}` };
-  if (user.includes("slow")) return bashThen("sleep 3; echo slow-ok", results, () => "Slow task done.");
+  if (user.includes("slow")) return bashThen("sleep 8; echo slow-ok", results, () => "Slow task done.");
   if (user.includes("my name")) return bashThen('read -p "Name? " n; echo "hi $n"', results, (r) => `Got: ${r}`);
   if (user.includes("interrupt")) return bashThen("sleep 30; echo never", results, (r) => `Interrupted: ${r.slice(0, 60)}`);
   if (user.includes("perm-s")) return bashThen("echo perm-s-ok", results, () => "s done");
@@ -80,13 +80,8 @@ describeWhen(chromiumMissing(), "renderer controls end to end", () => {
     writeFileSync(join(e2e.project, "AGENTS.md"), "Use tabs for indentation.\n");
     mkdirSync(join(e2e.project, ".git", "hooks"), { recursive: true });
     // The local model declares image input, so pasted images are sent as images.
-    e2e.host.services.settings.setProvider({ id: "local", kind: "compatible", name: "Local server", baseUrl: e2e.model.baseUrl, models: [{ id: MODEL_ID, images: true }] });
-    await call(e2e.host, "settings.update", { defaultModel: `local/${MODEL_ID}` });
-    await page.goto(e2e.host.url);
-    await page.getByLabel("Project folder").fill(e2e.project);
-    await page.getByRole("button", { name: "Open", exact: true }).click();
-    await page.getByRole("button", { name: "New session" }).click();
-    await h.transcript().waitFor();
+    await useFakeModel(e2e, { images: true });
+    await openProjectSession(e2e);
     projectId = (await call<{ id: number }[]>(e2e.host, "projects.list", {}))[0]!.id;
   }, 90_000);
 
@@ -109,7 +104,7 @@ describeWhen(chromiumMissing(), "renderer controls end to end", () => {
     // While a command runs: an image goes with the steering message.
     await h.send("a slow task please");
     await h.answer("y");
-    await expect.poll(() => card("sleep 3").getAttribute("data-status"), { timeout: 15_000 }).toBe("running");
+    await expect.poll(() => card("sleep 8").getAttribute("data-status"), { timeout: 15_000 }).toBe("running");
     await pasteImage(page, PNG_B);
     await h.send("steer: look at this");
     await page.getByRole("status").filter({ hasText: "Sent as steering" }).waitFor();

@@ -10,8 +10,8 @@ import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { chromiumMissing } from "../support/browser.ts";
 import { describeWhen } from "../support/requirements.ts";
 import { FIXTURE } from "../mcp/support/mcp-harness.ts";
-import { call, sessionHelpers, shots, startE2e, type E2e } from "./support/e2e-harness.ts";
-import { MODEL_ID, type Brain } from "./support/fake-model.ts";
+import { call, openProjectSession, sessionHelpers, shots, startE2e, useFakeModel, type E2e } from "./support/e2e-harness.ts";
+import type { Brain } from "./support/fake-model.ts";
 
 const DELETE = "mcp__fixture__delete_everything";
 const brain: Brain = (user, results) => {
@@ -32,14 +32,9 @@ describeWhen(chromiumMissing(), "MCP servers in the window", () => {
   beforeAll(async () => {
     e2e = await startE2e(brain, "e2e-mcp");
     page = e2e.page;
-    e2e.host.services.settings.setProvider({ id: "local", kind: "compatible", name: "Local server", baseUrl: e2e.model.baseUrl, models: [{ id: MODEL_ID }] });
-    await call(e2e.host, "settings.update", { defaultModel: `local/${MODEL_ID}` });
+    await useFakeModel(e2e);
     writeFileSync(join(e2e.project, ".mcp.json"), JSON.stringify({ mcpServers: { shared: { ...FIXTURE, env: { WHO: "shared" } } } }));
-    await page.goto(e2e.host.url);
-    await page.getByLabel("Project folder").fill(e2e.project);
-    await page.getByRole("button", { name: "Open", exact: true }).click();
-    await page.getByRole("button", { name: "New session" }).click();
-    await sessionHelpers(page).transcript().waitFor();
+    await openProjectSession(e2e);
   }, 120_000);
 
   afterEach(async (context) => {

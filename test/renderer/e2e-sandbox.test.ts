@@ -11,7 +11,7 @@ import { startHost, type RunningHost } from "../../app/main/host/start-host.ts";
 import { detectSandbox } from "../../app/main/sandbox/detect.ts";
 import { chromiumMissing } from "../support/browser.ts";
 import { describeWhen } from "../support/requirements.ts";
-import { call, sessionHelpers, shots, startE2e, type E2e } from "./support/e2e-harness.ts";
+import { call, openProjectSession, screenshotIfFailed, sessionHelpers, shots, startE2e, useFakeModel, type E2e } from "./support/e2e-harness.ts";
 import { MODEL_ID, type Brain } from "./support/fake-model.ts";
 
 const RERUN_PREFIX = "The sandbox blocked this command";
@@ -46,18 +46,11 @@ describeWhen(chromiumMissing() ?? sandboxMissing(), "the sandbox in the window",
     outsideFile = join(e2e.dir, "written-outside.txt");
     // A project script that writes outside the project: nothing in the command line says so.
     writeFileSync(join(e2e.project, "write-outside.sh"), `echo data > '${outsideFile}'\n`);
-    e2e.host.services.settings.setProvider({ id: "local", kind: "compatible", name: "Local server", baseUrl: e2e.model.baseUrl, models: [{ id: MODEL_ID }] });
-    await call(e2e.host, "settings.update", { defaultModel: `local/${MODEL_ID}` });
-    await page.goto(e2e.host.url);
-    await page.getByLabel("Project folder").fill(e2e.project);
-    await page.getByRole("button", { name: "Open", exact: true }).click();
-    await page.getByRole("button", { name: "New session" }).click();
-    await h.transcript().waitFor();
+    await useFakeModel(e2e);
+    await openProjectSession(e2e);
   }, 90_000);
 
-  afterEach(async (context) => {
-    if (context.task.result?.state === "fail") await page.screenshot({ path: join(shots, "failure-sandbox.png") }).catch(() => undefined);
-  });
+  afterEach((context) => screenshotIfFailed(context, page, "sandbox"));
   afterAll(() => e2e?.close());
 
   test("a blocked command is explained on its card; running it again outside asks first", async () => {

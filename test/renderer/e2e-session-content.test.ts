@@ -13,8 +13,8 @@ import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import type { PermissionRule, Settings } from "../../app/shared/ipc/contract.ts";
 import { chromiumAvailable } from "../support/browser.ts";
-import { call, sessionHelpers, shots, startE2e, type E2e } from "./support/e2e-harness.ts";
-import { MODEL_ID, type Brain } from "./support/fake-model.ts";
+import { call, openProjectSession, sessionHelpers, shots, startE2e, useFakeModel, type E2e } from "./support/e2e-harness.ts";
+import type { Brain } from "./support/fake-model.ts";
 
 const THOUGHTS = "Let me weigh the options carefully. ".repeat(60);
 const LONG = "for i in $(seq 1 60); do echo line-$i; done; echo 'AssertionError: expected 3 to be 4'; exit 1";
@@ -52,13 +52,8 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)("session content end to
     page = e2e.page;
     h = sessionHelpers(page);
     writeFileSync(join(e2e.project, "math.js"), "export function add(a, b) {\n  return a - b;\n}\n");
-    e2e.host.services.settings.setProvider({ id: "local", kind: "compatible", name: "Local server", baseUrl: e2e.model.baseUrl, models: [{ id: MODEL_ID }] });
-    await call(e2e.host, "settings.update", { defaultModel: `local/${MODEL_ID}` });
-    await page.goto(e2e.host.url);
-    await page.getByLabel("Project folder").fill(e2e.project);
-    await page.getByRole("button", { name: "Open", exact: true }).click();
-    await page.getByRole("button", { name: "New session" }).click();
-    await h.transcript().waitFor();
+    await useFakeModel(e2e);
+    await openProjectSession(e2e);
   }, 120_000);
 
   afterAll(() => e2e?.close());

@@ -10,7 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { expect } from "vitest";
 import { startHost, type RunningHost } from "../../../app/main/host/start-host.ts";
 import { launchBrowser } from "../../support/browser.ts";
-import { startFakeModel, type Brain, type FakeModel } from "./fake-model.ts";
+import { MODEL_ID, startFakeModel, type Brain, type FakeModel } from "./fake-model.ts";
 
 export const root = join(import.meta.dirname, "..", "..", "..");
 export const shots = join(root, "screenshots");
@@ -73,6 +73,29 @@ export async function call<T>(host: RunningHost, method: string, params: unknown
   const r = await host.services.router.handle(method, params);
   if (!r.ok) throw new Error(`${method}: ${r.error.message}`);
   return r.data as T;
+}
+
+/** Makes the fake model the host's default model (`images`: it declares image input). */
+export async function useFakeModel(e2e: E2e, options: { images?: boolean } = {}): Promise<void> {
+  const model = options.images ? { id: MODEL_ID, images: true } : { id: MODEL_ID };
+  e2e.host.services.settings.setProvider({ id: "local", kind: "compatible", name: "Local server", baseUrl: e2e.model.baseUrl, models: [model] });
+  await call(e2e.host, "settings.update", { defaultModel: `local/${MODEL_ID}` });
+}
+
+/** In the window, as a person would: loads the host's page, opens the e2e project and starts a new session. */
+export async function openProjectSession(e2e: E2e): Promise<void> {
+  const page = e2e.page;
+  await page.goto(e2e.host.url);
+  await page.getByLabel("Project folder").fill(e2e.project);
+  await page.getByRole("button", { name: "Open", exact: true }).click();
+  await page.getByRole("button", { name: "New session" }).click();
+  await sessionHelpers(page).transcript().waitFor();
+}
+
+/** For an `afterEach`: keeps a screenshot of the page when the test failed (never throws). */
+export async function screenshotIfFailed(context: { task: { result?: { state?: string } } }, page: Page | undefined, name: string): Promise<void> {
+  if (context.task.result?.state !== "fail" || !page) return;
+  await page.screenshot({ path: join(shots, `failure-${name}.png`) }).catch(() => undefined);
 }
 
 export function sessionHelpers(page: Page) {
