@@ -4,36 +4,23 @@
 // was held back is written and a retry finishes the run. Needs mount(8) and root: where tmpfs
 // cannot be mounted the suite is skipped (test/app/durability.test.ts covers the same logic with
 // SQLite's page limit, everywhere).
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { describeWhen } from "../support/requirements.ts";
+import { scratchTmpfs } from "../support/tmpfs.ts";
 import type { AgentMessage, AssistantMessage } from "../../app/shared/agent-types.ts";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
 import type { ScriptStep } from "../../app/main/loop/test/scripted-model.ts";
 
-function tryMount(dir: string, size: string): boolean {
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size},mode=0700`, "tmpfs", dir], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
-const mountPoint = mkdtempSync(path.join(tmpdir(), "lathe-tmpfs-"));
-const mounted = tryMount(mountPoint, "2m");
-afterAll(() => {
-  if (mounted) execFileSync("umount", ["-l", mountPoint], { stdio: "ignore" });
-  rmSync(mountPoint, { recursive: true, force: true });
-});
+const tmpfs = scratchTmpfs("lathe-tmpfs-", "2m");
+const mountPoint = tmpfs.dir;
 
 const TURNS = 60;
 const ended = (events: readonly { type: string }[] | undefined) => (events ?? []).filter((e) => e.type === "agent_end").length;
 
-describeWhen(mounted ? null : "needs to mount a tmpfs (root on Linux)", "a data folder on a 2 MB tmpfs that fills mid-run", () => {
+describeWhen(tmpfs.missing, "a data folder on a 2 MB tmpfs that fills mid-run", () => {
   let app: AppHarness | undefined;
   afterAll(async () => {
     await app?.close();
@@ -80,7 +67,7 @@ describeWhen(mounted ? null : "needs to mount a tmpfs (root on Linux)", "a data 
     expect(ran()).toEqual(executed);
 
     // Room again: everything held back is written, in order, and the retry finishes the run.
-    execFileSync("mount", ["-o", "remount,size=64m", mountPoint]);
+    tmpfs.resize("64m");
     await h.waitFor(() => h.events.some((e) => e.event === "app.notice" && /is saved again/.test((e.payload as { message: string }).message)), "the recovery", 20_000);
     expect(h.services.store.readMessages(session.id)).toEqual(opened.messages);
     await h.call("sessions.retry", { sessionId: session.id });

@@ -1,12 +1,13 @@
 // Checkpoints under hostile conditions: an editor writing a file all the time, thousands of files
 // with a node_modules folder, a data folder on a full disk (a real tmpfs; skipped where it cannot
 // be mounted), a damaged store that is set aside.
-import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { describeWhen } from "../support/requirements.ts";
+import { scratchTmpfs } from "../support/tmpfs.ts";
 import { bash, cleanup, FakeSession, makeService, snapshot, tempDir, write } from "./helpers.ts";
 
 const dirs: string[] = [];
@@ -91,23 +92,11 @@ describe("checkpoints under pressure", () => {
   });
 });
 
-function tryMount(dir: string, size: string): boolean {
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size},mode=0700`, "tmpfs", dir], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
-const mountPoint = mkdtempSync(path.join(tmpdir(), "lathe-cp-tmpfs-"));
-const mounted = tryMount(mountPoint, "600k");
-afterAll(() => {
-  if (mounted) execFileSync("umount", ["-l", mountPoint], { stdio: "ignore" });
-  rmSync(mountPoint, { recursive: true, force: true });
-});
+const tmpfs = scratchTmpfs("lathe-cp-tmpfs-", "600k");
+const mountPoint = tmpfs.dir;
 
-describe.skipIf(!mounted)("a data folder on a full disk", () => {
+describeWhen(tmpfs.missing, "a data folder on a full disk", () => {
   it("takes no checkpoint, says the disk is full, and leaves the files alone", async () => {
     const notices: string[] = [];
     const data = path.join(mountPoint, "data");
