@@ -13,6 +13,7 @@ import {
   PASS_THROUGH,
   RUNS_ARGUMENTS,
   SHELLS,
+  evaluatesCode,
 } from "./command-knowledge.ts";
 import { analyzeShell, type Assignment, type ShellCommand, type ShellWord } from "./shell-analysis.ts";
 
@@ -141,6 +142,29 @@ function collect(words: (string | null)[], out: DenyForms, depth: number): void 
     if (name !== "su" && name !== "script") return;
   }
   if (name === "eval") return shellString(args.some((w) => w === null) ? null : args.join(" "));
+  if (evaluatesCode(name, args)) out.unknown = true;
+  if (name === "trap") {
+    // trap's first operand is code run later, when the signal comes (`trap 'rm x' EXIT`).
+    const code = args.find((w) => w === null || !w.startsWith("-"));
+    if (code !== undefined) shellString(code);
+    return;
+  }
+  if (name === "alias") {
+    // `alias npm='rm x;'`: the value is code that a later word runs.
+    for (const w of args) {
+      if (w === null) out.unknown = true;
+      else if (w.includes("=")) shellString(w.slice(w.indexOf("=") + 1));
+    }
+    return;
+  }
+  if (name === "mapfile" || name === "readarray") {
+    // -C names code run every -c lines (`mapfile -C 'rm x' -c 1 a`).
+    args.forEach((w, i) => {
+      if (w === "-C") shellString(args[i + 1] ?? null);
+      else if (w !== null && w.startsWith("-C")) shellString(w.slice(2));
+    });
+    return;
+  }
   if (name === "watch") {
     // watch joins its operands into shell code (`watch -n 1 rm x`: the 1 is the option's value).
     const operands = args.filter((w) => w === null || !w.startsWith("-"));

@@ -181,3 +181,37 @@ export const CHANGES_FOLDER = new Set(["cd", "pushd", "popd"]);
 
 /** Builtins without effects that need no rule: `[ -d x ]`, `true`. Only with literal words. */
 export const EFFECT_FREE = new Set(["true", "false", ":", "test", "[", "pwd"]);
+
+const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Whether a builtin evaluates some of its arguments as arithmetic or as an array subscript, where
+ * bash expands `$(...)` even when the word was single-quoted: `test -v 'a[$(rm x)]'`,
+ * `printf -v 'a[$(rm x)]' 1`, `read 'a[$(rm x)]'`, `declare -i n='a[$(rm x)]'`. And `let`, whose
+ * plain names are evaluated again, recursively, as expressions. A null word was computed.
+ */
+export function evaluatesCode(name: string, args: readonly (string | null)[]): boolean {
+  const computedOrSubscript = (w: string | null) => w === null || /[[$`]/.test(w);
+  switch (name) {
+    case "let":
+      return true;
+    case "declare":
+    case "typeset":
+    case "local":
+    case "export":
+    case "readonly":
+      return args.some((w) => w === null || /[$`]/.test(w) || (/^-[a-zA-Z]*i/.test(w) && !w.startsWith("--")) || /^[^=]*\[/.test(w));
+    case "read":
+    case "unset":
+    case "mapfile":
+    case "readarray":
+      return args.some((w) => w === null || (!w.startsWith("-") && computedOrSubscript(w)));
+    case "printf":
+      return args.some((w, i) => w === null || (w === "-v" ? computedOrSubscript(args[i + 1] ?? null) : w.startsWith("-v") && computedOrSubscript(w.slice(2))));
+    case "test":
+    case "[":
+      return args.some((w, i) => w === "-v" && !PLAIN_NAME.test(args[i + 1] ?? ""));
+    default:
+      return false;
+  }
+}

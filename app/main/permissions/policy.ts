@@ -84,8 +84,14 @@ export function decide(input: { toolName: string; subjects: CallSubjects; rules:
       };
     }
   }
-  if (toolName === "bash" && s.unknownCommand && rules.some((r) => r.action === "deny" && (r.tool === "bash" || r.tool === "*"))) {
-    return { ...ask(["The command it runs is computed when it runs (a variable or a substitution), so it could be one a deny rule forbids."]), firm: true };
+  // With a bash deny rule, a command line that cannot be read fully before it runs is asked about
+  // in every mode: what it runs could be what the rule forbids (a computed name, a code string
+  // given to trap or alias, an array subscript that bash evaluates, a brace or continuation trick).
+  if (toolName === "bash" && (s.unknownCommand || s.opaque) && rules.some((r) => r.action === "deny" && (r.tool === "bash" || r.tool === "*"))) {
+    const why = s.unknownCommand
+      ? "The command it runs is computed when it runs (a variable, a substitution or a code string), so it could be one a deny rule forbids."
+      : `It cannot be read fully before it runs (it ${s.reasons[0] ?? "is not plain bash"}), so it could run a command a deny rule forbids.`;
+    return { ...ask([why]), firm: true };
   }
 
   const allows = rules.filter((r) => r.action === "allow");

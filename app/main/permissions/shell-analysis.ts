@@ -62,6 +62,9 @@ export interface ShellWhere {
 /** Longer command lines are not parsed: they are asked about, whatever the rules. */
 export const MAX_JUDGED_COMMAND_CHARS = 32_000;
 
+/** `[[ a -eq b ]]` and its kin evaluate both operands as arithmetic. */
+const ARITHMETIC_TESTS = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
+
 const NESTED_REASONS: Record<string, string> = {
   subshell: "runs a subshell ( ... )",
   compound_statement: "groups commands in { ... }",
@@ -367,7 +370,21 @@ class Walker {
     if (!literal(node)) {
       this.reasons.add("contains a test over values only known when it runs");
       this.nestedIn(node);
+      return;
     }
+    // Literal words can still run code: `[[ ... -eq ... ]]` evaluates its operands as arithmetic
+    // and `-v` its operand as a subscript, and both expand `$(...)` in them, quoted or not
+    // (`[[ 'a[$(rm x)]' -eq 0 ]]`); a plain name is evaluated again as an expression.
+    const doubleBracket = node.children[0]?.type === "[[";
+    const evaluates = (n: SyntaxNode): boolean => {
+      const operator = n.children.find((c) => c.type === "test_operator");
+      const operands = n.children.filter((c) => c.named && c !== operator && !["binary_expression", "unary_expression", "parenthesized_expression"].includes(c.type));
+      const op = operator ? this.text(operator) : "";
+      if (op === "-v") return operands.some((o) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(this.text(o)));
+      if (doubleBracket && ARITHMETIC_TESTS.has(op)) return operands.some((o) => !/^-?[0-9]+$/.test(this.text(o)));
+      return n.children.some(evaluates);
+    };
+    if (evaluates(node)) this.reasons.add("contains a test that evaluates a value as arithmetic or an array subscript, which can run commands");
   }
 
   private redirect(node: SyntaxNode, cwds: Cwd[], nested: boolean): void {
