@@ -42,4 +42,18 @@ export default tseslint.config(
     plugins: { "react-hooks": reactHooks },
     rules: { ...reactHooks.configs.recommended.rules },
   },
+  {
+    // A skipped suite must say why (CI fails on any skip): describeWhen / itWhen print the reason.
+    files: ["test/**/*.ts", "app/**/test/**/*.ts"],
+    ignores: ["test/support/requirements.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "MemberExpression[object.name=/^(describe|it|test)$/][property.name=/^(skip|skipIf|runIf)$/]",
+          message: "Skip through describeWhen / itWhen (test/support/requirements.ts), which print why.",
+        },
+      ],
+    },
+  },
 );

@@ -5,8 +5,9 @@
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { chromiumAvailable } from "../support/browser.ts";
+import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
+import { chromiumMissing } from "../support/browser.ts";
+import { describeWhen } from "../support/requirements.ts";
 import { openProjectSession, screenshotIfFailed, sessionHelpers, shots, startE2e, useFakeModel, type E2e } from "./support/e2e-harness.ts";
 import type { Brain } from "./support/fake-model.ts";
 
@@ -16,7 +17,7 @@ const brain: Brain = (user, results) => {
   return { text: `Answer to: ${user.slice(0, 40)}` };
 };
 
-describe.skipIf(!chromiumAvailable() && !process.env.CI)("checkpoints in the window", () => {
+describeWhen(chromiumMissing(), "checkpoints in the window", () => {
   let e2e: E2e;
   let page: Page;
   let h: ReturnType<typeof sessionHelpers>;

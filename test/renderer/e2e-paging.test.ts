@@ -1,9 +1,10 @@
 // A long session in the window (issue 16): it opens at its newest page; scrolling up loads the
 // older pages, each keeping the message on screen where it was, down to the first message; a
 // search hit in the middle opens the page around it, from where "Show latest" goes back to the end.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import type { AgentMessage } from "../../app/shared/agent-types.ts";
-import { chromiumAvailable } from "../support/browser.ts";
+import { chromiumMissing } from "../support/browser.ts";
+import { describeWhen } from "../support/requirements.ts";
 import { startE2e, sessionHelpers, type E2e } from "./support/e2e-harness.ts";
 
 const TOTAL = 3000;
@@ -19,7 +20,7 @@ function messages(): AgentMessage[] {
   );
 }
 
-describe.skipIf(!chromiumAvailable() && !process.env.CI)("a long session in the window", () => {
+describeWhen(chromiumMissing(), "a long session in the window", () => {
   beforeAll(async () => {
     e2e = await startE2e(() => ({ text: "unused" }), "paging");
     const store = e2e.host.services.store;

@@ -10,9 +10,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import type { PermissionRule, Settings } from "../../app/shared/ipc/contract.ts";
-import { chromiumAvailable } from "../support/browser.ts";
+import { chromiumMissing } from "../support/browser.ts";
+import { describeWhen } from "../support/requirements.ts";
 import { call, openProjectSession, sessionHelpers, shots, startE2e, useFakeModel, type E2e } from "./support/e2e-harness.ts";
 import type { Brain } from "./support/fake-model.ts";
 
@@ -41,7 +42,7 @@ const brain: Brain = (user, results) => {
   return { text: `Answer to: ${user.slice(0, 60)}` };
 };
 
-describe.skipIf(!chromiumAvailable() && !process.env.CI)("session content end to end", () => {
+describeWhen(chromiumMissing(), "session content end to end", () => {
   let e2e: E2e;
   let page: Page;
   let h: ReturnType<typeof sessionHelpers>;

@@ -19,8 +19,8 @@ export function describeWhen(missing: Missing, name: string, fn: () => void): vo
 }
 
 /** `it`, or, when `missing` says what is missing, a skipped test with its reason printed. */
-export function itWhen(missing: Missing, name: string, fn: () => Promise<void> | void): void {
-  if (missing === null) return void it(name, fn);
+export function itWhen(missing: Missing, name: string, fn: () => Promise<void> | void, timeout?: number): void {
+  if (missing === null) return void it(name, fn, timeout);
   report(name, missing);
   it.skip(name, fn);
 }

@@ -5,10 +5,11 @@
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import type { BashProgressDetails } from "../../app/main/tools/bash.ts";
 import { createCodingTools } from "../../app/main/tools/index.ts";
 import { runTool, tempDir, type ToolRun } from "./helpers.ts";
+import { describeWhen, itWhen, needsLinux } from "../support/requirements.ts";
 
 const project = tempDir();
 const outputs = tempDir("lathe-bash-out-");
@@ -58,7 +59,7 @@ async function interact(command: string, answers: Answer[], id: string): Promise
   return { ...run, typed, screen, sawWaiting };
 }
 
-describe.runIf(process.platform === "linux")("interactive commands in the terminal", () => {
+describeWhen(needsLinux(), "interactive commands in the terminal", () => {
   it("a prompt takes the typed answer, and the terminal's lines end as the command wrote them", async () => {
     const run = await interact('read -p "Name? " name; echo "hello $name"; printf "one\\ntwo\\n"; stty -a | grep -o -- "-\\?opost"', [{ waiting: true, send: "bob\r" }], "prompt");
     expect(run.text).toContain("\n-opost\n");
@@ -69,14 +70,14 @@ describe.runIf(process.platform === "linux")("interactive commands in the termin
     expect(run.screen).toContain("one\ntwo\n");
   });
 
-  it.runIf(hasCommand("python3"))("the Python REPL evaluates typed lines and exits", async () => {
+  itWhen(hasCommand("python3") ? null : "needs python3 on PATH", "the Python REPL evaluates typed lines and exits", async () => {
     const run = await interact("python3 -q", [{ after: ">>> ", send: "print(6 * 7)\r" }, { after: ">>> ", send: "exit()\r" }], "python");
     expect(run.typed).toBe(2);
     expect(run.isError).toBe(false);
     expect(run.text).toContain(">>> print(6 * 7)\n42\n>>> exit()");
   }, 60_000);
 
-  it.runIf(hasCommand("git") && hasCommand("vi"))("git commit opens the editor; refusing it aborts the commit", async () => {
+  itWhen(hasCommand("git") && hasCommand("vi") ? null : "needs git and vi on PATH", "git commit opens the editor; refusing it aborts the commit", async () => {
     const repo = path.join(project.dir, "repo");
     execFileSync("git", ["init", "-q", repo]);
     writeFileSync(path.join(repo, "a.txt"), "a\n");
@@ -88,7 +89,7 @@ describe.runIf(process.platform === "linux")("interactive commands in the termin
     expect(execFileSync("git", ["-C", repo, "rev-list", "--all"], { encoding: "utf8" })).toBe("");
   }, 60_000);
 
-  it.runIf(hasCommand("less"))("less shows the file and quits when told", async () => {
+  itWhen(hasCommand("less") ? null : "needs less on PATH", "less shows the file and quits when told", async () => {
     writeFileSync(path.join(project.dir, "long.txt"), Array.from({ length: 200 }, (_, i) => `row ${i + 1}`).join("\n") + "\n");
     const run = await interact("less long.txt; echo less-exit=$?", [{ waiting: true, send: "q" }], "less");
     expect(run.typed).toBe(1);

@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGrepTool } from "../../app/main/tools/grep.ts";
 import { findRipgrep, searchWithRipgrep, sortedByPath } from "../../app/main/tools/grep-search.ts";
+import { describeWhen } from "../support/requirements.ts";
 import { runTool, tempDir } from "./helpers.ts";
 
 const project = tempDir("lathe-grep-parallel-");
@@ -24,7 +25,7 @@ beforeAll(() => {
   for (let d = 0; d < 12; d++) for (let f = 0; f < 40; f++) put(`pkg${d}/src/file${f}.ts`, `const a = ${f};\n${(d * 40 + f) % 7 === 0 ? `// needle ${d}/${f}\n` : ""}const b = 2;\n`);
 });
 
-describe.skipIf(!findRipgrep())("grep with ripgrep on every core", () => {
+describeWhen(findRipgrep() ? null : "needs ripgrep (rg) on PATH", "grep with ripgrep on every core", () => {
   it("gives the same lines, in the same order, as a sorted ripgrep search", async () => {
     const rg = findRipgrep()!;
     const sorted = spawnSync(rg, ["--sort", "path", "--no-config", "--hidden", "--no-require-git", "--glob", "!.git", "--glob", "!node_modules", "-n", "--no-heading", "--regexp", "needle", "--"], { cwd: project.dir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });

@@ -3,12 +3,13 @@
 // the root, nested and setsid'd children included; the full scan is the worker's, and happens
 // here only when the pool fails or is late.
 import { spawn } from "node:child_process";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { descendantsOf, isAlive, killFamily, processFamily, procScanCount } from "../../app/main/tools/process-tree.ts";
 import { familyOf } from "../../app/main/tools/process-tree-off-thread.ts";
 import type { ComputePool } from "../../app/main/workers/compute-pool.ts";
+import { describeWhen, needsLinux } from "../support/requirements.ts";
 
-describe.runIf(process.platform === "linux")("process tree", () => {
+describeWhen(needsLinux(), "process tree", () => {
   it("finds nested and setsid'd descendants without scanning /proc", async () => {
     const child = spawn("bash", ["-c", "sleep 30 & setsid sleep 30 & bash -c 'sleep 30 & wait' & wait"], { stdio: "ignore" });
     const root = child.pid!;
@@ -27,7 +28,7 @@ describe.runIf(process.platform === "linux")("process tree", () => {
   });
 });
 
-describe.runIf(process.platform === "linux")("the family found off the main thread", () => {
+describeWhen(needsLinux(), "the family found off the main thread", () => {
   const stub = (run: () => Promise<unknown>) => ({ run }) as unknown as ComputePool;
 
   it("takes the worker's answer without scanning /proc here", async () => {
