@@ -22,17 +22,18 @@
 // - mainLoopDelayP99Ms (target <= 20): the 99th percentile of the event-loop delay of the process
 //   that runs the services (perf_hooks.monitorEventLoopDelay, 10 ms resolution) while a turn
 //   streams into the 10,000-message session (2,000 deltas per second, four bash commands, store
-//   writes); median over the rounds, with the minimum and the largest delay seen. The host runs in
-//   this process, as do the fake model's server and the browser driver, so this is an upper bound;
-//   mainLoopDelayIdleP99Ms is the same while the process only waits, as long (the machine's floor).
+//   writes); median over the rounds, with the minimum and the largest delay seen. The host runs in a
+//   process of its own (bench/support/ui-host-process.ts); the fake model's server and the browser
+//   driver stay in this one. mainLoopDelayIdleP99Ms is the same while the host only waits, as long
+//   (the machine's floor under its current load); mainBlockMaxMs is the longest stretch of CPU the
+//   host's main thread spent between two 1 ms ticks (bench/support/block-monitor.ts), median over
+//   the rounds: the host's own blocking, whatever the machine's load. BENCH_HOST_CPU_PROF=DIR
+//   writes the host's CPU profile there.
 // Prints one JSON line. Needs Chromium (/usr/bin/chromium or CHROME_PATH).
-import { spawnSync } from "node:child_process";
+import { fork, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { monitorEventLoopDelay } from "node:perf_hooks";
-import type { AgentMessage } from "../app/shared/agent-types.ts";
-import { startHost } from "../app/main/host/start-host.ts";
 import { launchBrowser } from "../test/support/browser.ts";
 import { chunk, usageChunk } from "../test/providers/support/conversation.ts";
 import { sseData, startServer } from "../test/providers/support/sse-server.ts";
@@ -56,20 +57,6 @@ function streamReply(withCalls: boolean): string[] {
   return pieces;
 }
 
-function seedMessages(n: number): AgentMessage[] {
-  const usage = { input: 10, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: 20, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
-  const out: AgentMessage[] = [];
-  for (let i = 0; out.length < n; i++) {
-    out.push({ role: "user", content: `Question ${i}: how does module ${i} work?`, timestamp: i });
-    if (i % 3 === 0 && out.length + 2 < n) {
-      out.push({ role: "assistant", content: [{ type: "text", text: `Reading module ${i}.` }, { type: "toolCall", id: `r${i}`, name: "read", arguments: { path: `src/m${i}.ts` } }], api: "openai-completions", provider: "local", model: "fake-coder", usage, stopReason: "toolUse", timestamp: i });
-      out.push({ role: "toolResult", toolCallId: `r${i}`, toolName: "read", content: [{ type: "text", text: `     1\texport const m${i} = ${i};` }], isError: false, timestamp: i });
-    }
-    if (out.length < n) out.push({ role: "assistant", content: [{ type: "text", text: `Module **${i}** exports \`m${i}\`.\n\n\`\`\`ts\nexport const m${i} = ${i};\n\`\`\`` }], api: "openai-completions", provider: "local", model: "fake-coder", usage, stopReason: "stop", timestamp: i });
-  }
-  return out;
-}
-
 const built = spawnSync(process.execPath, [join(root, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "error"], { cwd: root, encoding: "utf8" });
 if (built.status !== 0) throw new Error(`vite build failed: ${built.stderr}`);
 
@@ -85,12 +72,25 @@ const model = await startServer((request) => {
   // Each prompt: a reply with four bash calls, then (after their results) a plain answer.
   return { chunks: streamReply(turn % 2 === 1), delayMs: 20 };
 }, "/v1");
-const host = await startHost({ dataDir: join(dir, "data"), rendererDir: join(root, "out/renderer"), env: { PATH: process.env.PATH, HOME: dir } });
-const call = async <T = { id: number }>(method: string, params: unknown): Promise<T> => {
-  const r = await host.services.router.handle(method, params);
-  if (!r.ok) throw new Error(`${method}: ${r.error.message}`);
-  return r.data as T;
-};
+// The services run in a process of their own (bench/support/ui-host-process.ts), driven over IPC.
+const hostChild = fork(join(root, "bench/support/ui-host-process.ts"), [], {
+  execArgv: process.env.BENCH_HOST_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_HOST_CPU_PROF}`] : [],
+  stdio: ["ignore", "inherit", "inherit", "ipc"],
+});
+const replies = new Map<number, (reply: { ok: boolean; data?: unknown; error?: string }) => void>();
+hostChild.on("message", (reply: { id: number; ok: boolean; data?: unknown; error?: string }) => {
+  replies.get(reply.id)?.(reply);
+  replies.delete(reply.id);
+});
+let nextRequest = 0;
+const ask = <T>(op: string, fields: Record<string, unknown> = {}): Promise<T> =>
+  new Promise((resolve, reject) => {
+    const id = ++nextRequest;
+    replies.set(id, (reply) => (reply.ok ? resolve(reply.data as T) : reject(new Error(reply.error))));
+    hostChild.send({ id, op, ...fields });
+  });
+const call = <T = { id: number }>(method: string, params: unknown): Promise<T> => ask<T>("call", { method, params });
+const host = await ask<{ url: string; origin: string; token: string }>("start", { dataDir: join(dir, "data"), rendererDir: join(root, "out/renderer"), env: { PATH: process.env.PATH, HOME: dir } });
 
 // Page-side scripts are strings: this file is type-checked for Node, without the DOM's types.
 const openAndWaitForLast = (title: string, lastPosition: number) => `new Promise((resolve) => {
@@ -178,21 +178,14 @@ try {
   await call("settings.update", { permissionMode: "full-auto", defaultModel: "local/fake-coder" });
   // The project with 10,000 sessions is listed second in History (opened less recently).
   const many = await call<{ id: number }>("projects.open", { folder: manyProject });
-  host.services.store.db.transaction(() => {
-    for (let i = 0; i < 10_000; i++) host.services.store.createSession({ projectId: many.id, model: "local/fake-coder", title: `Listed session ${i}` });
-  })();
+  await ask("seed", { projectId: many.id, title: "Listed session", sessions: 10_000 });
   await new Promise((resolve) => setTimeout(resolve, 5));
   const proj = await call<{ id: number }>("projects.open", { folder: project });
-  const huge = host.services.store.createSession({ projectId: proj.id, model: "local/fake-coder", title: "Hundred thousand messages" });
-  const hugeMessages = seedMessages(100_000);
-  for (let i = 0; i < hugeMessages.length; i += 10_000) host.services.store.appendMessages(huge.id, hugeMessages.slice(i, i + 10_000));
+  await ask("seed", { projectId: proj.id, title: "Hundred thousand messages", messages: 100_000 });
   await new Promise((resolve) => setTimeout(resolve, 5));
-  const big = host.services.store.createSession({ projectId: proj.id, model: "local/fake-coder", title: "Ten thousand messages" });
-  host.services.store.appendMessages(big.id, seedMessages(10_000));
+  await ask("seed", { projectId: proj.id, title: "Ten thousand messages", messages: 10_000 });
   // The one streamed into (its bash cards would make the other one's opening a different test).
-  const target = host.services.store.createSession({ projectId: proj.id, model: "local/fake-coder", title: "Streamed into" });
-  host.services.store.appendMessages(target.id, seedMessages(10_000));
-  host.services.store.flushSearchIndex();
+  const target = await ask<{ id: number }>("seed", { projectId: proj.id, title: "Streamed into", messages: 10_000 });
 
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(host.url);
@@ -215,31 +208,29 @@ try {
 
   // One streamed turn in the open session, its frames traced.
   // The same delay while this process only waits, as long as a streamed turn: the machine's floor.
+  type LoopFigures = { p99Ms: number; maxMs: number; blockMaxMs: number };
   const idleLoopDelayP99 = async (ms: number): Promise<number> => {
-    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
-    loopDelay.enable();
+    await ask("monitorStart");
     await new Promise((resolve) => setTimeout(resolve, ms));
-    loopDelay.disable();
-    return loopDelay.percentile(99) / 1e6;
+    return (await ask<LoopFigures>("monitorStop")).p99Ms;
   };
-  const streamInto = async (sessionId: number): Promise<{ frames: number[]; intervals: number[]; loaf: Loaf[]; loopDelayP99Ms: number; loopDelayMaxMs: number }> => {
+  const streamInto = async (sessionId: number): Promise<{ frames: number[]; intervals: number[]; loaf: Loaf[]; loopDelayP99Ms: number; loopDelayMaxMs: number; blockMaxMs: number }> => {
     await page.getByRole("textbox", { name: "Message to the agent" }).waitFor();
     await page.evaluate(START_FRAMES);
     await browser.startTracing(page, { categories: ["toplevel", "blink.user_timing"] });
-    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
-    loopDelay.enable();
+    await ask("monitorStart");
     const started = Date.now();
     await call("sessions.prompt", { sessionId, text: "bench" });
-    while (host.services.sessions.isRunning(sessionId) || Date.now() - started < 500) {
+    while ((await ask<boolean>("isRunning", { sessionId })) || Date.now() - started < 500) {
       if (Date.now() - started > 120_000) throw new Error("The benchmark run did not finish within 2 minutes.");
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    loopDelay.disable();
+    const loop = await ask<LoopFigures>("monitorStop");
     await new Promise((resolve) => setTimeout(resolve, 300)); // the last batches reach the page
     runMs = Date.now() - started;
     const trace = await browser.stopTracing();
     const stopped = await page.evaluate<{ intervals: number[]; loaf: Loaf[] }>(STOP_FRAMES);
-    return { frames: frameTimes(trace).sort((a, b) => a - b), ...stopped, loopDelayP99Ms: loopDelay.percentile(99) / 1e6, loopDelayMaxMs: loopDelay.max / 1e6 };
+    return { frames: frameTimes(trace).sort((a, b) => a - b), ...stopped, loopDelayP99Ms: loop.p99Ms, loopDelayMaxMs: loop.maxMs, blockMaxMs: loop.blockMaxMs };
   };
 
   // Rounds, alternated: open the 100k session, open the 10k one, stream a turn into a 10k session
@@ -252,6 +243,7 @@ try {
   const loopP99: number[] = [];
   const idleLoopP99: number[] = [];
   let loopMax = 0;
+  const blockMax: number[] = [];
   const frames: number[] = [];
   const intervals: number[] = [];
   const loaf: Loaf[] = [];
@@ -265,6 +257,7 @@ try {
     loopP99.push(streamed.loopDelayP99Ms);
     idleLoopP99.push(await idleLoopDelayP99(Math.min(runMs, 10_000)));
     loopMax = Math.max(loopMax, streamed.loopDelayMaxMs);
+    blockMax.push(streamed.blockMaxMs);
     frames.push(...streamed.frames);
     intervals.push(...streamed.intervals);
     loaf.push(...streamed.loaf);
@@ -272,7 +265,7 @@ try {
     await page.goto(`${host.origin}/?session=${fresh.id}#token=${host.token}`);
     const empty = await streamInto(fresh.id);
     emptyP95.push(pct(empty.frames, 0.95));
-    process.stderr.write(`round ${r + 1}/${ROUNDS}: open 10k ${Math.round(open10k.at(-1)!)} ms, 100k ${Math.round(open100k.at(-1)!)} ms, frame p95 ${pct(streamed.frames, 0.95).toFixed(1)} ms, loop delay p99 ${streamed.loopDelayP99Ms.toFixed(1)} ms (empty session ${pct(empty.frames, 0.95).toFixed(1)} ms)\n`);
+    process.stderr.write(`round ${r + 1}/${ROUNDS}: open 10k ${Math.round(open10k.at(-1)!)} ms, 100k ${Math.round(open100k.at(-1)!)} ms, frame p95 ${pct(streamed.frames, 0.95).toFixed(1)} ms, loop delay p99 ${streamed.loopDelayP99Ms.toFixed(1)} ms, longest block ${streamed.blockMaxMs.toFixed(1)} ms (empty session ${pct(empty.frames, 0.95).toFixed(1)} ms)\n`);
   }
   frames.sort((a, b) => a - b);
   intervals.sort((a, b) => a - b);
@@ -287,6 +280,7 @@ try {
       mainLoopDelayP99MinMs: round(Math.min(...loopP99)),
       mainLoopDelayMaxMs: round(loopMax),
       mainLoopDelayIdleP99Ms: round(median(idleLoopP99)),
+      mainBlockMaxMs: round(median(blockMax)),
       frameP95EmptyMinMs: round(Math.min(...emptyP95)),
       openSession100kMs: round(median(open100k)),
       openSession100kMinMs: round(Math.min(...open100k)),
@@ -312,7 +306,7 @@ try {
   );
 } finally {
   await browser.close();
-  await host.close();
+  await ask("close").catch(() => undefined);
   await model.close();
   rmSync(dir, { recursive: true, force: true });
 }

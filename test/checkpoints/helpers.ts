@@ -70,9 +70,18 @@ export class FakeSession implements SessionSource {
     this.projectId = projectId;
   }
 
-  transcript(sessionId: number) {
+  /** How many times the whole transcript was read. */
+  transcriptReads = 0;
+
+  place(sessionId: number) {
     if (sessionId !== this.sessionId) throw new Error(`no session ${sessionId}`);
-    return { messages: this.messages, projectId: this.projectId, projectDir: this.projectDir, lineage: { sessionId: this.sessionId, parents: this.parents } };
+    return { projectId: this.projectId, projectDir: this.projectDir, lineage: { sessionId: this.sessionId, parents: this.parents } };
+  }
+
+  transcript(sessionId: number) {
+    const place = this.place(sessionId);
+    this.transcriptReads++;
+    return { messages: this.messages, ...place };
   }
 
   /** Adds a user message; returns its position. */

@@ -237,6 +237,12 @@ export class CheckpointDb {
   }
 
   /** The before/after checkpoints of these turns (by their first tool call id). */
+  /** Whether any checkpoint belongs to a turn of these sessions (turn keys are "session:call"). */
+  hasTurnsOf(sessionIds: readonly number[]): boolean {
+    const select = this.db.prepare("SELECT 1 FROM checkpoints WHERE turn_key >= ? AND turn_key < ? LIMIT 1");
+    return sessionIds.some((id) => select.get(`${id}:`, `${id};`) !== undefined);
+  }
+
   ofTurns(turnKeys: readonly string[]): CheckpointRow[] {
     if (turnKeys.length === 0) return [];
     const rows: CheckpointRow[] = [];

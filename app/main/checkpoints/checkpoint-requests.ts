@@ -41,7 +41,7 @@ export function checkpointHandlers(deps: CheckpointRequestDeps) {
   return {
     "checkpoints.list": ({ sessionId }: RequestParams<"checkpoints.list">): Promise<CheckpointList> =>
       guard(async () => {
-        const { projectDir } = sessions.transcript(sessionId);
+        const { projectDir } = sessions.place(sessionId);
         const rewinds: RewindInfo[] = checkpoints.db.rewindsOf(sessionId).map((r) => ({
           id: r.id,
           label: r.summary.label,
@@ -78,7 +78,7 @@ export function checkpointHandlers(deps: CheckpointRequestDeps) {
         let session: Session | null = null;
         if (conversation === "fork") {
           const position = stored.position!;
-          const { projectId } = sessions.transcript(sessionId);
+          const { projectId } = sessions.place(sessionId);
           session = position > 0 ? sessions.fork(sessionId, position - 1) : await sessions.create(projectId);
           if (done.worktree) session = sessions.moveToFolder(session.id, done.folder);
         } else {

@@ -38,6 +38,9 @@ export type { TurnScope };
 
 /** What the service needs to know of a session (from the sessions service). */
 export interface SessionSource {
+  /** The session's project and fork lineage, without its messages (cheap at any length). */
+  place(sessionId: number): { projectId: number; projectDir: string; lineage: SessionLineage };
+  /** The same with the whole transcript (reads every message of a stored session). */
   transcript(sessionId: number): { messages: readonly AgentMessage[]; projectId: number; projectDir: string; lineage: SessionLineage };
 }
 
@@ -226,8 +229,14 @@ export class CheckpointService implements TurnCheckpoints {
 
   // Review
 
-  /** The files each turn of a session changed, oldest turn first. */
+  /**
+   * The files each turn of a session changed, oldest turn first. The window asks for it when it
+   * opens a session: a session (and fork ancestors) without a checkpoint answers at once, without
+   * reading its transcript, which may be 100,000 messages long.
+   */
   async sessionChanges(source: SessionSource, sessionId: number): Promise<TurnChanges[]> {
+    const place = source.place(sessionId);
+    if (!this.db.hasTurnsOf([place.lineage.sessionId, ...place.lineage.parents.map((p) => p.sessionId)])) return [];
     const { messages, projectId, projectDir, lineage } = source.transcript(sessionId);
     const turns = turnsOf(messages, lineage, projectDir);
     const rows = this.db.ofTurns(turns.map((t) => t.key)).filter((r) => r.projectId === projectId);
@@ -265,7 +274,7 @@ export class CheckpointService implements TurnCheckpoints {
 
   /** The bounded diff of one file between two checkpoints of the session's project. */
   async fileDiff(source: SessionSource, sessionId: number, fromId: number, toId: number, fileId: string): Promise<{ diff: string; complete: boolean; binary: boolean; large: boolean; path: string }> {
-    const { projectId, projectDir } = source.transcript(sessionId);
+    const { projectId, projectDir } = source.place(sessionId);
     const from = this.db.checkpoint(fromId);
     const to = this.db.checkpoint(toId);
     if (!from || !to || from.projectId !== projectId || to.projectId !== projectId) throw new CheckpointError("failed", "Those checkpoints are not of this session's project.");

@@ -418,19 +418,25 @@ export class SessionsService {
     return this.prompt(sessionId, rerunRequestText(found.command));
   }
 
-  /** The session's whole transcript (live or stored), its project, and its fork lineage. */
-  transcript(sessionId: number): { messages: readonly AgentMessage[]; projectId: number; projectDir: string; lineage: SessionLineage } {
+  /** The session's project and its fork lineage, without reading its messages. */
+  place(sessionId: number): { projectId: number; projectDir: string; lineage: SessionLineage } {
     const session = this.session(sessionId);
     const project = this.o.store.getProject(session.projectId);
     if (!project) throw new ServiceError("not-found", `The project of session ${sessionId} is gone.`);
-    const live = this.live.get(sessionId);
-    const messages = live ? live.agent.messages : (this.o.store.openSession(sessionId)?.messages ?? []);
     const parents: SessionLineage["parents"] = [];
     for (let at: Session | undefined = session; at?.parentSessionId != null && at.forkPosition != null && parents.length < 100; ) {
       parents.push({ sessionId: at.parentSessionId, forkPosition: at.forkPosition });
       at = this.o.store.getSession(at.parentSessionId);
     }
-    return { messages, projectId: project.id, projectDir: project.folder, lineage: { sessionId, parents } };
+    return { projectId: project.id, projectDir: project.folder, lineage: { sessionId, parents } };
+  }
+
+  /** The session's whole transcript (live or stored), its project, and its fork lineage. */
+  transcript(sessionId: number): { messages: readonly AgentMessage[]; projectId: number; projectDir: string; lineage: SessionLineage } {
+    const place = this.place(sessionId);
+    const live = this.live.get(sessionId);
+    const messages = live ? live.agent.messages : (this.o.store.openSession(sessionId)?.messages ?? []);
+    return { messages, ...place };
   }
 
   /** Adds an app entry (shown in the transcript) to an idle session. */
