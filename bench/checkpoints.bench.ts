@@ -28,11 +28,8 @@ import { emptyUsage } from "../app/shared/agent-types.ts";
 import { CheckpointService, type SessionSource } from "../app/main/checkpoints/checkpoint-service.ts";
 import { Rewinder } from "../app/main/checkpoints/rewinder.ts";
 import { turnKey } from "../app/main/checkpoints/turns.ts";
-import { applyMainProcessFlags } from "../app/main/runtime-flags.ts";
 import { computePool } from "../app/main/workers/compute-pool.ts";
 import { blockMonitor } from "./support/block-monitor.ts";
-
-applyMainProcessFlags();
 
 const FILES = Number(process.env.BENCH_FILES ?? 20_000);
 const TOTAL_MB = Number(process.env.BENCH_MB ?? 200);
@@ -88,8 +85,11 @@ const stats = (values: number[]) => {
 
 class BenchSession implements SessionSource {
   readonly messages: AgentMessage[] = [];
+  place() {
+    return { projectId: 1, projectDir: project, lineage: { sessionId: 1, parents: [] } };
+  }
   transcript() {
-    return { messages: this.messages, projectId: 1, projectDir: project, lineage: { sessionId: 1, parents: [] } };
+    return { messages: this.messages, ...this.place() };
   }
 }
 

@@ -27,7 +27,6 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { AnyAgentTool } from "../app/main/loop/index.ts";
 import { summarizeCall } from "../app/main/permissions/call-summary.ts";
 import { callSubjects } from "../app/main/permissions/policy.ts";
-import { applyMainProcessFlags } from "../app/main/runtime-flags.ts";
 import { createBashTool } from "../app/main/tools/bash.ts";
 import { createEditTool } from "../app/main/tools/edit.ts";
 import { createGrepTool } from "../app/main/tools/grep.ts";
@@ -35,8 +34,6 @@ import { createReadTool } from "../app/main/tools/read.ts";
 import { createWriteTool } from "../app/main/tools/write.ts";
 import { computePool } from "../app/main/workers/compute-pool.ts";
 import { blockMonitor } from "./support/block-monitor.ts";
-
-applyMainProcessFlags();
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);

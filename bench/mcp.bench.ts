@@ -25,13 +25,10 @@ import type { LlmContext } from "../app/main/loop/index.ts";
 import { McpConfigStore } from "../app/main/mcp/config-store.ts";
 import { parseMcpServers } from "../app/main/mcp/config.ts";
 import { McpService } from "../app/main/mcp/mcp-service.ts";
-import { applyMainProcessFlags } from "../app/main/runtime-flags.ts";
 import { noSecretStore } from "../app/main/settings/settings-service.ts";
 import { openStore } from "../app/main/store/index.ts";
 import { createCodingTools } from "../app/main/tools/index.ts";
 import { createScriptedModel } from "../app/main/loop/test/scripted-model.ts";
-
-applyMainProcessFlags();
 
 const SERVERS = 20;
 const TOOLS = 50;

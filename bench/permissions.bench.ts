@@ -10,10 +10,7 @@ import { hostPlatform } from "../app/main/permissions/path-facts.ts";
 import { callSubjects, decide } from "../app/main/permissions/policy.ts";
 import { SecretScanner } from "../app/main/permissions/redaction.ts";
 import { loadShellParser } from "../app/main/permissions/shell-parser.ts";
-import { applyMainProcessFlags } from "../app/main/runtime-flags.ts";
 import type { PermissionRule } from "../app/main/store/index.ts";
-
-applyMainProcessFlags();
 
 const COMMAND =
   "cd packages/app && NODE_ENV=test npm test -- --reporter=dot --silent > test-output.log 2>&1 && git status --short | grep -v '^??' ; make build && ls -la dist/ | wc -l || echo 'build failed' >&2";

@@ -11,11 +11,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { AgentEvent } from "../app/shared/agent-types.ts";
-import { applyMainProcessFlags } from "../app/main/runtime-flags.ts";
 import { openStore } from "../app/main/store/index.ts";
 import { bigDatabase, COMMON, RARE, transcript } from "./support/big-db.ts";
-
-applyMainProcessFlags();
 
 const ROUNDS = Math.max(5, Number(process.env.BENCH_ROUNDS ?? 7));
 const APPEND_MESSAGES = 10_000;

@@ -21,11 +21,8 @@ import path from "node:path";
 import { createBashTool } from "../app/main/tools/bash.ts";
 import { createGrepTool } from "../app/main/tools/grep.ts";
 import { findRipgrep } from "../app/main/tools/grep-search.ts";
-import { applyMainProcessFlags } from "../app/main/runtime-flags.ts";
 import { SandboxService } from "../app/main/sandbox/sandbox-service.ts";
 
-// Measure the main process as it ships: with its V8 settings.
-applyMainProcessFlags();
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 const work = mkdtempSync(path.join(tmpdir(), "lathe-tools-bench-"));

@@ -28,7 +28,7 @@
 //   (the machine's floor under its current load); mainBlockMaxMs is the longest stretch of CPU the
 //   host's main thread spent between two 1 ms ticks (bench/support/block-monitor.ts), median over
 //   the rounds: the host's own blocking, whatever the machine's load. BENCH_HOST_CPU_PROF=DIR
-//   writes the host's CPU profile there.
+//   writes the host's CPU profile of each measured window there.
 // Prints one JSON line. Needs Chromium (/usr/bin/chromium or CHROME_PATH).
 import { fork, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -74,7 +74,7 @@ const model = await startServer((request) => {
 }, "/v1");
 // The services run in a process of their own (bench/support/ui-host-process.ts), driven over IPC.
 const hostChild = fork(join(root, "bench/support/ui-host-process.ts"), [], {
-  execArgv: process.env.BENCH_HOST_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_HOST_CPU_PROF}`] : [],
+  execArgv: [],
   stdio: ["ignore", "inherit", "inherit", "ipc"],
 });
 const replies = new Map<number, (reply: { ok: boolean; data?: unknown; error?: string }) => void>();

@@ -4,14 +4,15 @@
 // IPC channel: each request { id, op, ... } gets one reply { id, ok, data | error }. Ops: start,
 // call (a router method), seed (sessions straight into the store), isRunning, monitorStart /
 // monitorStop (event-loop delay and the longest block of this process's main thread), close.
-// With --cpu-prof on its command line the host's CPU profile is written when it closes.
+// With BENCH_HOST_CPU_PROF=DIR in its environment, each monitored window's CPU profile of the main
+// thread is written to DIR (inspector's Profiler: the windows only, not the seeding).
+import { writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { AgentMessage } from "../../app/shared/agent-types.ts";
 import { startHost } from "../../app/main/host/start-host.ts";
-import { applyMainProcessFlags } from "../../app/main/runtime-flags.ts";
 import { blockMonitor, type BlockMonitor } from "./block-monitor.ts";
-
-applyMainProcessFlags();
 
 type Request = { id: number; op: string; [key: string]: unknown };
 type Host = Awaited<ReturnType<typeof startHost>>;
@@ -19,6 +20,9 @@ type Host = Awaited<ReturnType<typeof startHost>>;
 let host: Host | undefined;
 let delay: ReturnType<typeof monitorEventLoopDelay> | undefined;
 let blocks: BlockMonitor | undefined;
+const profileDir = process.env.BENCH_HOST_CPU_PROF;
+let profiler: Session | undefined;
+let profiles = 0;
 
 /** A transcript of n messages: questions, answers with code, and every third a read tool call. */
 function seedMessages(n: number): AgentMessage[] {
@@ -71,6 +75,13 @@ async function handle(request: Request): Promise<unknown> {
     case "isRunning":
       return running().services.sessions.isRunning(request.sessionId as number);
     case "monitorStart":
+      if (profileDir) {
+        profiler = new Session();
+        profiler.connect();
+        await profiler.post("Profiler.enable");
+        await profiler.post("Profiler.setSamplingInterval", { interval: 500 });
+        await profiler.post("Profiler.start");
+      }
       delay = monitorEventLoopDelay({ resolution: 10 });
       delay.enable();
       blocks = blockMonitor();
@@ -80,6 +91,12 @@ async function handle(request: Request): Promise<unknown> {
       if (!delay || !blocks) throw new Error("no monitor running");
       delay.disable();
       blocks.stop();
+      if (profiler) {
+        const { profile } = await profiler.post("Profiler.stop");
+        writeFileSync(join(profileDir!, `host-window-${++profiles}.cpuprofile`), JSON.stringify(profile));
+        profiler.disconnect();
+        profiler = undefined;
+      }
       return { p99Ms: delay.percentile(99) / 1e6, maxMs: delay.max / 1e6, blockMaxMs: blocks.max };
     }
     case "close":

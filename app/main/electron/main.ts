@@ -13,7 +13,6 @@ import { EVENT_CHANNEL, REQUEST_CHANNEL } from "../../shared/ipc/channels.ts";
 import type { SessionState } from "../../shared/ipc/contract.ts";
 import { createAppServices, type AppServices } from "../app-services.ts";
 import { EventBatcher } from "../ipc/event-batcher.ts";
-import { applyMainProcessFlags } from "../runtime-flags.ts";
 import { FolderLockedError } from "../store/index.ts";
 import { takeProviderKeysFromEnvironment } from "../sandbox/env-keys.ts";
 import { installMenu } from "./menu.ts";
@@ -22,7 +21,6 @@ import { electronSecretStore } from "./secrets.ts";
 import { isAppUrl, mainWindowOptions, type WindowBounds } from "./window-config.ts";
 import { loadWindowState, saveWindowState } from "./window-state.ts";
 
-applyMainProcessFlags();
 // Provider keys leave process.env (and, on Linux, this process's /proc/self/environ); the services
 // keep a copy. See env-keys.ts for what this cannot reach.
 const startEnvironment = takeProviderKeysFromEnvironment().env;

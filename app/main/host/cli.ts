@@ -8,14 +8,12 @@ import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { applyMainProcessFlags } from "../runtime-flags.ts";
 import { describeHolder, FolderLockedError } from "../store/index.ts";
 import { takeProviderKeysFromEnvironment } from "../sandbox/env-keys.ts";
 import { startHost } from "./start-host.ts";
 import { readOrCreateToken, TokenFileError } from "./token-file.ts";
 import pkg from "../../../package.json" with { type: "json" };
 
-applyMainProcessFlags();
 // Provider keys leave process.env and /proc/self/environ; the services keep a copy (env-keys.ts).
 const { env } = takeProviderKeysFromEnvironment();
 
