@@ -20,6 +20,8 @@ const config: KnipConfig = {
     "build/make-icons.mjs",
     // Started as child processes by path (a fake MCP server, a crashing writer, an environment holder).
     "bench/mcp-fixture-server.ts",
+    // bench:ui's services process, forked by path.
+    "bench/support/ui-host-process.ts",
     "test/**/fixtures/*.ts",
     // Vitest's configuration for mutation testing, named in stryker.config.mjs.
     "vitest.mutation.config.ts",

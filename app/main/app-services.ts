@@ -119,11 +119,14 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const streamFn =
     options.streamFn ?? createStreamModel({ settings: () => settings.providerSettings(), env, idleTimeoutMs: () => settings.stallTimeoutSeconds * 1000 });
   // Redaction: gitleaks' rules, the configured keys, and the values of secret-looking variables
-  // of the app's environment (and of the process's, which commands inherit).
+  // of the app's environment (and of the process's, which commands inherit). The environments are
+  // read once, here: they do not change while the app runs, and reading process.env at every
+  // redaction (each streamed chunk of a command's output) held the main thread (bench:ui).
+  const envSecrets = [...secretEnvValues(env), ...(env === process.env ? [] : secretEnvValues(process.env))];
   const secrets = () => {
     const p = settings.providerSettings();
     const keys = [p.anthropic?.apiKey, p.openai?.apiKey, ...(p.custom ?? []).map((c) => c.apiKey), ...mcp.secretValues()].filter((k): k is string => typeof k === "string");
-    return scannerFor([...keys, ...secretEnvValues(env), ...(env === process.env ? [] : secretEnvValues(process.env))]);
+    return scannerFor([...keys, ...envSecrets]);
   };
   const mcp = new McpService({
     settings: store.settings,
