@@ -160,7 +160,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     onChange: (sessionId) => hub.emit("checkpoints.changed", { sessionId }),
     onNotice: (level, message) => hub.emit("app.notice", { level, message }),
   });
-  const rewinder = new Rewinder(checkpoints);
+  const rewinder = new Rewinder(checkpoints, (dir) => sandbox.untrustedRepositories.find(dir));
   let checkpointsUnavailable: string | null = readOnly ? "This Lathe opened the data folder read-only: it takes no checkpoints and rewinds nothing." : null;
   const checkpointsReady = (async () => {
     const missing = await checkpoints.git.run(["--version"]).then(() => null, (error: Error) => error.message);

@@ -64,4 +64,6 @@ export interface BashSandboxDetails {
   blocked?: SandboxBlock;
   /** Why the command ran outside a sandbox (full auto, the user's choice, no sandbox here). */
   outsideReason?: string;
+  /** Set when the command created a git repository at the project's top (untrusted-repos.ts). */
+  createdRepository?: { path: string; message: string };
 }

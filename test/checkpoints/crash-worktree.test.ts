@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { Rewinder } from "../../app/main/checkpoints/rewinder.ts";
 import { bash, cleanup, FakeSession, makeService, snapshot, tempDir, write } from "./helpers.ts";
 
 const dirs: string[] = [];
@@ -92,6 +93,60 @@ describe("fork into a worktree", () => {
       expect(bash(project, "git worktree list --porcelain")).toContain("repo-fork-1");
       expect(existsSync(path.join(parent, "hook-ran"))).toBe(false);
       expect(readFileSync(path.join(result.done.folder, ".git"), "utf8")).toMatch(/^gitdir: /);
+    } finally {
+      await cp.close();
+    }
+  });
+
+  it("runs no filter driver of the repository's config on checkout, and no transport", async () => {
+    const parent = tempDir("lathe-cp-wt-filter-");
+    const project = path.join(parent, "repo");
+    const data = tempDir("lathe-cp-wt-filter-data-");
+    dirs.push(parent, data);
+    write(project, ".gitattributes", "*.txt filter=evil\n*.md filter=evil2\n");
+    write(project, "a.txt", "a\n");
+    write(project, "b.md", "b\n");
+    bash(project, "git init -q && git config user.email t@t && git config user.name t && git add -A && git commit -qm init");
+    bash(project, `git config filter.evil.smudge 'touch "${parent}/smudge-ran"; cat' && git config filter.evil.required true && git config filter.evil2.process 'touch "${parent}/process-ran"'`);
+    const { cp, rewinder } = makeService(data);
+    try {
+      const session = new FakeSession(cp, project);
+      const asked = session.user("change");
+      await session.turn([{ name: "bash" }], () => void bash(project, "echo changed > a.txt"));
+      const preview = await rewinder.preview(session, session.sessionId, { position: asked });
+      const result = await rewinder.apply(session, preview.previewId, { restore: [], destination: "worktree" });
+      if (!("done" in result)) throw new Error("changed");
+      expect(readFileSync(path.join(result.done.folder, "a.txt"), "utf8")).toBe("a\n");
+      expect(existsSync(path.join(parent, "smudge-ran"))).toBe(false);
+      expect(existsSync(path.join(parent, "process-ran"))).toBe(false);
+      // The same checkout by plain git runs them: the test shows what the overrides prevent.
+      bash(project, "rm a.txt && git checkout -- a.txt");
+      expect(existsSync(path.join(parent, "smudge-ran"))).toBe(true);
+    } finally {
+      await cp.close();
+    }
+  });
+
+  it("refuses a repository a sandboxed command created, naming it", async () => {
+    const parent = tempDir("lathe-cp-wt-untrusted-");
+    const project = path.join(parent, "repo");
+    const data = tempDir("lathe-cp-wt-untrusted-data-");
+    dirs.push(parent, data);
+    write(project, "a.txt", "a\n");
+    bash(project, "git init -q && git config user.email t@t && git config user.name t && git add -A && git commit -qm init");
+    const { cp } = makeService(data);
+    const asked: string[] = [];
+    const rewinder = new Rewinder(cp, (dir) => (asked.push(dir), dir === project ? path.join(project, ".git") : undefined));
+    try {
+      const session = new FakeSession(cp, project);
+      const position = session.user("change");
+      await session.turn([{ name: "bash" }], () => void bash(project, "echo changed > a.txt"));
+      const preview = await rewinder.preview(session, session.sessionId, { position });
+      await expect(rewinder.apply(session, preview.previewId, { restore: [], destination: "worktree" })).rejects.toThrow(
+        `The git repository ${path.join(project, ".git")} was created by a command inside the sandbox`,
+      );
+      expect(asked).toContain(project);
+      expect(existsSync(path.join(parent, "repo-fork-1"))).toBe(false);
     } finally {
       await cp.close();
     }

@@ -1,8 +1,8 @@
 // End to end, the sandbox in the window (headless Chromium, the real host, real bubblewrap):
 // sandboxed auto as the default; a command the sandbox blocked, explained on its card, run again
 // outside through "Run again outside the sandbox" and the dialog; the dialog naming the network
-// rule; the full-auto warning; keys found in the environment; and, on a host without bwrap, the
-// message in Settings and in the dialog.
+// rule; a git repository created in the sandbox flagged on its card; the full-auto warning; keys
+// found in the environment; and, on a host without bwrap, the message in Settings and the dialog.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
@@ -23,6 +23,7 @@ const brain: Brain = (user, results) => {
   if (user.includes("outside please")) return once("bash write-outside.sh", () => "The sandbox blocked it.");
   if (user.includes("fetch please")) return once(`curl -sS ${modelUrl}/models`, (r) => `Fetched: ${r.slice(0, 80)}`);
   if (user.includes("hello please")) return once("echo hello-no-sandbox", () => "Said hello.");
+  if (user.includes("init please")) return once("bash init-repo.sh && echo made-a-repository", () => "Made a repository.");
   return { text: `Answer to: ${user.slice(0, 40)}` };
 };
 
@@ -46,6 +47,8 @@ describeWhen(chromiumMissing() ?? sandboxMissing(), "the sandbox in the window",
     outsideFile = join(e2e.dir, "written-outside.txt");
     // A project script that writes outside the project: nothing in the command line says so.
     writeFileSync(join(e2e.project, "write-outside.sh"), `echo data > '${outsideFile}'\n`);
+    // "git init" asks by name (it needs the real machine); a script that makes a repository does not.
+    writeFileSync(join(e2e.project, "init-repo.sh"), "git init -q\n");
     await useFakeModel(e2e);
     await openProjectSession(e2e);
   }, 90_000);
@@ -86,6 +89,16 @@ describeWhen(chromiumMissing() ?? sandboxMissing(), "the sandbox in the window",
     // The answer streams in pieces: wait for the whole of it, not its first fragment.
     await h.transcript().getByText(`Fetched:`).filter({ hasText: MODEL_ID }).waitFor({ timeout: 15_000 });
     await card("curl").getByText("Ran in the sandbox with network.").waitFor();
+    await h.idle();
+  }, 60_000);
+
+  test("a repository a sandboxed command created is flagged on its card as untrusted", async () => {
+    await h.send("init please");
+    const note = card("init-repo.sh").getByRole("alert", { name: "Repository created in the sandbox" });
+    await note.waitFor({ timeout: 20_000 });
+    expect(await note.innerText()).toContain(`created a git repository (${join(e2e.project, ".git")}) inside the sandbox`);
+    expect(await note.innerText()).toContain("review .git/config");
+    await h.transcript().getByText("Made a repository.").waitFor({ timeout: 15_000 });
     await h.idle();
   }, 60_000);
 

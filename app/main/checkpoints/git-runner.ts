@@ -3,8 +3,9 @@
 // Isolation: no system or global configuration (GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL=/dev/null),
 // no GIT_* variable of Lathe's own environment (a GIT_DIR or GIT_INDEX_FILE there would point git
 // at another repository), no prompts, no pager, no optional locks on repositories that are not ours.
-// Every call adds `-c core.hooksPath=<empty folder> -c core.fsmonitor=false`, so no hook and no
-// file-system monitor of any repository ever runs.
+// Every call adds `-c core.hooksPath=<empty folder> -c core.fsmonitor=false -c protocol.allow=never`,
+// so no hook, no file-system monitor and no transport (a promisor remote's lazy fetch, its ssh
+// command) of any repository ever runs.
 // Contract: `git()` never throws synchronously; it resolves with the result or rejects with a
 // GitError whose message says what failed in words a person can act on (git missing, disk full,
 // a damaged store), with git's own stderr kept in `stderr`.
@@ -97,7 +98,7 @@ export class GitRunner {
         // Reported by the spawn below.
       }
     }
-    const argv = ["-c", `core.hooksPath=${this.#hooksDir}`, "-c", "core.fsmonitor=false", ...(options.globalArgs ?? []), ...args];
+    const argv = ["-c", `core.hooksPath=${this.#hooksDir}`, "-c", "core.fsmonitor=false", "-c", "protocol.allow=never", ...(options.globalArgs ?? []), ...args];
     return new Promise<GitResult>((resolve, reject) => {
       let child: ReturnType<typeof spawn>;
       try {

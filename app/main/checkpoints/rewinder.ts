@@ -79,8 +79,12 @@ export class Rewinder {
   readonly #cp: CheckpointService;
   readonly #previews = new Map<string, StoredPreview>();
 
-  constructor(checkpoints: CheckpointService) {
+  readonly #untrustedRepository: (dir: string) => string | undefined;
+
+  /** `untrustedRepository`: the repository at the top of a folder, when a sandboxed command created it. */
+  constructor(checkpoints: CheckpointService, untrustedRepository: (dir: string) => string | undefined = () => undefined) {
     this.#cp = checkpoints;
+    this.#untrustedRepository = untrustedRepository;
   }
 
   /** Plans a rewind to before user message `position`, or the undo of rewind `undoOf`. */
@@ -256,7 +260,17 @@ export class Rewinder {
     const { scope, target } = stored;
     const top = await gitTopLevel(this.#cp, scope.projectDir);
     if (!top) throw new CheckpointError("failed", `${scope.projectDir} is not in a git repository: a fork can only restore its files into the project folder.`);
-    const run = (args: string[], cwd: string) => this.#cp.git.run(args, { cwd });
+    const untrusted = this.#untrustedRepository(top.root);
+    if (untrusted) {
+      throw new CheckpointError(
+        "failed",
+        `The git repository ${untrusted} was created by a command inside the sandbox, so its config and hooks are untrusted: Lathe forks no worktree from it. Review .git/config and .git/hooks (or re-create the repository outside the sandbox), or restore into the project folder.`,
+      );
+    }
+    // Defence in depth for any repository: no filter driver of its config runs on checkout (hooks,
+    // fsmonitor and transports are off for every git call, git-runner.ts).
+    const neutral = await filterOverrides(this.#cp, top.root);
+    const run = (args: string[], cwd: string) => this.#cp.git.run(args, { cwd, globalArgs: neutral });
     try {
       await run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], top.root);
     } catch {
@@ -336,6 +350,21 @@ export function stepsOf(plan: readonly PlannedFile[]): RewindStep[] {
 async function treeDirs(repo: ShadowRepo, tree: string): Promise<string[]> {
   const out = await repo.exclusive(() => repo.git(["ls-tree", "-r", "-d", "-z", "--name-only", tree]));
   return splitNul(out.stdout).map((p) => pathKey(p));
+}
+
+/**
+ * `-c filter.<driver>.{clean,smudge,process}=` (empty: no filter) and `required=false` for every
+ * filter driver the repository's config (includes resolved) names, so a checkout runs none.
+ */
+async function filterOverrides(cp: CheckpointService, root: string): Promise<string[]> {
+  const out = await cp.git.run(["config", "--get-regexp", "^filter\\."], { cwd: root, okCodes: [1] });
+  const drivers = new Set<string>();
+  for (const line of out.stdout.toString("utf8").split("\n")) {
+    const key = line.split(" ", 1)[0] ?? "";
+    const lastDot = key.lastIndexOf(".");
+    if (lastDot > "filter.".length) drivers.add(key.slice("filter.".length, lastDot));
+  }
+  return [...drivers].flatMap((d) => ["-c", `filter.${d}.clean=`, "-c", `filter.${d}.smudge=`, "-c", `filter.${d}.process=`, "-c", `filter.${d}.required=false`]);
 }
 
 /** The repository's top folder and the project's place in it, or null when it is not in one. */

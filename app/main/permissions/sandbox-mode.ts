@@ -21,6 +21,8 @@ export interface SandboxPort {
   realMachineCommands(): string[];
   takeOutsideRequest(sessionId: number, command: string): boolean;
   place(sessionId: number, toolCallId: string, placed: Placed): void;
+  /** A warning when the project's git repository was created by a sandboxed command (untrusted-repos.ts). */
+  repositoryWarning?(projectDir: string): string | undefined;
 }
 
 export interface SandboxPlan {
@@ -43,7 +45,15 @@ export interface PlanInput {
 
 const OUTSIDE_RIGHTS = "with your full rights: it can read your keys and credentials, use the network, and change any of your files";
 
-export function planSandbox({ toolName, subjects, mode, scope, port }: PlanInput): SandboxPlan {
+export function planSandbox(input: PlanInput): SandboxPlan {
+  const plan = planPlacement(input);
+  // A command that runs outside the sandbox runs git's config and hooks of a repository a
+  // sandboxed command may have written: the question says so.
+  const warning = plan.placement === "outside" && plan.crossing ? input.port.repositoryWarning?.(input.scope.projectDir) : undefined;
+  return warning && plan.crossing ? { ...plan, crossing: { ...plan.crossing, message: `${plan.crossing.message} ${warning}` } } : plan;
+}
+
+function planPlacement({ toolName, subjects, mode, scope, port }: PlanInput): SandboxPlan {
   const status = port.status();
   const base = { available: status.available, status: status.message };
   if (toolName !== "bash") {

@@ -5,11 +5,13 @@
 // when the call starts. "Run again outside the sandbox" leaves a one-shot request here, which
 // the permission layer turns into a question. Never throws.
 import { homedir, tmpdir } from "node:os";
+import path from "node:path";
 import type { SandboxPlacement } from "../../shared/sandbox.ts";
 import { DEFAULT_REAL_MACHINE_COMMANDS } from "./command-needs.ts";
 import { detectSandbox, type DetectedSandbox } from "./detect.ts";
 import { defaultHiddenPaths, expandConfiguredPath } from "./rules.ts";
 import { SessionSandbox } from "./session-sandbox.ts";
+import { UntrustedRepositories } from "./untrusted-repos.ts";
 
 export interface Placed {
   placement: SandboxPlacement;
@@ -44,10 +46,18 @@ export class SandboxService {
   private readonly placements = new Map<string, Placed>();
   private readonly outsideRequests = new Map<number, Set<string>>();
   readonly home: string;
+  /** Git repositories sandboxed commands created (kept in the data folder, hidden from commands). */
+  readonly untrustedRepositories: UntrustedRepositories;
 
   constructor(options: SandboxServiceOptions) {
     this.o = options;
     this.home = options.home ?? homedir();
+    this.untrustedRepositories = new UntrustedRepositories(path.join(options.dataDir, "untrusted-repositories.json"));
+  }
+
+  /** For a question about running a command outside the sandbox: a repository created inside it. */
+  repositoryWarning(projectDir: string): string | undefined {
+    return this.untrustedRepositories.warning(projectDir);
   }
 
   status(): DetectedSandbox {
@@ -104,6 +114,7 @@ export class SandboxService {
         hiddenPaths: () => this.hiddenPaths(),
         networkAllowed: (projectId) => this.networkAllowed(projectId),
         takePlacement: (sessionId, toolCallId) => this.takePlacement(sessionId, toolCallId),
+        markUntrustedRepository: (gitDir) => this.untrustedRepositories.mark(gitDir),
         home: this.home,
         tmpRoot: this.o.tmpRoot ?? tmpdir(),
       },

@@ -14,6 +14,7 @@ import { interruptSandboxed, killSandboxed } from "./kill.ts";
 import { explainRefusal } from "./refusal.ts";
 import { projectReadOnlyPaths, SANDBOX_DROPPED_ENV, type SandboxRules } from "./rules.ts";
 import { seatbeltArgs } from "./seatbelt.ts";
+import { createdRepository, createdRepositoryMessage, snapshotRepository } from "./untrusted-repos.ts";
 import { ptyCommandLine } from "../tools/pty-command.ts";
 
 export interface LaunchRequest {
@@ -35,6 +36,8 @@ export interface SandboxLaunch {
   kill?: (pid: number) => Promise<void>;
   /** Sandboxed only: whether a failed command's output shows a refusal of the sandbox. */
   explain?: (output: string) => SandboxBlock | undefined;
+  /** Sandboxed only, once the command has ended: the git repository it created, if any (marked untrusted). */
+  after?: () => { path: string; message: string } | undefined;
 }
 
 /** The bash tool's view of the sandbox. */
@@ -49,6 +52,8 @@ export interface SessionSandboxDeps {
   networkAllowed(projectId: number): boolean;
   /** The placement recorded for this call (and forgets it), if any; `reason`: why it runs outside. */
   takePlacement(sessionId: number, toolCallId: string): { placement: SandboxPlacement; reason?: string } | undefined;
+  /** Records a git repository a sandboxed command created (untrusted-repos.ts). */
+  markUntrustedRepository(gitDir: string): void;
   home: string;
   tmpRoot: string;
 }
@@ -104,8 +109,16 @@ export class SessionSandbox implements CommandSandbox {
     const env = this.sandboxEnv(req.env);
     const details: BashSandboxDetails = { placement: rules.network ? "sandbox-network" : "sandbox", kind: status.kind };
     const explain = (output: string) => explainRefusal(output, rules, this.deps.home);
+    const projectDir = this.scope.projectDir;
+    const before = snapshotRepository(projectDir);
+    const after = () => {
+      const created = createdRepository(projectDir, before);
+      if (!created) return undefined;
+      this.deps.markUntrustedRepository(created);
+      return { path: created, message: createdRepositoryMessage(created) };
+    };
     if (status.kind === "seatbelt") {
-      return { file: status.executable, args: [...seatbeltArgs(rules), ...commandLine], env, details, explain };
+      return { file: status.executable, args: [...seatbeltArgs(rules), ...commandLine], env, details, explain, after };
     }
     return {
       file: status.executable,
@@ -113,6 +126,7 @@ export class SessionSandbox implements CommandSandbox {
       env,
       details,
       explain,
+      after,
       interrupt: interruptSandboxed,
       kill: killSandboxed,
     };

@@ -269,17 +269,19 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
         // A failure the sandbox caused is explained after the exit status.
         const blocked = !timedOut && !aborted && (exitSignal || exitCode !== 0) ? launch?.explain?.(output.text) : undefined;
         if (blocked && details.sandbox) details.sandbox.blocked = blocked;
-        const note = blocked ? `\n\n${refusalNote(blocked)}` : "";
+        const created = launch?.after?.();
+        if (created && details.sandbox) details.sandbox.createdRepository = created;
+        const note = (blocked ? `\n\n${refusalNote(blocked)}` : "") + (created ? `\n\n[Sandbox: ${created.message}]` : "");
         if (timedOut) {
-          reject(new ToolExecutionError(`${body}\n\nCommand timed out after ${formatSeconds(req.timeoutMs)} and was killed.`, details));
+          reject(new ToolExecutionError(`${body}\n\nCommand timed out after ${formatSeconds(req.timeoutMs)} and was killed.${note}`, details));
         } else if (aborted) {
-          reject(new ToolExecutionError(`${body}\n\nCommand aborted.`, details));
+          reject(new ToolExecutionError(`${body}\n\nCommand aborted.${note}`, details));
         } else if (exitSignal) {
           reject(new ToolExecutionError(`${body}\n\nCommand was killed by signal ${exitSignal}.${note}`, details));
         } else if (exitCode !== 0) {
           reject(new ToolExecutionError(`${body}\n\nCommand exited with code ${exitCode}.${note}`, details));
         } else {
-          resolve({ content: [{ type: "text", text: `${body}\n\nExit code: 0` }], details });
+          resolve({ content: [{ type: "text", text: `${body}\n\nExit code: 0${note}` }], details });
         }
       })().catch(reject);
     });

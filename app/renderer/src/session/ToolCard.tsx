@@ -248,7 +248,21 @@ function InterruptButton({ sessionId, toolCallId }: { sessionId: number; toolCal
   );
 }
 
-function SandboxNote({ sandbox, sessionId, toolCallId }: { sandbox: BashSandboxDetails; sessionId: number; toolCallId: string }) {
+function SandboxNote(props: { sandbox: BashSandboxDetails; sessionId: number; toolCallId: string }) {
+  const created = props.sandbox.createdRepository;
+  return (
+    <>
+      <SandboxPlacementNote {...props} />
+      {created && (
+        <div className="notice sandbox-line" role="alert" aria-label="Repository created in the sandbox">
+          <strong>Untrusted git repository:</strong> {created.message}
+        </div>
+      )}
+    </>
+  );
+}
+
+function SandboxPlacementNote({ sandbox, sessionId, toolCallId }: { sandbox: BashSandboxDetails; sessionId: number; toolCallId: string }) {
   const [state, setState] = useState<{ sent?: boolean; error?: string }>({});
   if (!sandbox.blocked) {
     return (

@@ -1,0 +1,96 @@
+// A git repository a sandboxed command creates in a project that had none (real bubblewrap): the
+// model and the card are told, the repository is marked untrusted (across a restart, until it is
+// replaced), and a question about running a command outside the sandbox in that project warns.
+// Also what was measured before choosing detection over prevention: an empty read-only mount at a
+// missing `.git` leaves an empty `.git` folder in the project.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeWhen, needsLinux } from "../support/requirements.ts";
+import type { BashResultDetails } from "../../app/shared/tool-details.ts";
+import { loadShellParser } from "../../app/main/permissions/shell-parser.ts";
+import { callSubjects } from "../../app/main/permissions/policy.ts";
+import { planSandbox } from "../../app/main/permissions/sandbox-mode.ts";
+import { SandboxService } from "../../app/main/sandbox/sandbox-service.ts";
+import { createBashTool } from "../../app/main/tools/bash.ts";
+import { runTool } from "../tools/helpers.ts";
+import { sandboxFixture, type SandboxFixture } from "./helpers.ts";
+
+const done = (run: { result?: { details: unknown }; error?: Error }) =>
+  (run.result?.details ?? (run.error as { details?: unknown } | undefined)?.details) as BashResultDetails;
+
+describeWhen(needsLinux(), "a repository created inside the sandbox", () => {
+  let f: SandboxFixture;
+  let n = 0;
+  beforeAll(() => {
+    f = sandboxFixture();
+    loadShellParser();
+  });
+  afterAll(() => f?.cleanup());
+
+  function project(): { dir: string; bash: ReturnType<typeof createBashTool> } {
+    const dir = path.join(f.root, `p${++n}`);
+    mkdirSync(dir);
+    const bash = createBashTool({ projectDir: dir, env: { HOME: f.home }, sandbox: f.service.forSession({ sessionId: 100 + n, projectId: 100 + n, projectDir: dir }) });
+    return { dir, bash };
+  }
+
+  it("is reported to the model and the card, and marked untrusted across a restart until replaced", async () => {
+    const { dir, bash } = project();
+    const plain = await runTool(bash, { command: "echo no repository here" });
+    expect(plain.text).not.toContain("created a git repository");
+    expect(done(plain).sandbox?.createdRepository).toBeUndefined();
+
+    const run = await runTool(bash, { command: `git init -q && git config core.fsmonitor 'touch ${dir}/PWNED' && echo made` });
+    expect(run.text).toContain("made");
+    const gitDir = path.join(dir, ".git");
+    expect(run.text).toContain(`[Sandbox: This command created a git repository (${gitDir}) inside the sandbox.`);
+    expect(run.text).toContain("review .git/config");
+    expect(done(run).sandbox?.createdRepository).toMatchObject({ path: gitDir });
+    expect(f.service.untrustedRepositories.find(dir)).toBe(gitDir);
+    expect(f.service.repositoryWarning(dir)).toContain(`the git repository ${gitDir} was created by a command inside the sandbox`);
+
+    // Kept in the data folder: a new Lathe knows it too.
+    const restarted = new SandboxService({ settings: () => f.settings, dataDir: f.dataDir, home: f.home, tmpRoot: f.root });
+    expect(restarted.untrustedRepositories.find(dir)).toBe(gitDir);
+
+    // Later commands see the .git read-only and are not told again.
+    const again = await runTool(bash, { command: "git status --short | wc -l" });
+    expect(done(again).sandbox?.createdRepository).toBeUndefined();
+
+    // Re-created outside the sandbox (another folder at that path): no longer marked.
+    rmSync(gitDir, { recursive: true });
+    execFileSync("git", ["init", "-q", dir]);
+    expect(f.service.untrustedRepositories.find(dir)).toBeUndefined();
+    expect(restarted.untrustedRepositories.find(dir)).toBeUndefined();
+  });
+
+  it("notices a bare repository's layout made at the project's top", async () => {
+    const { dir, bash } = project();
+    const run = await runTool(bash, { command: "git init -q --bare . && echo made" });
+    expect(done(run).sandbox?.createdRepository?.path).toBe(dir);
+    expect(f.service.untrustedRepositories.find(dir)).toBe(dir);
+  });
+
+  it("warns in the question about a command that would run outside the sandbox in that project", async () => {
+    const { dir, bash } = project();
+    const question = () =>
+      planSandbox({ toolName: "bash", subjects: callSubjects("bash", { command: "git commit -m x" }, dir), mode: "sandboxed-auto", scope: { sessionId: 1, projectId: 1, projectDir: dir }, port: f.service });
+    expect(question().placement).toBe("outside");
+    expect(question().crossing?.message).not.toContain("created by a command inside the sandbox");
+    await runTool(bash, { command: "git init -q" });
+    expect(question().crossing?.rule).toBe("real-machine");
+    expect(question().crossing?.message).toContain(`the git repository ${path.join(dir, ".git")} was created by a command inside the sandbox`);
+  });
+
+  it("(measured) an empty read-only mount at a missing .git would leave an empty .git folder behind", () => {
+    const dir = path.join(f.root, "measure");
+    const empty = path.join(f.root, "measure-empty");
+    mkdirSync(dir);
+    mkdirSync(empty);
+    execFileSync("bwrap", ["--ro-bind", "/", "/", "--dev", "/dev", "--bind", dir, dir, "--ro-bind", empty, path.join(dir, ".git"), "--unshare-all", "--unshare-user", "--", "true"]);
+    expect(existsSync(path.join(dir, ".git"))).toBe(true);
+    expect(readdirSync(path.join(dir, ".git"))).toEqual([]);
+  });
+});
