@@ -1,8 +1,9 @@
 // Writes a file atomically: the data goes to a temporary file in the same folder, which is then
 // renamed over the target, so a reader never sees half a file. Creates missing parent folders,
 // keeps an existing file's mode, and writes through a symlink to its target. Refuses to replace
-// anything but a regular file (a FIFO, a device, a /proc file…). Rejects on failure, leaving the
-// target untouched and no temporary file behind.
+// anything but a regular file (a FIFO, a device, a /proc file…). With `expectedTarget`, refuses a
+// file whose real location changed since the call began (checked again just before the rename).
+// Rejects on failure, leaving the target untouched and no temporary file behind.
 // Two steps for callers that write the temporary file elsewhere (the edit tool's worker thread):
 // `prepareAtomicWrite` names the temporary file, then `commit` or `discard`.
 import { randomBytes } from "node:crypto";
@@ -10,6 +11,7 @@ import type { Stats } from "node:fs";
 import { chmod, mkdir, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { refuseSpecialPath } from "./file-guard.ts";
+import { realPathOf } from "./paths.ts";
 
 export interface AtomicWriteResult {
   /** The file actually written (the symlink's target when `file` is a symlink). */
@@ -36,7 +38,31 @@ export class MissingFileError extends Error {
   }
 }
 
-export async function prepareAtomicWrite(file: string, shown = file, options: { mustExist?: boolean } = {}): Promise<PreparedWrite> {
+/** Thrown when the file's real location changed since the call began (a symlink swapped in meanwhile). */
+export class MovedTargetError extends Error {
+  constructor(shown: string, now: string) {
+    super(`${shown} now leads to ${now}, not where it led when this call began (a folder or link on the way was replaced while it ran); nothing was written.`);
+    this.name = "MovedTargetError";
+  }
+}
+
+export interface PrepareOptions {
+  mustExist?: boolean;
+  /**
+   * The file's real path when the call began (its permission was judged on that path): a file
+   * now reached through a symlink swapped in meanwhile (by a command running at the same time)
+   * is refused, here and again just before the rename.
+   */
+  expectedTarget?: string;
+}
+
+export async function prepareAtomicWrite(file: string, shown = file, options: PrepareOptions = {}): Promise<PreparedWrite> {
+  const checkTarget = () => {
+    if (options.expectedTarget === undefined) return;
+    const now = realPathOf(file);
+    if (now !== options.expectedTarget) throw new MovedTargetError(shown, now);
+  };
+  checkTarget();
   const target = await realpath(file).catch(() => file);
   const existing: Stats | undefined = await stat(target).catch((err: NodeJS.ErrnoException) => {
     if (err.code === "ENOENT") return undefined;
@@ -54,6 +80,7 @@ export async function prepareAtomicWrite(file: string, shown = file, options: { 
     discard,
     async commit() {
       try {
+        checkTarget();
         if (existing) await chmod(tempPath, existing.mode & 0o7777);
         await rename(tempPath, target);
       } catch (err) {
@@ -65,8 +92,8 @@ export async function prepareAtomicWrite(file: string, shown = file, options: { 
   };
 }
 
-export async function writeFileAtomic(file: string, data: string | Buffer, shown = file): Promise<AtomicWriteResult> {
-  const prepared = await prepareAtomicWrite(file, shown);
+export async function writeFileAtomic(file: string, data: string | Buffer, shown = file, options: PrepareOptions = {}): Promise<AtomicWriteResult> {
+  const prepared = await prepareAtomicWrite(file, shown, options);
   try {
     await writeFile(prepared.tempPath, data, { flag: "wx" });
   } catch (err) {

@@ -11,7 +11,7 @@ import { ComputeAbortedError, ComputeJobError, type ComputePool, ComputeTimeoutE
 import { MissingFileError, prepareAtomicWrite } from "./atomic-write.ts";
 import { EditError, type EditErrorKind } from "./edit-match.ts";
 import { withFileLock } from "./file-lock.ts";
-import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
+import { displayPath, isOutsideProject, realPathOf, resolveToolPath } from "./paths.ts";
 import type { EditDetails } from "../../shared/tool-details.ts";
 export type { EditDetails };
 
@@ -48,11 +48,13 @@ export function createEditTool(options: EditToolOptions): AgentTool<typeof editP
     async execute(_toolCallId, params, signal) {
       const absolutePath = resolveToolPath(params.path, options.projectDir);
       const shown = displayPath(absolutePath, options.projectDir);
+      // Where the file really is as the call begins (what its permission was judged on).
+      const expectedTarget = realPathOf(absolutePath);
       return withFileLock(absolutePath, async () => {
         if (signal?.aborted) throw new Error("Edit aborted before it started.");
-        const prepared = await prepareAtomicWrite(absolutePath, shown, { mustExist: true }).catch((err: Error) => {
+        const prepared = await prepareAtomicWrite(absolutePath, shown, { mustExist: true, expectedTarget }).catch((err: Error) => {
           if (err instanceof MissingFileError) throw new Error(`File not found: ${shown}. Use the write tool to create a file.`);
-          throw err.name === "FileKindError" ? err : new Error(`Cannot edit ${shown}: ${err.message}`);
+          throw err.name === "FileKindError" || err.name === "MovedTargetError" ? err : new Error(`Cannot edit ${shown}: ${err.message}`);
         });
         const timeoutMs = options.timeoutMs ?? EDIT_TIMEOUT_MS;
         let outcome;
@@ -67,7 +69,7 @@ export function createEditTool(options: EditToolOptions): AgentTool<typeof editP
           throw editFailure(err, shown, timeoutMs);
         }
         await prepared.commit().catch((err: Error) => {
-          throw new Error(`Could not edit ${shown}: ${err.message}`);
+          throw err.name === "MovedTargetError" ? err : new Error(`Could not edit ${shown}: ${err.message}`);
         });
         const count = params.edits.length;
         let text = `Edited ${shown}: ${count} ${count === 1 ? "replacement" : "replacements"}, first change at line ${outcome.firstChangedLine}.`;

@@ -9,7 +9,7 @@ import type { AgentTool } from "../loop/index.ts";
 import { type ComputePool, ComputeTimeoutError, computePool } from "../workers/compute-pool.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { withFileLock } from "./file-lock.ts";
-import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
+import { displayPath, isOutsideProject, realPathOf, resolveToolPath } from "./paths.ts";
 import { byteLength, formatBytes } from "./truncate.ts";
 import type { WriteDetails } from "../../shared/tool-details.ts";
 export type { WriteDetails };
@@ -41,6 +41,8 @@ export function createWriteTool(options: WriteToolOptions): AgentTool<typeof wri
     async execute(_toolCallId, params, signal) {
       const absolutePath = resolveToolPath(params.path, options.projectDir);
       const shown = displayPath(absolutePath, options.projectDir);
+      // Where the file really is as the call begins (what its permission was judged on).
+      const expectedTarget = realPathOf(absolutePath);
       return withFileLock(absolutePath, async () => {
         if (signal?.aborted) throw new Error("Write aborted before it started.");
         const timeoutMs = options.diffTimeoutMs ?? WRITE_DIFF_TIMEOUT_MS;
@@ -51,8 +53,8 @@ export function createWriteTool(options: WriteToolOptions): AgentTool<typeof wri
             diffComplete: false,
           }));
         if (signal?.aborted) throw new Error(`Write of ${shown} aborted; nothing was written.`);
-        const result = await writeFileAtomic(absolutePath, params.content, shown).catch((err: Error) => {
-          throw err.name === "FileKindError" ? err : new Error(`Could not write ${shown}: ${err.message}`);
+        const result = await writeFileAtomic(absolutePath, params.content, shown, { expectedTarget }).catch((err: Error) => {
+          throw err.name === "FileKindError" || err.name === "MovedTargetError" ? err : new Error(`Could not write ${shown}: ${err.message}`);
         });
         const bytes = byteLength(params.content);
         const lines = countLines(params.content);
