@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "nod
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AnyAgentTool } from "../../app/main/loop/index.ts";
+import { createBashTool } from "../../app/main/tools/bash.ts";
 import { createEditTool } from "../../app/main/tools/edit.ts";
 import { createFindTool } from "../../app/main/tools/find.ts";
 import { createGrepTool } from "../../app/main/tools/grep.ts";
@@ -87,6 +88,18 @@ describeWhen(needsLinux(), "hostile paths against every file tool", () => {
     for (const grep of [tools.grep!, tools.grepJs!]) {
       const run = await runTool(grep, { pattern: "SECRET", path: "links" });
       expect(run.text).not.toContain("SECRET-OUTSIDE");
+    }
+  });
+});
+
+describe("arguments the loop would have refused", () => {
+  it("bash called directly with a nested object or a NUL in its command throws a clear error instead of crashing in node-pty", async () => {
+    const bash = createBashTool({ projectDir: dir, outputDir: path.join(outside.dir, "bash-out") });
+    let nested: unknown = "echo hi";
+    for (let i = 0; i < 5_000; i++) nested = { a: nested };
+    for (const command of [nested, ["echo", "hi"], 42, "echo a\0b"]) {
+      const run = await runTool(bash, { command });
+      expect(run.text).toBe("The command must be a string without NUL characters.");
     }
   });
 });

@@ -80,6 +80,9 @@ export function createBashTool(options: BashOptions): AgentTool<typeof bashParam
       const cwd = resolveToolPath(".", options.projectDir);
       if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new Error(`Project folder ${cwd} does not exist.`);
       if (signal?.aborted) throw new Error("Command aborted before it started.");
+      // The loop validates arguments first; a caller that did not must not hand node-pty a non-string
+      // (it crashes the process instead of throwing).
+      if (typeof params.command !== "string" || params.command.includes("\0")) throw new Error("The command must be a string without NUL characters.");
       // setTimeout fires at once for delays over 2^31-1 ms (24.8 days): clamp to a documented maximum.
       const timeoutMs = clampDurationMs(params.timeout !== undefined ? params.timeout * 1000 : (options.timeoutMs ?? DEFAULT_BASH_TIMEOUT_MS), MAX_BASH_TIMEOUT_MS);
       const shell = options.shell ?? "/bin/bash";
