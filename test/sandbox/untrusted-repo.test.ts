@@ -12,6 +12,7 @@ import type { BashResultDetails } from "../../app/shared/tool-details.ts";
 import { loadShellParser } from "../../app/main/permissions/shell-parser.ts";
 import { callSubjects } from "../../app/main/permissions/policy.ts";
 import { planSandbox } from "../../app/main/permissions/sandbox-mode.ts";
+import { detectSandbox } from "../../app/main/sandbox/detect.ts";
 import { SandboxService } from "../../app/main/sandbox/sandbox-service.ts";
 import { createBashTool } from "../../app/main/tools/bash.ts";
 import { runTool } from "../tools/helpers.ts";
@@ -89,7 +90,7 @@ describeWhen(needsLinux(), "a repository created inside the sandbox", () => {
     const empty = path.join(f.root, "measure-empty");
     mkdirSync(dir);
     mkdirSync(empty);
-    execFileSync("bwrap", ["--ro-bind", "/", "/", "--dev", "/dev", "--bind", dir, dir, "--ro-bind", empty, path.join(dir, ".git"), "--unshare-all", "--unshare-user", "--", "true"]);
+    execFileSync(detectSandbox().executable!, ["--ro-bind", "/", "/", "--dev", "/dev", "--bind", dir, dir, "--ro-bind", empty, path.join(dir, ".git"), "--unshare-all", "--unshare-user", "--", "true"]);
     expect(existsSync(path.join(dir, ".git"))).toBe(true);
     expect(readdirSync(path.join(dir, ".git"))).toEqual([]);
   });
