@@ -230,6 +230,11 @@ function BashBody({ card, sessionId, error, resultText }: { card: ToolCardState;
         </div>
       )}
       {done?.sandbox && <SandboxNote sandbox={done.sandbox} sessionId={sessionId} toolCallId={card.toolCallId} />}
+      {done?.sandbox?.createdRepository && (
+        <div className="notice sandbox-line" role="alert" aria-label="Repository created in the sandbox">
+          <strong>Untrusted git repository:</strong> {done.sandbox.createdRepository.message}
+        </div>
+      )}
       {/* The output is in the terminal; an error without output (it never ran) is said on its own. */}
       {error && !hasOutput && !done?.sandbox?.blocked && <div className="card-error" role="alert">{error}</div>}
     </>
@@ -248,21 +253,7 @@ function InterruptButton({ sessionId, toolCallId }: { sessionId: number; toolCal
   );
 }
 
-function SandboxNote(props: { sandbox: BashSandboxDetails; sessionId: number; toolCallId: string }) {
-  const created = props.sandbox.createdRepository;
-  return (
-    <>
-      <SandboxPlacementNote {...props} />
-      {created && (
-        <div className="notice sandbox-line" role="alert" aria-label="Repository created in the sandbox">
-          <strong>Untrusted git repository:</strong> {created.message}
-        </div>
-      )}
-    </>
-  );
-}
-
-function SandboxPlacementNote({ sandbox, sessionId, toolCallId }: { sandbox: BashSandboxDetails; sessionId: number; toolCallId: string }) {
+function SandboxNote({ sandbox, sessionId, toolCallId }: { sandbox: BashSandboxDetails; sessionId: number; toolCallId: string }) {
   const [state, setState] = useState<{ sent?: boolean; error?: string }>({});
   if (!sandbox.blocked) {
     return (
