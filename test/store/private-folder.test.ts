@@ -1,5 +1,5 @@
 // The data folder is private by default: created 0700 with Lathe's files 0600 (the database, its
-// WAL and shared-memory files, backups), tightened at start when an older Lathe left them readable
+// WAL and shared-memory files, backups, the lock and its journal, the checkpoint index), tightened at start when an older Lathe left them readable
 // by others, with a notice that reaches the window; other files in the folder are left alone. A
 // zero-length database starts fresh, and says so.
 import fs from "node:fs";
@@ -69,6 +69,35 @@ describeWhen(process.platform === "win32" ? "Windows has no Unix file modes" : n
     const again = openStore({ dataDir: dir });
     again.store.close();
     expect(again.notices).toEqual([]);
+  });
+
+  it("makes every file the services write private under a permissive umask: the lock's journal, the checkpoint index's WAL", async () => {
+    const dir = path.join(scratch(), "lathe");
+    const previous = process.umask(0o022);
+    /** Every file and folder under dir that others could read, with its mode. */
+    const loose = () =>
+      (fs.readdirSync(dir, { recursive: true }) as string[])
+        .map((name) => [name, modeOf(path.join(dir, name))] as const)
+        .filter(([, mode]) => mode & 0o077)
+        .map(([name, mode]) => `${name} ${mode.toString(8)}`);
+    try {
+      const services = createAppServices({ dataDir: dir, secrets: noSecretStore, host: "browser", version: "test", env: {} });
+      const session = services.store.createSession({ projectId: services.store.openProject("/p").id });
+      services.store.appendMessage(session.id, user("hello"));
+      const files = fs.readdirSync(dir, { recursive: true }) as string[];
+      expect(files).toEqual(expect.arrayContaining(["lathe.lock", "lathe.lock-journal", "lathe.db-wal", path.join("checkpoints", "checkpoints.db-wal")]));
+      expect(loose()).toEqual([]);
+      await services.close();
+      // Files an older Lathe left readable: the next start's own journal and WAL are private too.
+      for (const name of ["lathe.lock", path.join("checkpoints", "checkpoints.db")]) fs.chmodSync(path.join(dir, name), 0o644);
+      const again = createAppServices({ dataDir: dir, secrets: noSecretStore, host: "browser", version: "test", env: {} });
+      again.store.appendMessage(session.id, user("again"));
+      expect(fs.existsSync(path.join(dir, "lathe.lock-journal"))).toBe(true);
+      expect(loose()).toEqual([]);
+      await again.close();
+    } finally {
+      process.umask(previous);
+    }
   });
 
   it("brings the notice to the window through app.info", async () => {

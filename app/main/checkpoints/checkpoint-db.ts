@@ -9,9 +9,10 @@
 // process being killed, as the journal must); change lists are one compact BLOB per checkpoint.
 import Database from "better-sqlite3";
 import { Buffer } from "node:buffer";
-import { chmodSync, existsSync, mkdirSync, renameSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, renameSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Change, ChangeStatus, LargeFile } from "./shadow-repo.ts";
+import { createPrivateFile } from "../store/private-folder.ts";
 
 /** baseline: a project's first; before/after: a turn's; preview: taken to plan a rewind; rewind: the state just before one (its undo point); restored: just after it. */
 export type CheckpointKind = "baseline" | "before" | "after" | "preview" | "rewind" | "restored";
@@ -169,6 +170,22 @@ function toRewind(r: RawRewind): RewindRow {
   };
 }
 
+/**
+ * The index and its -wal/-shm readable by the person only: created 0600 before SQLite opens it
+ * (SQLite gives the -wal and -shm it creates the main file's mode), and an older Lathe's looser
+ * files tightened. Not fatal when it fails: the data folder itself is 0700.
+ */
+function makePrivate(file: string): void {
+  try {
+    createPrivateFile(file);
+    for (const name of [file, `${file}-wal`, `${file}-shm`]) {
+      if (existsSync(name) && statSync(name).mode & 0o077) chmodSync(name, 0o600);
+    }
+  } catch {
+    // A file system without modes, or a race with a file being removed.
+  }
+}
+
 export class CheckpointDb {
   readonly db: Database.Database;
   readonly notices: string[] = [];
@@ -186,17 +203,13 @@ export class CheckpointDb {
 
   #open(file: string): Database.Database {
     try {
+      makePrivate(file);
       const db = new Database(file);
       db.pragma("journal_mode = WAL");
       db.pragma("synchronous = NORMAL");
       const check = db.pragma("quick_check", { simple: true });
       if (check !== "ok") throw new Error(String(check));
       db.exec(SCHEMA);
-      try {
-        chmodSync(file, 0o600);
-      } catch {
-        // Not fatal: the folder is 0700.
-      }
       return db;
     } catch (error) {
       const aside = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, "-")}`;
@@ -206,6 +219,7 @@ export class CheckpointDb {
         // Nothing to move aside.
       }
       this.notices.push(`The checkpoint index ${file} could not be read (${(error as Error).message}); it was moved to ${aside} and a new one started. Files can be rewound only to checkpoints taken from now on.`);
+      makePrivate(file);
       const db = new Database(file);
       db.pragma("journal_mode = WAL");
       db.pragma("synchronous = NORMAL");

@@ -32,6 +32,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { isCorruptionError, StoreError, toStoreError } from "./errors.ts";
+import { createPrivateFile } from "./private-folder.ts";
 
 export const LOCK_FILE = "lathe.lock";
 export const HOLDER_FILE = "lathe.lock.json";
@@ -77,6 +78,10 @@ export function acquireFolderLock(dataDir: string, app: string, retried = false)
   const file = path.join(dataDir, LOCK_FILE);
   let db: Database.Database;
   try {
+    // Private before SQLite opens it: SQLite gives the journal it makes at BEGIN the lock file's
+    // mode. createPrivateFile never opens an existing file (see the caveat above); chmod opens nothing.
+    createPrivateFile(file);
+    tighten(file);
     db = new Database(file, { timeout: 0 });
   } catch (err) {
     throw toStoreError(err, `opening the lock file ${file}`);
@@ -99,7 +104,6 @@ export function acquireFolderLock(dataDir: string, app: string, retried = false)
     }
     throw toStoreError(err, `locking the data folder ${dataDir}`);
   }
-  tighten(file);
   const previousExitClean = !fs.existsSync(path.join(dataDir, HOLDER_FILE));
   const holder: LockHolder = { pid: process.pid, app, hostname: os.hostname(), since: Date.now() };
   try {

@@ -1,8 +1,9 @@
 // Keeps the data folder private to the person: transcripts, settings, rules and the audit log are
 // nobody else's business on a shared computer. The folder is created 0700 and Lathe's own files in
 // it are 0600; at every start, a folder or file that is looser (an older Lathe left 0755 and 0644)
-// is tightened and listed, so the caller can say so. Lathe's own files: lathe.db and every file
-// named after it (-wal, -shm, backups, damaged copies) and window-state.json; nothing else in the
+// is tightened and listed, so the caller can say so. Lathe's own files: lathe.db and lathe.lock and
+// every file named after them (-wal, -shm, -journal, backups, damaged copies, the lock's holder
+// description) and window-state.json; nothing else in the
 // folder is touched. Windows has no such modes (the folder sits in the person's own profile): the
 // folder is only created there. Throws only when the folder cannot be created; a file that cannot
 // be tightened is listed as such.
@@ -11,7 +12,7 @@ import path from "node:path";
 
 export const PRIVATE_FOLDER_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
-const OWN_FILE = /^(lathe\.db([-.].*)?|window-state\.json)$/;
+const OWN_FILE = /^(lathe\.(db|lock)([-.].*)?|window-state\.json)$/;
 
 export interface PrivacyReport {
   /** What was readable by others and now is not, e.g. "the folder (was 755)", "lathe.db (was 644)". */
