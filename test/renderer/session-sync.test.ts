@@ -2,8 +2,8 @@
 // in Node, against the real headless host): opened at 100 random moments of a streaming run with
 // bash calls, every view ends equal to the stored transcript (no doubled or missing message, same
 // tool cards, same terminal output); the same after dropped connections (events missed while
-// disconnected), with a permission request raised while the view was away, and across a restart
-// of the host in the middle of a run. Half the views open paged (2 messages a page), mid-run, and
+// disconnected), after a batch lost on the way (a gap in the numbers), with a permission request
+// raised while the view was away, and across a restart of the host in the middle of a run. Half the views open paged (2 messages a page), mid-run, and
 // then scroll up to the first message: the same transcript, cards and output as the full views.
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
@@ -220,6 +220,35 @@ describe("the session view against the host", () => {
     // The snapshots were taken mid-run: some while text streamed, some while commands ran.
     expect(views.every((v) => v.snapshots === 1)).toBe(true);
   }, 180_000);
+
+  it("asks for a fresh snapshot when a batch of events was lost (a gap in the numbers), and ends equal to the store", async () => {
+    const setup = await setUp([turn(1), turn(2), { text: "Finished.", deltaDelayMs: 2, chunkSize: 3 }]);
+    const api = apiTo(setup.host.port, setup.token);
+    const sessionId = await newSession(api, setup.projectDir);
+    // The transport loses the batch that ends the first assistant message (its number is skipped).
+    let lost = 0;
+    const lossy: LatheApi = {
+      ...api,
+      events: {
+        ...api.events,
+        onSessionEvents: (listener) =>
+          api.events.onSessionEvents((batch) => {
+            const endsAnswer = batch.events.some((e) => e.type === "message_end" && e.message.role === "assistant");
+            if (batch.sessionId === sessionId && endsAnswer && lost++ === 0) return;
+            listener(batch);
+          }),
+      },
+    };
+    const view = follow(lossy, sessionId);
+    await until(() => !view.view.loading, "the view");
+    await api.sessions.prompt({ sessionId, text: "go" });
+    await until(() => !setup.host.services.sessions.isRunning(sessionId), "the run to end", 60_000);
+    const last = setup.host.services.hub.seqOf(sessionId);
+    await until(() => !view.view.loading && view.seq === last && !view.view.model.running, "the view to catch up");
+    expect(lost).toBeGreaterThan(1);
+    expect(view.snapshots).toBe(2);
+    expectViewEqualsStore(view, setup, sessionId);
+  }, 90_000);
 
   it("comes back after dropped connections, with a permission request raised while it was away", async () => {
     const setup = await setUp([turn(1), { ...turn(2), delayMs: 800 }, { text: "Finished.", deltaDelayMs: 2, chunkSize: 3 }], "ask");
