@@ -1,5 +1,5 @@
 // The data folder is private by default: created 0700 with Lathe's files 0600 (the database, its
-// WAL and shared-memory files, backups, the lock and its journal, the checkpoint index), tightened at start when an older Lathe left them readable
+// WAL and shared-memory files, backups, the lock and its journal, the checkpoints), tightened at start when an older Lathe left them readable
 // by others, with a notice that reaches the window; other files in the folder are left alone. A
 // zero-length database starts fresh, and says so.
 import fs from "node:fs";
@@ -71,7 +71,7 @@ describeWhen(process.platform === "win32" ? "Windows has no Unix file modes" : n
     expect(again.notices).toEqual([]);
   });
 
-  it("makes every file the services write private under a permissive umask: the lock's journal, the checkpoint index's WAL", async () => {
+  it("makes every file the services write private under a permissive umask: the lock's journal, the checkpoints", async () => {
     const dir = path.join(scratch(), "lathe");
     const previous = process.umask(0o022);
     /** Every file and folder under dir that others could read, with its mode. */
@@ -82,16 +82,23 @@ describeWhen(process.platform === "win32" ? "Windows has no Unix file modes" : n
         .map(([name, mode]) => `${name} ${mode.toString(8)}`);
     try {
       const services = createAppServices({ dataDir: dir, secrets: noSecretStore, host: "browser", version: "test", env: {} });
-      const session = services.store.createSession({ projectId: services.store.openProject("/p").id });
-      services.store.appendMessage(session.id, user("hello"));
+      // A session in a project: its first checkpoint (a shadow git repository) is taken in the background.
+      const projectDir = scratch();
+      fs.writeFileSync(path.join(projectDir, "code.js"), "secret business logic\n");
+      const project = (await services.router.handle("projects.open", { folder: projectDir })) as { data: { id: number } };
+      const session = (await services.router.handle("sessions.create", { projectId: project.data.id })) as { data: { id: number } };
+      services.store.appendMessage(session.data.id, user("hello"));
+      const head = path.join(dir, "checkpoints", "projects", `${project.data.id}.git`, "HEAD");
+      await expect.poll(() => (fs.existsSync(head) ? fs.readFileSync(head, "utf8") : ""), { timeout: 60_000 }).toMatch(/^[0-9a-f]{40}\n$/);
       const files = fs.readdirSync(dir, { recursive: true }) as string[];
       expect(files).toEqual(expect.arrayContaining(["lathe.lock", "lathe.lock-journal", "lathe.db-wal", path.join("checkpoints", "checkpoints.db-wal")]));
+      expect(files.filter((name) => name.includes(`${path.sep}objects${path.sep}`)).length).toBeGreaterThan(2);
       expect(loose()).toEqual([]);
       await services.close();
       // Files an older Lathe left readable: the next start's own journal and WAL are private too.
       for (const name of ["lathe.lock", path.join("checkpoints", "checkpoints.db")]) fs.chmodSync(path.join(dir, name), 0o644);
       const again = createAppServices({ dataDir: dir, secrets: noSecretStore, host: "browser", version: "test", env: {} });
-      again.store.appendMessage(session.id, user("again"));
+      again.store.appendMessage(session.data.id, user("again"));
       expect(fs.existsSync(path.join(dir, "lathe.lock-journal"))).toBe(true);
       expect(loose()).toEqual([]);
       await again.close();

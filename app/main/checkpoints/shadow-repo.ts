@@ -106,6 +106,7 @@ const SHADOW_CONFIG = `[core]
 	compression = 1
 	quotePath = false
 	logAllRefUpdates = false
+	sharedRepository = 0600
 [index]
 	version = 4
 [gc]
@@ -115,7 +116,7 @@ const SHADOW_CONFIG = `[core]
 	email = checkpoints@lathe.invalid
 [commit]
 	gpgSign = false
-# lathe-checkpoints v1
+# lathe-checkpoints v2
 `;
 const LSTAT_CONCURRENCY = 64;
 
@@ -166,17 +167,17 @@ export class ShadowRepo {
     if (!existsSync(join(this.gitDir, "HEAD"))) {
       // A repository is these few entries (what `git init` makes, without its sample hooks).
       await mkdir(join(this.gitDir, "objects", "info"), { recursive: true, mode: 0o700 });
-      await mkdir(join(this.gitDir, "refs", "heads"), { recursive: true });
-      await writeFile(join(this.gitDir, "HEAD"), "ref: refs/heads/checkpoints\n");
+      await mkdir(join(this.gitDir, "refs", "heads"), { recursive: true, mode: 0o700 });
+      await writeFile(join(this.gitDir, "HEAD"), "ref: refs/heads/checkpoints\n", { mode: 0o600 });
     }
     // Written whole (one file, not a git call per setting): the repository is Lathe's alone.
     const config = join(this.gitDir, "config");
     const current = await readFile(config, "utf8").catch(() => "");
-    if (!current.includes("# lathe-checkpoints v1")) await writeFile(config, SHADOW_CONFIG);
-    mkdirSync(join(this.gitDir, "info"), { recursive: true });
-    await writeFile(join(this.gitDir, "info", "exclude"), `# Lathe's default excludes (a project's .gitignore can re-include with !)\n${DEFAULT_EXCLUDES.join("\n")}\n`);
+    if (!current.includes("# lathe-checkpoints v2")) await writeFile(config, SHADOW_CONFIG, { mode: 0o600 });
+    mkdirSync(join(this.gitDir, "info"), { recursive: true, mode: 0o700 });
+    await writeFile(join(this.gitDir, "info", "exclude"), `# Lathe's default excludes (a project's .gitignore can re-include with !)\n${DEFAULT_EXCLUDES.join("\n")}\n`, { mode: 0o600 });
     // Highest precedence of all attribute files: the project's .gitattributes cannot convert content.
-    await writeFile(join(this.gitDir, "info", "attributes"), "* -text -eol -filter -ident -working-tree-encoding\n");
+    await writeFile(join(this.gitDir, "info", "attributes"), "* -text -eol -filter -ident -working-tree-encoding\n", { mode: 0o600 });
     await rm(join(this.gitDir, "index.lock"), { force: true });
     const hooks = await stat(this.#git.hooksDir).catch(() => null);
     if (!hooks?.isDirectory()) await mkdir(this.#git.hooksDir, { recursive: true, mode: 0o700 });
@@ -195,7 +196,7 @@ export class ShadowRepo {
 
   async #setHead(commit: string): Promise<void> {
     const temp = join(this.gitDir, `HEAD.lathe-${process.pid}`);
-    await writeFile(temp, `${commit}\n`);
+    await writeFile(temp, `${commit}\n`, { mode: 0o600 });
     await rename(temp, join(this.gitDir, "HEAD"));
   }
 
