@@ -15,7 +15,8 @@
 //   POSIX locks correct between connections of one process (a second store opened in the same
 //   process is refused too).
 // Caveat of POSIX locks: closing ANY descriptor of a file drops the process's locks on it, so
-// nothing may open `lathe.lock` except through SQLite (chmod is fine). Network file systems that
+// nothing may open `lathe.lock` except through SQLite (chmod is fine; so is creating it with O_EXCL,
+// which opens nothing when it exists). Network file systems that
 // do not implement byte-range locks cannot give this guarantee; Lathe's data folder is local.
 // A `lathe.lock` that is not an SQLite file (overwritten by something else) cannot be held by
 // anyone; it is renamed to `lathe.lock.damaged-<time>` and a fresh one is taken.
