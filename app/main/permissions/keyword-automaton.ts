@@ -3,8 +3,13 @@
 // their keywords. Characters outside ASCII never match a keyword character. Built once per rule
 // set; `scan` allocates nothing but its small result (hits go to the caller's buffer) and runs its
 // loop in WebAssembly where it can (keyword-scan-wasm.ts). The same pass reports where control
-// characters are (isControlByte), for callers that need to know whether text is plain. Never throws.
+// characters are (isControlByte), for callers that need to know whether text is plain: control
+// characters that no keyword has get a class of their own whose every transition is the "hit"
+// -1 (the root, which no keyword ends at), so the WebAssembly loop notes them off its hot path.
+// Keywords may carry a filter (keyword-filters.ts): a hit is then reported only where what follows
+// may let a rule match, so the many hits that lead nowhere never leave the loop. Never throws.
 
+import { mayPass } from "./keyword-filters.ts";
 import { createWasmScanner, isControlByte, type ScanStep, type WasmScanner } from "./keyword-scan-wasm.ts";
 
 export type { ScanStep };
@@ -29,11 +34,19 @@ export class KeywordAutomaton {
   private readonly outputs: Int32Array;
   readonly keywords: readonly string[];
   private readonly lengths: Int32Array;
+  /**
+   * Per table row (state * classes): the filter bits of the hits reported there, 0 when one of
+   * its keywords has none (always reported). A row's hits are reported when any filter may pass.
+   */
+  private readonly rowFilters: Uint8Array;
+  /** A keyword has a control character: the WebAssembly loop (which finds them by class) is not used. */
+  private readonly controlsInKeywords: boolean;
   /** The WebAssembly loop (null where WebAssembly is unavailable), built on first scan. */
   private wasm: WasmScanner | null | undefined;
   private readonly pairs = new Int32Array(2048);
 
-  constructor(keywords: readonly string[]) {
+  /** `filters`: per keyword, FILTER_* bits of keyword-filters.ts (none: every hit is reported). */
+  constructor(keywords: readonly string[], filters: readonly number[] = []) {
     this.keywords = keywords;
     this.lengths = Int32Array.from(keywords, (k) => k.length);
     const classOf = new Uint8Array(ALPHABET);
@@ -63,7 +76,12 @@ export class KeywordAutomaton {
       if (state !== 0) ends[state]!.push(id);
     });
     for (let c = 65; c <= 90; c++) classOf[c] = classOf[c + 32]!;
-    const classes = representative.length;
+    let controlsInKeywords = false;
+    for (let c = 0; c < ALPHABET; c++) if (isControlByte(c) && classOf[c] !== 0) controlsInKeywords = true;
+    this.controlsInKeywords = controlsInKeywords;
+    const controlClass = representative.length;
+    for (let c = 0; c < ALPHABET; c++) if (isControlByte(c) && classOf[c] === 0) classOf[c] = controlClass;
+    const classes = controlClass + 1;
     const states = gotoTable.length;
     const delta = new Int32Array(states * classes);
     const fail = new Int32Array(states);
@@ -78,7 +96,7 @@ export class KeywordAutomaton {
       const state = queue[head]!;
       outputsOf[state]!.push(...outputsOf[fail[state]!]!);
       for (let k = 0; k < classes; k++) {
-        const next = k === 0 ? undefined : gotoTable[state]!.get(representative[k]!);
+        const next = k === 0 || k === controlClass ? undefined : gotoTable[state]!.get(representative[k]!);
         if (next !== undefined) {
           fail[next] = delta[fail[state]! * classes + k]!;
           queue.push(next);
@@ -90,7 +108,7 @@ export class KeywordAutomaton {
     }
     for (let i = 0; i < delta.length; i++) {
       const next = delta[i]!;
-      delta[i] = ends[next] !== undefined && outputsOf[next]!.length > 0 ? -(next * classes) - 1 : next * classes;
+      delta[i] = i % classes === controlClass ? -1 : ends[next] !== undefined && outputsOf[next]!.length > 0 ? -(next * classes) - 1 : next * classes;
     }
     this.delta = delta;
     this.classOf = classOf;
@@ -104,6 +122,19 @@ export class KeywordAutomaton {
       this.outEnd[state] = flat.length;
     });
     this.outputs = Int32Array.from(flat);
+    this.rowFilters = new Uint8Array(delta.length);
+    outputsOf.forEach((out, state) => {
+      let filter = 0;
+      for (const id of out) {
+        const f = filters[id] ?? 0;
+        if (f === 0) {
+          filter = 0;
+          break;
+        }
+        filter |= f;
+      }
+      this.rowFilters[state * classes] = filter;
+    });
   }
 
   /**
@@ -113,9 +144,9 @@ export class KeywordAutomaton {
    * control characters scanned (-1 when none).
    */
   scan(text: string, from: number, to: number, hits: Int32Array, state = 0): ScanStep {
-    if (this.wasm === undefined) this.wasm = createWasmScanner(this.delta, this.classOf) ?? null;
+    if (this.wasm === undefined) this.wasm = (this.controlsInKeywords ? undefined : createWasmScanner(this.delta, this.classOf, this.rowFilters)) ?? null;
     if (this.wasm) return this.scanWasm(this.wasm, text, from, to, hits, state);
-    const { delta, classOf, classes, outStart, outEnd, outputs, lengths } = this;
+    const { delta, classOf, classes, outStart, outEnd, outputs, lengths, rowFilters } = this;
     const max = hits.length - 2;
     let count = 0;
     let firstControl = -1;
@@ -129,6 +160,8 @@ export class KeywordAutomaton {
       state = delta[state + (c < ALPHABET ? classOf[c]! : 0)]!;
       if (state < 0) {
         state = -state - 1;
+        // The root: a control character. Else keywords end here, if what follows may let a rule match.
+        if (state === 0 || !mayPass(text, i + 1, to, rowFilters[state]!)) continue;
         const at = (state / classes) | 0;
         for (let k = outStart[at]!, b = outEnd[at]!; k < b; k++) {
           const id = outputs[k]!;
@@ -148,7 +181,8 @@ export class KeywordAutomaton {
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       state = delta[state + (c < ALPHABET ? classOf[c]! : 0)]!;
-      if (state < 0) return true;
+      if (state < -1) return true;
+      if (state === -1) state = 0;
     }
     return false;
   }

@@ -1,28 +1,28 @@
-// The keyword automaton's inner loop as a tiny WebAssembly function (built here, byte by byte, so
+// The keyword automaton's inner loop as a tiny WebAssembly module (built here, byte by byte, so
 // there is no compiler in the build): one table load per character at native speed, several
 // times what the same loop does in JavaScript. The DFA table and the text (as bytes: characters
-// past 127 fall in class 0, as in the JavaScript loop) live in one WebAssembly memory; hits come back as
-// (position after the keyword, encoded state) pairs. The same pass notes where the first and last
-// control characters are (CONTROL_BYTES: what terminal-text.ts sanitizes away, carriage returns and
-// escapes included), so the bash tool learns whether a chunk is plain text without scanning it
-// again. `createWasmScanner` returns undefined where WebAssembly is unavailable; the caller then
-// uses its JavaScript loop. Never throws.
+// past 127 fall in class 0, as in the JavaScript loop) live in one WebAssembly memory; hits come
+// back as (position after the keyword, encoded state) pairs. Control characters (CONTROL_BYTES:
+// what terminal-text.ts sanitizes away, carriage returns and escapes included) have a class whose
+// transitions are all -1 (see keyword-automaton.ts), so the loop notes where the first and last
+// are only when it meets one, and the bash tool learns whether a chunk is plain text without
+// scanning it again. A hit whose row has filter bits (keyword-filters.ts) is reported only when
+// `filter` says a rule may match there (`mayPass`, on the same bytes). `createWasmScanner`
+// returns undefined where WebAssembly is unavailable; the caller then uses its JavaScript loop.
+// Never throws.
 //
-//   scan(in, len, state, out, outEnd) -> hits
+//   scan(in, len, state, out, outEnd, limit) -> hits
 //     first = last = -1
-//     for i in 0..len: c = mem8[in+i]
-//                      if mem8[CONTROLS + c]: (first < 0: first = i); last = i
-//                      state = mem32[TABLE + (state + CLASSES[c]) * 4]      (the character's class)
-//                      if state < 0: store (i+1, state) at out; out += 8; state = -state - 1
-//                                    if out >= outEnd: break
+//     for i in 0..len: state = mem32[TABLE + (state + CLASSES[mem8[in+i]]) * 4]
+//                      if state < 0: state = -state - 1
+//                                    if state == 0: (first < 0: first = i); last = i     (a control character)
+//                                    elif FILTERS[state] == 0 or filter(in, i+1, limit, FILTERS[state]):
+//                                      store (i+1, -state - 1) at out; out += 8; if out >= outEnd: break
 //     mem32[0] = state; mem32[4] = i; mem32[8] = first; mem32[12] = last; return hits written
+//   filter(in, at, limit, bits) -> 1 when a rule may match after the keyword ending at `at`
+//     (mayPass in keyword-filters.ts: the same checks over BYTE_KINDS, reading in[at, limit) only)
 
-/** 256 flags, one per byte value: whether it is a control character (see CONTROL_BYTES). */
-const CONTROLS = 16;
-/** 256 bytes, one per byte value: its class in the table (0 past 127). */
-const CLASSES = CONTROLS + 256;
-/** Where the table starts; bytes 0..15 hold the final state, position and control positions of the last call. */
-const TABLE = CLASSES + 256;
+import { BYTE_KINDS, FILTER_ASSIGNMENT, FILTER_LOOKAHEAD, FILTER_TOKEN_AFTER, KIND_BEFORE_OPERATOR, KIND_BEFORE_VALUE, KIND_OPERATOR, KIND_TOKEN } from "./keyword-filters.ts";
 
 /**
  * Bytes that make a chunk of terminal output other than plain text: C0 controls but tab and line
@@ -80,48 +80,129 @@ function sleb(n: number): number[] {
 const section = (id: number, body: number[]) => [id, ...leb(body.length), ...body];
 const name = (s: string) => [...leb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
 
-function moduleBytes(pages: number): Uint8Array {
-  // Params: 0 in, 1 len, 2 state, 3 out, 4 outEnd. Locals: 5 i, 6 c, 7 o, 8 first, 9 last.
-  const get = (i: number) => [0x20, i];
-  const set = (i: number) => [0x21, i];
-  const body = [
-    ...get(3), ...set(7),
-    0x41, ...sleb(-1), ...set(8), 0x41, ...sleb(-1), ...set(9), // first = last = -1
-    0x02, 0x40, // block $done
-    0x03, 0x40, //   loop $next
-    ...get(5), ...get(1), 0x4f, 0x0d, 1, // if i >= len: br $done
-    ...get(0), ...get(5), 0x6a, 0x2d, 0, 0, ...set(6), // c = load8_u(in + i)
-    ...get(6), 0x2d, 0, ...leb(CONTROLS), 0x04, 0x40, // if load8_u(CONTROLS + c)
-    ...get(8), 0x41, 0, 0x48, 0x04, 0x40, ...get(5), ...set(8), 0x0b, //   if first < 0: first = i
-    ...get(5), ...set(9), //   last = i
-    0x0b, // end if
-    ...get(2), ...get(6), 0x2d, 0, ...leb(CLASSES), 0x6a, 0x41, 2, 0x74, 0x28, 2, ...leb(TABLE), ...set(2), // state = load((state + load8_u(CLASSES + c)) << 2, offset TABLE)
-    ...get(5), 0x41, 1, 0x6a, ...set(5), // i++
-    ...get(2), 0x41, 0, 0x48, 0x04, 0x40, // if state < 0
-    ...get(7), ...get(5), 0x36, 2, 0, //   store(o, i)
-    ...get(7), ...get(2), 0x36, 2, 4, //   store(o + 4, state)
-    ...get(7), 0x41, 8, 0x6a, ...set(7), //   o += 8
-    0x41, ...sleb(-1), ...get(2), 0x6b, ...set(2), //   state = -1 - state
-    ...get(7), ...get(4), 0x4f, 0x0d, 2, //   if o >= outEnd: br $done
-    0x0b, // end if
-    0x0c, 0, // br $next
-    0x0b, // end loop
-    0x0b, // end block
-    0x41, 0, ...get(2), 0x36, 2, 0, // mem[0] = state
-    0x41, 4, ...get(5), 0x36, 2, 0, // mem[4] = i
-    0x41, 8, ...get(8), 0x36, 2, 0, // mem[8] = first
-    0x41, 12, ...get(9), 0x36, 2, 0, // mem[12] = last
-    ...get(7), ...get(3), 0x6b, 0x41, 3, 0x76, // (o - out) >> 3
-    0x0b,
+/** Where things are in the module's memory (bytes 0..15 hold the last call's state, position and control positions). */
+interface Layout {
+  /** 256 bytes: each byte value's class in the table (0 past 127 but for control characters). */
+  classes: number;
+  /** 256 bytes: each byte value's BYTE_KINDS bits. */
+  kinds: number;
+  /** One byte per table cell: the filter bits of the row it starts (read at row starts only). */
+  filters: number;
+  table: number;
+}
+
+// WebAssembly opcodes, by name.
+const get = (i: number) => [0x20, i];
+const set = (i: number) => [0x21, i];
+const i32 = (n: number) => [0x41, ...sleb(n)];
+const load8 = (offset: number) => [0x2d, 0, ...leb(offset)];
+const [BLOCK, LOOP, IF, ELSE, END, BR, BR_IF, RETURN, CALL] = [[0x02, 0x40], [0x03, 0x40], [0x04, 0x40], [0x05], [0x0b], [0x0c], [0x0d], [0x0f], [0x10]];
+const [EQZ, LT_S, GE_U, GT_U, ADD, SUB, AND, SHL] = [[0x45], [0x48], [0x4f], [0x4b], [0x6a], [0x6b], [0x71], [0x74]];
+
+function moduleBytes(pages: number, at: Layout): Uint8Array {
+  // scan. Params: 0 in, 1 len, 2 state, 3 out, 4 outEnd, 5 limit. Locals: 6 i, 7 bits, 8 o,
+  // 9 first, 10 last, 11 p (in + i). Four characters per turn of the loop (their loads address
+  // p with offsets 0..3), then one at a time.
+  const unit = (k: number, exitDepth: number) => {
+    const pos = [...get(6), ...i32(k + 1), ...ADD]; // i + k + 1: after the character
+    return [
+      ...get(2), ...get(11), ...load8(k), ...load8(at.classes), ...ADD, ...i32(2), ...SHL, 0x28, 2, ...leb(at.table), ...set(2), // state = table[state + class]
+      ...get(2), ...i32(0), ...LT_S, ...IF, // if state < 0
+      ...i32(-1), ...get(2), ...SUB, ...set(2), //   state = -1 - state
+      ...get(2), ...EQZ, ...IF, //   if state == 0: a control character at i + k
+      ...get(9), ...i32(0), ...LT_S, ...IF, ...get(6), ...i32(k), ...ADD, ...set(9), ...END, //     if first < 0: first = i + k
+      ...get(6), ...i32(k), ...ADD, ...set(10), //     last = i + k
+      ...ELSE,
+      ...get(2), ...load8(at.filters), ...set(7), //     bits = filters[state]
+      ...get(7), ...EQZ, 0x04, 0x7f, ...i32(1), ...ELSE, ...get(0), ...pos, ...get(5), ...get(7), ...CALL, 1, ...END, //     (bits == 0 or filter(in, i + k + 1, limit, bits))
+      ...IF, //     if so: report
+      ...get(8), ...pos, 0x36, 2, 0, //       store(o, i + k + 1)
+      ...get(8), ...i32(-1), ...get(2), ...SUB, 0x36, 2, 4, //       store(o + 4, -1 - state)
+      ...get(8), ...i32(8), ...ADD, ...set(8), //       o += 8
+      ...get(8), ...get(4), ...GE_U, ...IF, ...pos, ...set(6), ...BR, exitDepth, ...END, //       if o >= outEnd: i = i + k + 1, br $done
+      ...END,
+      ...END,
+      ...END, // end if state < 0
+    ];
+  };
+  const scan = [
+    ...get(3), ...set(8),
+    ...i32(-1), ...set(9), ...i32(-1), ...set(10),
+    ...BLOCK, // $done
+    ...BLOCK, //   $tail
+    ...LOOP, //     $fours
+    ...get(6), ...i32(4), ...ADD, ...get(1), ...GT_U, ...BR_IF, 1, // if i + 4 > len: br $tail
+    ...get(0), ...get(6), ...ADD, ...set(11), // p = in + i
+    ...unit(0, 6), ...unit(1, 6), ...unit(2, 6), ...unit(3, 6),
+    ...get(6), ...i32(4), ...ADD, ...set(6), // i += 4
+    ...BR, 0,
+    ...END,
+    ...END,
+    ...LOOP, //   $ones
+    ...get(6), ...get(1), ...GE_U, ...BR_IF, 1, // if i >= len: br $done
+    ...get(0), ...get(6), ...ADD, ...set(11),
+    ...unit(0, 5),
+    ...get(6), ...i32(1), ...ADD, ...set(6), // i++
+    ...BR, 0,
+    ...END,
+    ...END,
+    ...i32(0), ...get(2), 0x36, 2, 0, // mem[0] = state
+    ...i32(4), ...get(6), 0x36, 2, 0, // mem[4] = i
+    ...i32(8), ...get(9), 0x36, 2, 0, // mem[8] = first
+    ...i32(12), ...get(10), 0x36, 2, 0, // mem[12] = last
+    ...get(8), ...get(3), ...SUB, ...i32(3), 0x76, // (o - out) >> 3
+    ...END,
   ];
-  const code = [1, 5, 0x7f, ...body]; // one group of five i32 locals, then the body
+  // filter (mayPass). Params: 0 in, 1 at, 2 limit, 3 bits. Locals: 4 p, 5 to, 6 n, 7 kind.
+  const kindAt = (address: number[]) => [...address, ...load8(0), ...load8(at.kinds)];
+  const upTo = (count: number, kind: number) => [
+    ...i32(0), ...set(6),
+    ...BLOCK, ...LOOP,
+    ...get(6), ...i32(count), ...GE_U, ...BR_IF, 1,
+    ...kindAt(get(4)), ...i32(kind), ...AND, ...EQZ, ...BR_IF, 1,
+    ...get(4), ...i32(1), ...ADD, ...set(4),
+    ...get(6), ...i32(1), ...ADD, ...set(6),
+    ...BR, 0,
+    ...END, ...END,
+  ];
+  const filter = [
+    ...get(3), ...i32(FILTER_TOKEN_AFTER), ...AND, ...IF,
+    ...get(1), ...get(2), ...GE_U, ...IF, ...i32(1), ...RETURN, ...END,
+    ...kindAt([...get(0), ...get(1), ...ADD]), ...i32(KIND_TOKEN), ...AND, ...IF, ...i32(1), ...RETURN, ...END,
+    ...END,
+    ...get(3), ...i32(FILTER_ASSIGNMENT), ...AND, ...EQZ, ...IF, ...i32(0), ...RETURN, ...END,
+    ...get(1), ...i32(FILTER_LOOKAHEAD), ...ADD, ...get(2), ...GT_U, ...IF, ...i32(1), ...RETURN, ...END,
+    ...get(0), ...get(1), ...ADD, ...set(4), // p = in + at
+    ...get(4), ...i32(24), ...ADD, ...set(5),
+    ...BLOCK, ...LOOP, // up to the operator
+    ...get(4), ...get(5), ...GE_U, ...IF, ...i32(0), ...RETURN, ...END,
+    ...kindAt(get(4)), ...set(7),
+    ...get(7), ...i32(KIND_OPERATOR), ...AND, ...BR_IF, 1,
+    ...get(7), ...i32(KIND_BEFORE_OPERATOR), ...AND, ...EQZ, ...IF, ...i32(0), ...RETURN, ...END,
+    ...get(4), ...i32(1), ...ADD, ...set(4),
+    ...BR, 0,
+    ...END, ...END,
+    ...upTo(4, KIND_OPERATOR),
+    ...upTo(6, KIND_BEFORE_VALUE),
+    ...i32(0), ...set(6), // the value: at least 5 token characters
+    ...BLOCK, ...LOOP,
+    ...get(6), ...i32(5), ...GE_U, ...BR_IF, 1,
+    ...kindAt([...get(4), ...get(6), ...ADD]), ...i32(KIND_TOKEN), ...AND, ...EQZ, ...BR_IF, 1,
+    ...get(6), ...i32(1), ...ADD, ...set(6),
+    ...BR, 0,
+    ...END, ...END,
+    ...get(6), ...i32(5), ...GE_U,
+    ...END,
+  ];
+  const scanCode = [1, 6, 0x7f, ...scan]; // one group of six i32 locals, then the body
+  const filterCode = [1, 4, 0x7f, ...filter];
   return Uint8Array.from([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, [1, 0x60, 5, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 1, 0x7f]),
+    ...section(1, [2, 0x60, 6, ...Array(6).fill(0x7f), 1, 0x7f, 0x60, 4, ...Array(4).fill(0x7f), 1, 0x7f]),
     ...section(2, [1, ...name("env"), ...name("memory"), 0x02, 0x00, ...leb(pages)]),
-    ...section(3, [1, 0]),
+    ...section(3, [2, 0, 1]),
     ...section(7, [1, ...name("scan"), 0x00, 0]),
-    ...section(10, [1, ...leb(code.length), ...code]),
+    ...section(10, [2, ...leb(scanCode.length), ...scanCode, ...leb(filterCode.length), ...filterCode]),
   ]);
 }
 
@@ -132,29 +213,39 @@ interface WasmApi {
   Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
 }
 
-/** A scanner over the automaton's table, whose columns are the classes `classOf` gives ASCII characters. */
-export function createWasmScanner(delta: Int32Array, classOf: Uint8Array): WasmScanner | undefined {
+/**
+ * A scanner over the automaton's table, whose columns are the classes `classOf` gives ASCII
+ * characters (control characters other than 0x9b included: 0x9b gets their class here), with
+ * the filter bits of each row.
+ */
+export function createWasmScanner(delta: Int32Array, classOf: Uint8Array, rowFilters: Uint8Array): WasmScanner | undefined {
   try {
     const WebAssembly = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
     if (!WebAssembly) return undefined;
-    const inputBase = TABLE + delta.length * 4;
-    const outBase = inputBase + WASM_INPUT_CHARS;
+    const filters = 16 + 512;
+    const layout: Layout = { classes: 16, kinds: 16 + 256, filters, table: (filters + rowFilters.length + 3) & ~3 };
+    const inputBase = layout.table + delta.length * 4;
+    const outBase = (inputBase + WASM_INPUT_CHARS + FILTER_LOOKAHEAD + 64 + 7) & ~7;
     const bytes = outBase + OUT_PAIRS * 8;
     const pages = Math.ceil(bytes / 65536);
     const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
-    const instance = new WebAssembly.Instance(new WebAssembly.Module(moduleBytes(pages)), { env: { memory } });
-    const scanFn = instance.exports.scan as (input: number, len: number, state: number, out: number, outEnd: number) => number;
-    new Int32Array(memory.buffer, TABLE, delta.length).set(delta);
+    const instance = new WebAssembly.Instance(new WebAssembly.Module(moduleBytes(pages, layout)), { env: { memory } });
+    const scanFn = instance.exports.scan as (input: number, len: number, state: number, out: number, outEnd: number, limit: number) => number;
+    new Int32Array(memory.buffer, layout.table, delta.length).set(delta);
     const heap = Buffer.from(memory.buffer);
-    for (let c = 0; c < 256; c++) heap[CONTROLS + c] = isControlByte(c) ? 1 : 0;
-    for (let c = 0; c < 256; c++) heap[CLASSES + c] = c < 128 ? classOf[c]! : 0;
+    const controlClass = classOf[27]!; // escape: no keyword has it (else this loop is not used)
+    for (let c = 0; c < 256; c++) heap[layout.classes + c] = c < 128 ? classOf[c]! : isControlByte(c) ? controlClass : 0;
+    heap.set(BYTE_KINDS, layout.kinds);
+    heap.set(rowFilters, layout.filters);
     const words = new Int32Array(memory.buffer);
     return {
       scan(text, from, to, state, hits) {
         const maxPairs = Math.min(OUT_PAIRS, hits.length >> 1);
         const length = Math.min(to - from, WASM_INPUT_CHARS);
-        heap.write(text.slice(from, from + length), inputBase, length, "latin1");
-        const count = scanFn(inputBase, length, state, outBase, outBase + maxPairs * 8);
+        // Past what is scanned, as much as the filters look ahead (they read no further than `limit`).
+        const limit = Math.min(to - from, length + FILTER_LOOKAHEAD);
+        heap.write(text.slice(from, from + limit), inputBase, limit, "latin1");
+        const count = scanFn(inputBase, length, state, outBase, outBase + maxPairs * 8, limit);
         hits.set(words.subarray(outBase >> 2, (outBase >> 2) + count * 2));
         const first = words[2]!;
         const last = words[3]!;

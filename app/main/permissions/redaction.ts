@@ -2,10 +2,13 @@
 // blocks, and literal values (the configured provider keys, and values of environment variables
 // whose names look secret), and replaces each with `[REDACTED: kind]`. One pass of a keyword
 // automaton over the text, then each rule's regular expression only in windows around its
-// keywords, so the cost barely grows with the number of rules. `SecretScanner.stream()` redacts
+// keywords, so the cost barely grows with the number of rules. Keywords whose rules all need a
+// token or an assignment after them carry that as a filter (keyword-filters.ts), checked in the
+// automaton's loop: the many hits that lead nowhere never come back here. `SecretScanner.stream()` redacts
 // text that arrives in chunks (secret-stream.ts). Pure; never throws; large texts are the
 // caller's to chunk (a stream keeps each step bounded).
 import { KeywordAutomaton } from "./keyword-automaton.ts";
+import { assignmentFollows, FILTER_ASSIGNMENT, FILTER_TOKEN_AFTER, isTokenChar, isWordish } from "./keyword-filters.ts";
 import { allowed, secretRules, shannonEntropy, type SecretRule } from "./secret-rules.ts";
 import { applySpans, type ControlPositions, type Redaction, type SecretSpan } from "./secret-spans.ts";
 import { SecretStream, type SecretStreamOptions } from "./secret-stream.ts";
@@ -57,7 +60,7 @@ export class SecretScanner {
     const literals = [...new Set((options.literals ?? []).filter((l) => l.length >= MIN_LITERAL_LENGTH))];
     this.nonAsciiLiterals = literals.filter((l) => /[\u0080-\uffff]/.test(l));
     for (const literal of literals) if (!this.nonAsciiLiterals.includes(literal)) add(literal.toLowerCase(), { kind: "literal", value: literal });
-    this.automaton = new KeywordAutomaton(keywords);
+    this.automaton = new KeywordAutomaton(keywords, this.targets.map(keywordFilter));
     const longest = Math.max(16, ...keywords.map((k) => k.length));
     this.hold = Math.max(...rules.map((r) => r.before + r.after)) + 64 + 256 + longest + 200;
   }
@@ -189,6 +192,21 @@ export class SecretScanner {
   }
 }
 
+/**
+ * What must follow a keyword for any of its targets to match there (FILTER_* bits), or 0 when
+ * some target must see every hit. The same checks run again in `find`.
+ */
+function keywordFilter(targets: Target[]): number {
+  let filter = 0;
+  for (const target of targets) {
+    if (target.kind !== "rule") return 0;
+    if (target.rule.keywordPrefix) filter |= FILTER_ASSIGNMENT;
+    else if (target.rule.keywordStart && target.rule.tokenAfterKeyword) filter |= FILTER_TOKEN_AFTER;
+    else return 0;
+  }
+  return filter;
+}
+
 /** A private key block starting at `at`: header, base64 body, end line (or as far as it goes). */
 function keyBlock(text: string, at: number): SecretSpan | undefined {
   KEY_HEADER.lastIndex = at;
@@ -209,37 +227,6 @@ function keyBlock(text: string, at: number): SecretSpan | undefined {
   if (text[end - 1] === "\n") end--;
   if (text[end - 1] === "\r") end--;
   return { start: at, end: Math.max(end, KEY_HEADER.lastIndex), kind: PRIVATE_KEY };
-}
-
-/**
- * The cheap part of every `[\w.-]{0,50}?keyword[ \t\w.-]{0,20}[\s'"]{0,3}(?:=|>|:|,|\|\||?=)
- * [\x60'"\s=]{0,5}(value)` rule: an assignment-like operator within 24 characters of word, blank
- * or quote characters, then a value of at least 5 token characters (no such rule's is shorter).
- */
-function assignmentFollows(text: string, from: number): boolean {
-  const to = Math.min(text.length, from + 24);
-  let i = from;
-  for (; i < to; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 61 || c === 58 || c === 62 || c === 44 || c === 124 || c === 63) break; // = : > , | ?
-    if (!(isWordish(c) || c === 32 || c === 9 || c === 10 || c === 13 || c === 39 || c === 34 || c === 11 || c === 12)) return false;
-  }
-  if (i === to) return false;
-  for (let n = 0; n < 4 && i < text.length && "=:>,|?".includes(text[i]!); n++) i++;
-  for (let n = 0; n < 6 && i < text.length && "`'\" \t\n\r=".includes(text[i]!); n++) i++;
-  let run = 0;
-  while (run < 5 && i + run < text.length && isTokenChar(text.charCodeAt(i + run))) run++;
-  return run >= 5;
-}
-
-/** Characters of tokens and keys: [A-Za-z0-9_.~+/=-]. */
-function isTokenChar(c: number): boolean {
-  return isWordish(c) || c === 126 || c === 43 || c === 47 || c === 61;
-}
-
-/** [\w.-] */
-function isWordish(c: number): boolean {
-  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 45;
 }
 
 function merge(spans: SecretSpan[]): SecretSpan[] {

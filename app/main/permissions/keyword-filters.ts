@@ -1,0 +1,96 @@
+// What must follow a keyword for a redaction rule to possibly match there, checked inside the
+// keyword loop so that most keyword hits ("key" in "key handling", "auth" in "Author:") never
+// reach JavaScript. Two checks, both cheap and bounded:
+// - TOKEN_AFTER: a token character follows the keyword (rules whose match begins with it: `ghp_`,
+//   JWT's `ey`);
+// - ASSIGNMENT: an assignment-like operator follows within 24 characters, then a value of at least
+//   5 token characters (the `[\w.-]{0,50}?keyword...` rules: see `assignmentFollows`).
+// `assignmentFollows` and `isTokenChar` are the exact checks, on the text's characters (the
+// scanner applies them again to every hit). `mayPass` is the loop's prefilter: the same checks on
+// each character's low byte (as the WebAssembly loop sees latin1 bytes), and "pass" whenever the
+// look-ahead would reach past `limit`; so whenever the exact check passes, `mayPass` passes too.
+// Pure; never throws.
+
+/** A token character must follow the keyword. */
+export const FILTER_TOKEN_AFTER = 1;
+/** An assignment of a value must follow the keyword. */
+export const FILTER_ASSIGNMENT = 2;
+/** How far past a keyword the checks look (24 + 4 + 6 + 5 characters, rounded up). */
+export const FILTER_LOOKAHEAD = 40;
+
+/** Bits of BYTE_KINDS. */
+export const KIND_BEFORE_OPERATOR = 1;
+export const KIND_OPERATOR = 2;
+export const KIND_BEFORE_VALUE = 4;
+export const KIND_TOKEN = 8;
+
+/** [\w.-] */
+export function isWordish(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 45;
+}
+
+/** Characters of tokens and keys: [A-Za-z0-9_.~+/=-]. */
+export function isTokenChar(c: number): boolean {
+  return isWordish(c) || c === 126 || c === 43 || c === 47 || c === 61;
+}
+
+/** = : > , | ? */
+function isOperator(c: number): boolean {
+  return c === 61 || c === 58 || c === 62 || c === 44 || c === 124 || c === 63;
+}
+
+/** Between the keyword and its operator: word characters, blanks and quotes. */
+function isBeforeOperator(c: number): boolean {
+  return isWordish(c) || c === 32 || c === 9 || c === 10 || c === 13 || c === 39 || c === 34 || c === 11 || c === 12;
+}
+
+/** Between the operator and the value: ` ' " blanks and =. */
+function isBeforeValue(c: number): boolean {
+  return c === 96 || c === 39 || c === 34 || c === 32 || c === 9 || c === 10 || c === 13 || c === 61;
+}
+
+/** Per byte value: which of the sets above it belongs to (KIND_* bits). */
+export const BYTE_KINDS: Uint8Array = Uint8Array.from({ length: 256 }, (_, c) => {
+  if (c >= 128) return 0;
+  return (isBeforeOperator(c) ? KIND_BEFORE_OPERATOR : 0) | (isOperator(c) ? KIND_OPERATOR : 0) | (isBeforeValue(c) ? KIND_BEFORE_VALUE : 0) | (isTokenChar(c) ? KIND_TOKEN : 0);
+});
+
+/**
+ * The cheap part of every `[\w.-]{0,50}?keyword[ \t\w.-]{0,20}[\s'"]{0,3}(?:=|>|:|,|\|\||?=)
+ * [\x60'"\s=]{0,5}(value)` rule: an assignment-like operator within 24 characters of word, blank
+ * or quote characters, then a value of at least 5 token characters (no such rule's is shorter).
+ */
+export function assignmentFollows(text: string, from: number): boolean {
+  return assignmentAt((i) => (i < text.length ? text.charCodeAt(i) : -1), from, text.length);
+}
+
+/**
+ * The prefilter of the keyword loop for a keyword ending at `at` (the `filter` bits of its
+ * keywords): whether a rule may match there. Reads text[at, limit) only.
+ */
+export function mayPass(text: string, at: number, limit: number, filter: number): boolean {
+  if (filter === 0) return true;
+  if ((filter & FILTER_TOKEN_AFTER) !== 0) {
+    if (at >= limit || (BYTE_KINDS[text.charCodeAt(at) & 0xff]! & KIND_TOKEN) !== 0) return true;
+  }
+  if ((filter & FILTER_ASSIGNMENT) === 0) return false;
+  if (at + FILTER_LOOKAHEAD > limit) return true;
+  return assignmentAt((i) => text.charCodeAt(i) & 0xff, at, limit);
+}
+
+/** assignmentFollows over character codes (-1 past the end). */
+function assignmentAt(code: (i: number) => number, from: number, length: number): boolean {
+  const to = Math.min(length, from + 24);
+  let i = from;
+  for (; i < to; i++) {
+    const c = code(i);
+    if (isOperator(c)) break;
+    if (!isBeforeOperator(c)) return false;
+  }
+  if (i === to) return false;
+  for (let n = 0; n < 4 && i < length && isOperator(code(i)); n++) i++;
+  for (let n = 0; n < 6 && i < length && isBeforeValue(code(i)); n++) i++;
+  let run = 0;
+  while (run < 5 && i + run < length && isTokenChar(code(i + run))) run++;
+  return run >= 5;
+}
