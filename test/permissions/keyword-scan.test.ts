@@ -1,8 +1,10 @@
 // The keyword automaton's WebAssembly loop against its JavaScript loop on random text: the same
 // keyword hits in the same order whatever the hit buffer's size (stopping early when the buffer
-// fills and resuming), and control characters never missed.
+// fills and resuming), and control characters never missed. Keyword filters: the loops' check
+// never drops a hit the exact checks would keep, and both loops drop the same ones.
 import { describe, expect, it } from "vitest";
 import { KeywordAutomaton } from "../../app/main/permissions/keyword-automaton.ts";
+import { assignmentFollows, FILTER_ASSIGNMENT, FILTER_TOKEN_AFTER, isTokenChar, mayPass } from "../../app/main/permissions/keyword-filters.ts";
 import { isControlByte } from "../../app/main/permissions/keyword-scan-wasm.ts";
 
 let seed = 777;
@@ -64,5 +66,81 @@ describe("the keyword loop in WebAssembly", () => {
       for (let i = 0; i < a.found.length; i += 2) pairs.push(`${a.found[i]}@${a.found[i + 1]}`);
       expect(pairs.sort()).toEqual(naive.sort());
     }
+  });
+});
+
+const FILTER_PIECES = ["key", "Token", "ey", "ghp_", " = ", ":", "=>", "'", '"', "`", "abcde", "Zq8Wv3", "x", " ", "\t", "\n", ";", "(", "\u013d", "\u0120", "\u4e00", "\x1b[0m", "-", "."];
+
+function filterText(length: number): string {
+  let text = "";
+  while (text.length < length) text += FILTER_PIECES[Math.floor(random() * FILTER_PIECES.length)]!;
+  return text;
+}
+
+describe("keyword filters", () => {
+  it("mayPass (the loop's check, on low bytes) passes wherever the exact checks pass, reading nothing past its limit", () => {
+    const text = filterText(60_000);
+    let exactPasses = 0;
+    const missed: string[] = [];
+    for (let at = 0; at < text.length; at++) {
+      const limit = Math.min(text.length, at + Math.floor(random() * 60));
+      // The exact check over the text as far as `limit` (nothing past it is read by mayPass).
+      if (assignmentFollows(text.slice(0, limit), at)) {
+        exactPasses++;
+        if (!mayPass(text, at, limit, FILTER_ASSIGNMENT)) missed.push(`assignment at ${at}`);
+      }
+      if ((at >= limit || isTokenChar(text.charCodeAt(at))) && !mayPass(text, at, limit, FILTER_TOKEN_AFTER)) missed.push(`token at ${at}`);
+      if (!mayPass(text, at, limit, 0)) missed.push(`no filter at ${at}`);
+    }
+    expect(missed).toEqual([]);
+    expect(exactPasses).toBeGreaterThan(100);
+    // And it does filter: no operator, or a value too short, or a blank after a token keyword.
+    expect(mayPass("key handling in the parser (#12) and more text after it", 3, 60, FILTER_ASSIGNMENT)).toBe(false);
+    expect(mayPass("Author: Dev Person <dev@example.com> and more text after it", 4, 60, FILTER_ASSIGNMENT)).toBe(false);
+    expect(mayPass("apiKey = process.env.API_KEY; and more text after it......", 3, 60, FILTER_ASSIGNMENT)).toBe(true);
+    expect(mayPass("key handling", 3, 12, FILTER_TOKEN_AFTER)).toBe(false);
+    // U+013D's low byte is "=": the loop may pass it, the exact check does not.
+    expect(assignmentFollows("key\u013d abcdefg", 3)).toBe(false);
+  });
+
+  it("the loops report the same filtered hits, never fewer than the exact checks allow, and fewer than without filters", () => {
+    const keywords = ["key", "token", "ey", "ghp_", "api"];
+    const filters = [FILTER_ASSIGNMENT, FILTER_ASSIGNMENT, FILTER_TOKEN_AFTER, FILTER_TOKEN_AFTER, FILTER_ASSIGNMENT];
+    for (let trial = 0; trial < 6; trial++) {
+      const text = filterText(30_000 + Math.floor(random() * 90_000));
+      const wasm = new KeywordAutomaton(keywords, filters);
+      const js = new KeywordAutomaton(keywords, filters);
+      (js as unknown as { wasm: null }).wasm = null;
+      const buffer = [150, 600, 9000][trial % 3]!;
+      const a = scanAll(wasm, text, buffer);
+      expect((wasm as unknown as { wasm: unknown }).wasm, "WebAssembly is available here").toBeTruthy();
+      const b = scanAll(js, text, buffer);
+      expect(a.found).toEqual(b.found);
+      expect([a.first, a.last]).toEqual([b.first, b.last]);
+      const reported = new Set<string>();
+      for (let i = 0; i < a.found.length; i += 2) reported.add(`${a.found[i]}@${a.found[i + 1]}`);
+      const lower = text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+      let all = 0;
+      keywords.forEach((k, id) => {
+        for (let at = lower.indexOf(k); at !== -1; at = lower.indexOf(k, at + 1)) {
+          all++;
+          const end = at + k.length;
+          const exact = filters[id] === FILTER_ASSIGNMENT ? assignmentFollows(text, end) : end < text.length && isTokenChar(text.charCodeAt(end));
+          if (exact) expect(reported.has(`${id}@${at}`), `${k} at ${at}`).toBe(true);
+        }
+      });
+      expect(reported.size).toBeLessThan(all / 2);
+    }
+  });
+
+  it("a keyword with a control character is still found, and control characters still located, without the WebAssembly loop", () => {
+    const automaton = new KeywordAutomaton(["line\rkey", "token"]);
+    const text = `${"x".repeat(5000)}line\rkey token \x1b[0m`;
+    const r = scanAll(automaton, text, 600);
+    expect((automaton as unknown as { wasm: unknown }).wasm).toBeNull();
+    expect(r.found).toEqual([0, 5000, 1, 5009]);
+    expect([r.first, r.last]).toEqual([5004, 5015]);
+    expect(automaton.contains("a line\rkey")).toBe(true);
+    expect(automaton.contains("a line\r\x1bkey")).toBe(false);
   });
 });

@@ -126,6 +126,21 @@ describe("streaming", () => {
     }
   });
 
+  it("finds secrets through colours after plain output, and in plain output after colours", () => {
+    // The stream looks for escapes only where the scan found control characters; U+011B's low
+    // byte is an escape's, so the scan flags it, and it must not be taken for one.
+    const token = `ghp_${pick(ALNUM, 36)}`;
+    const plain = "build ok \u011b done\n".repeat(400);
+    const raw = `${plain}\x1b[32mok\x1b[0m ${token.slice(0, 14)}\x1b[1m${token.slice(14)}\x1b[0m\n${plain}token ${token}\n${plain}`;
+    for (const cuts of [[plain.length + 3], [plain.length + 20, plain.length + 40], [100, 2 * plain.length + 60], [raw.length - 30]]) {
+      const out = streamed(raw, cuts, true);
+      expect(out).not.toContain(token.slice(0, 14));
+      expect(out).not.toContain(token.slice(14));
+      expect(out.match(/\[REDACTED: GitHub token\]/g)).toHaveLength(2);
+      expect(out.endsWith(plain)).toBe(true);
+    }
+  });
+
   it("a very long key block is redacted and the rest of its body swallowed", () => {
     const body = Array.from({ length: 1500 }, () => pick(ALNUM, 64)).join("\n");
     const text = `before\n-----BEGIN PRIVATE KEY-----\n${body}\n-----END PRIVATE KEY-----\nafter\n`;

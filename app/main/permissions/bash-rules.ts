@@ -26,6 +26,9 @@ export interface BashPattern {
   invalid?: string;
   /** The pattern as text with `*` matching anything, for deny rules written before this version. */
   legacyText?: RegExp;
+  /** The first word as a command name (commandName), kept once computed, case kept or folded. */
+  name?: string;
+  foldedName?: string;
 }
 
 const cache = new Map<string, BashPattern>();
@@ -159,9 +162,10 @@ export function denyMatches(pattern: BashPattern, words: readonly string[], fold
   if (words.length === 0) return false;
   if (pattern.legacyText?.test(words.join(" "))) return true;
   if (pattern.words.length === 0) return false;
-  const fold = (s: string) => (foldCase ? s.toLowerCase() : s);
-  const name = commandName(pattern.words[0]!, foldCase);
+  // Most forms differ in their name: nothing is made before that is known.
+  const name = foldCase ? (pattern.foldedName ??= commandName(pattern.words[0]!, true)) : (pattern.name ??= commandName(pattern.words[0]!, false));
   if (pattern.globs[0] ? !wordGlob(name).test(words[0]!) : name !== words[0]) return false;
+  const fold = (s: string) => (foldCase ? s.toLowerCase() : s);
   const operands = words.slice(1).filter((w) => !w.startsWith("-") || w === "-");
   const options = words.slice(1).filter((w) => w.startsWith("-") && w !== "-");
   const shortLetters = new Set(options.filter((o) => /^-[^-]/.test(o)).flatMap((o) => [...o.slice(1)]));

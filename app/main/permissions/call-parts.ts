@@ -166,7 +166,10 @@ function bashSubjects(s: CallSubjects, command: string, projectDir: string, plat
   for (const c of script.commands) {
     const forms = denyForms(c.words);
     s.unknownCommand ||= forms.unknown;
-    for (const form of forms.forms) s.denyForms.push([commandName(form[0]!, s.foldCase), ...form.slice(1)]);
+    for (const form of forms.forms) {
+      form[0] = commandName(form[0]!, s.foldCase); // the form is this call's own
+      s.denyForms.push(form);
+    }
     if (!c.nested) s.parts.push(commandPart(c, factsOf, platform, writes));
   }
   for (const p of s.parts) {

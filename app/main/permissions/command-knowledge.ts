@@ -157,8 +157,18 @@ export function isCodeRunningOption(command: string, word: string): boolean {
   // `make CC=...` or `make SHELL=...` overrides what the Makefile runs.
   if (command === "make" && /^[A-Za-z_][A-Za-z0-9_.]*[:+?!]?=/.test(word)) return true;
   const options = CODE_RUNNING_OPTIONS[command];
-  if (!options || !word.startsWith("-")) return false;
-  return options.some((o) => word === o || word.startsWith(`${o}=`) || (/^-[a-zA-Z]$/.test(o) && word.startsWith(o) && !word.startsWith("--")));
+  if (!options || word.charCodeAt(0) !== 45) return false;
+  // Judged many times per command line: no strings or closures made here.
+  for (const o of options) {
+    if (!word.startsWith(o)) continue;
+    if (word.length === o.length || word.charCodeAt(o.length) === 61) return true; // the option, or `option=value`
+    if (o.length === 2 && isAsciiLetter(o.charCodeAt(1)) && word.charCodeAt(1) !== 45) return true; // `-cVALUE`
+  }
+  return false;
+}
+
+function isAsciiLetter(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 }
 
 /** Environment variables that make programs run other code or load other files. */

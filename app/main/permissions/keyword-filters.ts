@@ -61,7 +61,7 @@ export const BYTE_KINDS: Uint8Array = Uint8Array.from({ length: 256 }, (_, c) =>
  * or quote characters, then a value of at least 5 token characters (no such rule's is shorter).
  */
 export function assignmentFollows(text: string, from: number): boolean {
-  return assignmentAt((i) => (i < text.length ? text.charCodeAt(i) : -1), from, text.length);
+  return assignmentAt(text, from, text.length, 0xffff);
 }
 
 /**
@@ -75,22 +75,22 @@ export function mayPass(text: string, at: number, limit: number, filter: number)
   }
   if ((filter & FILTER_ASSIGNMENT) === 0) return false;
   if (at + FILTER_LOOKAHEAD > limit) return true;
-  return assignmentAt((i) => text.charCodeAt(i) & 0xff, at, limit);
+  return assignmentAt(text, at, limit, 0xff);
 }
 
-/** assignmentFollows over character codes (-1 past the end). */
-function assignmentAt(code: (i: number) => number, from: number, length: number): boolean {
+/** assignmentFollows over text[from, length), each character code masked with `mask`. */
+function assignmentAt(text: string, from: number, length: number, mask: number): boolean {
   const to = Math.min(length, from + 24);
   let i = from;
   for (; i < to; i++) {
-    const c = code(i);
+    const c = text.charCodeAt(i) & mask;
     if (isOperator(c)) break;
     if (!isBeforeOperator(c)) return false;
   }
   if (i === to) return false;
-  for (let n = 0; n < 4 && i < length && isOperator(code(i)); n++) i++;
-  for (let n = 0; n < 6 && i < length && isBeforeValue(code(i)); n++) i++;
+  for (let n = 0; n < 4 && i < length && isOperator(text.charCodeAt(i) & mask); n++) i++;
+  for (let n = 0; n < 6 && i < length && isBeforeValue(text.charCodeAt(i) & mask); n++) i++;
   let run = 0;
-  while (run < 5 && i + run < length && isTokenChar(code(i + run))) run++;
+  while (run < 5 && i + run < length && isTokenChar(text.charCodeAt(i + run) & mask)) run++;
   return run >= 5;
 }

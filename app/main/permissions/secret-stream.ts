@@ -42,6 +42,8 @@ export class SecretStream {
   /** pending[0, unverified) was not pushed as verified: it (and `hold` after it) must be scanned. */
   private unverified = 0;
   private readonly controls: ControlPositions = { first: -1, last: -1 };
+  /** With `ansi`: the last text scanned had escape sequences. */
+  private escapes = false;
   /** Whether the text returned by the last call may hold control characters (never a false "no"). */
   outputHasControls = false;
   /** Kinds of secrets removed so far, with counts. */
@@ -156,8 +158,21 @@ export class SecretStream {
    * Notes where control characters are in `buf` (escapes included) in `controls`.
    */
   private find(buf: string, base: number): SecretSpan[] {
-    const firstEscape = this.ansi ? buf.indexOf("\x1b") : -1;
-    if (firstEscape === -1) return this.scanner.find(buf, base, this.controls);
+    if (!this.ansi) return this.scanner.find(buf, base, this.controls);
+    // An escape is a control character: text with none is scanned once, as it is. Output that
+    // had escapes lately is searched for one first, to skip that scan.
+    let firstEscape = -1;
+    if (!this.escapes) {
+      const spans = this.scanner.find(buf, base, this.controls);
+      if (this.controls.first === -1) return spans;
+      firstEscape = buf.indexOf("\x1b", this.controls.first);
+      if (firstEscape === -1) return spans;
+    } else {
+      firstEscape = buf.indexOf("\x1b");
+      this.escapes = firstEscape !== -1;
+      if (firstEscape === -1) return this.scanner.find(buf, base, this.controls);
+    }
+    this.escapes = true;
     const map: number[] = [];
     let visible = "";
     let pos = 0;

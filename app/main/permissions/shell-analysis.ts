@@ -105,7 +105,7 @@ export function analyzeShell(source: string, where: ShellWhere): ShellScript {
   if (control) reasons.add(`contains a control character (${codePoint(control[0])}), which bash and the dialog may read differently`);
   const invisible = INVISIBLE.exec(source);
   if (invisible) reasons.add(`contains an invisible or direction-changing character (${codePoint(invisible[0])})`);
-  const lookAlike = /[\u0080-\uffff]/.exec(source.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, ""));
+  const lookAlike = /[\u0080-\uffff]/.test(source) ? /[\u0080-\uffff]/.exec(source.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, "")) : null;
   if (lookAlike) script.warnings.push(`Contains a character outside ASCII (${codePoint(lookAlike[0])}) outside quotes: it may look like another one.`);
 
   const root = parseShell(source);

@@ -108,6 +108,9 @@ export interface SyntaxNode {
   children: SyntaxNode[];
 }
 
+/** The children of every leaf: one frozen array rather than one each. */
+const NO_CHILDREN: SyntaxNode[] = Object.freeze([]) as unknown as SyntaxNode[];
+
 /** Nesting beyond this is refused (reported as a broken node) rather than walked. */
 const MAX_DEPTH = 200;
 
@@ -196,12 +199,14 @@ function walk(c: CursorReader): SyntaxNode {
       field: fieldNames[c.fieldId()] ?? null,
       start,
       end,
-      children: [],
+      children: NO_CHILDREN,
     };
     if (depth <= MAX_DEPTH && c.firstChild()) {
-      do node.children.push(copy(depth + 1));
+      const children: SyntaxNode[] = [];
+      do children.push(copy(depth + 1));
       while (c.nextSibling());
       c.parent();
+      node.children = children;
     }
     return node;
   };

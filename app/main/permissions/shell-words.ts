@@ -69,6 +69,9 @@ export function describeNode(node: SyntaxNode): string {
   return node.named ? node.type.replaceAll("_", " ") : `"${node.type}"`;
 }
 
+/** Characters that mean nothing special in an unquoted word (see `unquoted`). */
+const PLAIN_WORD = /^[^\\*?[$`()<>;&|]*$/;
+
 /** Unquoted text: backslash escapes, globs and tilde. */
 function unquoted(text: string, out: ShellWord, reasons: Set<string>, first: boolean): void {
   if (first && text.startsWith("~")) {
@@ -76,6 +79,11 @@ function unquoted(text: string, out: ShellWord, reasons: Set<string>, first: boo
     const user = slash === -1 ? text.slice(1) : text.slice(1, slash);
     if (user !== "") return fail(out, reasons, "uses ~user, which bash expands to that user's home folder");
     out.tilde = true;
+  }
+  // Most words have nothing to remove or flag: their text is their value.
+  if (PLAIN_WORD.test(text)) {
+    if (out.value !== null) out.value += text;
+    return;
   }
   let value = "";
   for (let i = 0; i < text.length; i++) {
