@@ -161,7 +161,7 @@ export class SecretStream {
     if (!this.ansi) return this.scanner.find(buf, base, this.controls);
     // An escape is a control character: text with none is scanned once, as it is. Output that
     // had escapes lately is searched for one first, to skip that scan.
-    let firstEscape = -1;
+    let firstEscape: number;
     if (!this.escapes) {
       const spans = this.scanner.find(buf, base, this.controls);
       if (this.controls.first === -1) return spans;
