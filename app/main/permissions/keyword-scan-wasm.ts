@@ -13,7 +13,9 @@
 //
 //   scan(in, len, state, out, outEnd, limit) -> hits
 //     first = last = -1
-//     for i in 0..len: state = mem32[TABLE + (state + CLASSES[mem8[in+i]]) * 4]
+//     (the table's cells and CLASSES are kept in bytes, times 4: no multiplication on the chain
+//     of dependent loads; hits and the final state go back in the automaton's units)
+//     for i in 0..len: state = mem32[TABLE + state + CLASSES[mem8[in+i]]]
 //                      if state < 0: state = -state - 1
 //                                    if state == 0: (first < 0: first = i); last = i     (a control character)
 //                                    elif FILTERS[state] == 0 or filter(in, i+1, limit, FILTERS[state]):
@@ -82,7 +84,7 @@ const name = (s: string) => [...leb(s.length), ...[...s].map((c) => c.charCodeAt
 
 /** Where things are in the module's memory (bytes 0..15 hold the last call's state, position and control positions). */
 interface Layout {
-  /** 256 bytes: each byte value's class in the table (0 past 127 but for control characters). */
+  /** 256 16-bit cells: each byte value's class in the table (0 past 127 but for control characters), times 4. */
   classes: number;
   /** 256 bytes: each byte value's BYTE_KINDS bits. */
   kinds: number;
@@ -106,18 +108,18 @@ function moduleBytes(pages: number, at: Layout): Uint8Array {
   const unit = (k: number, exitDepth: number) => {
     const pos = [...get(6), ...i32(k + 1), ...ADD]; // i + k + 1: after the character
     return [
-      ...get(2), ...get(11), ...load8(k), ...load8(at.classes), ...ADD, ...i32(2), ...SHL, 0x28, 2, ...leb(at.table), ...set(2), // state = table[state + class]
+      ...get(11), ...load8(k), ...i32(1), ...SHL, 0x2f, 1, ...leb(at.classes), ...get(2), ...ADD, 0x28, 2, ...leb(at.table), ...set(2), // state = table[class + state] (both in bytes)
       ...get(2), ...i32(0), ...LT_S, ...IF, // if state < 0
       ...i32(-1), ...get(2), ...SUB, ...set(2), //   state = -1 - state
       ...get(2), ...EQZ, ...IF, //   if state == 0: a control character at i + k
       ...get(9), ...i32(0), ...LT_S, ...IF, ...get(6), ...i32(k), ...ADD, ...set(9), ...END, //     if first < 0: first = i + k
       ...get(6), ...i32(k), ...ADD, ...set(10), //     last = i + k
       ...ELSE,
-      ...get(2), ...load8(at.filters), ...set(7), //     bits = filters[state]
+      ...get(2), ...i32(2), 0x76, ...load8(at.filters), ...set(7), //     bits = filters[state / 4]
       ...get(7), ...EQZ, 0x04, 0x7f, ...i32(1), ...ELSE, ...get(0), ...pos, ...get(5), ...get(7), ...CALL, 1, ...END, //     (bits == 0 or filter(in, i + k + 1, limit, bits))
       ...IF, //     if so: report
       ...get(8), ...pos, 0x36, 2, 0, //       store(o, i + k + 1)
-      ...get(8), ...i32(-1), ...get(2), ...SUB, 0x36, 2, 4, //       store(o + 4, -1 - state)
+      ...get(8), ...i32(-1), ...get(2), ...i32(2), 0x76, ...SUB, 0x36, 2, 4, //       store(o + 4, -1 - state / 4)
       ...get(8), ...i32(8), ...ADD, ...set(8), //       o += 8
       ...get(8), ...get(4), ...GE_U, ...IF, ...pos, ...set(6), ...BR, exitDepth, ...END, //       if o >= outEnd: i = i + k + 1, br $done
       ...END,
@@ -126,6 +128,7 @@ function moduleBytes(pages: number, at: Layout): Uint8Array {
     ];
   };
   const scan = [
+    ...get(2), ...i32(2), ...SHL, ...set(2), // the table's cells in bytes
     ...get(3), ...set(8),
     ...i32(-1), ...set(9), ...i32(-1), ...set(10),
     ...BLOCK, // $done
@@ -146,7 +149,7 @@ function moduleBytes(pages: number, at: Layout): Uint8Array {
     ...BR, 0,
     ...END,
     ...END,
-    ...i32(0), ...get(2), 0x36, 2, 0, // mem[0] = state
+    ...i32(0), ...get(2), ...i32(2), 0x76, 0x36, 2, 0, // mem[0] = state / 4
     ...i32(4), ...get(6), 0x36, 2, 0, // mem[4] = i
     ...i32(8), ...get(9), 0x36, 2, 0, // mem[8] = first
     ...i32(12), ...get(10), 0x36, 2, 0, // mem[12] = last
@@ -222,8 +225,8 @@ export function createWasmScanner(delta: Int32Array, classOf: Uint8Array, rowFil
   try {
     const WebAssembly = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
     if (!WebAssembly) return undefined;
-    const filters = 16 + 512;
-    const layout: Layout = { classes: 16, kinds: 16 + 256, filters, table: (filters + rowFilters.length + 3) & ~3 };
+    const filters = 16 + 512 + 256;
+    const layout: Layout = { classes: 16, kinds: 16 + 512, filters, table: (filters + rowFilters.length + 3) & ~3 };
     const inputBase = layout.table + delta.length * 4;
     const outBase = (inputBase + WASM_INPUT_CHARS + FILTER_LOOKAHEAD + 64 + 7) & ~7;
     const bytes = outBase + OUT_PAIRS * 8;
@@ -231,10 +234,12 @@ export function createWasmScanner(delta: Int32Array, classOf: Uint8Array, rowFil
     const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
     const instance = new WebAssembly.Instance(new WebAssembly.Module(moduleBytes(pages, layout)), { env: { memory } });
     const scanFn = instance.exports.scan as (input: number, len: number, state: number, out: number, outEnd: number, limit: number) => number;
-    new Int32Array(memory.buffer, layout.table, delta.length).set(delta);
+    // Cells and classes in bytes: the loop adds them and loads, with no multiplication between.
+    new Int32Array(memory.buffer, layout.table, delta.length).set(delta.map((v) => (v >= 0 ? v * 4 : -4 * (-v - 1) - 1)));
     const heap = Buffer.from(memory.buffer);
     const controlClass = classOf[27]!; // escape: no keyword has it (else this loop is not used)
-    for (let c = 0; c < 256; c++) heap[layout.classes + c] = c < 128 ? classOf[c]! : isControlByte(c) ? controlClass : 0;
+    const classes = new Uint16Array(memory.buffer, layout.classes, 256);
+    for (let c = 0; c < 256; c++) classes[c] = 4 * (c < 128 ? classOf[c]! : isControlByte(c) ? controlClass : 0);
     heap.set(BYTE_KINDS, layout.kinds);
     heap.set(rowFilters, layout.filters);
     const words = new Int32Array(memory.buffer);
