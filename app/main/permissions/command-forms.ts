@@ -127,8 +127,6 @@ function collect(words: (string | null)[], out: DenyForms, depth: number): void 
     if (INTERPRETERS.has(name) || name in RUNS_ARGUMENTS || name in PASS_THROUGH) out.unknown = true;
     return;
   }
-  // Most commands run nothing else.
-  if (!(SHELLS.has(name) || name === "su" || name === "script" || name === "eval" || name === "watch" || name === "find" || name in PASS_THROUGH || name in RUNS_ARGUMENTS)) return;
   const args = words.slice(1);
   const shellString = (text: string | null | undefined) => {
     if (text === null || text === undefined) return void (out.unknown = true);
