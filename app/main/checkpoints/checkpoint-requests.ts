@@ -1,24 +1,34 @@
 // The checkpoint requests of the IPC contract (checkpoints.list, .diff, .preview, .rewind), over
-// the checkpoint service, the rewinder and the sessions service. The conversation side of a
+// the checkpoint service, the rewinder and the sessions (through a port, RewindSessions: the
+// sessions service satisfies it, and app-services.ts passes it in). The conversation side of a
 // rewind lives here: "keep" adds a note to the transcript (the model is told the files were
 // restored), "fork" forks the session from before the message (a fork into a worktree moves the
 // new session to the worktree's folder, a new project). A rewind is refused while the session
 // runs. Errors reach the window as ServiceErrors with the store's or git's message.
-import type { CustomMessage } from "../../shared/agent-types.ts";
+import type { AgentMessage, CustomMessage } from "../../shared/agent-types.ts";
 import { CHECKPOINT_REWIND, type CheckpointList, type RewindInfo } from "../../shared/ipc/checkpoint-schemas.ts";
 import type { RequestParams, RequestResult, Session } from "../../shared/ipc/contract.ts";
 import { ServiceError } from "../../shared/errors.ts";
-import type { SessionsService } from "../sessions/sessions-service.ts";
-import type { CheckpointService } from "./checkpoint-service.ts";
+import type { CheckpointService, SessionSource } from "./checkpoint-service.ts";
 import { GitError } from "./git-runner.ts";
 import type { Rewinder } from "./rewinder.ts";
 import { CheckpointError } from "./shadow-repo.ts";
 
+/** What a rewind needs of the sessions: their transcripts, and the conversation side (note or fork). */
+export interface RewindSessions extends SessionSource {
+  isRunning(sessionId: number): boolean;
+  /** A new session forked from this one at `position` (as the sessions service forks). */
+  fork(sessionId: number, position: number): Session;
+  create(projectId: number): Promise<Session>;
+  moveToFolder(sessionId: number, folder: string): Session;
+  /** Adds an entry (shown in the transcript) to an idle session. */
+  addEntry(sessionId: number, entry: AgentMessage): Promise<void>;
+}
 
 export interface CheckpointRequestDeps {
   checkpoints: CheckpointService;
   rewinder: Rewinder;
-  sessions: SessionsService;
+  sessions: RewindSessions;
   /** Why checkpoints are unavailable (git missing…), or null. */
   unavailable: () => string | null;
   changed: (sessionId: number) => void;

@@ -19,7 +19,7 @@ import { Buffer } from "node:buffer";
 import { existsSync, mkdtempSync, renameSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AgentMessage } from "../../shared/agent-types.ts";
+import type { AgentMessage, AssistantMessage } from "../../shared/agent-types.ts";
 import { computePool, type ComputePool } from "../workers/compute-pool.ts";
 import { MAX_DIFF_FILE_BYTES } from "../tools/file-jobs.ts";
 import { CheckpointDb, type CheckpointKind, type CheckpointRow } from "./checkpoint-db.ts";
@@ -27,7 +27,7 @@ import { checkpointsDir, GitError, GitRunner } from "./git-runner.ts";
 import { displayPath, fromPathId, pathId, pathKey } from "./path-bytes.ts";
 import { CheckpointError, ShadowRepo, type Change, type ChangeStatus, type LargeFile } from "./shadow-repo.ts";
 import { attribute, turnsOf, type SessionLineage, type TurnInfo } from "./turns.ts";
-import type { TurnCheckpoints, TurnScope } from "./turn-hooks.ts";
+import { turnCheckpointKey, type TurnScope } from "./turn-hooks.ts";
 
 /** Files over this are recorded as changed but not stored (Settings can change it). */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -75,7 +75,7 @@ export interface CheckpointServiceOptions {
   gitCommand?: string;
 }
 
-export class CheckpointService implements TurnCheckpoints {
+export class CheckpointService {
   readonly db: CheckpointDb;
   readonly pool: ComputePool;
   readonly git: GitRunner;
@@ -111,6 +111,11 @@ export class CheckpointService implements TurnCheckpoints {
       this.#repos.set(projectId, repo);
     }
     return repo;
+  }
+
+  /** The checkpoint key of a turn (before `callName` runs), or null when it needs none (turn-hooks.ts). */
+  turnKey(sessionId: number, message: AssistantMessage, callName?: string): string | null {
+    return turnCheckpointKey(sessionId, message, callName);
   }
 
   /** Takes the project's first snapshot in the background if it has none. Never throws. */

@@ -17,7 +17,7 @@ import { Buffer } from "node:buffer";
 import { randomBytes } from "node:crypto";
 import { chmod, lstat, mkdir, open, rename, rmdir, symlink, unlink } from "node:fs/promises";
 import type { ComputePool } from "../workers/compute-pool.ts";
-import type { FileState } from "./checkpoint-jobs.ts";
+import type { FileState } from "../workers/file-state-jobs.ts";
 import { GitError } from "./git-runner.ts";
 import { displayPath } from "./path-bytes.ts";
 import { CheckpointError, type BlobReader } from "./shadow-repo.ts";

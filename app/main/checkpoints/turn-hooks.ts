@@ -1,7 +1,7 @@
-// What a running session calls to checkpoint its turns (LiveSession holds one): `prepare` when a
-// run starts (the project's first snapshot, in the background), `beforeTurn` awaited before the
-// first call of a turn that may change files runs, `afterTurn` when the turn ends (not awaited).
-// None of them rejects: a checkpoint that cannot be taken is reported, and the turn goes on.
+// Which turns take checkpoints, and under which key (pure; never throws). The checkpoint service
+// answers a running session through it: sessions declare what they need as a port of their own
+// (app/main/sessions/checkpoint-port.ts), which CheckpointService satisfies; app-services.ts
+// passes the service in.
 import type { AssistantMessage, ToolCall } from "../../shared/agent-types.ts";
 import { READ_ONLY_TOOLS, turnKey } from "./turns.ts";
 
@@ -9,12 +9,6 @@ export interface TurnScope {
   sessionId: number;
   projectId: number;
   projectDir: string;
-}
-
-export interface TurnCheckpoints {
-  prepare(scope: TurnScope): void;
-  beforeTurn(scope: TurnScope, key: string): Promise<unknown>;
-  afterTurn(scope: TurnScope, key: string): Promise<unknown>;
 }
 
 /**

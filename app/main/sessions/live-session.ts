@@ -18,7 +18,7 @@ import { ServiceError } from "../../shared/errors.ts";
 import { NOT_RUN_UNSAVED, STOPPED_UNSAVED, storageFailureMessage } from "./storage-failure.ts";
 import { createCodingTools, type CodingTools, type OutputRedactor } from "../tools/index.ts";
 import type { CommandSandbox } from "../sandbox/session-sandbox.ts";
-import { turnCheckpointKey, type TurnCheckpoints } from "../checkpoints/turn-hooks.ts";
+import type { TurnCheckpoints } from "./checkpoint-port.ts";
 import { compactTranscript } from "./compaction.ts";
 import { COMPACTION, COMPACTION_UNDO, compactionPolicy, contextTokens, modelView, needsCompaction, type CompactionDetails } from "./context.ts";
 import type { SessionToolSource } from "./session-tools.ts";
@@ -158,7 +158,7 @@ export class LiveSession {
           return { block: result.block, reason: result.reason };
         }
         // The turn's checkpoint is taken once, before its first call that may change files runs.
-        const key = turnCheckpointKey(this.sessionId, ctx.assistantMessage, ctx.toolCall.name);
+        const key = options.checkpoints?.turnKey(this.sessionId, ctx.assistantMessage, ctx.toolCall.name);
         if (key && options.checkpoints) await untilAborted(options.checkpoints.beforeTurn(this.scope, key), signal);
         return result && { block: result.block, reason: result.reason };
       },
@@ -441,7 +441,7 @@ export class LiveSession {
     }
     if (event.type === "message_start" && event.message.role === "user") this.options.onStateChange(this);
     if (event.type === "turn_end") {
-      const key = turnCheckpointKey(this.sessionId, event.message);
+      const key = this.options.checkpoints?.turnKey(this.sessionId, event.message);
       if (key) void this.options.checkpoints?.afterTurn(this.scope, key);
     }
     if (event.type === "agent_end") {

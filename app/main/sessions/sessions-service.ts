@@ -27,8 +27,7 @@ import { contextTokensOfTail } from "./context.ts";
 import { loadProjectInstructions } from "./system-prompt.ts";
 import { LiveSession, type SessionScope, type ToolHooks } from "./live-session.ts";
 import type { SessionToolSource } from "./session-tools.ts";
-import type { TurnCheckpoints } from "../checkpoints/turn-hooks.ts";
-import type { SessionLineage } from "../checkpoints/turns.ts";
+import type { SessionLineage, TurnCheckpoints } from "./checkpoint-port.ts";
 
 export interface PermissionsPort {
   hooks(scope: SessionScope): ToolHooks;
@@ -56,7 +55,7 @@ export interface SessionsServiceOptions {
   sandbox?: SandboxService;
   /** Tools besides the coding tools (MCP servers and tool_search); their base names are stored with each new session. */
   toolSource?: SessionToolSource;
-  /** Checkpoints of every turn that may change files (app/main/checkpoints). */
+  /** Checkpoints of every turn that may change files (a port: the checkpoint service satisfies it). */
   checkpoints?: TurnCheckpoints;
   /** A run ended (for "done" notifications while the window is hidden). */
   onRunEnd?: (session: Session | undefined, last: AssistantMessage | undefined) => void;

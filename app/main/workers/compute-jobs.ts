@@ -11,7 +11,7 @@ import {
   type FileStatesJobResult,
   runContentDiffJob,
   runFileStatesJob,
-} from "../checkpoints/checkpoint-jobs.ts";
+} from "./file-state-jobs.ts";
 import { type ProcessTreeJob, type ProcessTreeResult, runProcessTreeJob } from "../tools/process-tree-jobs.ts";
 
 export type ComputeJob = EditJob | FileDiffJob | GrepJob | FileStatesJob | ContentDiffJob | ProcessTreeJob;

@@ -1,5 +1,6 @@
-// The checkpoint work that may be large, run in a worker thread of the compute pool (never on the
-// main process; synchronous I/O is fine here for that reason):
+// The checkpoint store's work that may be large (app/main/checkpoints asks for it), run in a worker
+// thread of the compute pool (never on the main process; synchronous I/O is fine here for that
+// reason). It lives with the workers, below the services: a worker thread loads only this layer.
 // - runFileStatesJob: what each listed file of a folder is now, as git would store it: the blob id
 //   of a regular file (sha1 of "blob <size>\0" + content) or of a symbolic link (its target), or
 //   "absent", "other" (a folder, FIFO, socket, device: never opened), "large" (over maxBytes: not
