@@ -1,9 +1,10 @@
 // Checkpoints under hostile conditions: an editor writing a file all the time, thousands of files
 // with a node_modules folder, a data folder on a full disk (a real tmpfs; skipped where it cannot
 // be mounted), a damaged store that is set aside.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeWhen } from "../support/requirements.ts";
@@ -69,6 +70,28 @@ describe("checkpoints under pressure", () => {
     await rewinder.apply(session, (await rewinder.preview(session, session.sessionId, { position: asked })).previewId, { restore: [], destination: "project" });
     expect(snapshot(project)).toEqual(before);
     expect(existsSync(path.join(project, "node_modules/pkg1/added.js"))).toBe(true);
+  }, 60_000);
+
+  it("streams a first snapshot of many files into one pack, and lets status use the untracked cache", async () => {
+    const { project, data, session, cp } = setup();
+    for (let i = 0; i < 1200; i++) write(project, `src/d${i % 12}/f${i}.ts`, `export const x${i} = ${i};\n`);
+    const gitDir = path.join(data, "checkpoints", "projects", "1.git");
+    const git = (...args: string[]) => execFileSync("git", [`--git-dir=${gitDir}`, ...args], { encoding: "utf8" });
+    await session.turn([{ name: "bash" }], () => {
+      bash(project, "echo changed >> src/d1/f1.ts; mkdir src/d1/sub; echo new > src/d1/sub/n.ts; echo new > src/d2/n2.ts");
+    });
+    // A pack per storing process (two on two CPUs or more) holds the 1,200 blobs of the first
+    // snapshot; what is loose is a turn's few files and the trees and commits; no temporary index is left.
+    const packs = readdirSync(path.join(gitDir, "objects", "pack")).filter((f) => f.endsWith(".pack"));
+    expect(packs.length).toBe(availableParallelism() >= 2 ? 2 : 1);
+    expect(readdirSync(gitDir).filter((f) => f.startsWith("index."))).toEqual([]);
+    const loose = Number(/^count: (\d+)$/m.exec(git("count-objects", "-v"))![1]);
+    expect(loose).toBeLessThan(60);
+    expect(git("cat-file", "-p", "HEAD:src/d5/f5.ts")).toBe("export const x5 = 5;\n");
+    // The index carries the untracked cache (extension "UNTR"), which `status -uall` would never use.
+    expect(readFileSync(path.join(gitDir, "index")).includes(Buffer.from("UNTR"))).toBe(true);
+    const [turn] = await cp.sessionChanges(session, session.sessionId);
+    expect(turn!.files.map((f) => `${f.status} ${f.path}`).sort()).toEqual(["added src/d1/sub/n.ts", "added src/d2/n2.ts", "modified src/d1/f1.ts"]);
   }, 60_000);
 
   it("sets a damaged store aside with a notice and starts a new one", async () => {

@@ -1,0 +1,239 @@
+// The checkpoint store's git work, variant against variant, on one project; prints ONE JSON line.
+// Run with `npm run bench:checkpoint-git` (BENCH_FILES / BENCH_MB for a smaller project,
+// BENCH_VARIANTS to choose, e.g. "before,after,bulk-single"). It answers "which git settings and
+// which sequence of git calls" with figures, where bench:checkpoints measures the service as built.
+//
+// Each variant has a shadow repository of its own over the same project (20,000 files / 200 MB):
+// - first: a first snapshot into a new store (status, update-index of every file, write-tree,
+//   commit-tree), BENCH_FIRST_RUNS (3) times, variants alternated run after run;
+// - turn: after 10 files changed, the capture of a turn (status, update-index of what it listed,
+//   write-tree, commit-tree), BENCH_TURNS (15) times, variants alternated (their order swapped
+//   every turn), plus the bare `git status` of each variant and `git diff-files` (the smallest
+//   git call that still lstat()s every tracked file: the floor of any "what changed" without a
+//   file-system monitor, which Lathe must not run) for scale;
+// - growth: bytes the store grew by per checkpoint over the bytes of the changed files.
+// Wall times are medians and minima in ms; cpuMs is git's CPU time (user + system, from
+// /proc/self/stat of this process's finished children: 10 ms ticks, so averaged over the runs).
+// The variants:
+//   before: the store as it was (loose objects at zlib level 1, one update-index, `status -uall`,
+//           so the untracked cache is never used);
+//   after: what shadow-repo.ts does now (a first snapshot streamed into one pack by two
+//          update-index processes in parallel, the untracked cache used by status);
+//   loose0: `before` with loose objects stored uncompressed (core.looseCompression=0);
+//   bulk-single: `after` with one update-index process only.
+import { execFileSync } from "node:child_process";
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import path from "node:path";
+import { GitRunner } from "../app/main/checkpoints/git-runner.ts";
+import { joinNul } from "../app/main/checkpoints/path-bytes.ts";
+import { parseStatus } from "../app/main/checkpoints/shadow-repo.ts";
+
+const FILES = Number(process.env.BENCH_FILES ?? 20_000);
+const TOTAL_MB = Number(process.env.BENCH_MB ?? 200);
+const TURNS = Number(process.env.BENCH_TURNS ?? 15);
+const FIRST_RUNS = Number(process.env.BENCH_FIRST_RUNS ?? 3);
+const VARIANTS = (process.env.BENCH_VARIANTS ?? "before,after").split(",");
+const work = mkdtempSync(path.join(tmpdir(), "lathe-checkpoint-git-bench-"));
+const project = path.join(work, "project");
+const git = new GitRunner(path.join(work, "no-hooks"));
+
+interface Variant {
+  config: string;
+  statusArgs: string[];
+  /** update-index processes for a first snapshot; with more than one, objects go to packs. */
+  firstProcesses: number;
+  bulk: boolean;
+}
+
+const BASE_CONFIG = `[core]
+	repositoryformatversion = 0
+	filemode = true
+	bare = false
+	autocrlf = false
+	safecrlf = false
+	symlinks = true
+	untrackedCache = true
+	quotePath = false
+	logAllRefUpdates = false
+[index]
+	version = 4
+[gc]
+	auto = 0
+[user]
+	name = Lathe
+	email = checkpoints@lathe.invalid
+[commit]
+	gpgSign = false
+`;
+const LEVEL1 = "[core]\n\tlooseCompression = 1\n\tcompression = 1\n[pack]\n\tcompression = 1\n";
+const STATUS = ["status", "--porcelain=v2", "-z", "--no-renames", "--ignore-submodules=all"];
+const ALL: Record<string, Variant> = {
+  before: { config: BASE_CONFIG + LEVEL1, statusArgs: ["-uall"], firstProcesses: 1, bulk: false },
+  after: { config: `${BASE_CONFIG + LEVEL1}[status]\n\tshowUntrackedFiles = all\n`, statusArgs: [], firstProcesses: 2, bulk: true },
+  loose0: { config: `${BASE_CONFIG}[core]\n\tlooseCompression = 0\n\tcompression = 0\n`, statusArgs: ["-uall"], firstProcesses: 1, bulk: false },
+  "bulk-single": { config: `${BASE_CONFIG + LEVEL1}[status]\n\tshowUntrackedFiles = all\n`, statusArgs: [], firstProcesses: 1, bulk: true },
+};
+
+function fileName(i: number): string {
+  return path.join(project, `src${i % 50}`, `mod${Math.floor(i / 50) % 40}`, `file${i}.ts`);
+}
+
+function makeProject(): void {
+  const perFile = Math.floor((TOTAL_MB * 1024 * 1024) / FILES);
+  let seed = 7;
+  const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff).toString(36);
+  for (let i = 0; i < FILES; i++) {
+    mkdirSync(path.dirname(fileName(i)), { recursive: true });
+    const lines: string[] = [];
+    let size = 0;
+    while (size < perFile) {
+      const line = `export const v${size} = compute("${random()}", ${i}); // ${random()}`;
+      lines.push(line);
+      size += line.length + 1;
+    }
+    writeFileSync(fileName(i), lines.join("\n"));
+  }
+  mkdirSync(path.join(project, "node_modules", "dep"), { recursive: true });
+  for (let i = 0; i < 1000; i++) writeFileSync(path.join(project, "node_modules", "dep", `m${i}.js`), "module.exports = 1;\n".repeat(50));
+}
+
+function duSync(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    total += entry.isDirectory() ? duSync(full) : statSync(full).size;
+  }
+  return total;
+}
+
+function childCpuMs(): number {
+  const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[13]) + Number(fields[14])) * 10;
+}
+
+function newStore(name: string, variant: Variant): string {
+  const gitDir = path.join(work, name);
+  rmSync(gitDir, { recursive: true, force: true });
+  mkdirSync(path.join(gitDir, "objects", "info"), { recursive: true });
+  mkdirSync(path.join(gitDir, "refs", "heads"), { recursive: true });
+  mkdirSync(path.join(gitDir, "info"), { recursive: true });
+  writeFileSync(path.join(gitDir, "HEAD"), "ref: refs/heads/checkpoints\n");
+  writeFileSync(path.join(gitDir, "config"), variant.config);
+  writeFileSync(path.join(gitDir, "info", "exclude"), "node_modules/\n");
+  writeFileSync(path.join(gitDir, "info", "attributes"), "* -text -eol -filter -ident -working-tree-encoding\n");
+  return gitDir;
+}
+
+const run = (gitDir: string, args: string[], options: { input?: Buffer; env?: Record<string, string> } = {}) =>
+  git.run(args, { ...options, timeoutMs: 900_000, globalArgs: [`--git-dir=${gitDir}`, `--work-tree=${project}`] });
+
+/** One capture as the variant takes it; returns the number of paths it stored. */
+async function capture(gitDir: string, variant: Variant): Promise<number> {
+  const status = await run(gitDir, [...STATUS, ...variant.statusArgs]);
+  const paths = [...parseStatus(status.stdout).values()].map((c) => c.path);
+  const headText = readFileSync(path.join(gitDir, "HEAD"), "utf8").trim();
+  const head = /^[0-9a-f]{40}$/.test(headText) ? headText : null;
+  const bulk = variant.bulk && !head ? ["-c", "core.bigFileThreshold=1"] : [];
+  const add = ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"];
+  if (!head && variant.firstProcesses > 1) {
+    // Half of the files hashed and stored by a second process into an index thrown away; the main
+    // index then adds them again (hashing only: the objects exist).
+    const half = paths.slice(Math.ceil(paths.length / 2));
+    const temp = path.join(gitDir, "index.bench-half");
+    await Promise.all([
+      run(gitDir, [...bulk, ...add], { input: joinNul(paths.slice(0, Math.ceil(paths.length / 2))) }),
+      run(gitDir, [...bulk, ...add], { input: joinNul(half), env: { GIT_INDEX_FILE: temp } }),
+    ]);
+    rmSync(temp, { force: true });
+    await run(gitDir, add, { input: joinNul(half) });
+  } else if (paths.length > 0) {
+    await run(gitDir, [...bulk, ...add], { input: joinNul(paths) });
+  }
+  const tree = (await run(gitDir, ["write-tree"])).stdout.toString("utf8").trim();
+  const commit = (await run(gitDir, ["commit-tree", tree, "-m", "bench", ...(head ? ["-p", head] : [])])).stdout.toString("utf8").trim();
+  writeFileSync(path.join(gitDir, "HEAD"), `${commit}\n`);
+  return paths.length;
+}
+
+const stats = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { medianMs: Math.round(sorted[Math.floor(sorted.length / 2)]! * 10) / 10, minMs: Math.round(sorted[0]! * 10) / 10 };
+};
+
+async function timed<T>(action: () => Promise<T>): Promise<{ ms: number; cpuMs: number; value: T }> {
+  const cpu = childCpuMs();
+  const started = performance.now();
+  const value = await action();
+  return { ms: performance.now() - started, cpuMs: childCpuMs() - cpu, value };
+}
+
+async function main() {
+  for (const name of VARIANTS) if (!ALL[name]) throw new Error(`unknown variant ${name}: one of ${Object.keys(ALL).join(", ")}`);
+  const load = [loadavg()[0]!];
+  makeProject();
+  execFileSync("sync");
+  const first: Record<string, { ms: number[]; cpu: number[]; storeBytes: number }> = {};
+  const turn: Record<string, { ms: number[]; cpu: number[]; statusMs: number[]; statusCpu: number[]; growth: number[] }> = {};
+  for (const name of VARIANTS) {
+    first[name] = { ms: [], cpu: [], storeBytes: 0 };
+    turn[name] = { ms: [], cpu: [], statusMs: [], statusCpu: [], growth: [] };
+  }
+  for (let r = 0; r < FIRST_RUNS; r++) {
+    const order = r % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
+    for (const name of order) {
+      const gitDir = newStore(`${name}.git`, ALL[name]!);
+      const result = await timed(() => capture(gitDir, ALL[name]!));
+      if (result.value !== FILES) throw new Error(`${name}: the first snapshot stored ${result.value} files, not ${FILES}`);
+      first[name]!.ms.push(result.ms);
+      first[name]!.cpu.push(result.cpuMs);
+      first[name]!.storeBytes = duSync(path.join(gitDir, "objects"));
+    }
+  }
+  const floor = { ms: [] as number[], cpu: [] as number[] };
+  for (let t = 0; t < TURNS; t++) {
+    let changedBytes = 0;
+    for (let k = 0; k < 10; k++) {
+      const file = fileName((t * 997 + k * 131) % FILES);
+      appendFileSync(file, `\n// turn ${t} change ${k}\n`);
+      changedBytes += statSync(file).size;
+    }
+    const order = t % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
+    for (const name of order) {
+      const gitDir = path.join(work, `${name}.git`);
+      const variant = ALL[name]!;
+      const status = await timed(() => run(gitDir, [...STATUS, ...variant.statusArgs]));
+      turn[name]!.statusMs.push(status.ms);
+      turn[name]!.statusCpu.push(status.cpuMs);
+      const before = duSync(path.join(gitDir, "objects"));
+      const result = await timed(() => capture(gitDir, variant));
+      if (result.value !== 10) throw new Error(`${name}: a turn's capture stored ${result.value} files, not 10`);
+      turn[name]!.ms.push(result.ms);
+      turn[name]!.cpu.push(result.cpuMs);
+      turn[name]!.growth.push((duSync(path.join(gitDir, "objects")) - before) / changedBytes);
+    }
+    const diffFiles = await timed(() => run(path.join(work, `${VARIANTS[0]}.git`), ["diff-files", "--name-only", "-z"]));
+    floor.ms.push(diffFiles.ms);
+    floor.cpu.push(diffFiles.cpuMs);
+  }
+  load.push(loadavg()[0]!);
+  const mean = (values: number[]) => Math.round(values.reduce((a, b) => a + b, 0) / values.length);
+  const out: Record<string, unknown> = { files: FILES, projectMB: TOTAL_MB };
+  for (const name of VARIANTS) {
+    out[name] = {
+      first: { ...stats(first[name]!.ms), cpuMs: mean(first[name]!.cpu), storeMB: Math.round(first[name]!.storeBytes / 1e5) / 10 },
+      turn: { ...stats(turn[name]!.ms), cpuMs: mean(turn[name]!.cpu), growthPerChangedByte: Math.round([...turn[name]!.growth].sort((a, b) => a - b)[Math.floor(TURNS / 2)]! * 1000) / 1000 },
+      status: { ...stats(turn[name]!.statusMs), cpuMs: mean(turn[name]!.statusCpu) },
+    };
+  }
+  out.diffFilesFloor = { ...stats(floor.ms), cpuMs: mean(floor.cpu) };
+  out.loadAverage = load.map((l) => Math.round(l * 10) / 10);
+  out.runs = { first: FIRST_RUNS, turns: TURNS };
+  console.log(JSON.stringify(out));
+}
+
+try {
+  await main();
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
