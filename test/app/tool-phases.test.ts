@@ -1,7 +1,7 @@
 // What the session says about a tool call beyond the loop's events (tool_call_phase): when its
 // execute began (so a card's timer counts the run, not the wait for an answer), and whether it was
 // stopped: by the run's Stop or by the person's Interrupt. Also in a snapshot taken mid-run, and in
-// the stored event log a reopened session reads.
+// the stored tool call a reopened session reads.
 import { afterEach, describe, expect, it } from "vitest";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
 
@@ -36,9 +36,10 @@ describe("tool call phases", () => {
     await h.call("sessions.abort", { sessionId });
     await h.waitFor(() => ended(h, sessionId), "the run to end");
     expect(phases(h, sessionId)).toEqual(["executing", "stopped:Stopped with the run."]);
-    // The stored log keeps them, for a reopened session.
-    const stored = h.services.store.openSession(sessionId)!;
-    expect(stored.events.filter((e) => e.event.type === "tool_call_phase").map((e) => (e.event as { phase: string }).phase)).toEqual(["executing", "stopped"]);
+    // The store keeps them with the call, for a reopened session.
+    await h.waitFor(() => h.services.store.openSession(sessionId)!.toolCalls.some((t) => t.outcome !== null), "the call's outcome to be stored");
+    const stored = h.services.store.openSession(sessionId)!.toolCalls.find((t) => t.toolCallId === "long")!;
+    expect(stored).toMatchObject({ outcome: "stopped", reason: "Stopped with the run.", executingAt: tool.executingAt });
   });
 
   it("a command the person interrupts ends as stopped, saying so", async () => {

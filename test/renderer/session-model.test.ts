@@ -82,8 +82,8 @@ describe("session model", () => {
 
   test("a stored session takes its timings from the stored call times and folds results into cards", () => {
     const toolCalls = [
-      { toolCallId: "a", startedAt: 1000, endedAt: null, isError: null },
-      { toolCallId: "b", startedAt: 1001, endedAt: 1200, isError: false },
+      { toolCallId: "a", startedAt: 1000, executingAt: 1000, endedAt: null, isError: null, outcome: null, reason: null },
+      { toolCallId: "b", startedAt: 1001, executingAt: 1001, endedAt: 1200, isError: false, outcome: "done" as const, reason: null },
     ];
     const page = (messages: AgentMessage[]) => ({ first: 0, messages, toolCalls, outputs: [] });
     const m = modelFromStored(page([user, calls, result("b", "read", "ok")]));
@@ -96,7 +96,7 @@ describe("session model", () => {
 
   test("a window of a longer session: positions from its first message, older pages in front, results waiting for their call", () => {
     const all: AgentMessage[] = [user, calls, result("a", "bash", "x"), result("b", "read", "y"), { ...user, content: "again", timestamp: 9 }];
-    const times = [{ toolCallId: "a", startedAt: 10, endedAt: 20, isError: false }];
+    const times = [{ toolCallId: "a", startedAt: 10, executingAt: 10, endedAt: 20, isError: false, outcome: "done" as const, reason: null }];
     // The newest page starts at the results: their call is on the page before, so they have no row yet.
     let m = modelFromStored({ first: 2, messages: all.slice(2), toolCalls: times, outputs: [{ toolCallId: "a" }], total: 5, compactions: [] });
     expect(m.items.map((i) => i.key)).toEqual(["m4"]);

@@ -57,17 +57,18 @@ describe("tool card states", () => {
     expect(m.tools.get("a")).toMatchObject({ status: "stopped", outcomeReason: "The run was stopped.", startedAt: 10, endedAt: 50 });
   });
 
-  test("a stored page times its calls from their stored start and end", () => {
+  test("a stored page times its calls from their stored start, execute start and end", () => {
     const stored = modelFromStored({
       first: 0,
       messages: [calls, result("b", "read", "ok", false)],
       toolCalls: [
-        { toolCallId: "a", startedAt: 90, endedAt: null, isError: null },
-        { toolCallId: "b", startedAt: 100, endedAt: 180, isError: false },
+        { toolCallId: "a", startedAt: 90, executingAt: null, endedAt: null, isError: null, outcome: null, reason: null },
+        { toolCallId: "b", startedAt: 100, executingAt: 140, endedAt: 180, isError: false, outcome: "done", reason: null },
       ],
       outputs: [],
     });
-    expect(stored.tools.get("b")).toMatchObject({ status: "done", queuedAt: 100, startedAt: 100, endedAt: 180 });
+    // Waiting 100..140, running 140..180: as the live card showed it.
+    expect(stored.tools.get("b")).toMatchObject({ status: "done", queuedAt: 100, startedAt: 140, endedAt: 180 });
     // A call that never ended in a run that is over was cut off.
     expect(stored.tools.get("a")?.status).toBe("error");
   });

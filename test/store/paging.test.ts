@@ -203,8 +203,8 @@ describe("upgrading a version-5 database", () => {
         expect(opened.messages).toEqual(messages);
         expect(opened.events.map((e) => e.event)).toEqual([{ type: "provider_retry", retry: { attempt: 1, maxAttempts: 5, delayMs: 10, error: "overloaded" } }]);
         expect(opened.toolCalls).toEqual([
-          { toolCallId: "t1", startedAt: 103, endedAt: 107, isError: false },
-          { toolCallId: "t2", startedAt: 104, endedAt: 106, isError: true },
+          { toolCallId: "t1", startedAt: 103, executingAt: 103, endedAt: 107, isError: false, outcome: "done", reason: null },
+          { toolCallId: "t2", startedAt: 104, executingAt: 104, endedAt: 106, isError: true, outcome: "failed", reason: null },
         ]);
         const page = upgraded.openPage(1, { limit: 2 })!;
         expect(page.activeToolNames).toEqual(["read", "web_fetch"]);

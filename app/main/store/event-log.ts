@@ -6,10 +6,11 @@
 //   the stored messages, and a run's start and end are in the runs table;
 // - tool_execution_start/end are kept as times per call (tool-calls.ts), not as rows here; their
 //   arguments and results are in the assistant and tool-result messages; tool_execution_update
-//   (streaming progress) goes to the call's terminal log (output-logs.ts);
+//   (streaming progress) goes to the call's terminal log (output-logs.ts); the session's
+//   tool_call_phase (execute start, denial, stop) is kept with the call's times too;
 // - everything else (provider_retry, and any event type this version does not know) is logged
 //   with its payload, in emission order, with the time the recorder received it.
-// Databases from before version 6 had the other rows too; the upgrade removed them.
+// Databases from before version 6 (7 for tool_call_phase) had the other rows too; the upgrade removed them.
 // Encoding never throws.
 import type { Database } from "better-sqlite3";
 import type { SessionEvent } from "../../shared/agent-types.ts";
@@ -32,6 +33,7 @@ const NOT_LOGGED = new Set<string>([
   "tool_execution_start",
   "tool_execution_update",
   "tool_execution_end",
+  "tool_call_phase",
 ]);
 
 /** Null for events that are not logged (see the header). */

@@ -251,6 +251,37 @@ DELETE FROM events WHERE type IN ('agent_start', 'agent_end', 'turn_start', 'tur
   'tool_execution_start', 'tool_execution_end');
 `;
 
+// Version 7: a reopened session shows each call as the live view did (issue 17). tool_calls gains
+// when the call's execute began (the wait for an answer and the run are apart), its outcome
+// (done, failed, denied, stopped) and the reason of a denial or a stop. Older databases logged the
+// session's tool_call_phase events in the event log: they are moved here (the latest of each
+// kind per call), the outcome of the other ended calls follows is_error, and the rows are removed.
+// Sessions recorded before the phases existed have no execute start: their ended calls count as
+// executing from their start (what those versions showed).
+const V7_TOOL_OUTCOMES = `
+ALTER TABLE tool_calls ADD COLUMN executing_at INTEGER;
+ALTER TABLE tool_calls ADD COLUMN outcome TEXT CHECK (outcome IN ('done', 'failed', 'denied', 'stopped'));
+ALTER TABLE tool_calls ADD COLUMN reason TEXT;
+CREATE TEMP TABLE phases AS
+  SELECT r.session_id AS session_id, json_extract(e.data, '$.toolCallId') AS tool_call_id, json_extract(e.data, '$.phase') AS phase,
+         CASE WHEN json_type(e.data, '$.reason') = 'text' THEN json_extract(e.data, '$.reason') END AS reason, e.at AS at, r.id AS run_id, e.seq AS seq
+    FROM events e JOIN runs r ON r.id = e.run_id
+   WHERE e.type = 'tool_call_phase' AND json_type(e.data, '$.toolCallId') = 'text' AND json_extract(e.data, '$.phase') IN ('executing', 'denied', 'stopped');
+INSERT INTO tool_calls (session_id, tool_call_id, executing_at)
+  SELECT session_id, tool_call_id, max(at) FROM phases WHERE phase = 'executing' GROUP BY 1, 2
+  ON CONFLICT (session_id, tool_call_id) DO UPDATE SET executing_at = excluded.executing_at;
+INSERT INTO tool_calls (session_id, tool_call_id, outcome, reason)
+  SELECT p.session_id, p.tool_call_id, p.phase, p.reason FROM phases p
+   WHERE p.phase <> 'executing' AND NOT EXISTS (SELECT 1 FROM phases q WHERE q.session_id = p.session_id AND q.tool_call_id = p.tool_call_id
+     AND q.phase <> 'executing' AND (q.run_id > p.run_id OR (q.run_id = p.run_id AND q.seq > p.seq)))
+  ON CONFLICT (session_id, tool_call_id) DO UPDATE SET outcome = excluded.outcome, reason = excluded.reason;
+UPDATE tool_calls SET outcome = CASE WHEN is_error THEN 'failed' ELSE 'done' END WHERE outcome IS NULL AND ended_at IS NOT NULL;
+UPDATE tool_calls SET executing_at = started_at
+ WHERE executing_at IS NULL AND outcome IN ('done', 'failed') AND session_id NOT IN (SELECT session_id FROM phases);
+DROP TABLE phases;
+DELETE FROM events WHERE type = 'tool_call_phase';
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: "projects, sessions, messages, runs, events, settings", up: (db) => db.exec(V1_SCHEMA) },
   { version: 2, description: "full-text search over message text", up: (db) => db.exec(V2_SEARCH) },
@@ -258,6 +289,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, description: "fewer pages per append: search watermark, one session list index", up: (db) => db.exec(V4_APPEND_PAGES) },
   { version: 5, description: "soft delete, terminal logs of tool calls", up: (db) => db.exec(V5_SOFT_DELETE_AND_TOOL_OUTPUT) },
   { version: 6, description: "paged open: message marks, tool call times, no event rows repeating messages", up: (db) => db.exec(V6_PAGED_OPEN) },
+  { version: 7, description: "tool call outcomes: execute start, done/failed/denied/stopped with the reason", up: (db) => db.exec(V7_TOOL_OUTCOMES) },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -6,7 +6,7 @@
 // message_end, the message survives a kill -9 (not a power cut: the OS may still lose the last
 // commits then, never corrupting the file); only the message still streaming is lost. A commit
 // writes the message row alone: the session's counters follow a few milliseconds later
-// (recorder-counters.ts; see bench/store.bench.ts: appendCpuUs). Tool call start and end times (tool-calls.ts) and the few logged events
+// (recorder-counters.ts; see bench/store.bench.ts: appendCpuUs). Tool call times and outcomes (tool-calls.ts) and the few logged events
 // (event-log.ts) are batched in memory and committed by a short timer (at most
 // `maxEventsPerFlush` per transaction, the rest on the next macrotask) or with the next message,
 // so a crash loses at most the last few milliseconds of them, never a message.
@@ -29,7 +29,7 @@ import type { AgentMessage, SessionEvent } from "../../shared/agent-types.ts";
 import { StoreError, toStoreError } from "./errors.ts";
 import { encodeEvent } from "./event-log.ts";
 import { RecorderCounters } from "./recorder-counters.ts";
-import { recordToolEnd, recordToolStart } from "./tool-calls.ts";
+import { recordToolEnd, recordToolPhase, recordToolStart } from "./tool-calls.ts";
 import { statement } from "./sql.ts";
 import { OutputLogs } from "./output-logs.ts";
 import type { TerminalLog } from "./terminal-log.ts";
@@ -61,7 +61,8 @@ interface RunHandle {
 type EventRow =
   | { kind: "event"; seq: number; at: number; type: string; data: string }
   | { kind: "tool-start"; toolCallId: string; at: number }
-  | { kind: "tool-end"; toolCallId: string; at: number; isError: boolean };
+  | { kind: "tool-end"; toolCallId: string; at: number; isError: boolean }
+  | { kind: "tool-phase"; toolCallId: string; at: number; phase: "executing" | "denied" | "stopped"; reason: string | null };
 
 type Unit =
   | { kind: "run-start"; run: RunHandle; at: number }
@@ -250,6 +251,9 @@ export class SessionRecorder {
         if (this.#outputs.has(event.toolCallId)) this.#flushOutputs();
         this.#add({ kind: "tool-end", toolCallId: event.toolCallId, at, isError: event.isError });
         return;
+      case "tool_call_phase":
+        this.#add({ kind: "tool-phase", toolCallId: event.toolCallId, at, phase: event.phase, reason: event.reason ?? null });
+        return;
     }
     const encoded = encodeEvent(event);
     if (encoded) this.#add({ kind: "event", seq: this.#seq++, at, type: encoded.type, data: encoded.data });
@@ -291,6 +295,7 @@ export class SessionRecorder {
     for (const row of unit.rows) {
       if (row.kind === "event") statement(db, "INSERT INTO events (run_id, seq, at, type, data) VALUES (?, ?, ?, ?, ?)").run(runId, row.seq, row.at, row.type, row.data);
       else if (row.kind === "tool-start") recordToolStart(db, this.sessionId, row.toolCallId, row.at);
+      else if (row.kind === "tool-phase") recordToolPhase(db, this.sessionId, row.toolCallId, row.phase, row.reason, row.at);
       else recordToolEnd(db, this.sessionId, row.toolCallId, row.at, row.isError);
     }
     if (unit.kind === "message") {
@@ -406,7 +411,7 @@ export class SessionRecorder {
 }
 
 function rowBytes(row: EventRow): number {
-  return (row.kind === "event" ? row.data.length : row.toolCallId.length) + 64;
+  return (row.kind === "event" ? row.data.length : row.toolCallId.length + (row.kind === "tool-phase" ? (row.reason?.length ?? 0) : 0)) + 64;
 }
 
 function describe(unit: Unit): string {

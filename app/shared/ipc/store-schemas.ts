@@ -56,8 +56,11 @@ export const SearchResultSchema = Type.Object({
 export const ToolCallTimeSchema = Type.Object({
   toolCallId: Type.String(),
   startedAt: Nullable(Type.Number()),
+  executingAt: Nullable(Type.Number()),
   endedAt: Nullable(Type.Number()),
   isError: Nullable(Type.Boolean()),
+  outcome: Nullable(Type.Union([Type.Literal("done"), Type.Literal("failed"), Type.Literal("denied"), Type.Literal("stopped")])),
+  reason: Nullable(Type.String()),
 });
 
 const ToolOutputInfoSchema = Type.Object({ toolCallId: Type.String(), totalChars: Type.Integer() });

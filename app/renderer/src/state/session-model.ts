@@ -12,7 +12,8 @@
 // tool_execution_start (validation, the permission question, the batch), "running" from the
 // session's tool_call_phase "executing" (so a card's timer counts the run, not the wait), then
 // "done" or "error", or "denied" / "stopped" as the session says (with the reason). Stored pages
-// carry only each call's start and end, so a reopened session times a call from its start.
+// carry each call's start, execute start, end and outcome (applyToolTimes), so a reopened session
+// shows what the live one showed.
 // Thinking blocks get their start and end as seen live ("Thinking… 4 s", "Thought for 12 s").
 // Usage of answers ended since the session info was read is summed in `liveUsage` (the sync
 // layer resets it with fresh info).
@@ -35,13 +36,20 @@ export interface CompactionMark {
   message: CustomMessage;
 }
 
-/** When a stored tool call started and ended. */
+/** What became of a stored tool call and when (the store's tool_calls row). */
 export interface ToolTime {
   toolCallId: string;
+  /** tool_execution_start: its wait (preparation, the permission question) began. */
   startedAt: number | null;
+  /** Its execute began; null when it never ran. */
+  executingAt: number | null;
   endedAt: number | null;
   isError: boolean | null;
+  outcome: "done" | "failed" | "denied" | "stopped" | null;
+  reason: string | null;
 }
+
+const STATUS_OF_OUTCOME = { done: "done", failed: "error", denied: "denied", stopped: "stopped" } as const satisfies Record<NonNullable<ToolTime["outcome"]>, ToolStatus>;
 
 /** A page of stored messages from position `first`, as sessions.open and sessions.page return it. */
 export interface StoredPage {
@@ -236,14 +244,30 @@ function isCompactionEntry(message: CustomMessage): boolean {
   return message.customType === "compaction" || message.customType === "compaction_undo";
 }
 
-/** Cards' times from a page's stored tool call times (only where a card has none yet). */
+/**
+ * Cards' states and times from a page's stored tool calls (only where a card has none yet): the
+ * outcome as the live view showed it (a denial with its reason, a stop), waiting from the call's
+ * start to its execute, running from its execute to its end.
+ */
 export function applyToolTimes(tools: Map<string, ToolCardState>, times: readonly ToolTime[]): void {
   for (const t of times) {
     const card = tools.get(t.toolCallId);
-    if (card && card.startedAt !== null) continue;
+    if (card && (card.startedAt !== null || card.queuedAt !== null)) continue;
     const base = card ?? newCard(t.toolCallId, "", {}, null);
-    const status: ToolStatus = t.endedAt !== null ? (t.isError ? "error" : "done") : t.startedAt !== null ? "running" : base.status;
-    tools.set(t.toolCallId, { ...base, status: base.result ? base.status : status, queuedAt: t.startedAt, startedAt: t.startedAt, endedAt: t.endedAt });
+    const status: ToolStatus =
+      t.outcome !== null ? STATUS_OF_OUTCOME[t.outcome]
+      : t.endedAt !== null ? (t.isError ? "error" : "done")
+      : t.executingAt !== null ? "running"
+      : t.startedAt !== null ? "queued"
+      : base.status;
+    tools.set(t.toolCallId, {
+      ...base,
+      status: base.result ? base.status : status,
+      queuedAt: t.startedAt,
+      startedAt: t.executingAt,
+      endedAt: t.endedAt,
+      ...(t.reason !== null ? { outcomeReason: t.reason } : {}),
+    });
   }
 }
 

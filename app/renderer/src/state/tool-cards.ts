@@ -7,7 +7,7 @@
 //   phase stopped      → "stopped" with the reason (before, while or after the call ended)
 //   update             → output; a call never marked executing is running from its first update
 //   end                → "done" or "error", unless denied or stopped
-// Stored pages carry each call's start and end only (session-model.ts: applyToolTimes).
+// Stored pages carry each call's times and outcome (session-model.ts: applyToolTimes).
 import type { WireAgentEvent } from "../../../shared/ipc/agent-schemas";
 import type { LiveTool } from "../../../shared/ipc/contract";
 
@@ -29,7 +29,7 @@ export interface ToolCardState {
   status: ToolStatus;
   /** When the loop started preparing it (tool_execution_start). */
   queuedAt: number | null;
-  /** When its execute began (for stored pages and logs from before tool_call_phase: when it started). */
+  /** When its execute began (null when it never ran). */
   startedAt: number | null;
   endedAt: number | null;
   /** Why it was denied or stopped. */
