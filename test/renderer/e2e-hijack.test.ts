@@ -4,12 +4,13 @@
 // provider at itself, switch to full auto, open a project, prompt). It fails at the first step:
 // its WebSocket is never opened, and nothing on the host changes.
 import { createServer, type Server } from "node:http";
+import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { chromiumMissing } from "../support/browser.ts";
 import { describeWhen } from "../support/requirements.ts";
-import { call, sessionHelpers, startE2e, type E2e } from "./support/e2e-harness.ts";
+import { call, sessionHelpers, shots, startE2e, type E2e } from "./support/e2e-harness.ts";
 import { MODEL_ID } from "./support/fake-model.ts";
 
 let e2e: E2e;
@@ -88,6 +89,11 @@ describeWhen(chromiumMissing(), "the host's origin", () => {
     const other = await context.newPage();
     await other.goto(`${host.origin}/`);
     await other.getByRole("status").filter({ hasText: "The host refused this page" }).waitFor({ timeout: 15_000 });
+    // Said once, by the banner: neither the sidebar nor Home repeat it (their loads failed with it in the same task).
+    await other.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    expect(await other.getByText(/refused/i).count()).toBe(1);
+    expect(await other.getByRole("complementary", { name: "Sidebar" }).innerText()).not.toMatch(/refused|could not load|no projects yet/i);
+    await other.screenshot({ path: join(shots, "shell", "refused-new-tab.png") });
     await other.close();
   }, 60_000);
 

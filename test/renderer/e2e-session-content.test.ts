@@ -39,6 +39,9 @@ const brain: Brain = (user, results) => {
   if (user.includes("short output")) return once({ calls: [{ name: "bash", args: { command: "echo done-4" } }] }, "Short done.");
   if (user.includes("fix math")) return once({ calls: [{ name: "edit", args: { path: "math.js", edits: [{ oldText: "return a - b;", newText: "return a + b;" }] } }] }, "Math fixed.");
   if (user.includes("think")) return { thinking: THOUGHTS, text: "Thought it through." };
+  if (user.includes("refuse this edit")) return once({ calls: [{ name: "edit", args: { path: "slow.js", edits: [{ oldText: "let x = 1;", newText: "let x = 3;" }] } }] }, "Not edited.");
+  // The turn's last answer comes after a pause: a click on the card lands while it is on its way.
+  if (user.includes("edit slowly")) return results.length === 0 ? { calls: [{ name: "edit", args: { path: "slow.js", edits: [{ oldText: "let x = 1;", newText: "let x = 2;" }] } }] } : { text: "Edited slowly.", pauseMs: 4000 };
   return { text: `Answer to: ${user.slice(0, 60)}` };
 };
 
@@ -191,6 +194,38 @@ describeWhen(chromiumMissing(), "session content end to end", () => {
     await edit.locator(".card-head").click();
     await edit.getByRole("group", { name: "Changes to math.js" }).waitFor();
   }, 60_000);
+
+  test("a card keeps the person's open/closed choice through its state changes and the turn's last answer, and is never remounted", async () => {
+    writeFileSync(join(e2e.project, "slow.js"), "let x = 1;\n");
+    const cardHead = (c: ReturnType<typeof card>) => c.locator(".card-head");
+    // Opened while it waits for an answer (closed by default), then denied (open by default): it stays open.
+    await h.send("refuse this edit");
+    await h.permission().waitFor({ timeout: 15_000 });
+    const refused = card("slow.js").last();
+    expect(await cardHead(refused).getAttribute("aria-expanded")).toBe("false");
+    await cardHead(refused).click();
+    expect(await cardHead(refused).getAttribute("aria-expanded")).toBe("true");
+    await h.answer("n");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => refused.getAttribute("data-status"), { timeout: 15_000 }).toBe("denied");
+    await h.idle();
+    expect(await cardHead(refused).getAttribute("aria-expanded")).toBe("true");
+
+    // Opened after it ran, while the turn's last answer is on its way: the stored result and the
+    // answer replace the live ones without remounting the card, and the click holds.
+    await h.send("edit slowly");
+    await h.answer("y");
+    const edited = card("slow.js").last();
+    await expect.poll(() => edited.getAttribute("data-status"), { timeout: 15_000 }).toBe("done");
+    await edited.evaluate((el) => el.setAttribute("data-test-mark", "same-element"));
+    expect(await cardHead(edited).getAttribute("aria-expanded")).toBe("false");
+    await cardHead(edited).click();
+    await page.getByText("Edited slowly.").waitFor({ timeout: 20_000 });
+    await h.idle();
+    expect(await edited.getAttribute("data-test-mark")).toBe("same-element");
+    expect(await cardHead(edited).getAttribute("aria-expanded")).toBe("true");
+    await edited.getByRole("group", { name: "Changes to slow.js" }).waitFor();
+  }, 90_000);
 
   test("thinking streams open with a running duration, then collapses; tokens count up during the turn", async () => {
     const before = await page.locator(".statusbar .usage").innerText();

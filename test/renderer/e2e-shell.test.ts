@@ -8,6 +8,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
+import type { Session } from "../../app/shared/ipc/contract.ts";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { chromiumMissing } from "../support/browser.ts";
 import { describeWhen } from "../support/requirements.ts";
@@ -171,6 +172,26 @@ describeWhen(chromiumMissing(), "app shell end to end", () => {
     await page.getByLabel("Session title").fill("Not this");
     await page.keyboard.press("Escape");
     await poll(() => header.getByRole("heading").innerText()).toContain("Shell tour");
+    // Leaving the field saves nothing (as a rule's pattern in Settings): a changed title stays in
+    // the field, "Not saved yet.", with Save and Cancel; an unchanged one just closes.
+    await header.getByRole("button", { name: /Shell tour/ }).click();
+    await page.getByLabel("Session title").fill("Typed then left");
+    await h.transcript().click({ position: { x: 5, y: 5 } });
+    await header.getByText("Not saved yet.").waitFor();
+    await shot("session-rename-pending");
+    expect((await call<Session>(e2e.host, "sessions.get", { sessionId: id })).title).toBe("Shell tour");
+    expect(await page.getByLabel("Session title").inputValue()).toBe("Typed then left");
+    await header.getByRole("button", { name: "Cancel" }).click();
+    await poll(() => header.getByRole("heading").innerText()).toContain("Shell tour");
+    await header.getByRole("button", { name: /Shell tour/ }).click();
+    await h.transcript().click({ position: { x: 5, y: 5 } });
+    await poll(() => page.getByLabel("Session title").count()).toBe(0);
+    // Save saves.
+    await header.getByRole("button", { name: /Shell tour/ }).click();
+    await page.getByLabel("Session title").fill("Shell tour, saved");
+    await header.getByRole("button", { name: "Save" }).click();
+    await poll(() => sidebarSession(id).innerText()).toContain("Shell tour, saved");
+    await poll(async () => (await call<Session>(e2e.host, "sessions.get", { sessionId: id })).title).toBe("Shell tour, saved");
 
     // A fork says where it came from, and the link opens the original at that message.
     await h.transcript().getByText("Answer to: hello shell").hover();
@@ -178,9 +199,9 @@ describeWhen(chromiumMissing(), "app shell end to end", () => {
     await poll(async () => ![0, id].includes(await shownSessionId())).toBe(true);
     const fork = await shownSessionId();
     const origin = page.getByRole("region", { name: "Session" }).getByText("forked from");
-    await poll(() => origin.innerText()).toMatch(/forked from “Shell tour” at message 2/);
+    await poll(() => origin.innerText()).toMatch(/forked from “Shell tour, saved” at message 2/);
     await scan("session-fork");
-    await origin.getByRole("button", { name: "“Shell tour”" }).click();
+    await origin.getByRole("button", { name: "“Shell tour, saved”" }).click();
     await poll(shownSessionId).toBe(id);
     expect(new URL(page.url()).search).toBe(`?session=${id}&at=1`);
     // Back returns to the fork.

@@ -8,14 +8,15 @@
 import { app, BrowserWindow, dialog, ipcMain, Notification, screen, session, shell } from "electron";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { AttentionTracker, attentionText, type Attention } from "../../shared/attention.ts";
 import { EVENT_CHANNEL, REQUEST_CHANNEL } from "../../shared/ipc/channels.ts";
 import type { SessionState } from "../../shared/ipc/contract.ts";
 import { createAppServices, type AppServices } from "../app-services.ts";
 import { EventBatcher } from "../ipc/event-batcher.ts";
 import { FolderLockedError } from "../store/index.ts";
 import { takeProviderKeysFromEnvironment } from "../sandbox/env-keys.ts";
+import { startAttentionNotifier } from "../sessions/attention-notifier.ts";
 import { installMenu } from "./menu.ts";
+import { electronNotificationPort } from "./notification-port.ts";
 import { startAutoUpdates } from "./updater.ts";
 import { electronSecretStore } from "./secrets.ts";
 import { isAppUrl, mainWindowOptions, type WindowBounds } from "./window-config.ts";
@@ -115,15 +116,23 @@ async function start(): Promise<void> {
     return ready.router.handle(name, params);
   });
   installMenu((command) => ready.hub.emit("app.command", { command }));
-  // Desktop notifications read the same state events as the window (app/shared/attention.ts).
-  const attention = new AttentionTracker();
-  attention.seed(ready.sessions.liveStates());
-  ready.hub.add({
-    sessionEvent: () => undefined,
-    emit: (event, payload) => {
-      if (event !== "session.state") return;
-      for (const a of attention.update(payload as SessionState)) notify(a, ready);
+  // Desktop notifications read the same state events as the window (sessions/attention-notifier.ts).
+  startAttentionNotifier({
+    onSessionState: (listener) =>
+      ready.hub.add({
+        sessionEvent: () => undefined,
+        emit: (event, payload) => {
+          if (event === "session.state") listener(payload as SessionState);
+        },
+      }),
+    liveStates: () => ready.sessions.liveStates(),
+    titleOf: (sessionId) => ready.store.getSession(sessionId)?.title ?? null,
+    inFront: () => !window || (window.isVisible() && window.isFocused()),
+    onOpen: (sessionId) => {
+      showWindow();
+      ready.hub.emit("app.command", { command: "open-session", sessionId });
     },
+    port: electronNotificationPort(Notification),
   });
   createWindow(ready);
   void startAutoUpdates(() => window);
@@ -179,18 +188,6 @@ function showWindow(): void {
   if (window.isMinimized()) window.restore();
   window.show();
   window.focus();
-}
-
-/** A notification when the window is not in front; a click shows the window at that session. */
-function notify(attention: Attention, ready: AppServices): void {
-  if (!window || (window.isVisible() && window.isFocused()) || !Notification.isSupported()) return;
-  const { title, body } = attentionText(attention, ready.store.getSession(attention.sessionId)?.title ?? null);
-  const notification = new Notification({ title, body });
-  notification.on("click", () => {
-    showWindow();
-    ready.hub.emit("app.command", { command: "open-session", sessionId: attention.sessionId });
-  });
-  notification.show();
 }
 
 function fatal(error: unknown): void {

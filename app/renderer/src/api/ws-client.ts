@@ -10,7 +10,9 @@ import { MAX_REQUEST_BYTES } from "../../../shared/ipc/limits";
 export type ConnectionStatus = "connecting" | "open" | "closed" | "refused";
 /** The host's close code for a missing or wrong token. */
 const CLOSE_UNAUTHORIZED = 4401;
-const REFUSED: IpcResult<never> = { ok: false, error: { code: "unavailable", message: "The Lathe host refused this page: open the address it printed." } };
+/** What every request answers once the host refused the page (the connection banner explains it; views need not repeat it). */
+export const REFUSED_MESSAGE = "The Lathe host refused this page: open the address it printed.";
+const REFUSED: IpcResult<never> = { ok: false, error: { code: "unavailable", message: REFUSED_MESSAGE } };
 
 interface Pending {
   resolve: (r: IpcResult<unknown>) => void;

@@ -14,6 +14,7 @@ import { errorText, unwrap } from "../state/api-hooks";
 import { formatCost, formatWhen, plural } from "../state/format";
 import { useDirectorySnapshot } from "../shell/directory-context";
 import { BADGE_TEXT, badgeOf } from "../shell/session-directory";
+import { TitleEditor } from "../shell/TitleEditor";
 import { downloadText } from "./export";
 import { historyRows, type ProjectSessions } from "./history-rows";
 
@@ -194,16 +195,11 @@ export function HistoryBrowser({ onOpenSession }: { onOpenSession: (session: Pic
 
 function SessionRow({ session, onOpen, onRenamed, onDelete, onError }: { session: Session; onOpen: () => void; onRenamed: (s: Session) => void; onDelete: () => void; onError: (m: string) => void }) {
   const [renaming, setRenaming] = useState(false);
-  const [title, setTitle] = useState(session.title ?? "");
   const title0 = session.title ?? "Untitled session";
   // Running, waiting for an answer, or failed: the same badge as in the sidebar.
   const badge = badgeOf(useDirectorySnapshot().states.get(session.id));
-  const cancelled = useRef(false);
-  const rename = () => {
-    setRenaming(false);
-    if (cancelled.current) return;
-    if (!title.trim() || title.trim() === session.title) return;
-    unwrap(getApi().sessions.rename({ sessionId: session.id, title: title.trim() })).then(onRenamed, (e: unknown) => onError(errorText(e)));
+  const rename = (title: string) => {
+    unwrap(getApi().sessions.rename({ sessionId: session.id, title })).then(onRenamed, (e: unknown) => onError(errorText(e)));
   };
   const exportMarkdown = () =>
     unwrap(getApi().sessions.export({ sessionId: session.id, format: "markdown" })).then(
@@ -213,23 +209,7 @@ function SessionRow({ session, onOpen, onRenamed, onDelete, onError }: { session
   return (
     <div className="session-row" data-session-id={session.id}>
       {renaming ? (
-        <input
-          aria-label="New title"
-          value={title}
-          autoFocus
-          style={{ flex: 1 }}
-          onChange={(e) => setTitle(e.target.value)}
-          onBlur={rename}
-          onKeyDown={(e) => {
-            if (e.key === "Enter") rename();
-            if (e.key === "Escape") {
-              // Cancel: the old title stays (also if the field's removal fires a blur).
-              cancelled.current = true;
-              setTitle(session.title ?? "");
-              setRenaming(false);
-            }
-          }}
-        />
+        <TitleEditor className="grow" initial={session.title ?? ""} label="New title" onSave={rename} onClose={() => setRenaming(false)} />
       ) : (
         <button className="title" onClick={onOpen} title={title0}>
           {title0}
@@ -240,13 +220,7 @@ function SessionRow({ session, onOpen, onRenamed, onDelete, onError }: { session
       <span className="meta">
         {plural(session.messageCount, "message")} · {formatCost(session.cost)} · {formatWhen(session.updatedAt)}
       </span>
-      <button
-        onClick={() => {
-          cancelled.current = false;
-          setRenaming(true);
-        }}
-        aria-label={`Rename ${title0}`}
-      >
+      <button onClick={() => setRenaming(true)} aria-label={`Rename ${title0}`}>
         Rename
       </button>
       <button onClick={() => void exportMarkdown()} aria-label={`Export ${title0} to Markdown`}>

@@ -29,7 +29,7 @@ const STATUS_TITLE: Partial<Record<ToolCardState["status"], string>> = {
 /** Tools whose cards start collapsed (their summary says enough; edits show their diff in the dialog). */
 const COLLAPSED = new Set(["read", "ls", "find", "grep", "edit", "write"]);
 
-/** Whether a card is expanded unless the person toggled it. */
+/** Whether a card is expanded unless the person opened or closed it. */
 export function defaultExpanded(card: ToolCardState): boolean {
   if (card.status === "error" || card.status === "denied") return true;
   if (card.toolName === "bash") return card.status !== "pending";
@@ -78,7 +78,8 @@ export const ToolCard = memo(function ToolCard({
   card: ToolCardState;
   sessionId: number;
   expanded: boolean;
-  onToggle: (id: string) => void;
+  /** Called with the card's id and whether it is expanded now. */
+  onToggle: (id: string, expanded: boolean) => void;
   /** When the permission request for this call was asked; set while it waits for an answer. */
   awaitingSince?: number;
 }) {
@@ -97,7 +98,7 @@ export const ToolCard = memo(function ToolCard({
   else if (card.status !== "denied" && card.status !== "pending" && ran !== null) timer = formatElapsed(ran);
   return (
     <section className={`card status-${shownStatus}`} data-tool-call-id={card.toolCallId} data-status={shownStatus} aria-label={`${card.toolName} ${summary}`}>
-      <button className="card-head" aria-expanded={expanded} aria-controls={bodyId} onClick={() => onToggle(card.toolCallId)}>
+      <button className="card-head" aria-expanded={expanded} aria-controls={bodyId} onClick={() => onToggle(card.toolCallId, expanded)}>
         {card.status === "running" && !awaiting ? <span className="spinner" aria-hidden="true" /> : <span aria-hidden="true">{expanded ? "▾" : "▸"}</span>}
         <span className="name">{card.toolName}</span>
         <span className="summary" title={summary}>

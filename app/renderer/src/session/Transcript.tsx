@@ -88,7 +88,10 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
       if (atBottom.current) instance.scrollToEnd();
     });
   };
-  const [toggled, setToggled] = useState<ReadonlySet<string>>(new Set());
+  // The person's own open/closed choice per card. Absolute, not "toggled from the default": a
+  // card's default changes with its state (a waiting edit is closed, a denied one open), and a
+  // click must keep meaning what it did when the state changes right after it.
+  const [chosen, setChosen] = useState<ReadonlyMap<string, boolean>>(new Map());
   // The row a jump opened at (its key), marked until the next jump.
   const [target, setTarget] = useState<string | null>(null);
   // TanStack Virtual returns a mutable instance; these components are not memoized by the compiler.
@@ -104,13 +107,7 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
     onChange: follow,
   });
 
-  const onToggle = useCallback((id: string) => {
-    setToggled((prev) => {
-      const next = new Set(prev);
-      if (!next.delete(id)) next.add(id);
-      return next;
-    });
-  }, []);
+  const onToggle = useCallback((id: string, expanded: boolean) => setChosen((prev) => new Map(prev).set(id, !expanded)), []);
 
   useEffect(() => follow(virtualizer));
   useEffect(
@@ -132,7 +129,7 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
     setTarget(item?.key ?? null);
     // A hit in a card collapsed by default (read, grep, ...) opens it, so the match is in view.
     const card = item?.kind === "tool" ? model.tools.get(item.toolCallId) : undefined;
-    if (card && !defaultExpanded(card)) setToggled((prev) => new Set(prev).add(card.toolCallId));
+    if (card && !defaultExpanded(card)) setChosen((prev) => new Map(prev).set(card.toolCallId, true));
     // Measurements settle after the first render of the rows: scroll again once they have.
     const timer = setTimeout(() => virtualizer.scrollToIndex(index, { align: "start" }), 120);
     return () => clearTimeout(timer);
@@ -180,7 +177,7 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
                 card={card}
                 cards={item.kind === "timeline" ? timelineCards(model, item.toolCallIds) : undefined}
                 sessionId={sessionId}
-                toggled={card ? toggled.has(card.toolCallId) : false}
+                expandedChoice={card ? chosen.get(card.toolCallId) : undefined}
                 onToggle={onToggle}
                 actions={actions}
                 compaction={compaction}
@@ -226,9 +223,9 @@ interface RowProps {
   /** The timeline row's cards. */
   cards: ToolCardState[] | undefined;
   sessionId: number;
-  /** Whether the person toggled the tool card away from its default. */
-  toggled: boolean;
-  onToggle: (id: string) => void;
+  /** The person's choice for the tool card (open or closed); undefined: its default. */
+  expandedChoice: boolean | undefined;
+  onToggle: (id: string, expanded: boolean) => void;
   actions: RowActions;
   compaction: CompactionState;
   running: boolean;
@@ -240,7 +237,7 @@ interface RowProps {
   files?: FilesContext;
 }
 
-const Row = memo(function Row({ item, card, cards, sessionId, toggled, onToggle, actions, compaction, running, awaitingSince, canRetry, turn, files }: RowProps) {
+const Row = memo(function Row({ item, card, cards, sessionId, expandedChoice, onToggle, actions, compaction, running, awaitingSince, canRetry, turn, files }: RowProps) {
   switch (item.kind) {
     case "user":
       return <UserMessageView message={item.message} position={item.position} actions={actions} />;
@@ -257,8 +254,7 @@ const Row = memo(function Row({ item, card, cards, sessionId, toggled, onToggle,
       return <CustomMessageView message={item.message} position={item.position} actions={actions} />;
     case "tool": {
       if (!card) return null;
-      const byDefault = defaultExpanded(card);
-      return <ToolCard card={card} sessionId={sessionId} expanded={toggled ? !byDefault : byDefault} onToggle={onToggle} awaitingSince={awaitingSince} />;
+      return <ToolCard card={card} sessionId={sessionId} expanded={expandedChoice ?? defaultExpanded(card)} onToggle={onToggle} awaitingSince={awaitingSince} />;
     }
     case "timeline":
       return cards ? <Timeline cards={cards} /> : null;

@@ -1,14 +1,14 @@
-// The session header: the title (click or Rename to edit; Enter or leaving the field saves, Esc
-// cancels), the project (opens its page), the model, and for a fork "forked from X at message N"
+// The session header: the title (click it to rename: saved explicitly, TitleEditor.tsx), the project (opens its page), the model, and for a fork "forked from X at message N"
 // (opens X at that message); a badge while it runs, waits for you or failed. Also sets the tab's
 // title from the same facts.
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import type { Project, Session, SessionState } from "../../../shared/ipc/contract";
 import { getApi } from "../api/client";
 import { errorText, unwrap } from "../state/api-hooks";
 import { useAppData } from "../state/app-data";
 import { sessionDocumentTitle } from "./document-title";
 import { BADGE_TEXT, badgeOf } from "./session-directory";
+import { TitleEditor } from "./TitleEditor";
 
 export interface SessionHeaderProps {
   sessionId: number;
@@ -24,10 +24,8 @@ export interface SessionHeaderProps {
 export function SessionHeader({ sessionId, info, state, fallbackTitle, project, onOpenProject, onOpenSession }: SessionHeaderProps) {
   const { models } = useAppData();
   const [editing, setEditing] = useState(false);
-  const [draft, setDraft] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [parent, setParent] = useState<Session | null>(null);
-  const cancelled = useRef(false);
   const title = info?.title ?? fallbackTitle ?? "Untitled session";
   const badge = badgeOf(state ?? undefined);
   const modelRef = state?.model ?? info?.model ?? null;
@@ -52,15 +50,10 @@ export function SessionHeader({ sessionId, info, state, fallbackTitle, project, 
   }, [parentId]);
 
   const startEditing = () => {
-    cancelled.current = false;
-    setDraft(info?.title ?? fallbackTitle ?? "");
     setError(null);
     setEditing(true);
   };
-  const save = () => {
-    setEditing(false);
-    const next = draft.trim();
-    if (cancelled.current || !next || next === info?.title) return;
+  const save = (next: string) => {
     unwrap(getApi().sessions.rename({ sessionId, title: next })).catch((e: unknown) => setError(errorText(e)));
   };
 
@@ -68,25 +61,7 @@ export function SessionHeader({ sessionId, info, state, fallbackTitle, project, 
     <header className="session-header" role="region" aria-label="Session">
       <div className="heading">
         {editing ? (
-          <input
-            aria-label="Session title"
-            value={draft}
-            autoFocus
-            onFocus={(e) => e.currentTarget.select()}
-            onChange={(e) => setDraft(e.target.value)}
-            onBlur={save}
-            onKeyDown={(e) => {
-              if (e.key === "Enter") {
-                e.preventDefault();
-                save();
-              } else if (e.key === "Escape") {
-                // Cancel (and not "stop the run": the key is used here).
-                e.preventDefault();
-                cancelled.current = true;
-                setEditing(false);
-              }
-            }}
-          />
+          <TitleEditor initial={info?.title ?? fallbackTitle ?? ""} label="Session title" onSave={save} onClose={() => setEditing(false)} />
         ) : (
           <h1>
             <button className="title-button" onClick={startEditing} title="Rename this session">

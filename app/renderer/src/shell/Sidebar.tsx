@@ -78,7 +78,10 @@ export function Sidebar({ route, directory, onNavigate, onOpenProject, onOpenSes
                       onClick={() => onOpenSession(session)}
                       title={title}
                     >
-                      <span className="title">{title}</span>
+                      <span className="title">
+                        {title}
+                        {session.parentSessionId !== null && <span className="fork-mark"> (fork)</span>}
+                      </span>
                       {badge ? <span className={`badge ${badge}`}>{BADGE_TEXT[badge]}</span> : <span className="when">{formatWhen(session.updatedAt)}</span>}
                     </button>
                   </li>

@@ -3,9 +3,11 @@
 // state of every session this host ran since it started (running, waiting for an answer, how its
 // last run ended), kept current from `session.state` and `session.updated` events. Plain
 // TypeScript over any LatheApi; React reads it through useSyncExternalStore. A reconnect (the host
-// restarted) loads everything again. Never throws; a failed load is kept as `error`.
+// restarted) loads everything again. Never throws; a failed load is kept as `error`, except a
+// refusal of this page (the connection banner says it once; the sidebar does not repeat it).
 import type { LatheApi, Project, Session, SessionState } from "../../../shared/ipc/contract";
 import type { ConnectionStatus } from "../api/ws-client";
+import { isRefusal } from "../state/api-hooks";
 
 /** Sessions listed under each project in the sidebar. */
 export const SIDEBAR_SESSIONS = 12;
@@ -157,7 +159,11 @@ export class SessionDirectory {
     };
     load().then(
       (changes) => generation === this.generation && this.set(changes),
-      (error: unknown) => generation === this.generation && this.set({ loaded: true, error: error instanceof Error ? error.message : String(error) }),
+      (error: unknown) => {
+        if (generation !== this.generation) return;
+        if (isRefusal(error)) this.set({ error: null });
+        else this.set({ loaded: true, error: error instanceof Error ? error.message : String(error) });
+      },
     );
   }
 

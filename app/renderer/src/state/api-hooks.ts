@@ -2,6 +2,7 @@
 // the host's message, for callers that show it) and subscribe to events for a component's life.
 import { useEffect, useRef } from "react";
 import type { IpcResult } from "../../../shared/ipc/contract";
+import { REFUSED_MESSAGE } from "../api/ws-client";
 
 export class ApiError extends Error {
   readonly code: string;
@@ -20,6 +21,11 @@ export async function unwrap<T>(result: Promise<IpcResult<T>>): Promise<T> {
 
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The host refused this page: the connection banner says so and what to do; a view shows nothing more. */
+export function isRefusal(error: unknown): boolean {
+  return errorText(error) === REFUSED_MESSAGE;
 }
 
 /** Subscribes with `subscribe` (which returns an unsubscribe) while mounted; the listener may change freely. */

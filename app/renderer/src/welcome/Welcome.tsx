@@ -5,7 +5,7 @@
 import { useEffect, useState } from "react";
 import type { Project, Session } from "../../../shared/ipc/contract";
 import { getApi, isBrowserHost } from "../api/client";
-import { errorText, unwrap } from "../state/api-hooks";
+import { errorText, isRefusal, unwrap } from "../state/api-hooks";
 import { useAppData } from "../state/app-data";
 import { formatWhen } from "../state/format";
 import { ProviderSetup } from "./ProviderSetup";
@@ -30,6 +30,8 @@ export function Welcome({ openFolder, onOpenProject, onShowProject, onOpenSessio
   const [recent, setRecent] = useState<Recent[] | null>(null);
   const [folder, setFolder] = useState("");
   const [error, setError] = useState<string | null>(null);
+  // The host refused this page: the banner says so; the recent list is not "loading" forever.
+  const [refused, setRefused] = useState(false);
   // Once the person starts setting up, the form stays (with its test result) after it succeeds.
   const [keepSetup, setKeepSetup] = useState(false);
   const browser = isBrowserHost();
@@ -54,7 +56,7 @@ export function Welcome({ openFolder, onOpenProject, onShowProject, onOpenSessio
             }),
         ),
       )
-      .then(setRecent, (e: unknown) => setError(errorText(e)));
+      .then(setRecent, (e: unknown) => (isRefusal(e) ? setRefused(true) : setError(errorText(e))));
   }, []);
 
   const open = async (path: string) => {
@@ -112,7 +114,7 @@ export function Welcome({ openFolder, onOpenProject, onShowProject, onOpenSessio
           )}
           {error && <p className="error-text" role="alert">{error}</p>}
         </section>
-        <section className="panel" aria-labelledby="recent-title">
+        {!refused && <section className="panel" aria-labelledby="recent-title">
           <h2 id="recent-title">Recent projects</h2>
           {recent === null ? (
             <p className="muted">Loading…</p>
@@ -137,7 +139,7 @@ export function Welcome({ openFolder, onOpenProject, onShowProject, onOpenSessio
               ))}
             </ul>
           )}
-        </section>
+        </section>}
       </div>
     </div>
   );

@@ -2,6 +2,7 @@
 // session shows what the live view showed: a denial as "denied" with its reason (not "failed"), a
 // stop as "stopped", the wait for an answer apart from the run. A version-6 database, which kept
 // the session's tool_call_phase events in its event log, is upgraded with them moved to the calls.
+// (Here, beside the renderer's tests, because it folds the stored rows with the view's model.)
 import Database from "better-sqlite3";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -9,9 +10,8 @@ import type { AgentMessage, SessionEvent } from "../../app/shared/agent-types.ts
 import { openStore } from "../../app/main/store/index.ts";
 import { MIGRATIONS } from "../../app/main/store/migrations.ts";
 import { prepareConnection } from "../../app/main/store/open-database.ts";
-import { modelFromStored } from "../../app/renderer/src/state/session-model.ts";
-import { applyEvents, emptyModel } from "../../app/renderer/src/state/session-model.ts";
-import { assistant, call, result, tempDir, user } from "./helpers.ts";
+import { applyEvents, emptyModel, modelFromStored } from "../../app/renderer/src/state/session-model.ts";
+import { assistant, call, result, tempDir, user } from "../store/helpers.ts";
 
 const denial = "Denied by the user: not now";
 const calls = assistant("calling", [call("ok", "read"), call("no", "bash"), call("bad", "bash"), call("halt", "bash")]);
