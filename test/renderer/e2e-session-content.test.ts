@@ -205,8 +205,9 @@ describeWhen(chromiumMissing(), "session content end to end", () => {
     expect(await cardHead(refused).getAttribute("aria-expanded")).toBe("false");
     await cardHead(refused).click();
     expect(await cardHead(refused).getAttribute("aria-expanded")).toBe("true");
-    await h.answer("n");
-    await page.keyboard.press("Enter");
+    // (The click took the focus, so the answer is a click too; the reason is left empty.)
+    await h.permission().getByRole("button", { name: /^n?\s*Deny/ }).first().click();
+    await page.getByLabel("Reason, sent to the model (optional)").press("Enter");
     await expect.poll(() => refused.getAttribute("data-status"), { timeout: 15_000 }).toBe("denied");
     await h.idle();
     expect(await cardHead(refused).getAttribute("aria-expanded")).toBe("true");

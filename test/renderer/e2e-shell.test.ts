@@ -324,7 +324,7 @@ describeWhen(chromiumMissing(), "app shell end to end", () => {
     expect(await offer.count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __asked?: number }).__asked ?? 0)).toBe(0);
     const id = await shownSessionId();
-    const title = (await sidebarSession(id).locator(".title").innerText()).trim();
+    const title = (await call<Session>(e2e.host, "sessions.get", { sessionId: id })).title!;
 
     // In front: nothing is shown.
     await h.send("hello while focused");
