@@ -12,7 +12,7 @@ import type { BashSandboxDetails } from "../../../shared/sandbox";
 import { getApi } from "../api/client";
 import { errorText, unwrap } from "../state/api-hooks";
 import type { BashDetails, EditDetails, ReadDetails, WriteDetails } from "../../../shared/tool-details";
-import { formatElapsed, summarizeArgs, textOf } from "../state/format";
+import { formatElapsed, plural, summarizeArgs, textOf } from "../state/format";
 import type { ToolCardState } from "../state/session-model";
 import { diffStats } from "./diff-parse";
 import { DiffCounts, DiffView } from "./DiffView";
@@ -163,7 +163,7 @@ function CardBody({ card, sessionId, diff, awaiting }: { card: ToolCardState; se
       return (
         <>
           {error && <div className="card-error" role="alert">{error}</div>}
-          {details && <div className="card-meta">{details.created ? "Created" : "Replaced"} {details.path}: {details.lines} lines, {details.bytes} bytes</div>}
+          {details && <div className="card-meta">{details.created ? "Created" : "Replaced"} {details.path}: {plural(details.lines, "line")}, {plural(details.bytes, "byte")}</div>}
           {diff && <DiffView diff={diff.diff} label={diff.label} path={path} />}
         </>
       );

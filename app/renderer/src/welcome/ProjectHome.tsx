@@ -5,7 +5,7 @@ import { useEffect, useState } from "react";
 import type { Project, Session } from "../../../shared/ipc/contract";
 import { getApi } from "../api/client";
 import { errorText, unwrap } from "../state/api-hooks";
-import { formatCost, formatWhen } from "../state/format";
+import { formatCost, formatWhen, plural } from "../state/format";
 import { useDirectorySnapshot } from "../shell/directory-context";
 import { BADGE_TEXT, badgeOf } from "../shell/session-directory";
 
@@ -103,10 +103,11 @@ export function ProjectHome({ project, onOpenSession, onNewSession, onStart }: {
                   <button className="list-button" data-session-id={s.id} onClick={() => onOpenSession(s)}>
                     <span>
                       {s.title ?? "Untitled session"}
+                      {s.parentSessionId !== null && <span className="muted"> (fork)</span>}
                       {badge && <span className={`badge ${badge}`}>{BADGE_TEXT[badge]}</span>}
                     </span>
                     <span className="muted">
-                      {s.messageCount} messages · {formatCost(s.cost)} · {formatWhen(s.updatedAt)}
+                      {plural(s.messageCount, "message")} · {formatCost(s.cost)} · {formatWhen(s.updatedAt)}
                     </span>
                   </button>
                 </li>
