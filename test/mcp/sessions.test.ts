@@ -1,7 +1,7 @@
 // MCP in sessions, through the IPC router as the renderer drives it, with the reference server
 // from npm: tool_search finds and loads tools through addedToolNames (active from the next turn,
 // the prompt before unchanged); reopening and forking rebuild the same active set; permissions
-// (default ask, `mcp:` rules, deny beats allow) and redaction apply to MCP calls; loadAllTools
+// (default ask, `mcp:` rules, deny beats allow, an answer saves rules for its own server only) and redaction apply to MCP calls; loadAllTools
 // puts a small server's tools in new sessions from the start; abort cancels an MCP call.
 import { afterEach, describe, expect, it } from "vitest";
 import { createAppServices } from "../../app/main/app-services.ts";
@@ -165,6 +165,11 @@ describe("MCP tools in sessions", () => {
       summary: { title: "Call everything/echo (MCP server everything)", mcp: { server: "everything", tool: "echo", annotations: { readOnlyHint: true, destructiveHint: false } } },
       proposedRule: { tool: "mcp", pattern: "everything/echo" },
     });
+    // An answer about everything/echo cannot save rules for another server's tools, nor for all tools.
+    for (const pattern of ["everything/echo\ngithub/*", "*", "github/delete_repository"]) {
+      await expect(h.call("permissions.respond", { requestId: request.id, decision: "allow-project", rule: { tool: "mcp", pattern } })).rejects.toThrow(/not for the MCP server everything/);
+    }
+    expect((await h.call("permissions.rules", { projectId: project.id })).some((r) => !r.pattern.startsWith("everything/"))).toBe(false);
     await h.call("permissions.respond", { requestId: request.id, decision: "allow-project", rule: { tool: "mcp", pattern: "everything/echo" } });
     await h.waitFor(() => ended(h.sessionEvents.get(session.id)) === 1, "the run to end", 20_000);
     expect(h.events.filter((e) => e.event === "permission.request")).toHaveLength(1);

@@ -100,9 +100,27 @@ export function readToolList(server: string, rawTools: readonly unknown[]): McpT
     const name = isRecord(raw) && typeof raw.name === "string" ? raw.name : "";
     if (!name || name.length > MAX_NAME || seen.has(name)) continue;
     seen.add(name);
+    const nameError = toolNameError(name);
+    if (nameError) {
+      // Kept (settings say why), never offered: a control character in a name could split the
+      // permission rule that "Always allow" saves for it into rules for other servers' tools.
+      out.push({ ...readToolDefinition(server, name, { name }), inputSchema: { type: "object" }, checkArguments: () => [`- (the tool): ${nameError}`], error: nameError });
+      continue;
+    }
     out.push(readToolDefinition(server, name, raw as Record<string, unknown>));
   }
   return out;
+}
+
+// C0 and C1 controls, DEL, and the Unicode line and paragraph separators.
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/** Why a server's tool name cannot be used, or undefined. */
+export function toolNameError(name: string): string | undefined {
+  const bad = CONTROL_CHARACTER.exec(name);
+  if (!bad) return undefined;
+  const code = bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+  return `Its name ${JSON.stringify(name).slice(0, 80)} contains a control character (U+${code}); Lathe does not use tools whose names contain control characters.`;
 }
 
 export function readToolDefinition(server: string, name: string, raw: Record<string, unknown>): McpToolDefinition {

@@ -17,6 +17,22 @@ export function mcpSummary(call: McpCallSummary): PermissionRequest["summary"] {
   return { title: `Call ${call.server}/${call.tool} (MCP server ${call.server})`, outsideProject: false, mcp: call };
 }
 
+/** The rule that allows exactly this tool: the tool's name is escaped, so it matches only itself. */
 export function mcpProposedRule(call: McpCallSummary): { tool: string; pattern: string } {
-  return { tool: MCP_RULE_TOOL, pattern: `${call.server}/${call.tool}` };
+  return { tool: MCP_RULE_TOOL, pattern: `${call.server}/${escapeGlob(call.tool)}` };
+}
+
+/** Backslash before every character picomatch treats as special (globs, braces, extglobs, negation). */
+export function escapeGlob(text: string): string {
+  return text.replace(/[\\*?[\]{}()!+@|]/g, "\\$&");
+}
+
+/**
+ * Why a pattern saved from a question about server S's tool is refused, or undefined: each must
+ * start with `S/` and hold no control character, so an answer cannot allow another server's tools.
+ */
+export function mcpPatternError(server: string, pattern: string): string | undefined {
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(pattern)) return `The rule ${JSON.stringify(pattern).slice(0, 80)} contains a control character.`;
+  if (!pattern.startsWith(`${server}/`)) return `The rule ${JSON.stringify(pattern).slice(0, 80)} is not for the MCP server ${server}: a rule saved from this question must start with "${server}/".`;
+  return undefined;
 }

@@ -26,7 +26,7 @@ import { ServiceError } from "../../shared/errors.ts";
 import { toolCallsOf, validateToolArguments, type AfterToolCallResult, type AgentLoopConfig, type AnyAgentTool, type BeforeToolCallContext, type BeforeToolCallResult } from "../loop/index.ts";
 import type { PermissionRule, SessionStore } from "../store/index.ts";
 import { summarizeCall } from "./call-summary.ts";
-import { mcpProposedRule, mcpSubjects, mcpSummary, MCP_RULE_TOOL } from "./mcp-rules.ts";
+import { mcpPatternError, mcpProposedRule, mcpSubjects, mcpSummary, MCP_RULE_TOOL } from "./mcp-rules.ts";
 import { EDIT_TOOLS, callSubjects, decide, describeRule, proposeRule, type Decision, type PermissionMode } from "./policy.ts";
 import { Questions, type Answer, type PermissionEventPort, type QuestionSpec, type UserDecision } from "./questions.ts";
 import { describeRedactions, type SecretScanner } from "./redaction.ts";
@@ -129,6 +129,12 @@ export class PermissionsService {
     }
     const patterns = pattern.split("\n").map((l) => l.trim()).filter(Boolean);
     if (answer.decision === "allow-project" && patterns.length === 0) throw new ServiceError("invalid", "The rule's pattern is empty.");
+    const mcpServer = q.ruleTool === MCP_RULE_TOOL ? q.request.summary.mcp?.server : undefined;
+    if (q.ruleTool === MCP_RULE_TOOL && (answer.decision === "allow-session" || answer.decision === "allow-project")) {
+      // An answer about one server's tool saves rules for that server only (never `*`, never another server's tools).
+      const refused = patterns.map((p) => (mcpServer === undefined ? "The question names no MCP server." : mcpPatternError(mcpServer, p))).find(Boolean);
+      if (refused) throw new ServiceError("invalid", refused);
+    }
     // Rules are saved when the person answers, even if the call's turn never comes (a stopped run).
     if (answer.decision === "allow-session" || answer.decision === "allow-project") {
       const ruleScope = answer.decision === "allow-session" ? "session" : "project";
