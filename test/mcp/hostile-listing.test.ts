@@ -48,3 +48,42 @@ describe("hostile tool names", () => {
     expect(mcpPatternError("evil", "evil/a\rb")).toMatch(/control character/);
   });
 });
+
+/** d0..dN, each `{allOf: [{$ref: d(i+1)}, {$ref: d(i+1)}]}`: about a kilobyte, 2^N subschemas to evaluate. */
+function doublingSchema(n: number): Record<string, unknown> {
+  const defs: Record<string, unknown> = {};
+  for (let i = 0; i < n; i++) defs[`d${i}`] = { allOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] };
+  defs[`d${n}`] = { type: "object" };
+  return { type: "object", $defs: defs, $ref: "#/$defs/d0" };
+}
+
+describe("schemas whose evaluation explodes", () => {
+  it("refuses an allOf/$ref doubling schema as too complex before TypeBox evaluates it, also per call", () => {
+    const bomb = doublingSchema(15);
+    expect(JSON.stringify(bomb).length).toBeLessThan(1_500);
+    const [tool] = readToolList("evil", [{ name: "t", inputSchema: bomb }]);
+    expect(tool!.error).toMatch(/^Its input schema is too complex: evaluating it reaches more than 10,000 subschemas/);
+    expect(tool!.checkArguments({})).toEqual([`- (the tool): ${tool!.error}`]);
+    // The same through anyOf/oneOf and through $id-named schemas instead of pointers.
+    const viaIds: Record<string, unknown> = {};
+    for (let i = 0; i < 15; i++) viaIds[`d${i}`] = { $id: `d${i}`, oneOf: [{ $ref: `d${i + 1}` }, { anyOf: [{ $ref: `d${i + 1}` }] }] };
+    viaIds.d15 = { $id: "d15", type: "object" };
+    expect(readToolList("evil", [{ name: "t", inputSchema: { type: "object", $defs: viaIds, $ref: "d0" } }])[0]!.error).toMatch(/too complex/);
+  });
+
+  it("keeps small doubling, recursive (tree) and wide schemas usable", () => {
+    const [small, tree, wide] = readToolList("ok", [
+      { name: "small", inputSchema: doublingSchema(6) },
+      { name: "tree", inputSchema: { type: "object", properties: { root: { $ref: "#/$defs/node" } }, $defs: { node: { type: "object", properties: { value: { type: "number" }, children: { type: "array", items: { $ref: "#/$defs/node" } } } } } } },
+      { name: "wide", inputSchema: { type: "object", properties: Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`p${i}`, { type: "string" }])) } },
+    ]);
+    expect([small!.error, tree!.error, wide!.error]).toEqual([undefined, undefined, undefined]);
+    expect(tree!.checkArguments({ root: { value: 1, children: [{ value: 2, children: [] }] } })).toBeNull();
+    expect(tree!.checkArguments({ root: { value: 1, children: [{ value: "x" }] } })!.join("\n")).toMatch(/root\.children\.0\.value: must be number/);
+  });
+
+  it("refuses a $ref it cannot resolve, naming it", () => {
+    const [tool] = readToolList("evil", [{ name: "t", inputSchema: { type: "object", properties: { a: { $ref: "#/$defs/missing" } } } }]);
+    expect(tool!.error).toMatch(/has a \$ref Lathe cannot resolve: "#\/\$defs\/missing"/);
+  });
+});

@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import Schema from "typebox/schema";
 import { Settings } from "typebox/system";
 import { exceedsBounds } from "../../shared/json-bounds.ts";
+import { schemaExpansionError } from "./schema-expansion.ts";
 
 Settings.Set({ useAcceleration: false });
 
@@ -177,6 +178,9 @@ function readInputSchema(raw: unknown): { forModel: Record<string, unknown>; che
   const bounds = exceedsBounds(raw, SCHEMA_BOUNDS);
   if (bounds) return `Its input schema is ${bounds}.`;
   if (raw.type !== "object") return `Its input schema must describe an object ("type": "object"), not ${JSON.stringify(raw.type ?? null).slice(0, 40)}.`;
+  // Before any TypeBox check or compile: evaluating a small schema can still take exponential time.
+  const expansion = schemaExpansionError(raw);
+  if (expansion) return expansion;
   const forModel = structuredClone(raw);
   try {
     const meta = metaValidator(raw.$schema);
