@@ -43,24 +43,40 @@ describe("MCP settings requests", () => {
     expect(await app.raw("mcp.import", { path: path.join(app.projectDir, "missing.json"), scope: "user" })).toMatchObject({ ok: false, error: { code: "not-found", message: expect.stringMatching(/There is no file/) } });
   });
 
-  it("finds and imports Claude Code's configurations, a project's server shadowing a user server", async () => {
+  it("finds and imports Claude Code's configurations, showing what each server runs; a project's file replaces a server only when confirmed, and its servers start only when enabled", async () => {
     const home = path.join(process.env.TMPDIR ?? "/tmp", `lathe-home-${process.pid}-${Date.now()}`);
     app = await startApp({ env: { HOME: home } });
     const project = await app.call("projects.open", { folder: app.projectDir });
     mkdirSync(home, { recursive: true });
     writeFileSync(path.join(home, ".claude.json"), JSON.stringify({ mcpServers: { tools: { ...FIXTURE, env: { WHO: "user" } } } }));
     writeFileSync(path.join(app.projectDir, ".mcp.json"), JSON.stringify({ mcpServers: { tools: { ...FIXTURE, env: { WHO: "project" } }, other: { command: "x", disabled: true } } }));
-    const found = await app.call("mcp.findConfigs", { projectId: project.id });
-    expect(found.map((f) => [f.label, f.servers, f.localProject])).toEqual([
-      ["Claude Code (user servers)", ["tools"], false],
-      ["This project's .mcp.json", ["tools", "other"], false],
-    ]);
     await app.call("mcp.import", { path: "~/.claude.json", scope: "user" });
-    const imported = await app.call("mcp.import", { path: path.join(app.projectDir, ".mcp.json"), scope: "project", projectId: project.id });
+    const found = await app.call("mcp.findConfigs", { projectId: project.id });
+    expect(found.map((f) => [f.label, f.servers, f.localProject, f.fromProject])).toEqual([
+      ["Claude Code (user servers)", ["tools"], false, false],
+      ["This project's .mcp.json", ["tools", "other"], false, true],
+    ]);
+    // What each server runs, its env names (never values), and that "tools" would replace the user's server.
+    expect(found[1]!.details).toEqual([
+      { name: "tools", transport: "stdio", command: FIXTURE.command, args: FIXTURE.args, envNames: ["WHO"], headerNames: [], variables: [], secretVariables: [], existing: "for every project" },
+      { name: "other", transport: "stdio", command: "x", envNames: [], headerNames: [], variables: [], secretVariables: [] },
+    ]);
+    const projectFile = { path: path.join(app.projectDir, ".mcp.json"), scope: "project" as const, projectId: project.id };
+    // Never replaced silently: without confirmation "tools" is skipped, and nothing from the file starts.
+    const first = await app.call("mcp.import", projectFile);
+    expect(first.imported).toEqual(["other"]);
+    expect(first.skipped).toEqual([{ name: "tools", reason: "A server named tools already exists (for every project): Lathe replaces it only when you confirm the replacement." }]);
+    const imported = await app.call("mcp.import", { ...projectFile, replace: ["tools"] });
     expect(imported.list.servers.map((s) => [s.id, s.status.state])).toEqual([
       ["user/tools", "connected"],
-      [`project/${project.id}/tools`, "connected"],
       [`project/${project.id}/other`, "disabled"],
+      [`project/${project.id}/tools`, "disabled"],
+    ]);
+    const enabled = await app.call("mcp.update", { id: `project/${project.id}/tools`, disabled: false, projectId: project.id });
+    expect(enabled.servers.map((s) => [s.id, s.status.state])).toEqual([
+      ["user/tools", "connected"],
+      [`project/${project.id}/other`, "disabled"],
+      [`project/${project.id}/tools`, "connected"],
     ]);
     expect((await app.call("mcp.list", {})).servers.map((s) => s.id)).toEqual(["user/tools"]);
     const scope = { sessionId: 1, projectId: project.id, projectDir: app.projectDir };

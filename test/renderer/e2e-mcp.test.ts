@@ -33,7 +33,7 @@ describeWhen(chromiumMissing(), "MCP servers in the window", () => {
     e2e = await startE2e(brain, "e2e-mcp");
     page = e2e.page;
     await useFakeModel(e2e);
-    writeFileSync(join(e2e.project, ".mcp.json"), JSON.stringify({ mcpServers: { shared: { ...FIXTURE, env: { WHO: "shared" } } } }));
+    writeFileSync(join(e2e.project, ".mcp.json"), JSON.stringify({ mcpServers: { shared: { ...FIXTURE, env: { WHO: "shared" } }, fixture: { type: "http", url: "http://127.0.0.1:9/mcp?k=${GH_TOKEN}" } } }));
     await openProjectSession(e2e);
   }, 120_000);
 
@@ -74,9 +74,20 @@ describeWhen(chromiumMissing(), "MCP servers in the window", () => {
 
     await page.getByRole("button", { name: "Find existing configurations…" }).click();
     const found = page.getByRole("list", { name: "Configurations found" }).getByRole("listitem").filter({ hasText: "This project's .mcp.json" });
-    expect(await found.innerText()).toContain("shared");
-    await page.getByLabel("Scope of new servers").selectOption({ label: `${e2e.project.split("/").at(-1)} only` });
+    // Each server with what it runs, its env names and variables; a project's file defaults to this project.
+    const shown = found.getByRole("listitem", { name: "Server shared" });
+    expect(await shown.innerText()).toContain(`${FIXTURE.command} ${FIXTURE.args.join(" ")}`);
+    expect(await shown.innerText()).toContain("env WHO");
+    expect(await found.getByRole("listitem", { name: "Server fixture" }).innerText()).toContain("uses ${GH_TOKEN}");
+    expect(await found.getByRole("combobox").inputValue()).toBe("project");
+    expect(await found.getByRole("checkbox", { name: "Replace my existing server fixture (for every project)" }).isChecked()).toBe(false);
+    expect(await found.getByRole("checkbox", { name: /Pass \$\{GH_TOKEN\} \(looks like a secret\)/ }).isChecked()).toBe(false);
     await found.getByRole("button", { name: "Import" }).click();
+    await expect
+      .poll(() => page.getByRole("status", { name: "Import result" }).innerText(), { timeout: 30_000 })
+      .toMatch(/^Added shared\. Not started: enable shared to start it\. Skipped fixture: A server named fixture already exists/);
+    expect(await status("shared").innerText()).toBe("Disabled");
+    await server("shared").getByRole("checkbox", { name: "Enabled" }).click();
     await expect.poll(() => status("shared").innerText(), { timeout: 30_000 }).toBe("Connected · 18 tools");
     expect(await server("shared").innerText()).toContain("(this project, stdio)");
     const listed = await call<{ servers: { id: string }[] }>(e2e.host, "mcp.list", {});

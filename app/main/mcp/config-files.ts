@@ -5,7 +5,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
-import { parseMcpServers } from "./config.ts";
+import { parseMcpServers, serverDetails, type McpServerDetails } from "./config.ts";
 
 export interface ConfigSource {
   path: string;
@@ -16,6 +16,8 @@ export interface ConfigSource {
 export interface FoundConfig extends ConfigSource {
   label: string;
   servers: string[];
+  /** What each importable server runs or connects to (never env or header values). */
+  details: McpServerDetails[];
   error?: string;
 }
 
@@ -73,12 +75,12 @@ export async function findConfigFiles(options: {
   for (const candidate of candidates) {
     const read = await readConfigSource(candidate);
     if ("error" in read) {
-      if (!read.error.startsWith("There is no file") && !read.error.includes(" has no servers for ")) found.push({ ...candidate, servers: [], error: read.error });
+      if (!read.error.startsWith("There is no file") && !read.error.includes(" has no servers for ")) found.push({ ...candidate, servers: [], details: [], error: read.error });
       continue;
     }
     const { servers, skipped } = parseMcpServers(read.json);
     if (servers.length === 0 && skipped.every((s) => s.name === "(configuration)")) continue;
-    found.push({ ...candidate, servers: [...servers.map((s) => s.name), ...skipped.map((s) => `${s.name} (cannot be imported: ${s.reason})`)] });
+    found.push({ ...candidate, servers: [...servers.map((s) => s.name), ...skipped.map((s) => `${s.name} (cannot be imported: ${s.reason})`)], details: servers.map(serverDetails) });
   }
   return found;
 }

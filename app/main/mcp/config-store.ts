@@ -6,7 +6,7 @@
 // process: views carry names, and only values stored in plain text. Never throws on stored data it
 // cannot read: the server is reported with the problem instead.
 import type { SettingsStore } from "../store/settings.ts";
-import { clampTimeout, type McpServerSpec } from "./config.ts";
+import { clampTimeout, SECRET_NAME, type McpServerSpec } from "./config.ts";
 
 export type McpScope = "user" | "project";
 
@@ -36,7 +36,6 @@ export interface McpServerRecord {
 }
 
 const KEY = "mcpServers";
-const SECRET_NAME = /key|token|secret|pass(?:word|phrase)?|pwd|auth|credential|cookie|session|private|signature|bearer|dsn/i;
 const SECRET_HEADER = /^(?:authorization|proxy-authorization|cookie|x-api-key|api-key)$/i;
 
 export function serverId(scope: McpScope, projectId: number | null, name: string): string {

@@ -3,7 +3,8 @@
 // plus Lathe's own optional fields `disabled`, `loadAllTools` and `timeoutMs`. Parses untrusted
 // JSON into checked specs; a server that cannot be used is skipped with the reason, never thrown.
 // `${VAR}` and `${VAR:-default}` in command, args, env, cwd, url and headers are expanded from
-// Lathe's environment when the server starts (expandSpec), as Claude Code does. Pure functions.
+// Lathe's environment when the server starts (expandSpec), as Claude Code does; for a server
+// imported from a project's file, only the secret-looking variables the user confirmed. Pure functions.
 
 export interface McpServerSpec {
   name: string;
@@ -19,6 +20,51 @@ export interface McpServerSpec {
   loadAllTools: boolean;
   /** How long a call may go without an answer or a progress notice. */
   timeoutMs: number;
+  /** Imported from a project's file (its `.mcp.json`): secret-looking variables expand only when confirmed. */
+  fromProjectFile?: boolean;
+  /** The secret-looking variables the user confirmed this server may receive. */
+  confirmedVariables?: string[];
+}
+
+/** A variable or field name that looks like it holds a secret. */
+export const SECRET_NAME = /key|token|secret|pass(?:word|phrase)?|pwd|auth|credential|cookie|session|private|signature|bearer|dsn/i;
+
+/** What an import shows of a server before the user adds it (never values of env or headers). */
+export interface McpServerDetails {
+  name: string;
+  transport: "stdio" | "http";
+  command?: string;
+  args?: string[];
+  url?: string;
+  envNames: string[];
+  headerNames: string[];
+  /** Every `${VAR}` it uses, from Lathe's environment. */
+  variables: string[];
+  /** Those of `variables` whose names look like secrets. */
+  secretVariables: string[];
+}
+
+/** The `${VAR}` names a spec uses, in order, once each. */
+export function referencedVariables(spec: McpServerSpec): string[] {
+  const texts = [spec.command, ...(spec.args ?? []), ...Object.values(spec.env ?? {}), spec.cwd, spec.url, ...Object.values(spec.headers ?? {})];
+  const names = new Set<string>();
+  for (const text of texts) for (const m of (text ?? "").matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g)) names.add(m[1]!);
+  return [...names];
+}
+
+export function serverDetails(spec: McpServerSpec): McpServerDetails {
+  const variables = referencedVariables(spec);
+  return {
+    name: spec.name,
+    transport: spec.transport,
+    ...(spec.command !== undefined ? { command: spec.command } : {}),
+    ...(spec.args ? { args: spec.args } : {}),
+    ...(spec.url !== undefined ? { url: spec.url } : {}),
+    envNames: Object.keys(spec.env ?? {}),
+    headerNames: Object.keys(spec.headers ?? {}),
+    variables,
+    secretVariables: variables.filter((v) => SECRET_NAME.test(v)),
+  };
 }
 
 export interface SkippedServer {
@@ -185,6 +231,16 @@ export function expandVariables(text: string, env: Record<string, string | undef
  * (the server then fails to start with that message).
  */
 export function expandSpec(spec: McpServerSpec, env: Record<string, string | undefined>): McpServerSpec {
+  if (spec.fromProjectFile) {
+    const confirmed = new Set(spec.confirmedVariables ?? []);
+    const unconfirmed = serverDetails(spec).secretVariables.filter((v) => !confirmed.has(v));
+    if (unconfirmed.length > 0) {
+      throw new Error(
+        `The configuration came from a project's file and uses ${unconfirmed.map((v) => `\${${v}}`).join(", ")}, which look${unconfirmed.length === 1 ? "s" : ""} like a secret: ` +
+          "Lathe passes such a variable only when you confirm it at import.",
+      );
+    }
+  }
   const missing = new Set<string>();
   const x = (text: string): string => {
     const r = expandVariables(text, env);

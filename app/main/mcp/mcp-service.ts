@@ -19,6 +19,7 @@ import type { SecretStore } from "./config-store.ts";
 import type { SettingsStore } from "../store/settings.ts";
 import { parseMcpServers } from "./config.ts";
 import { findConfigFiles, readConfigSource } from "./config-files.ts";
+import { isProjectFile, reviewImport } from "./import-review.ts";
 import { McpConfigStore, type McpScope, type McpServerRecord } from "./config-store.ts";
 import { McpConnection } from "./connection.ts";
 import { createMcpAgentTool, createUnavailableTool, type McpCallRunner } from "./mcp-tool.ts";
@@ -153,7 +154,7 @@ export class McpService {
     return { servers, canStoreSecrets: this.config.canStoreSecrets };
   }
 
-  async import(input: { text?: string; path?: string; localProject?: boolean; scope: McpScope; projectId?: number }) {
+  async import(input: { text?: string; path?: string; localProject?: boolean; scope: McpScope; projectId?: number; replace?: string[]; confirmedVariables?: string[] }) {
     if ((input.text === undefined) === (input.path === undefined)) throw new ServiceError("invalid", "Give either the configuration's text or a file path.");
     const projectId = this.scopeProject(input.scope, input.projectId);
     let json: unknown;
@@ -170,16 +171,44 @@ export class McpService {
       if ("error" in read) throw new ServiceError("not-found", read.error);
       json = read.json;
     }
-    const { servers, skipped } = parseMcpServers(json);
-    const { saved, refused } = this.config.put(input.scope, projectId, servers);
+    const parsed = parseMcpServers(json);
+    const fromProjectFile = input.path !== undefined && !input.localProject && isProjectFile(expandHome(input.path, this.home()), this.folderOf(input.projectId));
+    const { accepted, skipped } = reviewImport({
+      servers: parsed.servers,
+      existing: this.existingNames(projectId ?? input.projectId),
+      replace: input.replace ?? [],
+      confirmedVariables: input.confirmedVariables ?? [],
+      fromProjectFile,
+    });
+    const { saved, refused } = this.config.put(input.scope, projectId, accepted);
     this.configChanged();
+    // A project file's servers are saved disabled: they start when the user enables them.
     await Promise.all(saved.map((id) => this.connections.get(id)?.connection.connect()));
-    return { imported: saved.map((id) => id.slice(id.lastIndexOf("/") + 1)), skipped: [...skipped, ...refused], list: this.list(input.projectId) };
+    return { imported: saved.map((id) => id.slice(id.lastIndexOf("/") + 1)), skipped: [...parsed.skipped, ...skipped, ...refused], list: this.list(input.projectId) };
+  }
+
+  /** Names configured for a project (its servers and the user's), with where each is. */
+  private existingNames(projectId: number | null | undefined): Map<string, string> {
+    const names = new Map<string, string>();
+    for (const r of this.config.all()) {
+      if (r.scope === "user") names.set(r.spec.name, names.get(r.spec.name) ?? "for every project");
+      else if (r.projectId === projectId) names.set(r.spec.name, "for this project");
+    }
+    return names;
   }
 
   async findConfigs(projectId?: number) {
     const found = await findConfigFiles({ projectFolder: this.folderOf(projectId), env: this.o.env, home: this.home() });
-    return found.map((f) => ({ path: f.path, localProject: f.projectFolder !== undefined, label: f.label, servers: f.servers, ...(f.error ? { error: f.error } : {}) }));
+    const existing = this.existingNames(projectId);
+    return found.map((f) => ({
+      path: f.path,
+      localProject: f.projectFolder !== undefined,
+      label: f.label,
+      fromProject: f.projectFolder === undefined && isProjectFile(f.path, this.folderOf(projectId)),
+      servers: f.servers,
+      details: f.details.map((d) => ({ ...d, ...(existing.has(d.name) ? { existing: existing.get(d.name)! } : {}) })),
+      ...(f.error ? { error: f.error } : {}),
+    }));
   }
 
   async update(id: string, changes: { disabled?: boolean; loadAllTools?: boolean; timeoutMs?: number }, projectId?: number): Promise<McpList> {

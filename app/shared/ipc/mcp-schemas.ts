@@ -69,6 +69,21 @@ function request<P extends TSchema, R extends TSchema>(params: P, result: R) {
   return { params: { ...params, additionalProperties: false } as P, result };
 }
 
+/** What an import shows of a server: what it runs or connects to, the names (not values) of its env and headers, the variables it uses. */
+const McpServerDetailsSchema = Type.Object({
+  name: Type.String(),
+  transport: Type.Union([Type.Literal("stdio"), Type.Literal("http")]),
+  command: Type.Optional(Type.String()),
+  args: Type.Optional(Type.Array(Type.String())),
+  url: Type.Optional(Type.String()),
+  envNames: Type.Array(Type.String()),
+  headerNames: Type.Array(Type.String()),
+  variables: Type.Array(Type.String()),
+  secretVariables: Type.Array(Type.String()),
+  /** Where a server of the same name is configured already (then importing replaces it only when confirmed). */
+  existing: Type.Optional(Type.String()),
+});
+
 export const mcpRequests = {
   /** User servers, and the servers of `projectId` when given. */
   "mcp.list": request(Type.Object({ projectId: Type.Optional(Id) }), McpListSchema),
@@ -81,6 +96,10 @@ export const mcpRequests = {
       localProject: Type.Optional(Type.Boolean()),
       scope: Scope,
       projectId: Type.Optional(Id),
+      /** Names of existing servers the user confirmed this import may replace (never replaced otherwise). */
+      replace: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 200 })),
+      /** Secret-looking `${VAR}`s the user confirmed a project file's servers may receive. */
+      confirmedVariables: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: 200 })),
     }),
     Type.Object({
       imported: Type.Array(Type.String()),
@@ -91,7 +110,18 @@ export const mcpRequests = {
   /** Claude Desktop's and Claude Code's configuration files found on this machine, with their servers. */
   "mcp.findConfigs": request(
     Type.Object({ projectId: Type.Optional(Id) }),
-    Type.Array(Type.Object({ path: Type.String(), localProject: Type.Boolean(), label: Type.String(), servers: Type.Array(Type.String()), error: Type.Optional(Type.String()) })),
+    Type.Array(
+      Type.Object({
+        path: Type.String(),
+        localProject: Type.Boolean(),
+        label: Type.String(),
+        /** A project's own file (its .mcp.json): imported servers are saved disabled, for that project by default. */
+        fromProject: Type.Boolean(),
+        servers: Type.Array(Type.String()),
+        details: Type.Array(McpServerDetailsSchema),
+        error: Type.Optional(Type.String()),
+      }),
+    ),
   ),
   "mcp.update": request(
     Type.Object({

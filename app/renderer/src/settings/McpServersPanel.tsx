@@ -150,13 +150,14 @@ function AddServers({ project, canStoreSecrets, onList }: { project: Project | n
   const projectId = project?.id;
   // With a project open, the answer lists its servers too.
   const target = { scope: scope === "project" && projectId !== undefined ? ("project" as const) : ("user" as const), ...(projectId !== undefined ? { projectId } : {}) };
-  const run = (source: { text: string } | { path: string; localProject?: boolean }) => {
+  const run = (source: ImportSource) => {
     setBusy(true);
     setMessage(null);
-    unwrap(getApi().mcp.import({ ...source, ...target }))
+    unwrap(getApi().mcp.import({ ...target, ...source }))
       .then((r) => {
         onList(r.list);
-        const added = r.imported.length > 0 ? `Added ${r.imported.join(", ")}.` : "Nothing added.";
+        const disabled = r.imported.filter((name) => r.list.servers.some((v) => v.name === name && v.disabled));
+        const added = r.imported.length > 0 ? `Added ${r.imported.join(", ")}.${disabled.length > 0 ? ` Not started: enable ${disabled.join(", ")} to start ${disabled.length === 1 ? "it" : "them"}.` : ""}` : "Nothing added.";
         const skipped = r.skipped.map((s) => ` Skipped ${s.name}: ${s.reason}`).join("");
         setMessage({ ok: r.skipped.length === 0, text: added + skipped });
         if ("text" in source && r.imported.length > 0) setText("");
@@ -191,16 +192,7 @@ function AddServers({ project, canStoreSecrets, onList }: { project: Project | n
       {found && found.length > 0 && (
         <ul className="list" aria-label="Configurations found" style={{ marginTop: 6 }}>
           {found.map((f) => (
-            <li key={`${f.path}:${f.localProject}`} className="row" style={{ alignItems: "center", padding: "4px 0" }}>
-              <span style={{ flex: 1, minWidth: 0, overflowWrap: "anywhere" }}>
-                {f.label} <span className="muted">({f.path})</span>: {f.error ?? (f.servers.join(", ") || "no servers")}
-              </span>
-              {!f.error && f.servers.length > 0 && (
-                <button disabled={busy} onClick={() => run({ path: f.path, ...(f.localProject ? { localProject: true } : {}) })}>
-                  Import
-                </button>
-              )}
-            </li>
+            <FoundConfig key={`${f.path}:${f.localProject}`} found={f} project={project} scope={scope} busy={busy} onImport={run} />
           ))}
         </ul>
       )}
@@ -210,5 +202,67 @@ function AddServers({ project, canStoreSecrets, onList }: { project: Project | n
         </p>
       )}
     </div>
+  );
+}
+
+type ImportSource = { text: string } | { path: string; localProject?: boolean; scope?: "user" | "project"; replace?: string[]; confirmedVariables?: string[] };
+
+/**
+ * One configuration file found: what each of its servers runs or connects to, the names of its env
+ * and headers, the variables of Lathe's environment it uses. A server of an existing name is
+ * replaced only when ticked; a secret-looking variable is passed to a project file's server only
+ * when ticked; a project's file is imported for that project unless the user chooses otherwise.
+ */
+function FoundConfig({ found: f, project, scope, busy, onImport }: { found: Found; project: Project | null; scope: "user" | "project"; busy: boolean; onImport: (source: ImportSource) => void }) {
+  const [replace, setReplace] = useState<string[]>([]);
+  const [confirmed, setConfirmed] = useState<string[]>([]);
+  const [fileScope, setFileScope] = useState<"user" | "project">(f.fromProject && project ? "project" : scope);
+  const toggle = (list: string[], set: (l: string[]) => void, item: string) => set(list.includes(item) ? list.filter((x) => x !== item) : [...list, item]);
+  return (
+    <li style={{ padding: "4px 0" }} aria-label={`Configuration ${f.label}`}>
+      <div className="row" style={{ alignItems: "center" }}>
+        <span style={{ flex: 1, minWidth: 0, overflowWrap: "anywhere" }}>
+          {f.label} <span className="muted">({f.path})</span>: {f.error ?? (f.servers.join(", ") || "no servers")}
+        </span>
+        {!f.error && f.details.length > 0 && f.fromProject && (
+          <select aria-label={`Scope of servers from ${f.label}`} value={fileScope} onChange={(e) => setFileScope(e.target.value as "user" | "project")}>
+            {project && <option value="project">{project.name} only</option>}
+            <option value="user">every project</option>
+          </select>
+        )}
+        {!f.error && f.details.length > 0 && (
+          <button
+            disabled={busy}
+            onClick={() => onImport({ path: f.path, ...(f.localProject ? { localProject: true } : {}), ...(f.fromProject ? { scope: fileScope } : {}), replace, confirmedVariables: confirmed })}
+          >
+            Import
+          </button>
+        )}
+      </div>
+      {f.fromProject && f.details.length > 0 && <p className="setting-help">From the project’s own file: its servers are added disabled; enable each to start it.</p>}
+      <ul aria-label={`Servers in ${f.label}`} style={{ margin: "2px 0 0 16px" }}>
+        {f.details.map((d) => (
+          <li key={d.name} aria-label={`Server ${d.name}`} style={{ fontSize: 12 }}>
+            <code>{d.name}</code>: <code style={{ overflowWrap: "anywhere" }}>{d.transport === "http" ? d.url : [d.command, ...(d.args ?? [])].join(" ")}</code>
+            {d.envNames.length > 0 && <span className="muted"> · env {d.envNames.join(", ")}</span>}
+            {d.headerNames.length > 0 && <span className="muted"> · headers {d.headerNames.join(", ")}</span>}
+            {d.variables.length > 0 && <span className="muted"> · uses {d.variables.map((v) => `\${${v}}`).join(", ")}</span>}
+            {d.existing && (
+              <label style={{ display: "block" }}>
+                <input type="checkbox" checked={replace.includes(d.name)} onChange={() => toggle(replace, setReplace, d.name)} /> Replace my existing server {d.name} ({d.existing})
+              </label>
+            )}
+            {f.fromProject &&
+              d.secretVariables.map((v) => (
+                <label key={v} style={{ display: "block" }} className="error-text">
+                  <input type="checkbox" checked={confirmed.includes(v)} onChange={() => toggle(confirmed, setConfirmed, v)} /> Pass ${"{"}
+                  {v}
+                  {"}"} (looks like a secret) from Lathe’s environment to {d.name}
+                </label>
+              ))}
+          </li>
+        ))}
+      </ul>
+    </li>
   );
 }
