@@ -5,6 +5,7 @@
 // the other servers keep working; a crashed server starts again on the next call.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURE, startMcp, textOf, type McpHarness } from "./support/mcp-harness.ts";
+import { RELIST_INTERVAL_MS } from "../../app/main/mcp/connection.ts";
 
 let h: McpHarness;
 let quick: McpHarness;
@@ -98,6 +99,19 @@ describe("a running server", () => {
     await call("grow");
     await h.waitFor(() => server("fixture").tools.some((t) => t.name === "grown"), "the new listing");
     expect(server("fixture").tools.find((t) => t.name === "grown")!.summary).toBe("Appeared after a list_changed notice.");
+  });
+
+  it("a flood of tools/list_changed notices makes one listing at a time, at most one more after it", async () => {
+    const before = Number(textOf(await call("list_count")));
+    expect(textOf(await call("relist_flood", { count: 50 }))).toBe("sent");
+    let listed = before;
+    // Waits for the first listing the flood causes, then long enough for any further one to start.
+    const deadline = Date.now() + 20_000;
+    while (listed === before && Date.now() < deadline) listed = Number(textOf(await call("list_count")));
+    await new Promise((resolve) => setTimeout(resolve, 3 * RELIST_INTERVAL_MS));
+    listed = Number(textOf(await call("list_count")));
+    expect(listed - before).toBeGreaterThanOrEqual(1);
+    expect(listed - before).toBeLessThanOrEqual(2);
   });
 
   it("a flood of progress notices becomes at most one update per 100 ms", async () => {

@@ -87,3 +87,28 @@ describe("schemas whose evaluation explodes", () => {
     expect(tool!.error).toMatch(/has a \$ref Lathe cannot resolve: "#\/\$defs\/missing"/);
   });
 });
+
+describe("large listings", () => {
+  const wide = () => ({ type: "object", properties: Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`p${i}`, { type: "string", description: "x".repeat(40) }])) });
+
+  it("reads at most 4 MB of input schemas per server; the tools past it are unusable with the reason", () => {
+    const size = JSON.stringify(wide()).length;
+    const tools = readToolList("big", Array.from({ length: 200 }, (_, i) => ({ name: `t${i}`, inputSchema: wide() })));
+    const usable = tools.filter((t) => !t.error).length;
+    expect(usable).toBe(Math.floor(4_000_000 / size));
+    expect(tools.at(-1)!.error).toBe("The server's input schemas exceed 4 MB in total, and this tool's is past that: Lathe does not read more of one server's schemas.");
+    // Each listing has its own budget: listing again (tools/list_changed) reads the same.
+    expect(readToolList("big", [{ name: "t", inputSchema: wide() }])[0]!.error).toBeUndefined();
+  });
+
+  it("checks a schema repeated across tools and listings once (the same checked schema is reused)", () => {
+    const [a, b] = readToolList("s", [
+      { name: "a", inputSchema: wide() },
+      { name: "b", inputSchema: wide() },
+    ]);
+    const [again] = readToolList("s", [{ name: "a", inputSchema: wide() }]);
+    expect(b!.inputSchema).toBe(a!.inputSchema);
+    expect(again!.inputSchema).toBe(a!.inputSchema);
+    expect(a!.checkArguments({ p1: 3 })!.join("\n")).toMatch(/p1: must be string/);
+  });
+});

@@ -50,7 +50,7 @@ describeWhen(chromiumMissing(), "MCP servers in the window", () => {
     await page.getByLabel("MCP servers JSON").fill(JSON.stringify({ mcpServers: { fixture: FIXTURE, dies: { ...FIXTURE, env: { FIXTURE_MODE: "exit-on-start" } }, old: { type: "sse", url: "http://x" } } }));
     await page.getByRole("button", { name: "Add servers" }).click();
     await expect.poll(() => page.getByRole("status", { name: "Import result" }).innerText(), { timeout: 30_000 }).toMatch(/^Added fixture, dies\. Skipped old: The SSE transport/);
-    await expect.poll(() => status("fixture").innerText(), { timeout: 30_000 }).toBe("Connected · 18 tools");
+    await expect.poll(() => status("fixture").innerText(), { timeout: 30_000 }).toBe("Connected · 20 tools");
     await expect.poll(() => status("dies").innerText()).toMatch(/^Failed: The server exited with code 1 before it was ready/);
     expect(await server("dies").getByLabel("Output of dies").innerText()).toContain("fatal: cannot open the database: permission denied");
 
@@ -65,7 +65,7 @@ describeWhen(chromiumMissing(), "MCP servers in the window", () => {
     await expect.poll(() => status("fixture").innerText()).toBe("Disabled");
     expect(await enabled.isChecked()).toBe(false);
     await enabled.click();
-    await expect.poll(() => status("fixture").innerText(), { timeout: 30_000 }).toBe("Connected · 18 tools");
+    await expect.poll(() => status("fixture").innerText(), { timeout: 30_000 }).toBe("Connected · 20 tools");
 
     await server("dies").getByRole("button", { name: "Restart" }).click();
     await expect.poll(() => status("dies").innerText(), { timeout: 30_000 }).toMatch(/^Failed: The server exited with code 1/);
@@ -88,7 +88,7 @@ describeWhen(chromiumMissing(), "MCP servers in the window", () => {
       .toMatch(/^Added shared\. Not started: enable shared to start it\. Skipped fixture: A server named fixture already exists/);
     expect(await status("shared").innerText()).toBe("Disabled");
     await server("shared").getByRole("checkbox", { name: "Enabled" }).click();
-    await expect.poll(() => status("shared").innerText(), { timeout: 30_000 }).toBe("Connected · 18 tools");
+    await expect.poll(() => status("shared").innerText(), { timeout: 30_000 }).toBe("Connected · 20 tools");
     expect(await server("shared").innerText()).toContain("(this project, stdio)");
     const listed = await call<{ servers: { id: string }[] }>(e2e.host, "mcp.list", {});
     expect(listed.servers.map((s) => s.id)).toEqual(["user/fixture"]);

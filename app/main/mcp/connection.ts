@@ -51,6 +51,8 @@ const STDERR_TAIL_CHARS = 8_192;
 const STDERR_TAIL_LINES = 20;
 const MAX_TOTAL_CALL_MS = 30 * 60_000;
 const MAX_PAGES = 20;
+/** Least time between the starts of two listings caused by tools/list_changed. */
+export const RELIST_INTERVAL_MS = 1_000;
 const MAX_ERROR_CHARS = 2_000;
 
 // The SDK checks tool outputs against their output schemas with Ajv, which compiles schemas into
@@ -82,6 +84,11 @@ export class McpConnection {
   private connecting: Promise<void> | undefined;
   /** Bumped by every start and close, so events of an older client are ignored. */
   private generation = 0;
+  private relisting: Promise<void> | undefined;
+  private relistPending = false;
+  private listedAt = 0;
+  /** tools/list listings run (each of one or more pages), for tests and diagnostics. */
+  listings = 0;
 
   constructor(options: McpConnectionOptions) {
     this.o = options;
@@ -218,7 +225,7 @@ export class McpConnection {
       await client.connect(this.transport(spec), { timeout });
       await this.listTools(client, generation, timeout);
       if (generation !== this.generation) return;
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.listTools(client!, generation, timeout).catch(() => undefined));
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.relist(client!, generation, timeout));
       this.state = "connected";
       this.o.onChange();
     } catch (error) {
@@ -261,7 +268,32 @@ export class McpConnection {
     return this.stdio;
   }
 
+  /**
+   * On tools/list_changed: one listing runs at a time, notices during it make one more (however
+   * many came), and listings start at least RELIST_INTERVAL_MS apart, so a server flooding the
+   * notice costs at most one listing per interval.
+   */
+  private relist(client: Client, generation: number, timeout: number): void {
+    this.relistPending = true;
+    if (this.relisting) return;
+    this.relisting = (async () => {
+      let lastStart = this.listedAt;
+      while (this.relistPending && generation === this.generation) {
+        const wait = lastStart + RELIST_INTERVAL_MS - Date.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        if (generation !== this.generation) break;
+        this.relistPending = false;
+        lastStart = Date.now();
+        await this.listTools(client, generation, timeout).catch(() => undefined);
+      }
+    })().finally(() => {
+      this.relisting = undefined;
+    });
+  }
+
   private async listTools(client: Client, generation: number, timeout: number): Promise<void> {
+    this.listedAt = Date.now();
+    this.listings++;
     const raw: unknown[] = [];
     let cursor: string | undefined;
     const cursors = new Set<string>();

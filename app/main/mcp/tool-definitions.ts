@@ -97,6 +97,7 @@ function oneLine(text: string, max: number): string {
 export function readToolList(server: string, rawTools: readonly unknown[]): McpToolDefinition[] {
   const out: McpToolDefinition[] = [];
   const seen = new Set<string>();
+  const budget = { remainingChars: MAX_SCHEMA_CHARS_PER_SERVER };
   for (const raw of rawTools.slice(0, MAX_TOOLS_PER_SERVER)) {
     const name = isRecord(raw) && typeof raw.name === "string" ? raw.name : "";
     if (!name || name.length > MAX_NAME || seen.has(name)) continue;
@@ -108,7 +109,7 @@ export function readToolList(server: string, rawTools: readonly unknown[]): McpT
       out.push({ ...readToolDefinition(server, name, { name }), inputSchema: { type: "object" }, checkArguments: () => [`- (the tool): ${nameError}`], error: nameError });
       continue;
     }
-    out.push(readToolDefinition(server, name, raw as Record<string, unknown>));
+    out.push(readToolDefinition(server, name, raw as Record<string, unknown>, budget));
   }
   return out;
 }
@@ -124,7 +125,8 @@ export function toolNameError(name: string): string | undefined {
   return `Its name ${JSON.stringify(name).slice(0, 80)} contains a control character (U+${code}); Lathe does not use tools whose names contain control characters.`;
 }
 
-export function readToolDefinition(server: string, name: string, raw: Record<string, unknown>): McpToolDefinition {
+/** `budget`: what is left of the server's total for input schemas (JSON characters), spent by this tool's. */
+export function readToolDefinition(server: string, name: string, raw: Record<string, unknown>, budget?: { remainingChars: number }): McpToolDefinition {
   const annotations = readAnnotations(raw.annotations);
   const title = typeof raw.title === "string" ? oneLine(raw.title, 100) : annotations.title;
   const rawDescription = typeof raw.description === "string" ? raw.description : "";
@@ -138,7 +140,7 @@ export function readToolDefinition(server: string, name: string, raw: Record<str
     summary: oneLine(rawDescription, MAX_SUMMARY) || title || "(no description)",
     annotations,
   };
-  const schema = readInputSchema(raw.inputSchema);
+  const schema = readInputSchema(raw.inputSchema, budget);
   if (typeof schema === "string") {
     return { ...base, inputSchema: { type: "object" }, checkArguments: () => [`- (the tool): ${schema}`], error: schema };
   }
@@ -173,15 +175,40 @@ function readAnnotations(raw: unknown): McpToolAnnotations {
 }
 
 /** The schema as the model sees it and as Lathe checks it (without regular expressions), or why it cannot be used. */
-function readInputSchema(raw: unknown): { forModel: Record<string, unknown>; checked: unknown } | string {
+function readInputSchema(raw: unknown, budget?: { remainingChars: number }): ReadSchema {
   if (!isRecord(raw)) return "Its input schema is missing or not an object.";
   const bounds = exceedsBounds(raw, SCHEMA_BOUNDS);
   if (bounds) return `Its input schema is ${bounds}.`;
+  // Within the bounds above, so JSON.stringify cannot overflow; the text is the cache's key and the schema's size.
+  const text = JSON.stringify(raw);
+  if (budget) {
+    budget.remainingChars -= text.length;
+    if (budget.remainingChars < 0) {
+      return `The server's input schemas exceed ${MAX_SCHEMA_CHARS_PER_SERVER / 1_000_000} MB in total, and this tool's is past that: Lathe does not read more of one server's schemas.`;
+    }
+  }
+  // Servers repeat schemas across tools and across listings (each tools/list_changed): each distinct one is checked once.
+  const key = createHash("sha256").update(text).digest("base64");
+  const cached = checkedSchemas.get(key);
+  if (cached !== undefined) return cached;
+  const read = checkInputSchema(raw);
+  if (checkedSchemas.size >= CHECKED_SCHEMA_CACHE) checkedSchemas.delete(checkedSchemas.keys().next().value!);
+  checkedSchemas.set(key, read);
+  return read;
+}
+
+type ReadSchema = { forModel: Record<string, unknown>; checked: unknown } | string;
+const MAX_SCHEMA_CHARS_PER_SERVER = 4_000_000;
+const CHECKED_SCHEMA_CACHE = 2_000;
+const checkedSchemas = new Map<string, ReadSchema>();
+
+function checkInputSchema(raw: Record<string, unknown>): ReadSchema {
   if (raw.type !== "object") return `Its input schema must describe an object ("type": "object"), not ${JSON.stringify(raw.type ?? null).slice(0, 40)}.`;
   // Before any TypeBox check or compile: evaluating a small schema can still take exponential time.
   const expansion = schemaExpansionError(raw);
   if (expansion) return expansion;
-  const forModel = structuredClone(raw);
+  // Shared by every tool with the same schema: nothing changes it after this (the JSON came from the server's answer).
+  const forModel = raw;
   try {
     const meta = metaValidator(raw.$schema);
     if (!meta.Check(raw)) {
