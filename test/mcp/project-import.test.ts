@@ -70,3 +70,19 @@ describe("a project's .mcp.json and Lathe's environment", () => {
     expect(expandSpec({ ...spec, fromProjectFile: true, confirmedVariables: ["GITHUB_TOKEN"] }, env).args).toEqual(["--key=ghp_x", "--r=eu"]);
   });
 });
+
+describe("importing a file by path", () => {
+  it("never quotes the file's content in its error, and refuses what is not a regular file", async () => {
+    harness = await startMcp();
+    const secret = path.join(harness.dir, "secret.txt");
+    writeFileSync(secret, "sk-ant-api03-SECRETSECRETSECRET and more text here");
+    await expect(harness.service.import({ path: secret, scope: "user" })).rejects.toThrow(new RegExp(`^${secret.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} is not valid JSON\\.$`));
+    const broken = path.join(harness.dir, "broken.json");
+    writeFileSync(broken, '{"mcpServers": {"a": 1,}}');
+    await expect(harness.service.import({ path: broken, scope: "user" })).rejects.toThrow(/is not valid JSON \(at line 1, column 24\)\.$/);
+    if (process.platform === "linux") {
+      await expect(harness.service.import({ path: "/proc/self/environ", scope: "user" })).rejects.toThrow(/^\/proc\/self\/environ is not a regular file\.$/);
+      await expect(harness.service.import({ path: "/dev/null", scope: "user" })).rejects.toThrow(/is not a regular file/);
+    }
+  });
+});

@@ -1,8 +1,9 @@
 // Existing MCP configurations on this machine that can be imported: Claude Desktop's
 // claude_desktop_config.json, Claude Code's ~/.claude.json (its user servers, and the servers it
-// keeps for this project folder) and the project's own .mcp.json. Reads files the user points at;
-// never throws: an unreadable or malformed file comes back with its error.
-import { readFile, stat } from "node:fs/promises";
+// keeps for this project folder) and the project's own .mcp.json. Reads regular files the user points
+// at; never throws: an unreadable or malformed file comes back with its error, which never quotes
+// the file's content.
+import { readFile, realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
 import { parseMcpServers, serverDetails, type McpServerDetails } from "./config.ts";
@@ -34,7 +35,9 @@ export async function readConfigSource(source: ConfigSource): Promise<{ json: un
   let text: string;
   try {
     const info = await stat(source.path);
-    if (!info.isFile()) return { error: `${source.path} is not a file.` };
+    const real = await realpath(source.path);
+    // /proc, /sys and /dev hold "files" that are views of processes and devices (a process's environment).
+    if (!info.isFile() || /^\/(?:proc|sys|dev)(?:\/|$)/.test(real)) return { error: `${source.path} is not a regular file.` };
     if (info.size > MAX_FILE_BYTES) return { error: `${source.path} is larger than 64 MB.` };
     text = await readFile(source.path, "utf8");
   } catch (error) {
@@ -45,7 +48,7 @@ export async function readConfigSource(source: ConfigSource): Promise<{ json: un
   try {
     json = JSON.parse(text.replace(/^\uFEFF/, ""));
   } catch (error) {
-    return { error: `${source.path} is not valid JSON: ${(error as Error).message}` };
+    return { error: `${source.path} is not valid JSON${jsonErrorPosition(error)}.` };
   }
   if (source.projectFolder === undefined) return { json };
   const projects = (json as { projects?: unknown } | null)?.projects;
@@ -83,4 +86,18 @@ export async function findConfigFiles(options: {
     found.push({ ...candidate, servers: [...servers.map((s) => s.name), ...skipped.map((s) => `${s.name} (cannot be imported: ${s.reason})`)], details: servers.map(serverDetails) });
   }
   return found;
+}
+
+/**
+ * Where JSON.parse failed, without its message: V8 quotes the text's first bytes, and the file may
+ * be anything the renderer named (a secret). " (at line L, column C)", " (it ends too early)" or "".
+ */
+export function jsonErrorPosition(error: unknown): string {
+  const message = error instanceof Error ? error.message : "";
+  const lineColumn = /\(line (\d+) column (\d+)\)/.exec(message);
+  if (lineColumn) return ` (at line ${lineColumn[1]}, column ${lineColumn[2]})`;
+  const position = /at position (\d+)/.exec(message);
+  if (position) return ` (at character ${position[1]})`;
+  if (/Unexpected end of JSON input|Unterminated/i.test(message)) return " (it ends too early)";
+  return "";
 }
