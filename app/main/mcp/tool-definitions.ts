@@ -115,6 +115,7 @@ export function readToolList(server: string, rawTools: readonly unknown[]): McpT
 }
 
 // C0 and C1 controls, DEL, and the Unicode line and paragraph separators.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 /** Why a server's tool name cannot be used, or undefined. */
