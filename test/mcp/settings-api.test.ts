@@ -23,7 +23,7 @@ describe("MCP settings requests", () => {
     expect(result.skipped).toEqual([{ name: "bad one", reason: expect.stringMatching(/SSE transport/) }]);
     const server = result.list.servers[0]!;
     expect(server).toMatchObject({ id: "user/fixture", scope: "user", projectId: null, transport: "stdio", command: process.execPath, disabled: false, loadAllTools: false, timeoutMs: 60_000 });
-    expect(server.status).toMatchObject({ state: "connected", toolCount: 18 });
+    expect(server.status).toMatchObject({ state: "connected", toolCount: 20 });
     expect(server.status.stderrTail).toMatch(/fixture server starting/);
     expect(server.tools.find((t) => t.name === "delete_everything")).toMatchObject({ modelName: "mcp__fixture__delete_everything", annotations: { destructiveHint: true } });
     expect(server.tools.find((t) => t.name === "bad_schema")!.error).toMatch(/not valid JSON Schema/);

@@ -54,7 +54,7 @@ describeWhen(chromiumMissing(), "MCP servers in the window", () => {
     await expect.poll(() => status("dies").innerText()).toMatch(/^Failed: The server exited with code 1 before it was ready/);
     expect(await server("dies").getByLabel("Output of dies").innerText()).toContain("fatal: cannot open the database: permission denied");
 
-    await server("fixture").getByRole("button", { name: "Show tools (21)" }).click();
+    await server("fixture").getByRole("button", { name: "Show tools (23)" }).click();
     const tools = page.getByRole("list", { name: "Tools of fixture" });
     expect(await tools.getByRole("listitem").filter({ hasText: "delete_everything" }).innerText()).toMatch(/Deletes every record\. · destructive/);
     expect(await tools.getByRole("listitem").filter({ hasText: "bad_schema" }).innerText()).toMatch(/Unusable: Its input schema is not valid JSON Schema/);
