@@ -77,12 +77,7 @@ module.exports = {
       { path: "^app/main/ipc/" },
       { path: [COMPOSITION, `^${SHELLS}`] },
     ),
-    rule(
-      "composition-below-the-shells",
-      "app-services.ts is built by the shells, and never imports them.",
-      { path: COMPOSITION },
-      { path: `^${SHELLS}` },
-    ),
+    rule("composition-below-the-shells", "app-services.ts is built by the shells, and never imports them.", { path: COMPOSITION }, { path: `^${SHELLS}` }),
     rule(
       "shells-apart",
       "The Electron shell and the headless host do not import each other.",

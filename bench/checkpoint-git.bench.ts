@@ -222,7 +222,11 @@ async function main() {
   for (const name of VARIANTS) {
     out[name] = {
       first: { ...stats(first[name]!.ms), cpuMs: mean(first[name]!.cpu), storeMB: Math.round(first[name]!.storeBytes / 1e5) / 10 },
-      turn: { ...stats(turn[name]!.ms), cpuMs: mean(turn[name]!.cpu), growthPerChangedByte: Math.round([...turn[name]!.growth].sort((a, b) => a - b)[Math.floor(TURNS / 2)]! * 1000) / 1000 },
+      turn: {
+        ...stats(turn[name]!.ms),
+        cpuMs: mean(turn[name]!.cpu),
+        growthPerChangedByte: Math.round([...turn[name]!.growth].sort((a, b) => a - b)[Math.floor(TURNS / 2)]! * 1000) / 1000,
+      },
       status: { ...stats(turn[name]!.statusMs), cpuMs: mean(turn[name]!.statusCpu) },
     };
   }

@@ -60,7 +60,13 @@ async function call(tool: AnyAgentTool, args: unknown): Promise<{ isError: boole
 function lockFile(lines: number): string {
   const out = ["{", '  "name": "app",', '  "lockfileVersion": 3,', '  "packages": {'];
   for (let i = 0; out.length < lines - 2; i++) {
-    out.push(`    "node_modules/pkg-${i}": {`, `      "version": "1.${i % 50}.${i % 7}",`, `      "resolved": "https://registry.example/pkg-${i}/-/pkg-${i}-1.0.0.tgz",`, `      "integrity": "sha512-${"x".repeat(40)}${i}"`, "    },");
+    out.push(
+      `    "node_modules/pkg-${i}": {`,
+      `      "version": "1.${i % 50}.${i % 7}",`,
+      `      "resolved": "https://registry.example/pkg-${i}/-/pkg-${i}-1.0.0.tgz",`,
+      `      "integrity": "sha512-${"x".repeat(40)}${i}"`,
+      "    },",
+    );
   }
   out.length = lines - 2;
   out.push("  }", "}");
@@ -193,9 +199,18 @@ async function main() {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const perCase: Record<string, { medianMs: number; minMs: number; maxLoopDelayMs: number; mainCpuMs: number; maxBlockCpuMs: number; maxExtraRssMB: number }> = {};
   for (const [name, s] of samples) {
-    perCase[name] = { medianMs: round(median(s.ms)), minMs: round(Math.min(...s.ms)), maxLoopDelayMs: round(Math.max(...s.delayMs)), mainCpuMs: round(median(s.cpuMs)), maxBlockCpuMs: round(Math.max(...s.blockMs)), maxExtraRssMB: Math.max(...s.extraRssMB) };
+    perCase[name] = {
+      medianMs: round(median(s.ms)),
+      minMs: round(Math.min(...s.ms)),
+      maxLoopDelayMs: round(Math.max(...s.delayMs)),
+      mainCpuMs: round(median(s.cpuMs)),
+      maxBlockCpuMs: round(Math.max(...s.blockMs)),
+      maxExtraRssMB: Math.max(...s.extraRssMB),
+    };
   }
-  const calls = Object.entries(perCase).filter(([name]) => name !== "idleBaseline").map(([, c]) => c);
+  const calls = Object.entries(perCase)
+    .filter(([name]) => name !== "idleBaseline")
+    .map(([, c]) => c);
   const maxLoopDelayMs = Math.max(...calls.map((c) => c.maxLoopDelayMs));
   const maxBlockCpuMs = Math.max(...calls.map((c) => c.maxBlockCpuMs));
   const figures = {
@@ -205,8 +220,7 @@ async function main() {
     dialogDiff20kLinesMs: perCase.dialogDiff20kLines!.medianMs,
     edit20MBExtraRssMB: Math.max(firstEdit20MB.extraRssMB, perCase.edit20MB!.maxExtraRssMB),
   };
-  const targetsMet =
-    figures.maxLoopDelayMs <= 50 && figures.editAmbiguous40kMs <= 200 && figures.dialogDiff20kLinesMs <= 300 && figures.edit20MBExtraRssMB <= 100;
+  const targetsMet = figures.maxLoopDelayMs <= 50 && figures.editAmbiguous40kMs <= 200 && figures.dialogDiff20kLinesMs <= 300 && figures.edit20MBExtraRssMB <= 100;
   console.log(JSON.stringify({ ...figures, targetsMet, runs: RUNS, workerBaselineRssMB, cases: perCase }));
 }
 

@@ -49,7 +49,11 @@ function buildFixture(): string {
   const bundle = path.join(outDir, "mcp-fixture-server.cjs");
   const blob = path.join(outDir, "mcp-fixture.blob");
   const esbuild = require.resolve("esbuild/bin/esbuild", { paths: [root] });
-  const built = spawnSync(esbuild, [path.join(root, "bench", "mcp-fixture-server.ts"), "--bundle", "--platform=node", "--format=cjs", `--outfile=${bundle}`, "--log-level=warning"], { encoding: "utf8" });
+  const built = spawnSync(
+    esbuild,
+    [path.join(root, "bench", "mcp-fixture-server.ts"), "--bundle", "--platform=node", "--format=cjs", `--outfile=${bundle}`, "--log-level=warning"],
+    { encoding: "utf8" },
+  );
   if (built.status !== 0) throw new Error(`esbuild failed: ${built.stderr}`);
   const snapshot = spawnSync(process.execPath, ["--snapshot-blob", blob, "--build-snapshot", bundle], { encoding: "utf8" });
   if (snapshot.status !== 0) throw new Error(`the snapshot failed: ${snapshot.stderr}`);
@@ -74,7 +78,14 @@ async function connectAll(): Promise<{ ms: number; cpuMs: number }> {
   const { dir, projectDir } = dataWithServers();
   const { store } = openStore({ dataDir: path.join(dir, "data") });
   const projectId = store.openProject(projectDir, "project").id;
-  const service = new McpService({ settings: store.settings, secrets: noSecretStore, env: process.env, projectFolder: () => projectDir, clientInfo: { name: "bench", version: "0" }, connectTimeoutMs: 60_000 });
+  const service = new McpService({
+    settings: store.settings,
+    secrets: noSecretStore,
+    env: process.env,
+    projectFolder: () => projectDir,
+    clientInfo: { name: "bench", version: "0" },
+    connectTimeoutMs: 60_000,
+  });
   const cpu = process.cpuUsage();
   const started = performance.now();
   service.start();
@@ -138,7 +149,13 @@ async function callOverhead(): Promise<{ lathe: number; sdk: number; overhead: n
   const { dir, projectDir } = dataWithServers();
   const { store } = openStore({ dataDir: path.join(dir, "data") });
   const projectId = store.openProject(projectDir, "project").id;
-  const service = new McpService({ settings: store.settings, secrets: noSecretStore, env: process.env, projectFolder: () => projectDir, clientInfo: { name: "bench", version: "0" } });
+  const service = new McpService({
+    settings: store.settings,
+    secrets: noSecretStore,
+    env: process.env,
+    projectFolder: () => projectDir,
+    clientInfo: { name: "bench", version: "0" },
+  });
   service.start();
   await service.catalog.ready(projectId);
   const tool = service.externalTools({ sessionId: 1, projectId, projectDir }, []).find((t) => t.name === "mcp__svc01__search_issue")!;

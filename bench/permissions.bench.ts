@@ -47,7 +47,7 @@ function judgeRun(n: number): { p50: number; p99: number } {
 }
 
 let seed = 42;
-const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+const random = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
 const pick = (alphabet: string, n: number) => Array.from({ length: n }, () => alphabet[Math.floor(random() * alphabet.length)]).join("");
 const HEX = "0123456789abcdef";
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -60,13 +60,16 @@ function mixedOutput(bytes: number): string {
   const kinds = [
     () => `[12:0${Math.floor(random() * 10)}:1${Math.floor(random() * 10)}] INFO compiled src/components/Widget${Math.floor(random() * 500)}.tsx in ${Math.floor(random() * 90)}ms`,
     () => `  \u2713 test/unit/parser-${Math.floor(random() * 80)}.test.ts > handles input number ${Math.floor(random() * 1000)} (${Math.floor(random() * 40)} ms)`,
-    () => `{"id": ${Math.floor(random() * 1e6)}, "name": "widget-${pick(HEX, 6)}", "tags": ["alpha", "beta"], "updatedAt": "2026-03-0${Math.floor(random() * 9)}T10:00:00Z", "token_count": ${Math.floor(random() * 900)}, "api_version": "v2"}`,
-    () => `commit ${pick(HEX, 40)}\nAuthor: Dev Person <dev@example.com>\nDate:   Mon Mar 2 10:0${Math.floor(random() * 9)}:00 2026 +0100\n\n    Fix the key handling in the parser (#${Math.floor(random() * 900)})`,
+    () =>
+      `{"id": ${Math.floor(random() * 1e6)}, "name": "widget-${pick(HEX, 6)}", "tags": ["alpha", "beta"], "updatedAt": "2026-03-0${Math.floor(random() * 9)}T10:00:00Z", "token_count": ${Math.floor(random() * 900)}, "api_version": "v2"}`,
+    () =>
+      `commit ${pick(HEX, 40)}\nAuthor: Dev Person <dev@example.com>\nDate:   Mon Mar 2 10:0${Math.floor(random() * 9)}:00 2026 +0100\n\n    Fix the key handling in the parser (#${Math.floor(random() * 900)})`,
     () => `const apiKey = process.env.API_KEY; // read the key from the environment, never log it (line ${Math.floor(random() * 400)})`,
     () => pick(B64, 76),
     () => `    at Object.<anonymous> (/home/user/project/src/module${Math.floor(random() * 50)}/index.js:${Math.floor(random() * 200)}:${Math.floor(random() * 40)})`,
     () => `npm warn deprecated package-${pick(HEX, 4)}@1.${Math.floor(random() * 9)}.0: this package is no longer supported, use the built-in API`,
-    () => `diff --git a/src/auth/session.ts b/src/auth/session.ts\n@@ -${Math.floor(random() * 90)},7 +${Math.floor(random() * 90)},8 @@ export function refreshToken(session: Session) {`,
+    () =>
+      `diff --git a/src/auth/session.ts b/src/auth/session.ts\n@@ -${Math.floor(random() * 90)},7 +${Math.floor(random() * 90)},8 @@ export function refreshToken(session: Session) {`,
   ];
   const secrets = [
     () => `GITHUB_TOKEN=ghp_${pick(ALNUM, 36)}`,

@@ -37,10 +37,12 @@ function cpuMsOf(pid: number): number {
 
 function get(url: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    http.get(url, (res) => {
-      res.resume();
-      res.on("end", () => resolve(res.statusCode ?? 0));
-    }).on("error", reject);
+    http
+      .get(url, (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      })
+      .on("error", reject);
   });
 }
 

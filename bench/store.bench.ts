@@ -40,7 +40,23 @@ if (store.pendingSearchIndex() !== 0) throw new Error("the cached database is no
 // the worst case: no exact hit, so the prefix form merges the index of every word it starts);
 // the History's page size (it asks for 100 hits).
 const SEARCH_LIMIT = 100;
-const queries = [RARE[3]!, RARE[777]!, "function", "error value", "return type", `${RARE[42]} ${COMMON[5]}`, RARE[5]!.slice(0, 4), "config", "module path", RARE[1234]!, "the", "async await", "import", "data user", "functi"];
+const queries = [
+  RARE[3]!,
+  RARE[777]!,
+  "function",
+  "error value",
+  "return type",
+  `${RARE[42]} ${COMMON[5]}`,
+  RARE[5]!.slice(0, 4),
+  "config",
+  "module path",
+  RARE[1234]!,
+  "the",
+  "async await",
+  "import",
+  "data user",
+  "functi",
+];
 
 const open10k: number[] = [];
 const open10kCpu: number[] = [];
@@ -56,7 +72,10 @@ let hits = 0;
 
 for (let r = 0; r < ROUNDS; r++) {
   // Opening: the page the view gets, with the length, tool set and compaction entries.
-  for (const [id, size, times, cpus] of [[db.medium, 10_000, open10k, open10kCpu], [db.large, 100_000, open100k, open100kCpu]] as const) {
+  for (const [id, size, times, cpus] of [
+    [db.medium, 10_000, open10k, open10kCpu],
+    [db.large, 100_000, open100k, open100kCpu],
+  ] as const) {
     globalThis.gc?.();
     const rssBefore = rssMB();
     const c = cpuUs();
@@ -111,7 +130,9 @@ for (let r = 0; r < ROUNDS; r++) {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  log(`round ${r + 1}/${ROUNDS}: open 10k ${round(open10k.at(-1)!)} ms, 100k ${round(open100k.at(-1)!)} ms (+${round(open100kRss.at(-1)!, 1)} MB), search median so far ${round(median(searchTimes))} ms, append ${round(appendCpu.at(-1)!, 1)} us CPU per message`);
+  log(
+    `round ${r + 1}/${ROUNDS}: open 10k ${round(open10k.at(-1)!)} ms, 100k ${round(open100k.at(-1)!)} ms (+${round(open100kRss.at(-1)!, 1)} MB), search median so far ${round(median(searchTimes))} ms, append ${round(appendCpu.at(-1)!, 1)} us CPU per message`,
+  );
 }
 store.close();
 const bytes = fs.statSync(path.join(db.dataDir, "lathe.db")).size;
@@ -132,7 +153,15 @@ console.log(
       bytesPerMessage: Math.round(bytes / db.messages),
       openSession10k: { ...summary(open10k), cpuMs: summary(open10kCpu) },
       openSession100k: { ...summary(open100k), cpuMs: summary(open100kCpu), rssMB: summary(open100kRss, 1) },
-      search: { queries: queries.length, limit: SEARCH_LIMIT, ...summary(searchTimes), p95: round(percentile(searchTimes, 0.95)), max: round(Math.max(...searchTimes)), cpuMedianMs: round(median(searchCpu)), hits },
+      search: {
+        queries: queries.length,
+        limit: SEARCH_LIMIT,
+        ...summary(searchTimes),
+        p95: round(percentile(searchTimes, 0.95)),
+        max: round(Math.max(...searchTimes)),
+        cpuMedianMs: round(median(searchCpu)),
+        hits,
+      },
       // The same without "functi" (the one query whose whole words find nothing and whose prefix is a
       // common word's): what every other query costs.
       searchWithoutTypedCommonPrefix: (() => {

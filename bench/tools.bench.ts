@@ -23,7 +23,6 @@ import { createGrepTool } from "../app/main/tools/grep.ts";
 import { findRipgrep } from "../app/main/tools/grep-search.ts";
 import { SandboxService } from "../app/main/sandbox/sandbox-service.ts";
 
-
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 const work = mkdtempSync(path.join(tmpdir(), "lathe-tools-bench-"));
 const COMMAND = `yes '${"x".repeat(99)}' | head -n 1000000`;

@@ -48,7 +48,8 @@ function streamReply(withCalls: boolean): string[] {
   const events: string[] = [chunk({ role: "assistant", content: "" })];
   for (let i = 0; i < DELTAS; i++) events.push(chunk({ content: i % 50 === 49 ? " word\n\n" : ` w${i}` }));
   if (withCalls) {
-    for (let i = 0; i < 4; i++) events.push(chunk({ tool_calls: [{ index: i, id: `call_${i}`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: BASH }) } }] }));
+    for (let i = 0; i < 4; i++)
+      events.push(chunk({ tool_calls: [{ index: i, id: `call_${i}`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: BASH }) } }] }));
     events.push(chunk({}, "tool_calls"));
   } else events.push(chunk({}, "stop"));
   events.push(usageChunk(5000, 0, 3000), sseData("[DONE]"));
@@ -67,7 +68,8 @@ const manyProject = join(dir, "many");
 mkdirSync(manyProject);
 let turn = 0;
 const model = await startServer((request) => {
-  if (request.method === "GET") return { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ data: [{ id: "fake-coder", context_length: 200000 }] }) };
+  if (request.method === "GET")
+    return { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ data: [{ id: "fake-coder", context_length: 200000 }] }) };
   turn++;
   // Each prompt: a reply with four bash calls, then (after their results) a plain answer.
   return { chunks: streamReply(turn % 2 === 1), delayMs: 20 };
@@ -90,7 +92,11 @@ const ask = <T>(op: string, fields: Record<string, unknown> = {}): Promise<T> =>
     hostChild.send({ id, op, ...fields });
   });
 const call = <T = { id: number }>(method: string, params: unknown): Promise<T> => ask<T>("call", { method, params });
-const host = await ask<{ url: string; origin: string; token: string }>("start", { dataDir: join(dir, "data"), rendererDir: join(root, "out/renderer"), env: { PATH: process.env.PATH, HOME: dir } });
+const host = await ask<{ url: string; origin: string; token: string }>("start", {
+  dataDir: join(dir, "data"),
+  rendererDir: join(root, "out/renderer"),
+  env: { PATH: process.env.PATH, HOME: dir },
+});
 
 // Page-side scripts are strings: this file is type-checked for Node, without the DOM's types.
 const openAndWaitForLast = (title: string, lastPosition: number) => `new Promise((resolve) => {
@@ -145,7 +151,9 @@ function frameTimes(trace: Buffer): number[] {
   const marks = events.filter((e) => e.name === "lathe-frame").sort((a, b) => a.ts - b.ts);
   if (marks.length < 2) return [];
   const { pid, tid } = marks[0]!;
-  const tasks = events.filter((e) => e.pid === pid && e.tid === tid && e.ph === "X" && e.name === "ThreadControllerImpl::RunTask" && e.dur !== undefined).sort((a, b) => a.ts - b.ts);
+  const tasks = events
+    .filter((e) => e.pid === pid && e.tid === tid && e.ph === "X" && e.name === "ThreadControllerImpl::RunTask" && e.dur !== undefined)
+    .sort((a, b) => a.ts - b.ts);
   const out: number[] = [];
   let t = 0;
   for (let i = 0; i + 1 < marks.length; i++) {
@@ -214,7 +222,9 @@ try {
     await new Promise((resolve) => setTimeout(resolve, ms));
     return (await ask<LoopFigures>("monitorStop")).p99Ms;
   };
-  const streamInto = async (sessionId: number): Promise<{ frames: number[]; intervals: number[]; loaf: Loaf[]; loopDelayP99Ms: number; loopDelayMaxMs: number; blockMaxMs: number }> => {
+  const streamInto = async (
+    sessionId: number,
+  ): Promise<{ frames: number[]; intervals: number[]; loaf: Loaf[]; loopDelayP99Ms: number; loopDelayMaxMs: number; blockMaxMs: number }> => {
     await page.getByRole("textbox", { name: "Message to the agent" }).waitFor();
     await page.evaluate(START_FRAMES);
     await browser.startTracing(page, { categories: ["toplevel", "blink.user_timing"] });
@@ -265,7 +275,9 @@ try {
     await page.goto(`${host.origin}/?session=${fresh.id}#token=${host.token}`);
     const empty = await streamInto(fresh.id);
     emptyP95.push(pct(empty.frames, 0.95));
-    process.stderr.write(`round ${r + 1}/${ROUNDS}: open 10k ${Math.round(open10k.at(-1)!)} ms, 100k ${Math.round(open100k.at(-1)!)} ms, frame p95 ${pct(streamed.frames, 0.95).toFixed(1)} ms, loop delay p99 ${streamed.loopDelayP99Ms.toFixed(1)} ms, longest block ${streamed.blockMaxMs.toFixed(1)} ms (empty session ${pct(empty.frames, 0.95).toFixed(1)} ms)\n`);
+    process.stderr.write(
+      `round ${r + 1}/${ROUNDS}: open 10k ${Math.round(open10k.at(-1)!)} ms, 100k ${Math.round(open100k.at(-1)!)} ms, frame p95 ${pct(streamed.frames, 0.95).toFixed(1)} ms, loop delay p99 ${streamed.loopDelayP99Ms.toFixed(1)} ms, longest block ${streamed.blockMaxMs.toFixed(1)} ms (empty session ${pct(empty.frames, 0.95).toFixed(1)} ms)\n`,
+    );
   }
   frames.sort((a, b) => a - b);
   intervals.sort((a, b) => a - b);

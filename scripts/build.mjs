@@ -64,14 +64,18 @@ await Promise.all([
     banner: { js: 'var __lathe_import_meta_url = require("url").pathToFileURL(__filename).href;' },
   }),
   // The compute pool's worker (app/main/workers): self-contained CommonJS beside each bundle.
-  ...[`${out}/main`, `${out}/host`].map((dir) =>
-    esbuild({ ...common, entryPoints: ["app/main/workers/compute-worker.ts"], outfile: `${dir}/compute-worker.cjs`, format: "cjs" }),
-  ),
+  ...[`${out}/main`, `${out}/host`].map((dir) => esbuild({ ...common, entryPoints: ["app/main/workers/compute-worker.ts"], outfile: `${dir}/compute-worker.cjs`, format: "cjs" })),
   // Each SDK's CommonJS bundle, built from its ES modules (tree-shaken, as in the main bundle
   // before), exporting the client class as `default`; the module above hands that class to the
   // import() (esbuild's Node-mode interop makes `default` whatever module.exports is).
   ...Object.entries(SDKS).map(([module, file]) =>
-    esbuild({ ...common, stdin: { contents: `export { default } from "${module}";`, resolveDir: root, loader: "js" }, outfile: `${out}/main/${file}`, format: "cjs", sourcemap: false }),
+    esbuild({
+      ...common,
+      stdin: { contents: `export { default } from "${module}";`, resolveDir: root, loader: "js" },
+      outfile: `${out}/main/${file}`,
+      format: "cjs",
+      sourcemap: false,
+    }),
   ),
   esbuild({ ...common, entryPoints: ["app/preload/index.ts"], outfile: `${out}/preload/index.cjs`, format: "cjs", sourcemap: false }),
   esbuild({

@@ -7,7 +7,10 @@ export const MINIMUM = { major: 22, minor: 12 };
 
 /** The same words as app/shared/node-version.ts's nodeVersionProblem. */
 export function nodeVersionProblem(version, executable = "") {
-  const [major = 0, minor = 0] = version.replace(/^v/, "").split(".").map((n) => Number.parseInt(n, 10) || 0);
+  const [major = 0, minor = 0] = version
+    .replace(/^v/, "")
+    .split(".")
+    .map((n) => Number.parseInt(n, 10) || 0);
   if (major > MINIMUM.major || (major === MINIMUM.major && minor >= MINIMUM.minor)) return null;
   return (
     `Lathe needs Node.js ${MINIMUM.major}.${MINIMUM.minor} or later (24 LTS recommended); this is Node.js ${version.replace(/^v/, "")}` +

@@ -52,14 +52,20 @@ export async function afterPack(context: AfterPackContext): Promise<void> {
   const config = fuseConfig(fuses, context.electronPlatformName, context.arch);
   // The packager knows the executable's name and extension per platform.
   await context.packager.addElectronFuses(context, config as never);
-  console.log(`  • fuses flipped: ${Object.entries(FUSES).map(([k, v]) => `${k}=${v ? "on" : "off"}`).join(", ")}`);
+  console.log(
+    `  • fuses flipped: ${Object.entries(FUSES)
+      .map(([k, v]) => `${k}=${v ? "on" : "off"}`)
+      .join(", ")}`,
+  );
 }
 
 /** Reads the fuses of FUSES from an Electron binary: true/false, or "removed" by that build. */
 export async function readFuses(binaryPath: string): Promise<Record<FuseName, boolean | "removed">> {
   const { getCurrentFuseWire, FuseV1Options } = await import("@electron/fuses");
   // The wire stores each fuse as one ASCII byte: "1" on, "0" off, "r" removed.
-  const ON = 0x31, OFF = 0x30, REMOVED = 0x72;
+  const ON = 0x31,
+    OFF = 0x30,
+    REMOVED = 0x72;
   const wire = await getCurrentFuseWire(binaryPath);
   const result = {} as Record<FuseName, boolean | "removed">;
   for (const name of Object.keys(FUSES) as FuseName[]) {

@@ -134,7 +134,13 @@ export function checkPackage(resourcesDir: string, expect: PackageExpectations):
     const html = read("out/renderer/index.html");
     const csp = /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]+)"/i.exec(html)?.[1];
     if (!csp) throw new Error("out/renderer/index.html has no Content-Security-Policy meta tag");
-    const directives = new Map(csp.split(";").map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map((d) => [d[0]!, d.slice(1)]));
+    const directives = new Map(
+      csp
+        .split(";")
+        .map((d) => d.trim().split(/\s+/))
+        .filter((d) => d[0])
+        .map((d) => [d[0]!, d.slice(1)]),
+    );
     const scripts = directives.get("script-src") ?? directives.get("default-src");
     if (!scripts) throw new Error(`CSP has neither script-src nor default-src: ${csp}`);
     for (const bad of ["'unsafe-inline'", "'unsafe-eval'", "*", "http:", "https:"]) {
@@ -159,7 +165,13 @@ export function checkPackage(resourcesDir: string, expect: PackageExpectations):
       const files = entries.filter((entry) => entry.path.startsWith(prefix));
       if (files.length === 0) throw new Error(`${name} is not packaged`);
       const packedInside = files.filter((entry) => !entry.unpacked);
-      if (packedInside.length > 0) throw new Error(`${name} has files inside app.asar: ${packedInside.slice(0, 3).map((e) => e.path).join(", ")}`);
+      if (packedInside.length > 0)
+        throw new Error(
+          `${name} has files inside app.asar: ${packedInside
+            .slice(0, 3)
+            .map((e) => e.path)
+            .join(", ")}`,
+        );
       const binaries = files.filter((entry) => entry.path.endsWith(".node"));
       if (binaries.length === 0) throw new Error(`${name} has no .node binary`);
       for (const binary of binaries) {
@@ -194,9 +206,16 @@ export function checkPackage(resourcesDir: string, expect: PackageExpectations):
     const outDirs = new Set(entries.filter((e) => e.path.startsWith("out/")).map((e) => e.path.split("/")[1]));
     const strayOut = [...outDirs].filter((dir) => !["main", "preload", "renderer"].includes(dir!));
     if (strayOut.length > 0) throw new Error(`out/ carries more than main, preload, renderer: ${strayOut.join(", ")}`);
-    const banned = /(^|\/)(test|tests|__tests__|spec|benchmark|docs?)\/|\.(test|spec)\.[cm]?[jt]sx?$|\.map$|\.[cm]?tsx?$|(^|\/)(binding\.gyp|Makefile)$|\.(cc|cpp|c|h|hpp|pdb|o|obj)$/;
+    const banned =
+      /(^|\/)(test|tests|__tests__|spec|benchmark|docs?)\/|\.(test|spec)\.[cm]?[jt]sx?$|\.map$|\.[cm]?tsx?$|(^|\/)(binding\.gyp|Makefile)$|\.(cc|cpp|c|h|hpp|pdb|o|obj)$/;
     const bannedFiles = entries.filter((entry) => banned.test(entry.path) && !entry.path.endsWith(".d.ts"));
-    if (bannedFiles.length > 0) throw new Error(`files that do not belong in the app: ${bannedFiles.slice(0, 5).map((e) => e.path).join(", ")}${bannedFiles.length > 5 ? ` (+${bannedFiles.length - 5})` : ""}`);
+    if (bannedFiles.length > 0)
+      throw new Error(
+        `files that do not belong in the app: ${bannedFiles
+          .slice(0, 5)
+          .map((e) => e.path)
+          .join(", ")}${bannedFiles.length > 5 ? ` (+${bannedFiles.length - 5})` : ""}`,
+      );
     const closure = productionClosure(expect.projectDir, Object.keys(expect.projectPackage.dependencies ?? {}));
     const modules = new Set(entries.filter((e) => e.path.startsWith("node_modules/")).map((e) => moduleName(e.path)));
     const notProduction = [...modules].filter((name) => !closure.has(name));
@@ -304,7 +323,9 @@ function runComputeWorkerInChild(file: string): string {
 function standInElectron(dir: string, version: string): void {
   fs.mkdirSync(path.join(dir, "resources"), { recursive: true });
   const wire = Buffer.concat([Buffer.from(FUSE_SENTINEL), Buffer.from([1, ELECTRON_DEFAULT_WIRE.length]), Buffer.from(ELECTRON_DEFAULT_WIRE)]);
-  fs.writeFileSync(path.join(dir, "electron"), Buffer.concat([Buffer.from("#!/bin/sh\necho 'stand-in Electron for pack:check'\nexit 1\n#"), wire, Buffer.from("\n")]), { mode: 0o755 });
+  fs.writeFileSync(path.join(dir, "electron"), Buffer.concat([Buffer.from("#!/bin/sh\necho 'stand-in Electron for pack:check'\nexit 1\n#"), wire, Buffer.from("\n")]), {
+    mode: 0o755,
+  });
   fs.writeFileSync(path.join(dir, "version"), `${version}\n`);
   fs.writeFileSync(path.join(dir, "LICENSE"), "stand-in\n");
 }
@@ -347,7 +368,12 @@ async function main(): Promise<number> {
     });
     try {
       const wrong = wrongFuses(await readFuses(path.join(appDir, "lathe")));
-      const detail = wrong.length > 0 ? `not as scripts/fuses.ts sets them: ${wrong.join(", ")}` : Object.entries(FUSES).map(([n, on]) => `${n}=${on ? "on" : "off"}`).join(", ");
+      const detail =
+        wrong.length > 0
+          ? `not as scripts/fuses.ts sets them: ${wrong.join(", ")}`
+          : Object.entries(FUSES)
+              .map(([n, on]) => `${n}=${on ? "on" : "off"}`)
+              .join(", ");
       results.push({ name: "fuses flipped by the afterPack hook", ok: wrong.length === 0, detail });
     } catch (error) {
       results.push({ name: "fuses flipped by the afterPack hook", ok: false, detail: String(error) });
@@ -358,7 +384,13 @@ async function main(): Promise<number> {
     results.push({
       name: "update feed matches the publish config",
       ok: updateYml === publishing,
-      detail: publishing ? (updateYml ? "publish set: resources/app-update.yml written" : "publish set but no resources/app-update.yml") : updateYml ? "no publish config, yet resources/app-update.yml exists" : "no publish config: no app-update.yml, the updater stays off",
+      detail: publishing
+        ? updateYml
+          ? "publish set: resources/app-update.yml written"
+          : "publish set but no resources/app-update.yml"
+        : updateYml
+          ? "no publish config, yet resources/app-update.yml exists"
+          : "no publish config: no app-update.yml, the updater stays off",
     });
     console.log("");
     for (const result of results) console.log(`${result.ok ? "ok  " : "FAIL"}  ${result.name}: ${result.detail}`);

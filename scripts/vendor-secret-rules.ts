@@ -50,7 +50,11 @@ export function translateGoRegex(source: string): { source: string; flags: strin
     flags += m[1]!;
     s = s.slice(m[0].length);
   }
-  s = s.replace(/\[:([a-z]+):\]/g, (all, name: string) => POSIX[name] ?? all).replace(/\\z/g, "$").replace(/\\A/g, "^").replace(/\(\?P</g, "(?<");
+  s = s
+    .replace(/\[:([a-z]+):\]/g, (all, name: string) => POSIX[name] ?? all)
+    .replace(/\\z/g, "$")
+    .replace(/\\A/g, "^")
+    .replace(/\(\?P</g, "(?<");
   // A (?i) inside the pattern applies to the end of its group.
   for (let at = s.indexOf("(?i)"); at !== -1; at = s.indexOf("(?i)")) {
     let depth = 0;

@@ -116,8 +116,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     home: env.HOME && env.HOME.startsWith("/") ? env.HOME : undefined,
     detect: options.detectSandbox,
   });
-  const streamFn =
-    options.streamFn ?? createStreamModel({ settings: () => settings.providerSettings(), env, idleTimeoutMs: () => settings.stallTimeoutSeconds * 1000 });
+  const streamFn = options.streamFn ?? createStreamModel({ settings: () => settings.providerSettings(), env, idleTimeoutMs: () => settings.stallTimeoutSeconds * 1000 });
   // Redaction: gitleaks' rules, the configured keys, and the values of secret-looking variables
   // of the app's environment (and of the process's, which commands inherit). The environments are
   // read once, here: they do not change while the app runs, and reading process.env at every
@@ -163,7 +162,10 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   const rewinder = new Rewinder(checkpoints, (dir) => sandbox.untrustedRepositories.find(dir));
   let checkpointsUnavailable: string | null = readOnly ? "This Lathe opened the data folder read-only: it takes no checkpoints and rewinds nothing." : null;
   const checkpointsReady = (async () => {
-    const missing = await checkpoints.git.run(["--version"]).then(() => null, (error: Error) => error.message);
+    const missing = await checkpoints.git.run(["--version"]).then(
+      () => null,
+      (error: Error) => error.message,
+    );
     if (missing) {
       checkpointsUnavailable = missing;
       notices.push({ message: missing });
@@ -314,7 +316,10 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     for (const name of Object.keys(handlers) as RequestName[]) {
       if (READ_ONLY_REQUESTS.has(name)) continue;
       (handlers as Record<RequestName, () => never>)[name] = () => {
-        throw new ServiceError("unavailable", `This Lathe opened ${options.dataDir} read-only (another Lathe holds it), so it cannot ${name.replace(".", ": ")}. Quit the other one and start this one normally to make changes.`);
+        throw new ServiceError(
+          "unavailable",
+          `This Lathe opened ${options.dataDir} read-only (another Lathe holds it), so it cannot ${name.replace(".", ": ")}. Quit the other one and start this one normally to make changes.`,
+        );
       };
     }
   }

@@ -10,7 +10,10 @@ export const EXIT_NODE_TOO_OLD = 4;
 
 /** What is wrong with running on Node `version` (e.g. "20.20.2"), or null when it will do. */
 export function nodeVersionProblem(version: string, executable = ""): string | null {
-  const [major = 0, minor = 0] = version.replace(/^v/, "").split(".").map((n) => Number.parseInt(n, 10) || 0);
+  const [major = 0, minor = 0] = version
+    .replace(/^v/, "")
+    .split(".")
+    .map((n) => Number.parseInt(n, 10) || 0);
   if (major > MINIMUM_NODE.major || (major === MINIMUM_NODE.major && minor >= MINIMUM_NODE.minor)) return null;
   return (
     `Lathe needs Node.js ${MINIMUM_NODE.major}.${MINIMUM_NODE.minor} or later (24 LTS recommended); this is Node.js ${version.replace(/^v/, "")}` +

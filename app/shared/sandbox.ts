@@ -21,13 +21,7 @@ export const SandboxPlacementSchema = Type.Union([Type.Literal("sandbox"), Type.
 
 /** The rule of the sandbox a call would cross, which is why it asks. */
 export const SandboxCrossingSchema = Type.Object({
-  rule: Type.Union([
-    Type.Literal("network"),
-    Type.Literal("outside-path"),
-    Type.Literal("real-machine"),
-    Type.Literal("requested-outside"),
-    Type.Literal("no-sandbox"),
-  ]),
+  rule: Type.Union([Type.Literal("network"), Type.Literal("outside-path"), Type.Literal("real-machine"), Type.Literal("requested-outside"), Type.Literal("no-sandbox")]),
   message: Type.String(),
 });
 

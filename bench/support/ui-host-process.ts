@@ -31,10 +31,39 @@ function seedMessages(n: number): AgentMessage[] {
   for (let i = 0; out.length < n; i++) {
     out.push({ role: "user", content: `Question ${i}: how does module ${i} work?`, timestamp: i });
     if (i % 3 === 0 && out.length + 2 < n) {
-      out.push({ role: "assistant", content: [{ type: "text", text: `Reading module ${i}.` }, { type: "toolCall", id: `r${i}`, name: "read", arguments: { path: `src/m${i}.ts` } }], api: "openai-completions", provider: "local", model: "fake-coder", usage, stopReason: "toolUse", timestamp: i });
-      out.push({ role: "toolResult", toolCallId: `r${i}`, toolName: "read", content: [{ type: "text", text: `     1\texport const m${i} = ${i};` }], isError: false, timestamp: i });
+      out.push({
+        role: "assistant",
+        content: [
+          { type: "text", text: `Reading module ${i}.` },
+          { type: "toolCall", id: `r${i}`, name: "read", arguments: { path: `src/m${i}.ts` } },
+        ],
+        api: "openai-completions",
+        provider: "local",
+        model: "fake-coder",
+        usage,
+        stopReason: "toolUse",
+        timestamp: i,
+      });
+      out.push({
+        role: "toolResult",
+        toolCallId: `r${i}`,
+        toolName: "read",
+        content: [{ type: "text", text: `     1\texport const m${i} = ${i};` }],
+        isError: false,
+        timestamp: i,
+      });
     }
-    if (out.length < n) out.push({ role: "assistant", content: [{ type: "text", text: `Module **${i}** exports \`m${i}\`.\n\n\`\`\`ts\nexport const m${i} = ${i};\n\`\`\`` }], api: "openai-completions", provider: "local", model: "fake-coder", usage, stopReason: "stop", timestamp: i });
+    if (out.length < n)
+      out.push({
+        role: "assistant",
+        content: [{ type: "text", text: `Module **${i}** exports \`m${i}\`.\n\n\`\`\`ts\nexport const m${i} = ${i};\n\`\`\`` }],
+        api: "openai-completions",
+        provider: "local",
+        model: "fake-coder",
+        usage,
+        stopReason: "stop",
+        timestamp: i,
+      });
   }
   return out;
 }

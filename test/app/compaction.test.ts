@@ -46,9 +46,31 @@ async function promptAndWait(h: AppHarness, sessionId: number, text: string, run
 
 describe("the cut and the model's view", () => {
   it("cuts only at a user message, keeping tool calls with their results", () => {
-    const call = (id: string): AssistantMessage => ({ ...answer(""), content: [{ type: "toolCall", id, name: "read", arguments: { path: words(300, "p") } }], stopReason: "toolUse" });
-    const result = (id: string): Message => ({ role: "toolResult", toolCallId: id, toolName: "read", content: [{ type: "text", text: words(300, "r") }], isError: false, timestamp: 1 });
-    const transcript: AgentMessage[] = [user(words(300, "a")), call("1"), result("1"), answer(words(300, "b")), user(words(300, "c")), call("2"), result("2"), call("3"), result("3"), answer("done")];
+    const call = (id: string): AssistantMessage => ({
+      ...answer(""),
+      content: [{ type: "toolCall", id, name: "read", arguments: { path: words(300, "p") } }],
+      stopReason: "toolUse",
+    });
+    const result = (id: string): Message => ({
+      role: "toolResult",
+      toolCallId: id,
+      toolName: "read",
+      content: [{ type: "text", text: words(300, "r") }],
+      isError: false,
+      timestamp: 1,
+    });
+    const transcript: AgentMessage[] = [
+      user(words(300, "a")),
+      call("1"),
+      result("1"),
+      answer(words(300, "b")),
+      user(words(300, "c")),
+      call("2"),
+      result("2"),
+      call("3"),
+      result("3"),
+      answer("done"),
+    ];
     for (const keep of [1, 100, 1000, 2000, 5000]) {
       const cut = findCut(transcript, keep);
       if (cut === undefined) continue;
@@ -214,7 +236,10 @@ describe("compaction in sessions", () => {
     expect(full).toContain("question one");
     expect(full).not.toContain("summary");
 
-    expect(await app.raw("sessions.undoCompaction", { sessionId: s.id, index: 0 })).toMatchObject({ ok: false, error: { message: expect.stringContaining("not a compaction summary") } });
+    expect(await app.raw("sessions.undoCompaction", { sessionId: s.id, index: 0 })).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining("not a compaction summary") },
+    });
     // Replayed from the store, the view is the same.
     const stored = app.services.store.openSession(s.id)!.messages;
     expect(activeCompaction(stored)).toBeUndefined();

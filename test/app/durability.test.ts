@@ -33,7 +33,10 @@ function expectValidTranscript(messages: AgentMessage[]): void {
   messages.forEach((m, i) => {
     if (m.role === "toolResult") {
       const owner = messages.slice(0, i).findLast((x): x is AssistantMessage => x.role === "assistant");
-      expect(owner?.content.some((b) => b.type === "toolCall" && b.id === m.toolCallId), `result ${m.toolCallId} has its call before it`).toBe(true);
+      expect(
+        owner?.content.some((b) => b.type === "toolCall" && b.id === m.toolCallId),
+        `result ${m.toolCallId} has its call before it`,
+      ).toBe(true);
     }
     if (m.role !== "assistant") return;
     for (const c of m.content.filter((b) => b.type === "toolCall")) {
@@ -50,7 +53,11 @@ describe("durable before acting", () => {
         // The model is asked after the prompt is stored; the disk fills before its answer is saved.
         () => {
           fill();
-          return { text: `I will touch the marker. ${"(a long explanation) ".repeat(1000)}`, toolCalls: [{ name: "bash", args: { command: "echo ran >> marker.txt" } }], chunkSize: Infinity };
+          return {
+            text: `I will touch the marker. ${"(a long explanation) ".repeat(1000)}`,
+            toolCalls: [{ name: "bash", args: { command: "echo ran >> marker.txt" } }],
+            chunkSize: Infinity,
+          };
         },
         { text: "Touching it now.", toolCalls: [{ name: "bash", args: { command: "echo ran >> marker.txt" } }], chunkSize: Infinity },
         { text: "Done." },
@@ -101,7 +108,9 @@ describe("durable before acting", () => {
 
 describe("failed turns", () => {
   it("retries the last failed turn: the partial answer stays in the transcript and is not sent", async () => {
-    app = await startApp({ steps: [{ text: "Half an answer", error: "The connection to Local was lost mid-answer; the part that had arrived is kept." }, { text: "A whole answer." }] });
+    app = await startApp({
+      steps: [{ text: "Half an answer", error: "The connection to Local was lost mid-answer; the part that had arrived is kept." }, { text: "A whole answer." }],
+    });
     const h = app;
     const session = await newSession(h);
     await h.call("sessions.prompt", { sessionId: session.id, text: "explain" });

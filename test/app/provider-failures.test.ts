@@ -19,7 +19,10 @@ afterEach(async () => {
 });
 
 /** The first events of an Anthropic answer (message_start, the text block's start, two deltas). */
-const firstEventsOf = (text: string) => anthropicText(text).split(/(?<=\n\n)/).slice(0, 4);
+const firstEventsOf = (text: string) =>
+  anthropicText(text)
+    .split(/(?<=\n\n)/)
+    .slice(0, 4);
 
 async function appAgainst(replies: ScriptedReply[]): Promise<{ services: AppServices; server: TestServer; sessionId: number }> {
   const server = await startServer(replies);
@@ -31,7 +34,11 @@ async function appAgainst(replies: ScriptedReply[]): Promise<{ services: AppServ
     version: "test",
     env: { ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: server.baseUrl },
   });
-  cleanups.push(() => rmSync(root, { recursive: true, force: true }), () => server.close(), () => services.close());
+  cleanups.push(
+    () => rmSync(root, { recursive: true, force: true }),
+    () => server.close(),
+    () => services.close(),
+  );
   services.settings.update({ defaultModel: "anthropic/claude-sonnet-5-5" });
   const project = services.store.openProject(root);
   const sessionId = services.store.createSession({ projectId: project.id }).id;

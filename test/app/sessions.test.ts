@@ -162,7 +162,10 @@ describe("sessions through the router", () => {
     const session = await newSession(app);
     await app.call("sessions.prompt", { sessionId: session.id, text: "greet me" });
     await app.waitFor(
-      () => (app!.sessionEvents.get(session.id) ?? []).some((e) => e.type === "tool_execution_update" && (e.partialResult.details as { waitingForInput?: boolean }).waitingForInput === true),
+      () =>
+        (app!.sessionEvents.get(session.id) ?? []).some(
+          (e) => e.type === "tool_execution_update" && (e.partialResult.details as { waitingForInput?: boolean }).waitingForInput === true,
+        ),
       "the command to wait for input",
     );
     await app.call("tools.input", { sessionId: session.id, toolCallId: "ask", data: "Ada\r" });

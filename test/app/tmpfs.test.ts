@@ -13,7 +13,6 @@ import type { AgentMessage, AssistantMessage } from "../../app/shared/agent-type
 import { startApp, type AppHarness } from "../support/app-harness.ts";
 import type { ScriptStep } from "../../app/main/loop/test/scripted-model.ts";
 
-
 const tmpfs = scratchTmpfs("lathe-tmpfs-", "2m");
 const mountPoint = tmpfs.dir;
 
@@ -35,7 +34,11 @@ describeWhen(tmpfs.missing, "a data folder on a 2 MB tmpfs that fills mid-run", 
       turn++;
       if (turn > TURNS) return { text: "All turns done." };
       // About 24 KB per answer: the tmpfs fills after some tens of turns.
-      return { text: `Turn ${turn}. ${"Some long reasoning about the task. ".repeat(700)}`, toolCalls: [{ name: "bash", args: { command: `echo ${turn} >> ${markerFile}` } }], chunkSize: 4096 };
+      return {
+        text: `Turn ${turn}. ${"Some long reasoning about the task. ".repeat(700)}`,
+        toolCalls: [{ name: "bash", args: { command: `echo ${turn} >> ${markerFile}` } }],
+        chunkSize: 4096,
+      };
     };
     app = await startApp({ dataDir, steps: Array.from({ length: TURNS * 2 }, () => step) });
     const h = app;
@@ -52,11 +55,15 @@ describeWhen(tmpfs.missing, "a data folder on a 2 MB tmpfs that fills mid-run", 
     const executed = ran();
     expect(executed.length, "the disk filled before the run's end").toBeLessThan(TURNS);
     expect(errors).toHaveLength(1);
-    expect((errors[0]!.payload as { message: string }).message).toMatch(/could not save session .*The run was stopped, so nothing runs unsaved.*Free at least [\d.]+ (KB|MB) there/);
+    expect((errors[0]!.payload as { message: string }).message).toMatch(
+      /could not save session .*The run was stopped, so nothing runs unsaved.*Free at least [\d.]+ (KB|MB) there/,
+    );
 
     // Every command that ran has its assistant message stored, and the store holds a prefix of the run, in order.
     const stored = h.services.store.readMessages(session.id);
-    const storedCalls = new Set(stored.flatMap((m) => (m.role === "assistant" ? m.content.filter((b) => b.type === "toolCall").map((b) => (b.arguments as { command: string }).command) : [])));
+    const storedCalls = new Set(
+      stored.flatMap((m) => (m.role === "assistant" ? m.content.filter((b) => b.type === "toolCall").map((b) => (b.arguments as { command: string }).command) : [])),
+    );
     for (const n of executed) expect(storedCalls.has(`echo ${n} >> ${markerFile}`), `turn ${n} ran, so its call is stored`).toBe(true);
     const { opened } = await h.call("sessions.open", { sessionId: session.id });
     expect(opened.messages.slice(0, stored.length)).toEqual(stored);
@@ -78,7 +85,9 @@ describeWhen(tmpfs.missing, "a data folder on a 2 MB tmpfs that fills mid-run", 
     expect((final.at(-1) as AssistantMessage).content[0]).toMatchObject({ text: "All turns done." });
     const all = ran();
     expect(new Set(all).size).toBe(all.length);
-    const finalCalls = new Set(final.flatMap((m) => (m.role === "assistant" ? m.content.filter((b) => b.type === "toolCall").map((b) => (b.arguments as { command: string }).command) : [])));
+    const finalCalls = new Set(
+      final.flatMap((m) => (m.role === "assistant" ? m.content.filter((b) => b.type === "toolCall").map((b) => (b.arguments as { command: string }).command) : [])),
+    );
     for (const n of all) expect(finalCalls.has(`echo ${n} >> ${markerFile}`)).toBe(true);
     expect(h.events.filter((e) => e.event === "app.notice" && (e.payload as { level: string }).level === "error")).toHaveLength(1);
   }, 240_000);

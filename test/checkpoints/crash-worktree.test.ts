@@ -36,7 +36,9 @@ describe("crash in the middle of a rewind", () => {
     }
     await exited;
     const halfway = snapshot(project);
-    const values = Object.entries(halfway).filter(([k]) => k.startsWith("f")).map(([, v]) => v);
+    const values = Object.entries(halfway)
+      .filter(([k]) => k.startsWith("f"))
+      .map(([, v]) => v);
     expect(Object.keys(halfway).some((k) => k.startsWith("new/"))).toBe(false);
     expect(values).toContain("v1\n");
     expect(values).toContain("v2\n");
@@ -107,7 +109,10 @@ describe("fork into a worktree", () => {
     write(project, "a.txt", "a\n");
     write(project, "b.md", "b\n");
     bash(project, "git init -q && git config user.email t@t && git config user.name t && git add -A && git commit -qm init");
-    bash(project, `git config filter.evil.smudge 'touch "${parent}/smudge-ran"; cat' && git config filter.evil.required true && git config filter.evil2.process 'touch "${parent}/process-ran"'`);
+    bash(
+      project,
+      `git config filter.evil.smudge 'touch "${parent}/smudge-ran"; cat' && git config filter.evil.required true && git config filter.evil2.process 'touch "${parent}/process-ran"'`,
+    );
     const { cp, rewinder } = makeService(data);
     try {
       const session = new FakeSession(cp, project);

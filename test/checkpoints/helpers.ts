@@ -99,7 +99,8 @@ export class FakeSession implements SessionSource {
     await this.cp.beforeTurn(scope, key);
     await change();
     await this.cp.afterTurn(scope, key);
-    for (const c of withIds) this.messages.push({ role: "toolResult", toolCallId: c.id, toolName: c.name, content: [{ type: "text", text: "ok" }], isError: false, timestamp: Date.now() });
+    for (const c of withIds)
+      this.messages.push({ role: "toolResult", toolCallId: c.id, toolName: c.name, content: [{ type: "text", text: "ok" }], isError: false, timestamp: Date.now() });
     return key;
   }
 }

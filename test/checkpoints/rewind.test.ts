@@ -212,10 +212,16 @@ describe("rewind", () => {
   it("shows each turn's files with the call that changed them and a bounded diff", async () => {
     const { project, session, cp } = setup((p) => write(p, "a.txt", "one\ntwo\n"));
     session.user("go");
-    await session.turn([{ name: "edit", arguments: { path: "a.txt" } }, { name: "bash", arguments: { command: "touch b" } }], () => {
-      write(project, "a.txt", "one\nTWO\n");
-      write(project, "b", "");
-    });
+    await session.turn(
+      [
+        { name: "edit", arguments: { path: "a.txt" } },
+        { name: "bash", arguments: { command: "touch b" } },
+      ],
+      () => {
+        write(project, "a.txt", "one\nTWO\n");
+        write(project, "b", "");
+      },
+    );
     const [turn] = await cp.sessionChanges(session, session.sessionId);
     const a = turn!.files.find((f) => f.path === "a.txt")!;
     const b = turn!.files.find((f) => f.path === "b")!;

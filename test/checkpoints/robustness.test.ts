@@ -115,7 +115,6 @@ describe("checkpoints under pressure", () => {
   });
 });
 
-
 const tmpfs = scratchTmpfs("lathe-cp-tmpfs-", "600k");
 const mountPoint = tmpfs.dir;
 

@@ -111,7 +111,12 @@ module.exports = {
   },
   screen: { getDisplayMatching: () => ({ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }) },
   shell: { openExternal: async () => {}, openPath: async () => "" },
-  Notification: Object.assign(class extends EventEmitter { show() {} }, { isSupported: () => false }),
+  Notification: Object.assign(
+    class extends EventEmitter {
+      show() {}
+    },
+    { isSupported: () => false },
+  ),
   Menu: { buildFromTemplate: (template) => template, setApplicationMenu: (menu) => (recorded.menu = menu) },
   safeStorage: {
     isEncryptionAvailable: () => false,

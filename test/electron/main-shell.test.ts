@@ -48,8 +48,7 @@ beforeAll(async () => {
     logLevel: "silent",
   });
   const resolve = (Module as unknown as { _resolveFilename: (r: string, ...rest: unknown[]) => string })._resolveFilename;
-  (Module as unknown as { _resolveFilename: typeof resolve })._resolveFilename = (request, ...rest) =>
-    request === "electron" ? fakePath : resolve(request, ...rest);
+  (Module as unknown as { _resolveFilename: typeof resolve })._resolveFilename = (request, ...rest) => (request === "electron" ? fakePath : resolve(request, ...rest));
   fake = require(fakePath) as Fake;
   fake.app.dataDir = path.join(dir, "data");
   require(path.join(outDir, "index.cjs"));

@@ -43,7 +43,13 @@ const state = (over: Partial<SessionState>): SessionState => ({
   ...over,
 });
 
-const request = { id: "r1", sessionId: 7, toolCallId: "c1", toolName: "bash", summary: { title: "Run a command", command: "npm test" } } as unknown as SessionState["pendingPermissions"][number];
+const request = {
+  id: "r1",
+  sessionId: 7,
+  toolCallId: "c1",
+  toolName: "bash",
+  summary: { title: "Run a command", command: "npm test" },
+} as unknown as SessionState["pendingPermissions"][number];
 
 function setup(options: { inFront?: () => boolean; supported?: boolean; failOnShow?: boolean } = {}) {
   const hub = new EventHub(() => undefined);
@@ -51,8 +57,7 @@ function setup(options: { inFront?: () => boolean; supported?: boolean; failOnSh
   const opened: number[] = [];
   const errors: unknown[] = [];
   const stop = startAttentionNotifier({
-    onSessionState: (listener) =>
-      hub.add({ sessionEvent: () => undefined, emit: (event, payload) => event === "session.state" && listener(payload as SessionState) }),
+    onSessionState: (listener) => hub.add({ sessionEvent: () => undefined, emit: (event, payload) => event === "session.state" && listener(payload as SessionState) }),
     liveStates: () => [state({ sessionId: 3, running: true })],
     titleOf: (id) => (id === 7 ? "Fix the failing test" : null),
     inFront: options.inFront ?? (() => false),

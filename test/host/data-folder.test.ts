@@ -21,9 +21,12 @@ const children: HostProcess[] = [];
 beforeAll(async () => {
   model = await startFakeModel((user, results) => {
     if (user.includes("slow")) {
-      return results.length === 0 ? { calls: [{ name: "bash", args: { command: "printf '\\033[32mstarted\\033[0m\\n'; sleep 3; echo finished-well" } }] } : { text: "Slow task done." };
+      return results.length === 0
+        ? { calls: [{ name: "bash", args: { command: "printf '\\033[32mstarted\\033[0m\\n'; sleep 3; echo finished-well" } }] }
+        : { text: "Slow task done." };
     }
-    if (user.includes("hang")) return results.length === 0 ? { calls: [{ name: "bash", args: { command: "printf '\\033[35mshown-before-the-kill\\033[0m\\n'; sleep 60" } }] } : { text: "unexpected" };
+    if (user.includes("hang"))
+      return results.length === 0 ? { calls: [{ name: "bash", args: { command: "printf '\\033[35mshown-before-the-kill\\033[0m\\n'; sleep 60" } }] } : { text: "unexpected" };
     return { text: "ok" };
   });
 });
@@ -76,7 +79,10 @@ describe("one writer per data folder, between processes", () => {
     const c3 = await connectHost(await reader.url);
     expect((await c3.call("app.info")).data).toMatchObject({ readOnly: true, notices: [expect.stringMatching(/^Read-only: The data folder .* is in use by the headless host/)] });
     expect((await c3.call<{ opened: { messages: AgentMessage[] } }>("sessions.open", { sessionId: session.id })).data!.opened.messages[0]).toMatchObject({ role: "user" });
-    expect(await c3.call("sessions.prompt", { sessionId: session.id, text: "no" })).toMatchObject({ ok: false, error: { code: "unavailable", message: expect.stringMatching(/read-only/) } });
+    expect(await c3.call("sessions.prompt", { sessionId: session.id, text: "no" })).toMatchObject({
+      ok: false,
+      error: { code: "unavailable", message: expect.stringMatching(/read-only/) },
+    });
     expect((await c3.call("sessions.delete", { sessionId: session.id })).ok).toBe(false);
     c3.close();
     reader.child.kill("SIGTERM");

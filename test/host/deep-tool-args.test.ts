@@ -75,7 +75,10 @@ describe("tool arguments nested 5,000 levels deep from the model", () => {
     expect(ended()).toBe(true);
 
     // The browser saw the refused call's result and the answer after it.
-    const seen = browser.events.flatMap((e) => e.payload.events ?? []).filter((x) => x.type === "message_end").map((x) => x.message!);
+    const seen = browser.events
+      .flatMap((e) => e.payload.events ?? [])
+      .filter((x) => x.type === "message_end")
+      .map((x) => x.message!);
     expect(seen.map((m) => m.role)).toEqual(["user", "assistant", "toolResult", "assistant"]);
     const result = seen[2] as Extract<AgentMessage, { role: "toolResult" }>;
     expect(result.isError).toBe(true);

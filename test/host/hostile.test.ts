@@ -109,10 +109,23 @@ function prng(seed: number): () => number {
 describe("1,000 fuzzed upgrade requests", () => {
   it("with a wrong or missing Origin, Host or token are all refused, and the host lives", async () => {
     const rand = prng(15);
-    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
     const right = { host: `127.0.0.1:${host.port}`, origin: host.origin };
     const hosts = [right.host, right.host, null, "", "attacker.example", `attacker.example:${host.port}`, `localhost:${host.port}`, "127.0.0.1:1", "x:99999", "[::1]", "%ff"];
-    const origins = [right.origin, right.origin, null, "null", "", "http://127.0.0.1:1", `http://localhost:${host.port}`, `https://127.0.0.1:${host.port}`, `http://127.0.0.1:${host.port}/`, `http://127.0.0.1:${host.port}.attacker.example`, "http://attacker.example", "file://"];
+    const origins = [
+      right.origin,
+      right.origin,
+      null,
+      "null",
+      "",
+      "http://127.0.0.1:1",
+      `http://localhost:${host.port}`,
+      `https://127.0.0.1:${host.port}`,
+      `http://127.0.0.1:${host.port}/`,
+      `http://127.0.0.1:${host.port}.attacker.example`,
+      "http://attacker.example",
+      "file://",
+    ];
     const firstFrames = [
       () => [] as Buffer[],
       () => [clientFrame(JSON.stringify({ token: "wrong" }))],

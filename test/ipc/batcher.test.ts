@@ -72,7 +72,12 @@ describe("EventBatcher", () => {
 
   it("joins adjacent deltas of one block into one event with the newest message, without the partial", () => {
     push(1, { type: "message_start", message: assistant("") });
-    for (const [text, d] of [["He", "He"], ["Hell", "ll"], ["Hello", "o"]] as const) push(1, delta(text, d));
+    for (const [text, d] of [
+      ["He", "He"],
+      ["Hell", "ll"],
+      ["Hello", "o"],
+    ] as const)
+      push(1, delta(text, d));
     vi.advanceTimersByTime(16);
     const [batch] = batches();
     expect(batch!.events.map((e) => e.type)).toEqual(["message_start", "message_update"]);
@@ -120,7 +125,7 @@ describe("EventBatcher", () => {
     const received = all
       .flatMap((b) => b.events)
       .filter((e) => e.type === "tool_execution_update")
-      .map((e) => ((e as { partialResult: { details: { chunk: string } } }).partialResult.details.chunk));
+      .map((e) => (e as { partialResult: { details: { chunk: string } } }).partialResult.details.chunk);
     expect(received.join("")).toBe(bytes.join(""));
     for (let i = 1; i < all.length; i++) expect(all[i]!.fromSeq).toBe(all[i - 1]!.toSeq + 1);
     expect(all.at(-1)!.toSeq).toBe(1000);
@@ -156,7 +161,10 @@ describe("EventHub", () => {
       expect([hub.seqOf(7), hub.seqOf(8), hub.seqOf(9)]).toEqual([2, 1, 0]);
       expect(sent).toHaveLength(0);
       hub.flush();
-      expect(sent).toMatchObject([{ sessionId: 7, seqs: [1, 2] }, { sessionId: 8, seqs: [1] }]);
+      expect(sent).toMatchObject([
+        { sessionId: 7, seqs: [1, 2] },
+        { sessionId: 8, seqs: [1] },
+      ]);
     } finally {
       vi.useRealTimers();
     }

@@ -66,7 +66,11 @@ describe("IpcRouter", () => {
     ["failed", "failed"],
   ] as const)("a service's %s failure is answered as %s, and is not reported as a bug", async (kind, code) => {
     const seen: string[] = [];
-    const handlers = new Proxy({} as RequestHandlers, { get: () => () => { throw new ServiceError(kind, `it was ${kind}`); } });
+    const handlers = new Proxy({} as RequestHandlers, {
+      get: () => () => {
+        throw new ServiceError(kind, `it was ${kind}`);
+      },
+    });
     const router = new IpcRouter(handlers, (name) => seen.push(name));
     expect(await router.handle("sessions.abort", { sessionId: 3 })).toEqual({ ok: false, error: { code, message: `it was ${kind}` } });
     expect(seen).toEqual([]);

@@ -132,8 +132,12 @@ describe("electron only in the Electron shell and the preload (eslint.config.js)
     (await eslint.lintText(code, { filePath }))[0]!.messages.filter((m) => m.ruleId === "no-restricted-imports").map((m) => m.message);
 
   it.each(["app/main/sessions/x.ts", "app/main/host/x.ts", "app/shared/x.ts", "app/renderer/src/x.tsx", "test/x.test.ts"])("%s may not import electron", async (file) => {
-    expect(await electronErrors(file, 'import { app } from "electron";\nexport const a = app;\n')).toEqual([expect.stringMatching(/Only app\/main\/electron and app\/preload may import electron\.$/)]);
-    expect(await electronErrors(file, 'import { ipcMain } from "electron/main";\nexport const a = ipcMain;\n')).toEqual([expect.stringMatching(/Only app\/main\/electron and app\/preload may import electron\.$/)]);
+    expect(await electronErrors(file, 'import { app } from "electron";\nexport const a = app;\n')).toEqual([
+      expect.stringMatching(/Only app\/main\/electron and app\/preload may import electron\.$/),
+    ]);
+    expect(await electronErrors(file, 'import { ipcMain } from "electron/main";\nexport const a = ipcMain;\n')).toEqual([
+      expect.stringMatching(/Only app\/main\/electron and app\/preload may import electron\.$/),
+    ]);
   });
 
   it.each(["app/main/electron/x.ts", "app/preload/x.ts"])("%s may", async (file) => {

@@ -37,8 +37,25 @@ describe("parsing mcpServers", () => {
       },
     });
     expect(servers).toEqual([
-      { name: "filesystem", transport: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"], env: { DEBUG: "1", PORT: "8080" }, disabled: false, loadAllTools: false, timeoutMs: 60_000 },
-      { name: "remote-api", transport: "http", url: "https://api.example.com/mcp", headers: { Authorization: "Bearer ${API_TOKEN}" }, disabled: false, loadAllTools: false, timeoutMs: 60_000 },
+      {
+        name: "filesystem",
+        transport: "stdio",
+        command: "npx",
+        args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
+        env: { DEBUG: "1", PORT: "8080" },
+        disabled: false,
+        loadAllTools: false,
+        timeoutMs: 60_000,
+      },
+      {
+        name: "remote-api",
+        transport: "http",
+        url: "https://api.example.com/mcp",
+        headers: { Authorization: "Bearer ${API_TOKEN}" },
+        disabled: false,
+        loadAllTools: false,
+        timeoutMs: 60_000,
+      },
       { name: "inferred", transport: "http", url: "http://127.0.0.1:9000/mcp", disabled: false, loadAllTools: false, timeoutMs: 60_000 },
     ]);
     expect(skipped.map((s) => s.name)).toEqual(["legacy", "broken", "badurl", "weird"]);
@@ -161,10 +178,17 @@ describe("configuration files on this machine", () => {
     const project = path.join(home, "work", "app");
     mkdirSync(project, { recursive: true });
     mkdirSync(path.join(home, ".config", "Claude"), { recursive: true });
-    writeFileSync(path.join(home, ".config", "Claude", "claude_desktop_config.json"), JSON.stringify({ mcpServers: { memory: { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] } } }));
+    writeFileSync(
+      path.join(home, ".config", "Claude", "claude_desktop_config.json"),
+      JSON.stringify({ mcpServers: { memory: { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] } } }),
+    );
     writeFileSync(
       path.join(home, ".claude.json"),
-      JSON.stringify({ numStartups: 3, mcpServers: { sentry: { type: "http", url: "https://mcp.sentry.dev/mcp" } }, projects: { [project]: { mcpServers: { local: { command: "./serve" } } } } }),
+      JSON.stringify({
+        numStartups: 3,
+        mcpServers: { sentry: { type: "http", url: "https://mcp.sentry.dev/mcp" } },
+        projects: { [project]: { mcpServers: { local: { command: "./serve" } } } },
+      }),
     );
     writeFileSync(path.join(project, ".mcp.json"), JSON.stringify({ mcpServers: { shared: { command: "node", args: ["tools.js"] }, old: { type: "sse", url: "http://x" } } }));
     const found = await findConfigFiles({ projectFolder: project, home, env: {}, platform: "linux" });

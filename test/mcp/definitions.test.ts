@@ -31,7 +31,12 @@ describe("tool definitions", () => {
     const modern = def({ type: "object", properties: { n: { $ref: "#/$defs/n" } }, $defs: { n: { type: "number" } } });
     expect(modern.checkArguments({ n: 1 })).toBeNull();
     expect(modern.checkArguments({ n: "x" })).not.toBeNull();
-    const draft7 = def({ $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { n: { $ref: "#/definitions/n" } }, definitions: { n: { type: "number" } } });
+    const draft7 = def({
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: { n: { $ref: "#/definitions/n" } },
+      definitions: { n: { type: "number" } },
+    });
     expect(draft7.error).toBeUndefined();
     expect(draft7.checkArguments({ n: "x" })).not.toBeNull();
   });
@@ -72,12 +77,7 @@ describe("tool definitions", () => {
   });
 
   it("reads at most 1,000 tools, skips nameless and repeated ones, bounds descriptions", () => {
-    const raw = [
-      ...Array.from({ length: 1500 }, (_, i) => ({ name: `t${i % 1200}`, inputSchema: { type: "object" } })),
-      { inputSchema: { type: "object" } },
-      { name: 42 },
-      null,
-    ];
+    const raw = [...Array.from({ length: 1500 }, (_, i) => ({ name: `t${i % 1200}`, inputSchema: { type: "object" } })), { inputSchema: { type: "object" } }, { name: 42 }, null];
     const list = readToolList("srv", raw);
     expect(list).toHaveLength(1000);
     expect(new Set(list.map((t) => t.name)).size).toBe(1000);

@@ -32,7 +32,10 @@ const call = (tool: string, args: Record<string, unknown> = {}) => h.call(`mcp__
 
 describe("a server that cannot start", () => {
   it("reports a missing command, an early exit with its stderr, and a silent server, in settings", () => {
-    expect(server("missing").status).toMatchObject({ state: "failed", error: 'Cannot start "lathe-no-such-command-xyz": no such command (is it installed, and on Lathe\'s PATH?).' });
+    expect(server("missing").status).toMatchObject({
+      state: "failed",
+      error: 'Cannot start "lathe-no-such-command-xyz": no such command (is it installed, and on Lathe\'s PATH?).',
+    });
     const dies = server("dies").status;
     expect(dies.state).toBe("failed");
     expect(dies.error).toMatch(/The server exited with code 1 before it was ready\. Its last output on stderr:\n[\s\S]*fatal: cannot open the database: permission denied/);
@@ -55,7 +58,9 @@ describe("a server that cannot start", () => {
 describe("a running server", () => {
   it("crashes mid-call: the call says so with its stderr, and the next call starts it again", async () => {
     const before = textOf(await call("pid"));
-    await expect(call("crash")).rejects.toThrow(/The MCP server fixture stopped during the call to fixture\/crash: The server exited with code 3\. Its last output on stderr:\n[\s\S]*crashing on purpose[\s\S]*Lathe starts it again on the next call\./);
+    await expect(call("crash")).rejects.toThrow(
+      /The MCP server fixture stopped during the call to fixture\/crash: The server exited with code 3\. Its last output on stderr:\n[\s\S]*crashing on purpose[\s\S]*Lathe starts it again on the next call\./,
+    );
     expect(server("fixture").status.state).toBe("failed");
     expect(server("fixture").status.toolCount).toBeGreaterThan(0);
     const after = textOf(await call("pid"));
@@ -79,7 +84,9 @@ describe("a running server", () => {
   });
 
   it("sends one message over 16 MB: the connection is closed, and the next call starts it again", async () => {
-    await expect(call("oversized", { mb: 20 })).rejects.toThrow(/stopped during the call to fixture\/oversized: It sent a message larger than 16 MB, so Lathe closed the connection\./);
+    await expect(call("oversized", { mb: 20 })).rejects.toThrow(
+      /stopped during the call to fixture\/oversized: It sent a message larger than 16 MB, so Lathe closed the connection\./,
+    );
     expect(textOf(await call("echo", { text: "back" }))).toBe("echo: back");
   });
 

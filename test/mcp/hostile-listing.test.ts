@@ -74,7 +74,14 @@ describe("schemas whose evaluation explodes", () => {
   it("keeps small doubling, recursive (tree) and wide schemas usable", () => {
     const [small, tree, wide] = readToolList("ok", [
       { name: "small", inputSchema: doublingSchema(6) },
-      { name: "tree", inputSchema: { type: "object", properties: { root: { $ref: "#/$defs/node" } }, $defs: { node: { type: "object", properties: { value: { type: "number" }, children: { type: "array", items: { $ref: "#/$defs/node" } } } } } } },
+      {
+        name: "tree",
+        inputSchema: {
+          type: "object",
+          properties: { root: { $ref: "#/$defs/node" } },
+          $defs: { node: { type: "object", properties: { value: { type: "number" }, children: { type: "array", items: { $ref: "#/$defs/node" } } } } },
+        },
+      },
       { name: "wide", inputSchema: { type: "object", properties: Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`p${i}`, { type: "string" }])) } },
     ]);
     expect([small!.error, tree!.error, wide!.error]).toEqual([undefined, undefined, undefined]);
@@ -93,7 +100,10 @@ describe("large listings", () => {
 
   it("reads at most 4 MB of input schemas per server; the tools past it are unusable with the reason", () => {
     const size = JSON.stringify(wide()).length;
-    const tools = readToolList("big", Array.from({ length: 200 }, (_, i) => ({ name: `t${i}`, inputSchema: wide() })));
+    const tools = readToolList(
+      "big",
+      Array.from({ length: 200 }, (_, i) => ({ name: `t${i}`, inputSchema: wide() })),
+    );
     const usable = tools.filter((t) => !t.error).length;
     expect(usable).toBe(Math.floor(4_000_000 / size));
     expect(tools.at(-1)!.error).toBe("The server's input schemas exceed 4 MB in total, and this tool's is past that: Lathe does not read more of one server's schemas.");

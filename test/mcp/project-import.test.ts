@@ -38,7 +38,13 @@ describe("a project's .mcp.json and Lathe's environment", () => {
     const target = { path: file, scope: "project" as const, projectId: harness.projectId };
 
     const found = await harness.service.findConfigs(harness.projectId);
-    expect(found.find((f) => f.path === file)?.details[0]).toMatchObject({ name: "docs", url, headerNames: ["X-K"], variables: ["ANTHROPIC_API_KEY", "REGION", "AWS_SECRET_ACCESS_KEY"], secretVariables: ["ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY"] });
+    expect(found.find((f) => f.path === file)?.details[0]).toMatchObject({
+      name: "docs",
+      url,
+      headerNames: ["X-K"],
+      variables: ["ANTHROPIC_API_KEY", "REGION", "AWS_SECRET_ACCESS_KEY"],
+      secretVariables: ["ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY"],
+    });
 
     const refused = await harness.service.import(target);
     expect(refused.imported).toEqual([]);
@@ -57,7 +63,10 @@ describe("a project's .mcp.json and Lathe's environment", () => {
 
   it("a pasted configuration is the user's own: it expands any variable and starts at once", async () => {
     harness = await startMcp({ env: ENV, connectTimeoutMs: 3_000 });
-    const result = await harness.service.import({ text: JSON.stringify({ mcpServers: { tools: { command: "/nonexistent/cmd", env: { K: "${ANTHROPIC_API_KEY}" } } } }), scope: "user" });
+    const result = await harness.service.import({
+      text: JSON.stringify({ mcpServers: { tools: { command: "/nonexistent/cmd", env: { K: "${ANTHROPIC_API_KEY}" } } } }),
+      scope: "user",
+    });
     expect(result.imported).toEqual(["tools"]);
     expect(result.list.servers[0]!.disabled).toBe(false);
   });

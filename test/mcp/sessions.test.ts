@@ -44,7 +44,12 @@ async function run(h: AppHarness, sessionId: number, text: string, runs: number)
 describe("MCP tools in sessions", () => {
   it("loads tools on demand: found and loaded by tool_search, usable from the next turn, the earlier prompt unchanged", async () => {
     const { h, session } = await withEverything([
-      { toolCalls: [{ name: ECHO, args: { message: "too early" } }, { name: "tool_search", args: { query: "echo message" } }] },
+      {
+        toolCalls: [
+          { name: ECHO, args: { message: "too early" } },
+          { name: "tool_search", args: { query: "echo message" } },
+        ],
+      },
       { toolCalls: [{ name: "tool_search", args: { load: [ECHO] } }] },
       { toolCalls: [{ name: ECHO, args: { message: "hello" } }] },
       { text: "done" },
@@ -83,10 +88,7 @@ describe("MCP tools in sessions", () => {
   });
 
   it("reopening after a restart and forking rebuild the same active tools at every message", async () => {
-    const { h, session } = await withEverything([
-      { toolCalls: [{ name: "tool_search", args: { load: [ECHO] } }] },
-      { text: "loaded" },
-    ]);
+    const { h, session } = await withEverything([{ toolCalls: [{ name: "tool_search", args: { load: [ECHO] } }] }, { text: "loaded" }]);
     app = h;
     await h.call("settings.update", { permissionMode: "full-auto" });
     await run(h, session.id, "load echo", 1);
@@ -167,7 +169,9 @@ describe("MCP tools in sessions", () => {
     });
     // An answer about everything/echo cannot save rules for another server's tools, nor for all tools.
     for (const pattern of ["everything/echo\ngithub/*", "*", "github/delete_repository"]) {
-      await expect(h.call("permissions.respond", { requestId: request.id, decision: "allow-project", rule: { tool: "mcp", pattern } })).rejects.toThrow(/not for the MCP server everything/);
+      await expect(h.call("permissions.respond", { requestId: request.id, decision: "allow-project", rule: { tool: "mcp", pattern } })).rejects.toThrow(
+        /not for the MCP server everything/,
+      );
     }
     expect((await h.call("permissions.rules", { projectId: project.id })).some((r) => !r.pattern.startsWith("everything/"))).toBe(false);
     await h.call("permissions.respond", { requestId: request.id, decision: "allow-project", rule: { tool: "mcp", pattern: "everything/echo" } });
@@ -212,7 +216,10 @@ describe("MCP tools in sessions", () => {
   });
 
   it("Stop cancels a running MCP call and the run ends aborted", async () => {
-    const { h, session } = await withEverything([{ toolCalls: [{ name: "mcp__everything__trigger-long-running-operation", args: { duration: 60, steps: 60 } }] }, { text: "never" }], { loadAllTools: true });
+    const { h, session } = await withEverything(
+      [{ toolCalls: [{ name: "mcp__everything__trigger-long-running-operation", args: { duration: 60, steps: 60 } }] }, { text: "never" }],
+      { loadAllTools: true },
+    );
     app = h;
     await h.call("settings.update", { permissionMode: "full-auto" });
     await h.call("sessions.prompt", { sessionId: session.id, text: "long" });

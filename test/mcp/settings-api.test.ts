@@ -22,7 +22,16 @@ describe("MCP settings requests", () => {
     expect(result.imported).toEqual(["fixture"]);
     expect(result.skipped).toEqual([{ name: "bad one", reason: expect.stringMatching(/SSE transport/) }]);
     const server = result.list.servers[0]!;
-    expect(server).toMatchObject({ id: "user/fixture", scope: "user", projectId: null, transport: "stdio", command: process.execPath, disabled: false, loadAllTools: false, timeoutMs: 60_000 });
+    expect(server).toMatchObject({
+      id: "user/fixture",
+      scope: "user",
+      projectId: null,
+      transport: "stdio",
+      command: process.execPath,
+      disabled: false,
+      loadAllTools: false,
+      timeoutMs: 60_000,
+    });
     expect(server.status).toMatchObject({ state: "connected", toolCount: 20 });
     expect(server.status.stderrTail).toMatch(/fixture server starting/);
     expect(server.tools.find((t) => t.name === "delete_everything")).toMatchObject({ modelName: "mcp__fixture__delete_everything", annotations: { destructiveHint: true } });
@@ -34,13 +43,25 @@ describe("MCP settings requests", () => {
 
   it("refuses what is not a configuration, unknown servers and unknown fields", async () => {
     app = await startApp();
-    expect(await app.raw("mcp.import", { text: "{ nope", scope: "user" })).toMatchObject({ ok: false, error: { code: "invalid-request", message: expect.stringMatching(/not valid JSON/) } });
+    expect(await app.raw("mcp.import", { text: "{ nope", scope: "user" })).toMatchObject({
+      ok: false,
+      error: { code: "invalid-request", message: expect.stringMatching(/not valid JSON/) },
+    });
     expect(await app.raw("mcp.import", { scope: "user" })).toMatchObject({ ok: false, error: { code: "invalid-request" } });
-    expect(await app.raw("mcp.import", { text: paste({ a: { command: "x" } }), scope: "project" })).toMatchObject({ ok: false, error: { message: expect.stringMatching(/needs an open project/) } });
-    expect(await app.raw("mcp.import", { text: "{}", scope: "user", extra: 1 })).toMatchObject({ ok: false, error: { code: "invalid-request", message: expect.stringMatching(/extra/) } });
+    expect(await app.raw("mcp.import", { text: paste({ a: { command: "x" } }), scope: "project" })).toMatchObject({
+      ok: false,
+      error: { message: expect.stringMatching(/needs an open project/) },
+    });
+    expect(await app.raw("mcp.import", { text: "{}", scope: "user", extra: 1 })).toMatchObject({
+      ok: false,
+      error: { code: "invalid-request", message: expect.stringMatching(/extra/) },
+    });
     expect(await app.raw("mcp.restart", { id: "user/none" })).toMatchObject({ ok: false, error: { code: "not-found" } });
     expect(await app.raw("mcp.update", { id: "user/none", disabled: true })).toMatchObject({ ok: false, error: { code: "not-found" } });
-    expect(await app.raw("mcp.import", { path: path.join(app.projectDir, "missing.json"), scope: "user" })).toMatchObject({ ok: false, error: { code: "not-found", message: expect.stringMatching(/There is no file/) } });
+    expect(await app.raw("mcp.import", { path: path.join(app.projectDir, "missing.json"), scope: "user" })).toMatchObject({
+      ok: false,
+      error: { code: "not-found", message: expect.stringMatching(/There is no file/) },
+    });
   });
 
   it("finds and imports Claude Code's configurations, showing what each server runs; a project's file replaces a server only when confirmed, and its servers start only when enabled", async () => {
@@ -49,7 +70,10 @@ describe("MCP settings requests", () => {
     const project = await app.call("projects.open", { folder: app.projectDir });
     mkdirSync(home, { recursive: true });
     writeFileSync(path.join(home, ".claude.json"), JSON.stringify({ mcpServers: { tools: { ...FIXTURE, env: { WHO: "user" } } } }));
-    writeFileSync(path.join(app.projectDir, ".mcp.json"), JSON.stringify({ mcpServers: { tools: { ...FIXTURE, env: { WHO: "project" } }, other: { command: "x", disabled: true } } }));
+    writeFileSync(
+      path.join(app.projectDir, ".mcp.json"),
+      JSON.stringify({ mcpServers: { tools: { ...FIXTURE, env: { WHO: "project" } }, other: { command: "x", disabled: true } } }),
+    );
     await app.call("mcp.import", { path: "~/.claude.json", scope: "user" });
     const found = await app.call("mcp.findConfigs", { projectId: project.id });
     expect(found.map((f) => [f.label, f.servers, f.localProject, f.fromProject])).toEqual([
@@ -58,7 +82,17 @@ describe("MCP settings requests", () => {
     ]);
     // What each server runs, its env names (never values), and that "tools" would replace the user's server.
     expect(found[1]!.details).toEqual([
-      { name: "tools", transport: "stdio", command: FIXTURE.command, args: FIXTURE.args, envNames: ["WHO"], headerNames: [], variables: [], secretVariables: [], existing: "for every project" },
+      {
+        name: "tools",
+        transport: "stdio",
+        command: FIXTURE.command,
+        args: FIXTURE.args,
+        envNames: ["WHO"],
+        headerNames: [],
+        variables: [],
+        secretVariables: [],
+        existing: "for every project",
+      },
       { name: "other", transport: "stdio", command: "x", envNames: [], headerNames: [], variables: [], secretVariables: [] },
     ]);
     const projectFile = { path: path.join(app.projectDir, ".mcp.json"), scope: "project" as const, projectId: project.id };

@@ -40,7 +40,9 @@ describe("stdio: the reference server", () => {
   });
 
   it("refuses invalid arguments before the server sees them", async () => {
-    await expect(h.call("mcp__everything__echo", { message: 42 })).rejects.toThrow(/Invalid arguments for tool "mcp__everything__echo":\n- message: must be string; received number 42/);
+    await expect(h.call("mcp__everything__echo", { message: 42 })).rejects.toThrow(
+      /Invalid arguments for tool "mcp__everything__echo":\n- message: must be string; received number 42/,
+    );
     await expect(h.call("mcp__everything__get-sum", { a: 1 })).rejects.toThrow(/must have required properties b/);
   });
 

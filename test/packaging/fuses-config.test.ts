@@ -31,7 +31,13 @@ describe("fuses", () => {
     };
     await afterPack(context as never);
     const after = await readFuses(binary);
-    expect(after).toEqual({ RunAsNode: false, EnableNodeOptionsEnvironmentVariable: false, EnableNodeCliInspectArguments: false, OnlyLoadAppFromAsar: true, EnableCookieEncryption: true });
+    expect(after).toEqual({
+      RunAsNode: false,
+      EnableNodeOptionsEnvironmentVariable: false,
+      EnableNodeCliInspectArguments: false,
+      OnlyLoadAppFromAsar: true,
+      EnableCookieEncryption: true,
+    });
     expect(wrongFuses(after)).toEqual([]);
   });
 

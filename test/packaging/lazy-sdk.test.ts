@@ -23,7 +23,10 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
 describe("provider SDKs load on first use", () => {
   it("are outside the main bundle, in files it requires lazily, each exporting its client", () => {
     const main = readFileSync(path.join(out, "main", "index.cjs"), "utf8");
-    for (const [file, marker] of [["sdk-anthropic.cjs", "anthropic-version"], ["sdk-openai.cjs", "OpenAI-Organization"]] as const) {
+    for (const [file, marker] of [
+      ["sdk-anthropic.cjs", "anthropic-version"],
+      ["sdk-openai.cjs", "OpenAI-Organization"],
+    ] as const) {
       const sdk = readFileSync(path.join(out, "main", file), "utf8");
       expect(sdk).toContain(marker);
       expect(main).not.toContain(marker);

@@ -28,7 +28,9 @@ interface CorpusFile {
 }
 
 const corpusDir = path.join(import.meta.dirname, "corpus");
-const files = readdirSync(corpusDir).filter((f) => f.endsWith(".json")).sort();
+const files = readdirSync(corpusDir)
+  .filter((f) => f.endsWith(".json"))
+  .sort();
 const corpus = files.map((name) => ({ name, ...(JSON.parse(readFileSync(path.join(corpusDir, name), "utf8")) as CorpusFile) }));
 
 function parseRules(lines: string[]): PermissionRule[] {
@@ -50,7 +52,18 @@ function scratch(): void {
   home = path.join(root, "home");
   const outside = path.join(root, "outside");
   const bin = path.join(root, "bin");
-  for (const dir of [project, home, outside, bin, path.join(project, "src"), path.join(project, ".git", "hooks"), path.join(project, "logs"), path.join(project, "secrets"), path.join(project, ".husky"), path.join(project, ".vscode")]) {
+  for (const dir of [
+    project,
+    home,
+    outside,
+    bin,
+    path.join(project, "src"),
+    path.join(project, ".git", "hooks"),
+    path.join(project, "logs"),
+    path.join(project, "secrets"),
+    path.join(project, ".husky"),
+    path.join(project, ".vscode"),
+  ]) {
     mkdirSync(dir, { recursive: true });
   }
   writeFileSync(path.join(project, "marker"), "marker\n");

@@ -47,13 +47,20 @@ describe("permission dialogs", () => {
   // also starts its worker thread, which on a loaded machine can take longer than that. Start it
   // beforehand, so the test that expects a diff measures the diff (the worker stays 30 s idle).
   beforeAll(async () => {
-    await computePool().run({ kind: "fileDiff", path: path.join(import.meta.dirname, "no-such-file"), shown: "x", content: "x", oldName: "a/x", newName: "b/x" }, { timeoutMs: 120_000 }).catch(() => undefined);
+    await computePool()
+      .run({ kind: "fileDiff", path: path.join(import.meta.dirname, "no-such-file"), shown: "x", content: "x", oldName: "a/x", newName: "b/x" }, { timeoutMs: 120_000 })
+      .catch(() => undefined);
   });
 
   it("asks before bash, shows the exact command, runs it once allowed", async () => {
     const { h, session } = await run([{ toolCalls: [{ name: "bash", args: { command: "echo hello from bash" } }] }, { text: "done" }]);
     const request = await nextRequest(h, 1);
-    expect(request).toMatchObject({ sessionId: session.id, toolName: "bash", summary: { title: "Run a command", command: "echo hello from bash" }, proposedRule: { tool: "bash", pattern: "echo *" } });
+    expect(request).toMatchObject({
+      sessionId: session.id,
+      toolName: "bash",
+      summary: { title: "Run a command", command: "echo hello from bash" },
+      proposedRule: { tool: "bash", pattern: "echo *" },
+    });
     expect((await h.call("sessions.state", { sessionId: session.id })).pendingPermissions.map((p) => p.id)).toEqual([request.id]);
     // A reloaded renderer finds the request still pending.
     expect((await h.call("permissions.pending", {})).map((p) => p.id)).toEqual([request.id]);
@@ -123,7 +130,12 @@ describe("permission dialogs", () => {
     await h.waitFor(() => ended(h.sessionEvents.get(session.id)) === 1, "the run");
     expect(requestsOf(h)).toHaveLength(3);
     const r = await results(h, session.id);
-    expect(r.map((x) => [x.toolCallId, x.isError])).toEqual([["first", false], ["listing", false], ["second", false], ["third", true]]);
+    expect(r.map((x) => [x.toolCallId, x.isError])).toEqual([
+      ["first", false],
+      ["listing", false],
+      ["second", false],
+      ["third", true],
+    ]);
     expect(textOf(r[3]!)).toBe("The user denied this call: not three");
     // The session says when each call began executing, and which one a decision denied.
     expect(phases(h, session.id).sort()).toEqual(["first:executing", "listing:executing", "second:executing", "third:denied:The user denied this call: not three"]);
@@ -149,7 +161,11 @@ describe("permission dialogs", () => {
     const asked = requestsOf(h);
     await h.call("permissions.respond", { requestId: asked[1]!.id, decision: "allow-project" });
     const resolved = h.events.filter((e) => e.event === "permission.resolved").map((e) => e.payload as { requestId: string; decision: string });
-    expect(resolved.map((r) => [asked.findIndex((a) => a.id === r.requestId), r.decision]).sort()).toEqual([[0, "covered"], [1, "allow-project"], [2, "covered"]]);
+    expect(resolved.map((r) => [asked.findIndex((a) => a.id === r.requestId), r.decision]).sort()).toEqual([
+      [0, "covered"],
+      [1, "allow-project"],
+      [2, "covered"],
+    ]);
     expect(await h.call("permissions.pending", {})).toEqual([]);
     await h.waitFor(() => ended(h.sessionEvents.get(session.id)) === 1, "the run");
     expect((await results(h, session.id)).map((x) => x.isError)).toEqual([false, false, false]);
@@ -159,7 +175,12 @@ describe("permission dialogs", () => {
 
   it("a kept answer is not used when its call is judged differently at its turn: a new deny rule wins", async () => {
     const { h, session, project } = await run([
-      { toolCalls: [{ name: "bash", id: "a", args: { command: "echo a" } }, { name: "bash", id: "b", args: { command: "touch b.txt" } }] },
+      {
+        toolCalls: [
+          { name: "bash", id: "a", args: { command: "echo a" } },
+          { name: "bash", id: "b", args: { command: "touch b.txt" } },
+        ],
+      },
       { text: "ok" },
     ]);
     await nextRequest(h, 2);
@@ -175,7 +196,15 @@ describe("permission dialogs", () => {
   });
 
   it("stopping the run closes every question of the batch", async () => {
-    const { h, session } = await run([{ toolCalls: [{ name: "bash", args: { command: "touch x1" } }, { name: "bash", args: { command: "touch x2" } }] }, { text: "never" }]);
+    const { h, session } = await run([
+      {
+        toolCalls: [
+          { name: "bash", args: { command: "touch x1" } },
+          { name: "bash", args: { command: "touch x2" } },
+        ],
+      },
+      { text: "never" },
+    ]);
     await nextRequest(h, 2);
     await h.call("sessions.abort", { sessionId: session.id });
     await h.waitFor(() => ended(h.sessionEvents.get(session.id)) === 1, "the run to end");
@@ -209,7 +238,12 @@ describe("permission dialogs", () => {
     const sessionRules = await h.call("permissions.rules", { sessionId: session.id });
     expect(sessionRules.filter((r) => r.scope === "session").map((r) => r.pattern)).toEqual(["echo *"]);
     const projectRules = await h.call("permissions.rules", { projectId: project.id });
-    expect(projectRules.filter((r) => r.scope === "project").map((r) => r.pattern).sort()).toEqual(["npm run *", "printf *"]);
+    expect(
+      projectRules
+        .filter((r) => r.scope === "project")
+        .map((r) => r.pattern)
+        .sort(),
+    ).toEqual(["npm run *", "printf *"]);
     // Rules can be edited and revoked.
     const printfRule = projectRules.find((r) => r.pattern === "printf *")!;
     const edited = await h.call("permissions.updateRule", { id: printfRule.id, action: "deny" });
@@ -274,7 +308,13 @@ describe("permission dialogs", () => {
 
   it("audits every decision: who made it, how long the call ran, how it ended", async () => {
     const { h, session } = await run([
-      { toolCalls: [{ name: "ls", args: {} }, { name: "bash", args: { command: "exit 3" } }, { name: "bash", args: { command: "echo no" } }] },
+      {
+        toolCalls: [
+          { name: "ls", args: {} },
+          { name: "bash", args: { command: "exit 3" } },
+          { name: "bash", args: { command: "echo no" } },
+        ],
+      },
       { text: "ok" },
     ]);
     await h.call("permissions.respond", { requestId: (await nextRequest(h, 1)).id, decision: "allow-once" });

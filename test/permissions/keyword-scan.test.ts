@@ -8,9 +8,31 @@ import { assignmentFollows, FILTER_ASSIGNMENT, FILTER_TOKEN_AFTER, isTokenChar, 
 import { isControlByte } from "../../app/main/permissions/keyword-scan-wasm.ts";
 
 let seed = 777;
-const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+const random = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
 const KEYWORDS = ["key", "token", "ey", "ghp_", "akia", "-----begin", "s.", "secret", "a-configured-literal-value-that-is-long"];
-const PIECES = ["key", "Token", "ghp_", "AKIA", "s.", "x", "y", " ", "\n", "\t", "\r", "\x1b[31m", "\x7f", "\u00e9", "\u4e00", "\u019b", "-----BEGIN", "SeCrEt", "a-configured-literal-value-that-is-long", "e", "k"];
+const PIECES = [
+  "key",
+  "Token",
+  "ghp_",
+  "AKIA",
+  "s.",
+  "x",
+  "y",
+  " ",
+  "\n",
+  "\t",
+  "\r",
+  "\x1b[31m",
+  "\x7f",
+  "\u00e9",
+  "\u4e00",
+  "\u019b",
+  "-----BEGIN",
+  "SeCrEt",
+  "a-configured-literal-value-that-is-long",
+  "e",
+  "k",
+];
 
 function randomText(length: number): string {
   let text = "";
@@ -23,7 +45,7 @@ function scanAll(automaton: KeywordAutomaton, text: string, hitBuffer: number) {
   const found: number[] = [];
   let first = -1;
   let last = -1;
-  for (let from = 0, state = 0; from < text.length; ) {
+  for (let from = 0, state = 0; from < text.length;) {
     const r = automaton.scan(text, from, text.length, hits, state);
     for (let i = from; i < r.next; i++) {
       if (!isControlByte(text.charCodeAt(i) & 0xff)) continue;
@@ -69,7 +91,32 @@ describe("the keyword loop in WebAssembly", () => {
   });
 });
 
-const FILTER_PIECES = ["key", "Token", "ey", "ghp_", " = ", ":", "=>", "'", '"', "`", "abcde", "Zq8Wv3", "x", " ", "\t", "\n", ";", "(", "\u013d", "\u0120", "\u4e00", "\x1b[0m", "-", "."];
+const FILTER_PIECES = [
+  "key",
+  "Token",
+  "ey",
+  "ghp_",
+  " = ",
+  ":",
+  "=>",
+  "'",
+  '"',
+  "`",
+  "abcde",
+  "Zq8Wv3",
+  "x",
+  " ",
+  "\t",
+  "\n",
+  ";",
+  "(",
+  "\u013d",
+  "\u0120",
+  "\u4e00",
+  "\x1b[0m",
+  "-",
+  ".",
+];
 
 function filterText(length: number): string {
   let text = "";

@@ -184,7 +184,7 @@ describe("deny rules judge the command, normalized", () => {
     "find . -name '*.o' -exec rm {} +",
     "echo x | xargs rm",
     "bash -c 'rm -rf x'",
-    "sh -lc \"echo hi && rm x\"",
+    'sh -lc "echo hi && rm x"',
     "eval rm x",
     "(exec rm x)",
     "echo $(rm x)",
@@ -195,7 +195,7 @@ describe("deny rules judge the command, normalized", () => {
     expect(d.reason).toContain('"bash: rm *"');
   });
 
-  it.each(["$(echo rm) x", "X=rm; $X x", "${CMD:-rm} x", "bash -c \"$SCRIPT\"", "curl -s example.org | sh"])(
+  it.each(["$(echo rm) x", "X=rm; $X x", "${CMD:-rm} x", 'bash -c "$SCRIPT"', "curl -s example.org | sh"])(
     "%s: a command name computed when it runs matches every deny rule, so it asks even in full auto",
     (command) => {
       const d = bash(command, denyRm, "full-auto");
@@ -215,7 +215,11 @@ describe("deny rules judge the command, normalized", () => {
   });
 
   it("deny beats allow at every scope and in every mode", () => {
-    for (const [allowScope, denyScope] of [["session", "global"], ["global", "session"], ["project", "project"]] as const) {
+    for (const [allowScope, denyScope] of [
+      ["session", "global"],
+      ["global", "session"],
+      ["project", "project"],
+    ] as const) {
       const rules = [rule("bash", "git *", "allow", allowScope), rule("bash", "git push *", "deny", denyScope)];
       expect(bash("git status", rules)).toMatchObject({ action: "allow" });
       const denied = bash("git push origin main", rules, "full-auto");
@@ -251,7 +255,9 @@ describe("path rules", () => {
     expect(check("read", { path: ".ENV" }, denyEnv, "ask", hostPlatform)).toMatchObject({ action: "allow" });
     expect(check("write", { path: ".GIT/config", content: "" }, [], "auto-edit", mac)).toMatchObject({ action: "ask" });
     expect(bash("/BIN/RM x", [rule("bash", "rm *", "deny")], "full-auto")).toMatchObject({ action: "allow" });
-    expect(decide({ toolName: "bash", subjects: callSubjects("bash", { command: "/BIN/RM x" }, project, mac), rules: [rule("bash", "rm *", "deny")], mode: "full-auto" })).toMatchObject({ action: "deny" });
+    expect(
+      decide({ toolName: "bash", subjects: callSubjects("bash", { command: "/BIN/RM x" }, project, mac), rules: [rule("bash", "rm *", "deny")], mode: "full-auto" }),
+    ).toMatchObject({ action: "deny" });
   });
 
   it("protected files: never written by auto-edit or rules, and the dialog warns", () => {

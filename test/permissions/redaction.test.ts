@@ -10,7 +10,7 @@ import { looksSecretName, SecretScanner, secretEnvValues } from "../../app/main/
 import { RULE_SOURCE, secretRules } from "../../app/main/permissions/secret-rules.ts";
 
 let seed = 12345;
-const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+const random = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
 const pick = (alphabet: string, n: number) => Array.from({ length: n }, () => alphabet[Math.floor(random() * alphabet.length)]).join("");
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const LOWER_DIGITS = "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -160,7 +160,9 @@ describe("environment values", () => {
     expect(looksSecretName("SSH_AUTH_SOCK")).toBe(false);
     expect(looksSecretName("KEY_FILE")).toBe(false);
     expect(looksSecretName("HOME")).toBe(false);
-    expect(secretEnvValues({ DB_PASSWORD: "s3cr3t-value-xyz", SECRET_DIR: "/x/y/z/q", SESSION_TOKEN: "true", HOME: "/home/me/longer", TOKEN: "short" })).toEqual(["s3cr3t-value-xyz"]);
+    expect(secretEnvValues({ DB_PASSWORD: "s3cr3t-value-xyz", SECRET_DIR: "/x/y/z/q", SESSION_TOKEN: "true", HOME: "/home/me/longer", TOKEN: "short" })).toEqual([
+      "s3cr3t-value-xyz",
+    ]);
     const s = new SecretScanner({ literals: secretEnvValues({ DB_PASSWORD: "s3cr3t-value-xyz" }) });
     expect(s.redact("connecting with s3cr3t-value-xyz").text).toBe("connecting with [REDACTED: configured secret]");
   });
@@ -175,7 +177,7 @@ describe("the keyword loop", () => {
       if (!useWasm) (automaton as unknown as { wasm: null }).wasm = null;
       const hits = new Int32Array(600);
       const found: number[] = [];
-      for (let from = 0, state = 0; from < text.length; ) {
+      for (let from = 0, state = 0; from < text.length;) {
         const r = automaton.scan(text, from, text.length, hits, state);
         from = r.next;
         state = r.state;

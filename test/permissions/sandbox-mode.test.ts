@@ -22,7 +22,11 @@ function port(overrides: { available?: boolean; network?: boolean; realMachine?:
   const p: SandboxPort & { placed: Placed[] } = {
     home,
     placed,
-    status: () => ({ kind: "bubblewrap", available: overrides.available ?? true, message: overrides.available === false ? "No sandbox: bubblewrap (bwrap) is not installed." : "Commands run in a bubblewrap sandbox." }),
+    status: () => ({
+      kind: "bubblewrap",
+      available: overrides.available ?? true,
+      message: overrides.available === false ? "No sandbox: bubblewrap (bwrap) is not installed." : "Commands run in a bubblewrap sandbox.",
+    }),
     networkAllowed: () => overrides.network ?? false,
     realMachineCommands: () => overrides.realMachine ?? DEFAULT_REAL_MACHINE_COMMANDS,
     takeOutsideRequest: (_sessionId, command) => requested.delete(command),

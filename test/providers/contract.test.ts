@@ -42,8 +42,20 @@ describe.each(ADAPTERS)("$name", (adapter) => {
     const { events, message } = await collect(adapter.stream(adapter.model, contextFor(1), testOptions(server.baseUrl + adapter.basePath)));
     const kinds = events.map((event) => event.type).filter((type, i, all) => type !== all[i - 1]);
     expect(kinds).toEqual([
-      "start", "thinking_start", "thinking_delta", "thinking_end", "text_start", "text_delta", "text_end",
-      "toolcall_start", "toolcall_delta", "toolcall_end", "toolcall_start", "toolcall_delta", "toolcall_end", "done",
+      "start",
+      "thinking_start",
+      "thinking_delta",
+      "thinking_end",
+      "text_start",
+      "text_delta",
+      "text_end",
+      "toolcall_start",
+      "toolcall_delta",
+      "toolcall_end",
+      "toolcall_start",
+      "toolcall_delta",
+      "toolcall_end",
+      "done",
     ]);
     // While the first command is streaming, its partial arguments show a growing prefix of it.
     const seen = events.flatMap((event) => {

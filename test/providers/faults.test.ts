@@ -18,9 +18,12 @@ const jsonError = (status: number, body: unknown, headers: Record<string, string
 /** An error event inside a 200 stream, before any content, in each API's own form. */
 const overloadedEvent: Record<string, () => string> = {
   "anthropic-messages": () =>
-    sseEvent("message_start", { type: "message_start", message: { id: "m", type: "message", role: "assistant", model: "x", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 0 } } }) +
-    sseEvent("error", { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }),
-  "openai-responses": () => new ResponsesScript().created().event("error", { code: "server_error", message: "The server had an error while processing your request.", param: null }).out,
+    sseEvent("message_start", {
+      type: "message_start",
+      message: { id: "m", type: "message", role: "assistant", model: "x", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 0 } },
+    }) + sseEvent("error", { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }),
+  "openai-responses": () =>
+    new ResponsesScript().created().event("error", { code: "server_error", message: "The server had an error while processing your request.", param: null }).out,
   "openai-completions": () => chunk({ role: "assistant", content: "" }) + sseData({ error: { message: "Model is overloaded", type: "server_error", code: 503 } }),
 };
 
@@ -35,25 +38,41 @@ const partialText: Record<string, (text: string) => string[]> = {
     const full = responsesText(text);
     return [full.slice(0, full.indexOf("event: response.output_text.done"))];
   },
-  "openai-completions": (text) => [pieces(text, 3).map((piece) => chunk({ content: piece })).join("")],
+  "openai-completions": (text) => [
+    pieces(text, 3)
+      .map((piece) => chunk({ content: piece }))
+      .join(""),
+  ],
 };
 
 const overflowReply: Record<string, ScriptedReply> = {
   "anthropic-messages": jsonError(400, { type: "error", error: { type: "invalid_request_error", message: "prompt is too long: 1250000 tokens > 1000000 maximum" } }),
-  "openai-responses": jsonError(400, { error: { message: "Your input exceeds the context window of this model. Please adjust your input and try again.", type: "invalid_request_error", param: "input", code: "context_length_exceeded" } }),
+  "openai-responses": jsonError(400, {
+    error: {
+      message: "Your input exceeds the context window of this model. Please adjust your input and try again.",
+      type: "invalid_request_error",
+      param: "input",
+      code: "context_length_exceeded",
+    },
+  }),
   "openai-completions": jsonError(400, { error: { code: 400, message: "the request exceeds the available context size, try increasing it", type: "exceed_context_size_error" } }),
 };
 
 function malformedCall(name: string): string {
   const bad = '{"command": "ls", "path": }';
   if (name === "anthropic-messages") {
-    const head = sseEvent("message_start", { type: "message_start", message: { id: "m", type: "message", role: "assistant", model: "x", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } });
-    return head +
+    const head = sseEvent("message_start", {
+      type: "message_start",
+      message: { id: "m", type: "message", role: "assistant", model: "x", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } },
+    });
+    return (
+      head +
       sseEvent("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "bash", input: {} } }) +
       sseEvent("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: bad } }) +
       sseEvent("content_block_stop", { type: "content_block_stop", index: 0 }) +
       sseEvent("message_delta", { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 9 } }) +
-      sseEvent("message_stop", { type: "message_stop" });
+      sseEvent("message_stop", { type: "message_stop" })
+    );
   }
   if (name === "openai-responses") return new ResponsesScript().created().call("call_1", "bash", bad).completed({ input: 5, cached: 0, output: 9 });
   return chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "bash", arguments: bad } }] }) + chunk({}, "tool_calls") + sseData("[DONE]");

@@ -17,18 +17,44 @@ const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwA
 const [anthropic, responses, completions] = ADAPTERS as [(typeof ADAPTERS)[0], (typeof ADAPTERS)[0], (typeof ADAPTERS)[0]];
 
 function conversation(assistant: AssistantMessage, callIds: [string, string]): LlmContext {
-  const result = (id: string, content: ToolResultMessage["content"]): ToolResultMessage => ({ role: "toolResult", toolCallId: id, toolName: "read", content, isError: false, timestamp: 3 });
+  const result = (id: string, content: ToolResultMessage["content"]): ToolResultMessage => ({
+    role: "toolResult",
+    toolCallId: id,
+    toolName: "read",
+    content,
+    isError: false,
+    timestamp: 3,
+  });
   const messages: Message[] = [
-    { role: "user", content: [{ type: "text", text: "Look at this" }, { type: "image", data: PNG, mimeType: "image/png" }], timestamp: 1 },
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "Look at this" },
+        { type: "image", data: PNG, mimeType: "image/png" },
+      ],
+      timestamp: 1,
+    },
     assistant,
     result(callIds[0], [{ type: "text", text: "file one" }]),
-    result(callIds[1], [{ type: "text", text: "a screenshot" }, { type: "image", data: PNG, mimeType: "image/png" }]),
+    result(callIds[1], [
+      { type: "text", text: "a screenshot" },
+      { type: "image", data: PNG, mimeType: "image/png" },
+    ]),
   ];
   return { systemPrompt: "You are Lathe.", messages, tools };
 }
 
 function assistantOf(model: typeof anthropicModel, content: AssistantMessage["content"]): AssistantMessage {
-  return { role: "assistant", content, api: model.api, provider: model.provider, model: model.id, usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "toolUse", timestamp: 2 };
+  return {
+    role: "assistant",
+    content,
+    api: model.api,
+    provider: model.provider,
+    model: model.id,
+    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    stopReason: "toolUse",
+    timestamp: 2,
+  };
 }
 
 async function send(adapter: (typeof ADAPTERS)[number], context: LlmContext, options = testOptions("")) {
@@ -84,7 +110,13 @@ test("Anthropic: system, tools, images, thinking signatures, grouped tool result
 });
 
 test("Anthropic: another model's thinking is not sent; foreign tool ids are made valid; effort and budget", async () => {
-  const foreign = { ...assistantOf(responsesModel, [{ type: "thinking", thinking: "secret", thinkingSignature: "{}" }, { type: "toolCall", id: "call_9|fc_9", name: "read", arguments: {} }, { type: "toolCall", id: "call_8|fc_8", name: "read", arguments: {} }]) };
+  const foreign = {
+    ...assistantOf(responsesModel, [
+      { type: "thinking", thinking: "secret", thinkingSignature: "{}" },
+      { type: "toolCall", id: "call_9|fc_9", name: "read", arguments: {} },
+      { type: "toolCall", id: "call_8|fc_8", name: "read", arguments: {} },
+    ]),
+  };
   const request = await send(anthropic, conversation(foreign, ["call_9|fc_9", "call_8|fc_8"]), testOptions("", { reasoning: "high" }));
   const body = request.body as { messages: { content: { type: string; id?: string; tool_use_id?: string }[] }[]; output_config: unknown };
   expect(body.messages[1]!.content.map((block) => block.type)).toEqual(["tool_use", "tool_use"]);
@@ -122,13 +154,26 @@ test("OpenAI Responses: instructions, function tools, input images, function out
     include: ["reasoning.encrypted_content"],
     tools: [{ type: "function", name: "bash", description: "Run a shell command", parameters: schema, strict: false }],
     input: [
-      { role: "user", content: [{ type: "input_text", text: "Look at this" }, { type: "input_image", image_url: imageUrl, detail: "auto" }] },
+      {
+        role: "user",
+        content: [
+          { type: "input_text", text: "Look at this" },
+          { type: "input_image", image_url: imageUrl, detail: "auto" },
+        ],
+      },
       // The reasoning item was followed by text, not by a call we can pair it with: not replayed.
       { role: "assistant", content: "Reading." },
       { type: "function_call", call_id: "call_1", name: "read", arguments: '{"path":"a"}' },
       { type: "function_call", call_id: "call_2", name: "read", arguments: '{"path":"b"}' },
       { type: "function_call_output", call_id: "call_1", output: "file one" },
-      { type: "function_call_output", call_id: "call_2", output: [{ type: "input_text", text: "a screenshot" }, { type: "input_image", image_url: imageUrl, detail: "auto" }] },
+      {
+        type: "function_call_output",
+        call_id: "call_2",
+        output: [
+          { type: "input_text", text: "a screenshot" },
+          { type: "input_image", image_url: imageUrl, detail: "auto" },
+        ],
+      },
     ],
   });
 });
@@ -189,18 +234,34 @@ test("Chat Completions: system message, tool_calls, tool messages, tool images i
 test("images are replaced by a note for a model that takes text only", async () => {
   const textOnly = { ...completionsModel, input: ["text"] as ("text" | "image")[] };
   server = await startServer([{ body: completions.text("ok") }]);
-  await completions.stream(textOnly, { messages: [{ role: "user", content: [{ type: "text", text: "see" }, { type: "image", data: PNG, mimeType: "image/png" }], timestamp: 1 }] }, testOptions(server.baseUrl + "/v1")).result();
+  await completions
+    .stream(
+      textOnly,
+      {
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "see" },
+              { type: "image", data: PNG, mimeType: "image/png" },
+            ],
+            timestamp: 1,
+          },
+        ],
+      },
+      testOptions(server.baseUrl + "/v1"),
+    )
+    .result();
   const body = server.requests[0]!.body as { messages: { content: unknown }[] };
   expect(JSON.stringify(body.messages[0]!.content)).toContain("An image was omitted: Qwen3 Coder does not accept images.");
   expect(JSON.stringify(body)).not.toContain(PNG);
 });
 
 test("Anthropic round trip: a streamed signature and redacted thinking are kept and sent back verbatim", async () => {
-  const redactedFirst =
-    anthropicTurn1().replace(
-      "event: content_block_start",
-      `${sseEvent("content_block_start", { type: "content_block_start", index: 9, content_block: { type: "redacted_thinking", data: "EmwKAhgBEgy3va3p" } })}${sseEvent("content_block_stop", { type: "content_block_stop", index: 9 })}event: content_block_start`,
-    );
+  const redactedFirst = anthropicTurn1().replace(
+    "event: content_block_start",
+    `${sseEvent("content_block_start", { type: "content_block_start", index: 9, content_block: { type: "redacted_thinking", data: "EmwKAhgBEgy3va3p" } })}${sseEvent("content_block_stop", { type: "content_block_stop", index: 9 })}event: content_block_start`,
+  );
   server = await startServer([{ body: redactedFirst, chunkSize: 11 }, { body: anthropic.text(ANSWER) }]);
   const options = testOptions(server.baseUrl);
   const first = await anthropic.stream(anthropicModel, contextFor(1), options).result();
@@ -228,7 +289,11 @@ test("OpenAI Responses round trip: the streamed reasoning item (encrypted) is ke
 test("a call whose arguments were not JSON goes back with the text the model wrote, inside an object", async () => {
   const raw = '{"path": "a", "limit": }';
   const wrapped = { INVALID_JSON: raw };
-  for (const [adapter, model, id] of [[anthropic, anthropicModel, "toolu_1"], [responses, responsesModel, "call_1"], [completions, completionsModel, "call_1"]] as const) {
+  for (const [adapter, model, id] of [
+    [anthropic, anthropicModel, "toolu_1"],
+    [responses, responsesModel, "call_1"],
+    [completions, completionsModel, "call_1"],
+  ] as const) {
     const assistant = assistantOf(model, [
       { type: "toolCall", id, name: "read", arguments: {}, argumentsError: "the arguments are not valid JSON (Unexpected token '}')", rawArguments: raw },
       { type: "toolCall", id: id.replace("1", "2"), name: "read", arguments: { path: "b" } },

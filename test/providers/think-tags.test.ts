@@ -21,7 +21,11 @@ function split(parts: string[]): { thinking: string; text: string; kinds: string
   }
   out.push(...splitter.flush());
   const kinds = out.map((piece) => piece.kind).filter((kind, i, all) => kind !== all[i - 1]);
-  const join = (kind: ContentPiece["kind"]) => out.filter((piece) => piece.kind === kind).map((piece) => piece.text).join("");
+  const join = (kind: ContentPiece["kind"]) =>
+    out
+      .filter((piece) => piece.kind === kind)
+      .map((piece) => piece.text)
+      .join("");
   return { thinking: join("thinking"), text: join("text"), kinds };
 }
 
@@ -48,14 +52,12 @@ describe("ThinkTagSplitter", () => {
     }
   });
 
-  test.each([
-    "Use the <think> tag like this: <think>x</think>.",
-    "  <thinking> is not the tag",
-    "<thin",
-    "Reasoning without an opening tag</think>The answer.",
-  ])("%j stays text, unchanged, at every cut", (content) => {
-    for (const parts of splits(content)) expect(split(parts), JSON.stringify(parts)).toEqual({ thinking: "", text: content, kinds: ["text"] });
-  });
+  test.each(["Use the <think> tag like this: <think>x</think>.", "  <thinking> is not the tag", "<thin", "Reasoning without an opening tag</think>The answer."])(
+    "%j stays text, unchanged, at every cut",
+    (content) => {
+      for (const parts of splits(content)) expect(split(parts), JSON.stringify(parts)).toEqual({ thinking: "", text: content, kinds: ["text"] });
+    },
+  );
 
   test("an unclosed <think> keeps what arrived as thinking, a half closing tag included", () => {
     expect(split(["<think>Still pond", "ering\n"])).toEqual({ thinking: "Still pondering", text: "", kinds: ["thinking"] });
@@ -110,7 +112,10 @@ describe("chat completions with <think> tags", () => {
   test("reasoning in <think> streams as thinking, the rest as text", async () => {
     const { events, message } = await run(reply(["<think>\n", "The user wants the files.", " I will run ls.\n</think>", "\n\nHere ", "they are."]));
     expect(kinds(events)).toEqual(["start", "thinking_start", "thinking_delta", "thinking_end", "text_start", "text_delta", "text_end", "done"]);
-    expect(message.content).toEqual([{ type: "thinking", thinking: THOUGHT }, { type: "text", text: "Here they are." }]);
+    expect(message.content).toEqual([
+      { type: "thinking", thinking: THOUGHT },
+      { type: "text", text: "Here they are." },
+    ]);
     expect(message.stopReason).toBe("stop");
     const deltas = events.flatMap((event) => (event.type === "thinking_delta" ? [event.delta] : []));
     expect(deltas.length).toBeGreaterThan(1);
@@ -122,7 +127,10 @@ describe("chat completions with <think> tags", () => {
     server = await startServer((_request, index) => ({ body: reply([content.slice(0, cuts[index]), content.slice(cuts[index])]) }));
     for (const cut of cuts) {
       const { message } = await run("");
-      expect(message.content, `cut at ${cut}`).toEqual([{ type: "thinking", thinking: THOUGHT }, { type: "text", text: "Done." }]);
+      expect(message.content, `cut at ${cut}`).toEqual([
+        { type: "thinking", thinking: THOUGHT },
+        { type: "text", text: "Done." },
+      ]);
     }
     expect(server.requests).toHaveLength(cuts.length);
   });
@@ -160,8 +168,17 @@ describe("chat completions with <think> tags", () => {
     const withText = await run(reply([`<think>${THOUGHT}</think>`, "Running ls."], { calls: true }));
     expect(withText.message.content.map((block) => block.type)).toEqual(["thinking", "text", "toolCall"]);
     expect(kinds(withText.events)).toEqual([
-      "start", "thinking_start", "thinking_delta", "thinking_end", "text_start", "text_delta", "text_end",
-      "toolcall_start", "toolcall_delta", "toolcall_end", "done",
+      "start",
+      "thinking_start",
+      "thinking_delta",
+      "thinking_end",
+      "text_start",
+      "text_delta",
+      "text_end",
+      "toolcall_start",
+      "toolcall_delta",
+      "toolcall_end",
+      "done",
     ]);
   });
 

@@ -56,7 +56,10 @@ describe("context overflow", () => {
   test("an insufficient-quota 429 is not retried; a 529 is", () => {
     const label = { name: "OpenAI", keyEnv: "OPENAI_API_KEY", baseUrl: "x" };
     expect(describeFailure({ status: 429, error: { error: { message: "You exceeded your current quota", code: "insufficient_quota" } } }, label).retryable).toBe(false);
-    expect(describeFailure({ status: 529, error: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } }, label)).toMatchObject({ retryable: true, message: "OpenAI API error 529: Overloaded" });
+    expect(describeFailure({ status: 529, error: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } }, label)).toMatchObject({
+      retryable: true,
+      message: "OpenAI API error 529: Overloaded",
+    });
   });
 });
 
@@ -90,7 +93,13 @@ test("thinking style and effort floors", () => {
 
 describe("prepareMessages", () => {
   const assistant = (content: AssistantMessage["content"], stopReason: AssistantMessage["stopReason"] = "toolUse"): AssistantMessage => ({
-    role: "assistant", content, api: "x", provider: "p", model: "m", stopReason, timestamp: 0,
+    role: "assistant",
+    content,
+    api: "x",
+    provider: "p",
+    model: "m",
+    stopReason,
+    timestamp: 0,
     usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
   });
   const call = (id: string): ToolCall => ({ type: "toolCall", id, name: "bash", arguments: {} });
@@ -111,4 +120,3 @@ describe("prepareMessages", () => {
     expect(messages[1]).toMatchObject({ content: [{ id: "a.1" }, { id: "b.2" }] });
   });
 });
-

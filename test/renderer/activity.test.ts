@@ -7,7 +7,16 @@ import { newCard } from "../../app/renderer/src/state/tool-cards.ts";
 import type { ToolCardState } from "../../app/renderer/src/state/session-model.ts";
 
 const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
-const message = (content: AssistantMessage["content"], u = usage): AssistantMessage => ({ role: "assistant", content, api: "openai-completions", provider: "p", model: "m", usage: u, stopReason: "stop", timestamp: 1 });
+const message = (content: AssistantMessage["content"], u = usage): AssistantMessage => ({
+  role: "assistant",
+  content,
+  api: "openai-completions",
+  provider: "p",
+  model: "m",
+  usage: u,
+  stopReason: "stop",
+  timestamp: 1,
+});
 const cards = (...states: [string, ToolCardState["status"]][]) => new Map(states.map(([name, status], i) => [String(i), { ...newCard(String(i), name, {}, 0), status }]));
 
 describe("describeActivity", () => {

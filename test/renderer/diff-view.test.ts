@@ -4,7 +4,18 @@ import { describe, expect, test } from "vitest";
 import { diffStats, parseDiff, splitRows } from "../../app/renderer/src/session/diff-parse.ts";
 import { highlightFile, languageOf } from "../../app/renderer/src/session/diff-highlight.ts";
 
-const JSDIFF = ["Index: src/math.js", "===================================================================", "--- src/math.js", "+++ src/math.js", "@@ -1,3 +1,3 @@", " export function add(a, b) {", "-  return a - b;", "+  return a + b;", " }", ""].join("\n");
+const JSDIFF = [
+  "Index: src/math.js",
+  "===================================================================",
+  "--- src/math.js",
+  "+++ src/math.js",
+  "@@ -1,3 +1,3 @@",
+  " export function add(a, b) {",
+  "-  return a - b;",
+  "+  return a + b;",
+  " }",
+  "",
+].join("\n");
 
 describe("parseDiff", () => {
   test("drops Index and ===== headers and numbers old and new lines", () => {
@@ -39,7 +50,10 @@ describe("parseDiff", () => {
       "@@ diff too large to show in full @@",
     ].join("\n");
     const files = parseDiff(text);
-    expect(files.map((f) => [f.path, f.added, f.removed])).toEqual([["a.ts", 2, 0], ["new.py", 1, 1]]);
+    expect(files.map((f) => [f.path, f.added, f.removed])).toEqual([
+      ["a.ts", 2, 0],
+      ["new.py", 1, 1],
+    ]);
     expect(files[0]!.hunks[0]!.lines[0]).toMatchObject({ kind: "add", newLine: 1 });
     expect(files[0]!.hunks[0]!.lines[2]).toMatchObject({ kind: "note", text: "No newline at end of file" });
     expect(files[1]!.hunks[0]!.lines.at(-1)).toMatchObject({ kind: "note", text: "diff too large to show in full" });
@@ -48,12 +62,21 @@ describe("parseDiff", () => {
   test("argument previews (@@ edit @@ pieces) and content lines that look like headers", () => {
     const files = parseDiff(["--- notes.txt", "+++ notes.txt", "@@ edit @@", "--- old", "+++ new", "@@ edit @@", "-a", "+b"].join("\n"));
     expect(files).toHaveLength(1);
-    expect(files[0]!.hunks.map((h) => h.lines.map((l) => `${l.kind}:${l.text}`))).toEqual([["del:-- old", "add:++ new"], ["del:a", "add:b"]]);
+    expect(files[0]!.hunks.map((h) => h.lines.map((l) => `${l.kind}:${l.text}`))).toEqual([
+      ["del:-- old", "add:++ new"],
+      ["del:a", "add:b"],
+    ]);
   });
 
   test("side by side pairs each run of removals with the additions after it", () => {
     const hunk = parseDiff(["@@ -1,4 +1,3 @@", " a", "-b", "-c", "+B", " d", "+e"].join("\n"))[0]!.hunks[0]!;
-    expect(splitRows(hunk).map((r) => [r.left?.text ?? null, r.right?.text ?? null])).toEqual([["a", "a"], ["b", "B"], ["c", null], ["d", "d"], [null, "e"]]);
+    expect(splitRows(hunk).map((r) => [r.left?.text ?? null, r.right?.text ?? null])).toEqual([
+      ["a", "a"],
+      ["b", "B"],
+      ["c", null],
+      ["d", "d"],
+      [null, "e"],
+    ]);
   });
 });
 
@@ -72,6 +95,11 @@ describe("highlighting", () => {
     expect(colours.get(first!)?.[0]).toMatchObject({ className: "hljs-comment" });
     expect(colours.get(second!)?.map((s) => s.className)).toEqual(["hljs-comment"]);
     expect(colours.get(third!)?.some((s) => s.className === "hljs-keyword" && s.text === "const")).toBe(true);
-    expect(colours.get(third!)?.map((s) => s.text).join("")).toBe("const x = 'q';");
+    expect(
+      colours
+        .get(third!)
+        ?.map((s) => s.text)
+        .join(""),
+    ).toBe("const x = 'q';");
   });
 });

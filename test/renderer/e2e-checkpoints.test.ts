@@ -12,7 +12,8 @@ import { openProjectSession, screenshotIfFailed, sessionHelpers, shots, startE2e
 import type { Brain } from "./support/fake-model.ts";
 
 const brain: Brain = (user, results) => {
-  if (user.includes("change the files") && results.length === 0) return { calls: [{ name: "bash", args: { command: "echo changed > a.txt && echo agent > made.txt && rm gone.txt" } }] };
+  if (user.includes("change the files") && results.length === 0)
+    return { calls: [{ name: "bash", args: { command: "echo changed > a.txt && echo agent > made.txt && rm gone.txt" } }] };
   if (user.includes("change the files")) return { text: "Changed the files." };
   return { text: `Answer to: ${user.slice(0, 40)}` };
 };

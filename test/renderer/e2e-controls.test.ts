@@ -31,7 +31,8 @@ const brain: Brain = (user, results) => {
   if (user.includes("perm-s")) return bashThen("echo perm-s-ok", results, () => "s done");
   if (user.includes("perm-a")) return bashThen("echo perm-a-ok", results, () => "a done");
   if (user.includes("perm-why")) return bashThen('echo "$(id -u)" && rm -rf build-none', results, () => "why done");
-  if (user.includes("perm-hook")) return results.length === 0 ? { calls: [{ name: "write", args: { path: ".git/hooks/pre-commit", content: "#!/bin/sh\n" } }] } : { text: "hook done" };
+  if (user.includes("perm-hook"))
+    return results.length === 0 ? { calls: [{ name: "write", args: { path: ".git/hooks/pre-commit", content: "#!/bin/sh\n" } }] } : { text: "hook done" };
   return { text: `Answer to: ${user.slice(0, 60)}` };
 };
 
@@ -109,7 +110,9 @@ describeWhen(chromiumMissing(), "renderer controls end to end", () => {
     await h.send("steer: look at this");
     await page.getByRole("status").filter({ hasText: "Sent as steering" }).waitFor();
     await h.transcript().getByText("Steering received: steer: look at this").waitFor({ timeout: 20_000 });
-    const steered = lastChat().messages.filter((m) => m.role === "user").at(-1);
+    const steered = lastChat()
+      .messages.filter((m) => m.role === "user")
+      .at(-1);
     expect(JSON.stringify(steered)).toContain("steer: look at this");
     expect(imageUrls(steered)).toEqual([`data:image/png;base64,${PNG_B}`]);
   }, 60_000);
@@ -169,7 +172,10 @@ describeWhen(chromiumMissing(), "renderer controls end to end", () => {
     e2e.host.services.hub.emit("app.command", { command: "show-history" });
     const rows = page.locator(".session-row");
     await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(3);
-    await rows.first().getByRole("button", { name: /^Rename/ }).click();
+    await rows
+      .first()
+      .getByRole("button", { name: /^Rename/ })
+      .click();
     await page.getByLabel("New title").fill("Renamed by the test");
     await page.getByLabel("New title").press("Enter");
     await rows.filter({ hasText: "Renamed by the test" }).waitFor();
@@ -237,7 +243,12 @@ describeWhen(chromiumMissing(), "renderer controls end to end", () => {
     await h.send("perm-hook please");
     await h.permission().getByRole("note").filter({ hasText: ".git/hooks/pre-commit: files in .git/" }).waitFor({ timeout: 15_000 });
     expect(await h.permission().getByLabel("Proposed rule").innerText()).toContain("No rule can allow this: Lathe will ask each time.");
-    expect(await h.permission().getByRole("button", { name: /Always allow in this project/ }).isDisabled()).toBe(true);
+    expect(
+      await h
+        .permission()
+        .getByRole("button", { name: /Always allow in this project/ })
+        .isDisabled(),
+    ).toBe(true);
     await h.answer("n");
     await h.permission().getByRole("button", { name: "Deny" }).click();
     await h.transcript().getByText("hook done").waitFor({ timeout: 15_000 });

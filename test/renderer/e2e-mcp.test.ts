@@ -33,7 +33,10 @@ describeWhen(chromiumMissing(), "MCP servers in the window", () => {
     e2e = await startE2e(brain, "e2e-mcp");
     page = e2e.page;
     await useFakeModel(e2e);
-    writeFileSync(join(e2e.project, ".mcp.json"), JSON.stringify({ mcpServers: { shared: { ...FIXTURE, env: { WHO: "shared" } }, fixture: { type: "http", url: "http://127.0.0.1:9/mcp?k=${GH_TOKEN}" } } }));
+    writeFileSync(
+      join(e2e.project, ".mcp.json"),
+      JSON.stringify({ mcpServers: { shared: { ...FIXTURE, env: { WHO: "shared" } }, fixture: { type: "http", url: "http://127.0.0.1:9/mcp?k=${GH_TOKEN}" } } }),
+    );
     await openProjectSession(e2e);
   }, 120_000);
 
@@ -47,7 +50,9 @@ describeWhen(chromiumMissing(), "MCP servers in the window", () => {
     e2e.host.services.hub.emit("app.command", { command: "show-settings" });
     await page.getByRole("heading", { name: "MCP servers" }).waitFor();
     await page.getByText("No MCP servers yet.").waitFor();
-    await page.getByLabel("MCP servers JSON").fill(JSON.stringify({ mcpServers: { fixture: FIXTURE, dies: { ...FIXTURE, env: { FIXTURE_MODE: "exit-on-start" } }, old: { type: "sse", url: "http://x" } } }));
+    await page
+      .getByLabel("MCP servers JSON")
+      .fill(JSON.stringify({ mcpServers: { fixture: FIXTURE, dies: { ...FIXTURE, env: { FIXTURE_MODE: "exit-on-start" } }, old: { type: "sse", url: "http://x" } } }));
     await page.getByRole("button", { name: "Add servers" }).click();
     await expect.poll(() => page.getByRole("status", { name: "Import result" }).innerText(), { timeout: 30_000 }).toMatch(/^Added fixture, dies\. Skipped old: The SSE transport/);
     await expect.poll(() => status("fixture").innerText(), { timeout: 30_000 }).toBe("Connected · 20 tools");

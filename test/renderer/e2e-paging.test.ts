@@ -75,7 +75,9 @@ describeWhen(chromiumMissing(), "a long session in the window", () => {
     expect(Number(await transcript().getAttribute("data-first-position"))).toBe(HIT - 100);
     // The window does not reach the end: scrolling down loads the next page; "Show latest" jumps there.
     await transcript().evaluate((el) => (el.scrollTop = el.scrollHeight));
-    await expect.poll(async () => page.locator(".msg[data-position]").evaluateAll((rows) => Math.max(...rows.map((r) => Number((r as HTMLElement).dataset.position)))), { timeout: 15_000 }).toBeGreaterThanOrEqual(HIT + 100);
+    await expect
+      .poll(async () => page.locator(".msg[data-position]").evaluateAll((rows) => Math.max(...rows.map((r) => Number((r as HTMLElement).dataset.position)))), { timeout: 15_000 })
+      .toBeGreaterThanOrEqual(HIT + 100);
     await page.getByRole("button", { name: "Show latest" }).click();
     await page.locator(`.msg[data-position="${TOTAL - 1}"]`).waitFor();
     expect(await transcript().getAttribute("data-first-position")).toBe(String(TOTAL - 200));

@@ -37,11 +37,16 @@ const brain: Brain = (user, results) => {
   if (user.includes("long output")) return once({ calls: [{ name: "bash", args: { command: LONG } }] }, "Long done.");
   if (user.includes("deny me")) return once({ calls: [{ name: "bash", args: { command: "echo never-run" } }] }, "Denied, fine.");
   if (user.includes("short output")) return once({ calls: [{ name: "bash", args: { command: "echo done-4" } }] }, "Short done.");
-  if (user.includes("fix math")) return once({ calls: [{ name: "edit", args: { path: "math.js", edits: [{ oldText: "return a - b;", newText: "return a + b;" }] } }] }, "Math fixed.");
+  if (user.includes("fix math"))
+    return once({ calls: [{ name: "edit", args: { path: "math.js", edits: [{ oldText: "return a - b;", newText: "return a + b;" }] } }] }, "Math fixed.");
   if (user.includes("think")) return { thinking: THOUGHTS, text: "Thought it through." };
-  if (user.includes("refuse this edit")) return once({ calls: [{ name: "edit", args: { path: "slow.js", edits: [{ oldText: "let x = 1;", newText: "let x = 3;" }] } }] }, "Not edited.");
+  if (user.includes("refuse this edit"))
+    return once({ calls: [{ name: "edit", args: { path: "slow.js", edits: [{ oldText: "let x = 1;", newText: "let x = 3;" }] } }] }, "Not edited.");
   // The turn's last answer comes after a pause: a click on the card lands while it is on its way.
-  if (user.includes("edit slowly")) return results.length === 0 ? { calls: [{ name: "edit", args: { path: "slow.js", edits: [{ oldText: "let x = 1;", newText: "let x = 2;" }] } }] } : { text: "Edited slowly.", pauseMs: 4000 };
+  if (user.includes("edit slowly"))
+    return results.length === 0
+      ? { calls: [{ name: "edit", args: { path: "slow.js", edits: [{ oldText: "let x = 1;", newText: "let x = 2;" }] } }] }
+      : { text: "Edited slowly.", pauseMs: 4000 };
   return { text: `Answer to: ${user.slice(0, 60)}` };
 };
 
@@ -206,7 +211,11 @@ describeWhen(chromiumMissing(), "session content end to end", () => {
     await cardHead(refused).click();
     expect(await cardHead(refused).getAttribute("aria-expanded")).toBe("true");
     // (The click took the focus, so the answer is a click too; the reason is left empty.)
-    await h.permission().getByRole("button", { name: /^n?\s*Deny/ }).first().click();
+    await h
+      .permission()
+      .getByRole("button", { name: /^n?\s*Deny/ })
+      .first()
+      .click();
     await page.getByLabel("Reason, sent to the model (optional)").press("Enter");
     await expect.poll(() => refused.getAttribute("data-status"), { timeout: 15_000 }).toBe("denied");
     await h.idle();

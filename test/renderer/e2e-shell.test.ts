@@ -208,7 +208,9 @@ describeWhen(chromiumMissing(), "app shell end to end", () => {
     await page.goBack();
     await poll(shownSessionId).toBe(fork);
     // Alt+↑ / Alt+↓ walk the sidebar's sessions (newest first).
-    const order = await sidebar().locator(".sidebar-session").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-session-id"))));
+    const order = await sidebar()
+      .locator(".sidebar-session")
+      .evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-session-id"))));
     expect(order.slice(0, 2)).toEqual([fork, id]);
     await page.keyboard.press("Alt+ArrowDown");
     await poll(shownSessionId).toBe(id);
@@ -303,7 +305,10 @@ describeWhen(chromiumMissing(), "app shell end to end", () => {
         const style = getComputedStyle(el);
         const own = style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 2;
         const within = el.closest(".terminal") !== null && getComputedStyle(el.closest(".terminal")!).outlineStyle !== "none";
-        return { ok: own || within || style.boxShadow !== "none", what: `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(" ")[0]}` : ""} ${el.getAttribute("aria-label") ?? el.textContent?.slice(0, 30) ?? ""}` };
+        return {
+          ok: own || within || style.boxShadow !== "none",
+          what: `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(" ")[0]}` : ""} ${el.getAttribute("aria-label") ?? el.textContent?.slice(0, 30) ?? ""}`,
+        };
       });
       if (ring && !ring.ok) missing.push(ring.what);
     }

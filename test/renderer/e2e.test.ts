@@ -13,7 +13,8 @@ import { describeWhen } from "../support/requirements.ts";
 import { sessionHelpers, shots, startE2e, type E2e } from "./support/e2e-harness.ts";
 import { MODEL_ID, type Brain, type FakeModel } from "./support/fake-model.ts";
 
-const LONG_ANSWER = "Here is **the plan**:\n\n1. Read the code\n2. Change it\n\n```ts\nconst answer: number = 42;\nfunction greet(name: string) {\n  return `hello ${name}`;\n}\n```\n\nThat is all for now, thanks for waiting while this streams in.";
+const LONG_ANSWER =
+  "Here is **the plan**:\n\n1. Read the code\n2. Change it\n\n```ts\nconst answer: number = 42;\nfunction greet(name: string) {\n  return `hello ${name}`;\n}\n```\n\nThat is all for now, thanks for waiting while this streams in.";
 
 const brain: Brain = (user, results) => {
   if (user.startsWith("steer:")) return { text: `Steering received: ${user}` };
@@ -24,7 +25,14 @@ const brain: Brain = (user, results) => {
   }
   if (user.includes("slow")) return results.length === 0 ? { calls: [{ name: "bash", args: { command: "sleep 4; echo slept-well" } }] } : { text: "Slow task done." };
   if (user.includes("parallel"))
-    return results.length === 0 ? { calls: [{ name: "bash", args: { command: "sleep 1; echo first-done" } }, { name: "bash", args: { command: "echo second-done" } }] } : { text: "Both ran." };
+    return results.length === 0
+      ? {
+          calls: [
+            { name: "bash", args: { command: "sleep 1; echo first-done" } },
+            { name: "bash", args: { command: "echo second-done" } },
+          ],
+        }
+      : { text: "Both ran." };
   if (user.includes("long")) return results.length === 0 ? { calls: [{ name: "bash", args: { command: "sleep 60" } }] } : { text: "unexpected" };
   return { text: LONG_ANSWER };
 };
@@ -190,7 +198,10 @@ describeWhen(chromiumMissing(), "renderer end to end", () => {
     await page.getByLabel("Theme").selectOption("dark");
     await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
     await page.getByRole("button", { name: "project", exact: true }).click();
-    await page.getByRole("button", { name: /hello there/ }).first().click();
+    await page
+      .getByRole("button", { name: /hello there/ })
+      .first()
+      .click();
     await transcript().waitFor();
     await page.screenshot({ path: join(shots, "session-dark.png") });
   }

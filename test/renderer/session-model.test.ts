@@ -23,7 +23,14 @@ const calls: AssistantMessage = {
   stopReason: "toolUse",
   timestamp: 2,
 };
-const result = (id: string, name: string, text: string, isError = false): ToolResultMessage => ({ role: "toolResult", toolCallId: id, toolName: name, content: [{ type: "text", text }], isError, timestamp: 3 });
+const result = (id: string, name: string, text: string, isError = false): ToolResultMessage => ({
+  role: "toolResult",
+  toolCallId: id,
+  toolName: name,
+  content: [{ type: "text", text }],
+  isError,
+  timestamp: 3,
+});
 const ev = (e: WireAgentEvent) => e;
 
 function runToBatch() {
@@ -47,14 +54,29 @@ describe("session model", () => {
 
   test("cards change state in completion order; the transcript keeps source order", () => {
     let m = applyEvents(runToBatch(), [ev({ type: "message_end", message: calls })], 10);
-    m = applyEvents(m, [ev({ type: "tool_execution_start", toolCallId: "a", toolName: "bash", args: { command: "sleep 2" } }), ev({ type: "tool_execution_start", toolCallId: "b", toolName: "read", args: { path: "x.ts" } })], 90);
+    m = applyEvents(
+      m,
+      [
+        ev({ type: "tool_execution_start", toolCallId: "a", toolName: "bash", args: { command: "sleep 2" } }),
+        ev({ type: "tool_execution_start", toolCallId: "b", toolName: "read", args: { path: "x.ts" } }),
+      ],
+      90,
+    );
     m = applyEvents(m, [ev({ type: "tool_call_phase", toolCallId: "a", phase: "executing" }), ev({ type: "tool_call_phase", toolCallId: "b", phase: "executing" })], 100);
     const order = () => visibleItems(m).map((i) => i.key);
     const before = order();
-    m = applyEvents(m, [ev({ type: "tool_execution_end", toolCallId: "b", toolName: "read", result: { content: [{ type: "text", text: "1\tx" }], details: {} }, isError: false })], 150);
+    m = applyEvents(
+      m,
+      [ev({ type: "tool_execution_end", toolCallId: "b", toolName: "read", result: { content: [{ type: "text", text: "1\tx" }], details: {} }, isError: false })],
+      150,
+    );
     expect(m.tools.get("b")).toMatchObject({ status: "done", startedAt: 100, endedAt: 150 });
     expect(m.tools.get("a")?.status).toBe("running");
-    m = applyEvents(m, [ev({ type: "tool_execution_end", toolCallId: "a", toolName: "bash", result: { content: [{ type: "text", text: "boom" }], details: {} }, isError: true })], 2100);
+    m = applyEvents(
+      m,
+      [ev({ type: "tool_execution_end", toolCallId: "a", toolName: "bash", result: { content: [{ type: "text", text: "boom" }], details: {} }, isError: true })],
+      2100,
+    );
     expect(m.tools.get("a")).toMatchObject({ status: "error", endedAt: 2100 });
     // The result messages arrive in source order and do not add transcript rows.
     m = applyEvents(m, [ev({ type: "message_end", message: result("a", "bash", "boom", true) }), ev({ type: "message_end", message: result("b", "read", "1\tx") })], 2101);
@@ -66,7 +88,13 @@ describe("session model", () => {
   test("bash updates append terminal chunks; an older version keeps its own snapshot", () => {
     let m = applyEvents(runToBatch(), [ev({ type: "tool_execution_start", toolCallId: "a", toolName: "bash", args: {} })], 1);
     const update = (chunk: string, waiting = false) =>
-      ev({ type: "tool_execution_update", toolCallId: "a", toolName: "bash", args: {}, partialResult: { content: [], details: { phase: "running", chunk, skippedBytes: 0, waitingForInput: waiting } } });
+      ev({
+        type: "tool_execution_update",
+        toolCallId: "a",
+        toolName: "bash",
+        args: {},
+        partialResult: { content: [], details: { phase: "running", chunk, skippedBytes: 0, waitingForInput: waiting } },
+      });
     m = applyEvents(m, [update("\u001b[32mone\u001b[0m\r\n"), update("two ")], 2);
     const older = m.tools.get("a")!;
     m = applyEvents(m, [update("Password: ", true)], 3);
@@ -103,7 +131,14 @@ describe("session model", () => {
     expect(atEnd(m)).toBe(true);
     m = prependPage(m, { first: 0, messages: all.slice(0, 2), toolCalls: [], outputs: [] });
     expect(m.first).toBe(0);
-    expect(m.items.map((i) => [i.key, i.position])).toEqual([["m0", 0], ["m1", 1], ["ta", 1], ["tb", 1], ["tl1", 1], ["m4", 4]]);
+    expect(m.items.map((i) => [i.key, i.position])).toEqual([
+      ["m0", 0],
+      ["m1", 1],
+      ["ta", 1],
+      ["tb", 1],
+      ["tl1", 1],
+      ["m4", 4],
+    ]);
     expect(m.tools.get("a")).toMatchObject({ status: "done", startedAt: 10, endedAt: 20, storedOutput: true, toolName: "bash" });
     expect(m.tools.get("b")).toMatchObject({ status: "done", result: { isError: false } });
     // A page that does not join the window is ignored.
@@ -120,7 +155,12 @@ describe("session model", () => {
   });
 
   test("search hits jump to the first row of their message", () => {
-    const m = modelFromStored({ first: 0, messages: [user, calls, result("a", "bash", "x"), result("b", "read", "y"), { ...user, content: "again", timestamp: 9 }], toolCalls: [], outputs: [] });
+    const m = modelFromStored({
+      first: 0,
+      messages: [user, calls, result("a", "bash", "x"), result("b", "read", "y"), { ...user, content: "again", timestamp: 9 }],
+      toolCalls: [],
+      outputs: [],
+    });
     expect(itemIndexOfPosition(m.items, 0)).toBe(0);
     expect(itemIndexOfPosition(m.items, 1)).toBe(1);
     expect(m.items[itemIndexOfPosition(m.items, 4)]).toMatchObject({ kind: "user", position: 4 });

@@ -175,7 +175,13 @@ function turn(n: number): ScriptStep {
   return {
     thinking: `Thinking about step ${n}. `.repeat(3),
     text: `Step ${n}: ${"streaming words ".repeat(6)}`,
-    toolCalls: n % 4 === 0 ? [{ name: "bash", args: { command: command("a") } }, { name: "bash", args: { command: command("b") } }] : [{ name: "bash", args: { command: command("c") } }],
+    toolCalls:
+      n % 4 === 0
+        ? [
+            { name: "bash", args: { command: command("a") } },
+            { name: "bash", args: { command: command("b") } },
+          ]
+        : [{ name: "bash", args: { command: command("c") } }],
     deltaDelayMs: 2,
     chunkSize: 3,
   };

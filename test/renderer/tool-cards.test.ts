@@ -10,7 +10,14 @@ import { applyEvents, emptyModel, modelFromStored, visibleItems } from "../../ap
 import { cardFromLive, newCard } from "../../app/renderer/src/state/tool-cards.ts";
 import { formatCost, plural } from "../../app/renderer/src/state/format.ts";
 
-const usage = (totalTokens = 0, total = 0) => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total } });
+const usage = (totalTokens = 0, total = 0) => ({
+  input: 0,
+  output: 0,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total },
+});
 const calls: AssistantMessage = {
   role: "assistant",
   content: [
@@ -25,9 +32,27 @@ const calls: AssistantMessage = {
   timestamp: 2,
 };
 const start = (id: string, name: string): WireAgentEvent => ({ type: "tool_execution_start", toolCallId: id, toolName: name, args: {} });
-const phase = (id: string, p: "executing" | "denied" | "stopped", reason?: string): WireAgentEvent => ({ type: "tool_call_phase", toolCallId: id, phase: p, ...(reason ? { reason } : {}) });
-const end = (id: string, name: string, text: string, isError: boolean): WireAgentEvent => ({ type: "tool_execution_end", toolCallId: id, toolName: name, result: { content: [{ type: "text", text }], details: {} }, isError });
-const result = (id: string, name: string, text: string, isError: boolean): ToolResultMessage => ({ role: "toolResult", toolCallId: id, toolName: name, content: [{ type: "text", text }], isError, timestamp: 3 });
+const phase = (id: string, p: "executing" | "denied" | "stopped", reason?: string): WireAgentEvent => ({
+  type: "tool_call_phase",
+  toolCallId: id,
+  phase: p,
+  ...(reason ? { reason } : {}),
+});
+const end = (id: string, name: string, text: string, isError: boolean): WireAgentEvent => ({
+  type: "tool_execution_end",
+  toolCallId: id,
+  toolName: name,
+  result: { content: [{ type: "text", text }], details: {} },
+  isError,
+});
+const result = (id: string, name: string, text: string, isError: boolean): ToolResultMessage => ({
+  role: "toolResult",
+  toolCallId: id,
+  toolName: name,
+  content: [{ type: "text", text }],
+  isError,
+  timestamp: 3,
+});
 
 describe("tool card states", () => {
   test("queued while it waits, running from execute: the timer counts the run, not the wait", () => {
@@ -74,10 +99,27 @@ describe("tool card states", () => {
   });
 
   test("a snapshot's call that waits is queued; one that executes runs from its execute time", () => {
-    const live = (over: Partial<LiveTool>): LiveTool => ({ toolCallId: "a", toolName: "bash", args: {}, status: "running", startedAt: 100, executingAt: null, endedAt: null, output: "", skippedBytes: 0, progress: null, waitingForInput: false, result: null, ...over });
+    const live = (over: Partial<LiveTool>): LiveTool => ({
+      toolCallId: "a",
+      toolName: "bash",
+      args: {},
+      status: "running",
+      startedAt: 100,
+      executingAt: null,
+      endedAt: null,
+      output: "",
+      skippedBytes: 0,
+      progress: null,
+      waitingForInput: false,
+      result: null,
+      ...over,
+    });
     expect(cardFromLive(newCard("a", "bash", {}, 0), live({}))).toMatchObject({ status: "queued", queuedAt: 100, startedAt: null });
     expect(cardFromLive(newCard("a", "bash", {}, 0), live({ executingAt: 400, output: "hi" }))).toMatchObject({ status: "running", startedAt: 400, chunks: ["hi"], chunkCount: 1 });
-    expect(cardFromLive(newCard("a", "bash", {}, 0), live({ status: "error", endedAt: 300, phase: { outcome: "denied", reason: "no" } }))).toMatchObject({ status: "denied", outcomeReason: "no" });
+    expect(cardFromLive(newCard("a", "bash", {}, 0), live({ status: "error", endedAt: 300, phase: { outcome: "denied", reason: "no" } }))).toMatchObject({
+      status: "denied",
+      outcomeReason: "no",
+    });
   });
 });
 
@@ -91,10 +133,30 @@ describe("progress in the model", () => {
 
   test("thinking blocks get their start and end times as they stream", () => {
     let m = applyEvents(emptyModel(), [{ type: "agent_start" }, { type: "message_start", message: thinkingMessage("") }], 0);
-    m = applyEvents(m, [{ type: "message_update", message: thinkingMessage("hm"), assistantMessageEvent: { type: "thinking_start", contentIndex: 0, partial: thinkingMessage("hm") } } as WireAgentEvent], 1000);
+    m = applyEvents(
+      m,
+      [
+        {
+          type: "message_update",
+          message: thinkingMessage("hm"),
+          assistantMessageEvent: { type: "thinking_start", contentIndex: 0, partial: thinkingMessage("hm") },
+        } as WireAgentEvent,
+      ],
+      1000,
+    );
     let live = visibleItems(m).find((i) => i.kind === "assistant");
     expect(live).toMatchObject({ streaming: true, thinking: [{ startedAt: 1000, endedAt: null }] });
-    m = applyEvents(m, [{ type: "message_update", message: thinkingMessage("hmm"), assistantMessageEvent: { type: "thinking_end", contentIndex: 0, content: "hmm", partial: thinkingMessage("hmm") } } as WireAgentEvent], 13_000);
+    m = applyEvents(
+      m,
+      [
+        {
+          type: "message_update",
+          message: thinkingMessage("hmm"),
+          assistantMessageEvent: { type: "thinking_end", contentIndex: 0, content: "hmm", partial: thinkingMessage("hmm") },
+        } as WireAgentEvent,
+      ],
+      13_000,
+    );
     m = applyEvents(m, [{ type: "message_end", message: thinkingMessage("hmm", true) }], 14_000);
     live = visibleItems(m).find((i) => i.kind === "assistant");
     expect(live).toMatchObject({ streaming: false, thinking: [{ startedAt: 1000, endedAt: 13_000 }, undefined] });

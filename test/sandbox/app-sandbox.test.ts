@@ -166,13 +166,18 @@ describe("without a sandbox", () => {
 describe("sandbox settings and keys in the environment", () => {
   it("keeps network per project, the real-machine list and extra hidden paths, refusing a relative path", async () => {
     const { h, project } = await start([]);
-    let s = await h.call("settings.update", { sandbox: { projectNetwork: { projectId: project.id, allowed: true }, realMachineCommands: ["make  deploy *", " "], hiddenPaths: ["~/secrets", "/srv/keys"] } });
+    let s = await h.call("settings.update", {
+      sandbox: { projectNetwork: { projectId: project.id, allowed: true }, realMachineCommands: ["make  deploy *", " "], hiddenPaths: ["~/secrets", "/srv/keys"] },
+    });
     expect(s.sandbox).toMatchObject({ networkProjects: [project.id], realMachineCommands: ["make deploy *"], hiddenPaths: ["~/secrets", "/srv/keys"] });
     expect(s.sandbox.defaultHiddenPaths).toContain(h.dataDir);
     expect(h.services.sandbox.hiddenPaths()).toContain("/srv/keys");
     s = await h.call("settings.update", { sandbox: { projectNetwork: { projectId: project.id, allowed: false } } });
     expect(s.sandbox.networkProjects).toEqual([]);
-    expect(await h.raw("settings.update", { sandbox: { hiddenPaths: ["relative/path"] } })).toMatchObject({ ok: false, error: { code: "invalid-request", message: expect.stringContaining('"relative/path"') } });
+    expect(await h.raw("settings.update", { sandbox: { hiddenPaths: ["relative/path"] } })).toMatchObject({
+      ok: false,
+      error: { code: "invalid-request", message: expect.stringContaining('"relative/path"') },
+    });
     expect(await h.raw("settings.update", { sandbox: { unknown: true } })).toMatchObject({ ok: false, error: { code: "invalid-request" } });
   });
 
@@ -180,7 +185,10 @@ describe("sandbox settings and keys in the environment", () => {
     const env = { ANTHROPIC_API_KEY: "sk-ant-env-key-0123456789", PATH: process.env.PATH ?? "" };
     let h = (await start([], { env })).h;
     expect((await h.call("settings.get", {})).environmentKeys).toEqual([{ variable: "ANTHROPIC_API_KEY", provider: "anthropic", storedInKeyring: false }]);
-    expect(await h.raw("settings.storeEnvironmentKeys", {})).toMatchObject({ ok: false, error: { code: "unavailable", message: expect.stringContaining("commands run outside the sandbox can read them") } });
+    expect(await h.raw("settings.storeEnvironmentKeys", {})).toMatchObject({
+      ok: false,
+      error: { code: "unavailable", message: expect.stringContaining("commands run outside the sandbox can read them") },
+    });
     await h.close();
     app = undefined;
 

@@ -18,10 +18,13 @@ import { processesWith, sandboxFixture, sandboxedTools, uniqueSleep, unsandboxed
 
 const sandbox = detectSandbox();
 
-const done = (run: { result?: { details: unknown }; error?: Error }) =>
-  (run.result?.details ?? (run.error as { details?: unknown } | undefined)?.details) as BashResultDetails;
+const done = (run: { result?: { details: unknown }; error?: Error }) => (run.result?.details ?? (run.error as { details?: unknown } | undefined)?.details) as BashResultDetails;
 const raw = (run: { updates: { details: unknown }[] }) =>
-  run.updates.map((u) => u.details as BashDetails).filter((d): d is BashProgressDetails => d.phase === "running").map((d) => d.chunk).join("");
+  run.updates
+    .map((u) => u.details as BashDetails)
+    .filter((d): d is BashProgressDetails => d.phase === "running")
+    .map((d) => d.chunk)
+    .join("");
 
 describeWhen(needsLinux(), "bubblewrap sandbox", () => {
   let f: SandboxFixture;
@@ -207,12 +210,16 @@ describeWhen(needsLinux(), "bubblewrap sandbox", () => {
     const { bash } = sandboxedTools(f);
     const [a, b, c] = [uniqueSleep(), uniqueSleep(), uniqueSleep()];
     const controller = new AbortController();
-    const stopped = await runTool(bash, { command: `setsid -f sleep ${a}; (sleep ${b} &); bash -c 'trap "" INT TERM; sleep ${c}' & echo started; sleep 300` }, {
-      signal: controller.signal,
-      onUpdate: (u) => {
-        if ((u.details as BashProgressDetails).chunk?.includes("started")) setTimeout(() => controller.abort(), 200);
+    const stopped = await runTool(
+      bash,
+      { command: `setsid -f sleep ${a}; (sleep ${b} &); bash -c 'trap "" INT TERM; sleep ${c}' & echo started; sleep 300` },
+      {
+        signal: controller.signal,
+        onUpdate: (u) => {
+          if ((u.details as BashProgressDetails).chunk?.includes("started")) setTimeout(() => controller.abort(), 200);
+        },
       },
-    });
+    );
     expect(stopped.text).toContain("Command aborted");
     await waitFor(() => [a, b, c].every((m) => processesWith(m).length === 0), 3000);
 
@@ -229,12 +236,16 @@ describeWhen(needsLinux(), "bubblewrap sandbox", () => {
     expect(raw(colours)).toContain("\x1b[31mred");
 
     let answered = false;
-    const prompt = await runTool(tools.bash, { command: 'read -p "Name? " n; echo "hi $n"' }, {
-      id: "prompt-1",
-      onUpdate: (u) => {
-        if ((u.details as BashProgressDetails).waitingForInput && !answered) answered = tools.writeInput("prompt-1", "bob\r");
+    const prompt = await runTool(
+      tools.bash,
+      { command: 'read -p "Name? " n; echo "hi $n"' },
+      {
+        id: "prompt-1",
+        onUpdate: (u) => {
+          if ((u.details as BashProgressDetails).waitingForInput && !answered) answered = tools.writeInput("prompt-1", "bob\r");
+        },
       },
-    });
+    );
     expect(answered).toBe(true);
     expect(prompt.text).toContain("hi bob");
 

@@ -16,7 +16,12 @@ const home = "/Users/me";
 const macRules: SandboxRules = {
   cwd: "/Users/me/code/app",
   writable: ["/Users/me/code/app", "/private/var/folders/xy/T/lathe-session-1-abc/tmp", "/private/var/folders/xy/T/lathe-session-1-abc/output"],
-  hidden: defaultHiddenPaths({ home, dataDir: "/Users/me/Library/Application Support/Lathe", env: { SSH_AUTH_SOCK: "/private/tmp/com.apple.launchd.x/Listeners" }, platform: "darwin" }),
+  hidden: defaultHiddenPaths({
+    home,
+    dataDir: "/Users/me/Library/Application Support/Lathe",
+    env: { SSH_AUTH_SOCK: "/private/tmp/com.apple.launchd.x/Listeners" },
+    platform: "darwin",
+  }),
   network: false,
 };
 
@@ -65,7 +70,10 @@ describe("Seatbelt profile", () => {
     expect(forms[1]).toEqual({ list: [{ symbol: "deny" }, { symbol: "default" }] });
     for (const form of forms.slice(1)) {
       expect(["allow", "deny"]).toContain(head(form));
-      const operations = (form as { list: Sexp[] }).list.slice(1).filter((x): x is { symbol: string } => "symbol" in x).map((x) => x.symbol);
+      const operations = (form as { list: Sexp[] }).list
+        .slice(1)
+        .filter((x): x is { symbol: string } => "symbol" in x)
+        .map((x) => x.symbol);
       expect(operations.length).toBeGreaterThan(0);
       for (const op of operations) expect(SBPL_OPERATIONS, op).toContain(op);
     }
@@ -78,7 +86,11 @@ describe("Seatbelt profile", () => {
   });
 
   it("writes the writable folders, hides the secret paths, and orders nested rules parents first", () => {
-    const rules: SandboxRules = { ...macRules, writable: [...macRules.writable, "/Users/me/Library/Application Support/Lathe/exports"], hidden: [...macRules.hidden, "/Users/me/code/app/.env.secrets"] };
+    const rules: SandboxRules = {
+      ...macRules,
+      writable: [...macRules.writable, "/Users/me/Library/Application Support/Lathe/exports"],
+      hidden: [...macRules.hidden, "/Users/me/code/app/.env.secrets"],
+    };
     const order = fileRules(parseSexps(seatbeltProfile(rules)));
     expect(order).toContainEqual(["allow", "/Users/me/code/app"]);
     expect(order).toContainEqual(["deny", "/Users/me/.ssh"]);
@@ -103,7 +115,15 @@ describe("Seatbelt profile", () => {
     const hostile = '/Users/me/we"ird\\ (dir); #"x" \n(allow default)';
     const forms = parseSexps(seatbeltProfile({ ...macRules, writable: [hostile], hidden: [] }));
     expect(fileRules(forms)).toEqual([["allow", hostile]]);
-    expect(forms.some((f) => head(f) === "allow" && (f as { list: Sexp[] }).list[1] && "symbol" in (f as { list: Sexp[] }).list[1]! && ((f as { list: Sexp[] }).list[1] as { symbol: string }).symbol === "default")).toBe(false);
+    expect(
+      forms.some(
+        (f) =>
+          head(f) === "allow" &&
+          (f as { list: Sexp[] }).list[1] &&
+          "symbol" in (f as { list: Sexp[] }).list[1]! &&
+          ((f as { list: Sexp[] }).list[1] as { symbol: string }).symbol === "default",
+      ),
+    ).toBe(false);
     expect(parseSexps(sbplString(hostile))).toEqual([{ string: hostile }]);
   });
 
@@ -117,7 +137,12 @@ describe("Seatbelt profile", () => {
 describe("bubblewrap arguments", () => {
   const kinds: Record<string, PathKind> = { "/home/me": "dir", "/home/me/.ssh": "dir", "/data": "dir", "/data/out": "dir", "/home/me/.netrc": "file", "/tmp/s/tmp": "dir" };
   const probe = (p: string) => ({ kind: kinds[p] ?? ("missing" as const), real: p });
-  const rules: SandboxRules = { cwd: "/home/me", writable: ["/home/me", "/data/out", "/tmp/s/tmp"], hidden: ["/home/me/.ssh", "/data", "/home/me/.netrc", "/home/me/.aws"], network: false };
+  const rules: SandboxRules = {
+    cwd: "/home/me",
+    writable: ["/home/me", "/data/out", "/tmp/s/tmp"],
+    hidden: ["/home/me/.ssh", "/data", "/home/me/.netrc", "/home/me/.aws"],
+    network: false,
+  };
 
   it("binds parents before children, hides missing nothing, and makes hidden folders read-only last", () => {
     const args = bwrapArgs(rules, { emptyFile: "/tmp/s/empty", probe });
@@ -134,7 +159,10 @@ describe("bubblewrap arguments", () => {
   });
 
   it("binds the read-only paths over the project, an empty folder where one is missing", () => {
-    const args = bwrapArgs({ ...rules, readOnly: ["/home/me/.git/config", "/home/me/.git/hooks"] }, { emptyFile: "/e", emptyDir: "/tmp/s/empty-dir", probe: (p) => (p === "/home/me/.git/config" ? { kind: "file", real: p } : probe(p)) }).join(" ");
+    const args = bwrapArgs(
+      { ...rules, readOnly: ["/home/me/.git/config", "/home/me/.git/hooks"] },
+      { emptyFile: "/e", emptyDir: "/tmp/s/empty-dir", probe: (p) => (p === "/home/me/.git/config" ? { kind: "file", real: p } : probe(p)) },
+    ).join(" ");
     expect(args).toContain("--ro-bind /home/me/.git/config /home/me/.git/config");
     expect(args).toContain("--ro-bind /tmp/s/empty-dir /home/me/.git/hooks");
     expect(args.indexOf("--bind /home/me /home/me")).toBeLessThan(args.indexOf("--ro-bind /home/me/.git/config"));

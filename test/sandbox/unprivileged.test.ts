@@ -16,10 +16,15 @@ const NOBODY = 65534;
 const setpriv = findExecutable("setpriv", process.env.PATH);
 const sandbox = detectSandbox();
 const missing =
-  process.platform !== "linux" ? "needs Linux"
-  : process.getuid?.() !== 0 ? "needs root (it runs the sandbox as uid 65534 through setpriv)"
-  : setpriv === undefined ? "needs setpriv (util-linux)"
-  : sandbox.available ? null : `needs a working sandbox: ${sandbox.message}`;
+  process.platform !== "linux"
+    ? "needs Linux"
+    : process.getuid?.() !== 0
+      ? "needs root (it runs the sandbox as uid 65534 through setpriv)"
+      : setpriv === undefined
+        ? "needs setpriv (util-linux)"
+        : sandbox.available
+          ? null
+          : `needs a working sandbox: ${sandbox.message}`;
 
 describeWhen(missing, "the sandbox for an unprivileged user", () => {
   const root = mkdtempSync(path.join(tmpdir(), "lathe-unprivileged-"));

@@ -18,8 +18,7 @@ import { createBashTool } from "../../app/main/tools/bash.ts";
 import { runTool } from "../tools/helpers.ts";
 import { sandboxFixture, type SandboxFixture } from "./helpers.ts";
 
-const done = (run: { result?: { details: unknown }; error?: Error }) =>
-  (run.result?.details ?? (run.error as { details?: unknown } | undefined)?.details) as BashResultDetails;
+const done = (run: { result?: { details: unknown }; error?: Error }) => (run.result?.details ?? (run.error as { details?: unknown } | undefined)?.details) as BashResultDetails;
 
 describeWhen(needsLinux(), "a repository created inside the sandbox", () => {
   let f: SandboxFixture;
@@ -77,7 +76,13 @@ describeWhen(needsLinux(), "a repository created inside the sandbox", () => {
   it("warns in the question about a command that would run outside the sandbox in that project", async () => {
     const { dir, bash } = project();
     const question = () =>
-      planSandbox({ toolName: "bash", subjects: callSubjects("bash", { command: "git commit -m x" }, dir), mode: "sandboxed-auto", scope: { sessionId: 1, projectId: 1, projectDir: dir }, port: f.service });
+      planSandbox({
+        toolName: "bash",
+        subjects: callSubjects("bash", { command: "git commit -m x" }, dir),
+        mode: "sandboxed-auto",
+        scope: { sessionId: 1, projectId: 1, projectDir: dir },
+        port: f.service,
+      });
     expect(question().placement).toBe("outside");
     expect(question().crossing?.message).not.toContain("created by a command inside the sandbox");
     await runTool(bash, { command: "git init -q" });
@@ -90,7 +95,23 @@ describeWhen(needsLinux(), "a repository created inside the sandbox", () => {
     const empty = path.join(f.root, "measure-empty");
     mkdirSync(dir);
     mkdirSync(empty);
-    execFileSync(detectSandbox().executable!, ["--ro-bind", "/", "/", "--dev", "/dev", "--bind", dir, dir, "--ro-bind", empty, path.join(dir, ".git"), "--unshare-all", "--unshare-user", "--", "true"]);
+    execFileSync(detectSandbox().executable!, [
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--bind",
+      dir,
+      dir,
+      "--ro-bind",
+      empty,
+      path.join(dir, ".git"),
+      "--unshare-all",
+      "--unshare-user",
+      "--",
+      "true",
+    ]);
     expect(existsSync(path.join(dir, ".git"))).toBe(true);
     expect(readdirSync(path.join(dir, ".git"))).toEqual([]);
   });

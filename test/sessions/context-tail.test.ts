@@ -48,13 +48,27 @@ function transcript(random: () => number): AgentMessage[] {
         customType: "compaction",
         content: "summary ".repeat(Math.floor(random() * 40)),
         display: true,
-        details: { firstKeptIndex: 1 + Math.floor(random() * (out.length - 1)), tokensBefore: 1, tokensAfter: 1, trigger: edit === undefined ? "manual" : "edit", ...(edit === undefined ? {} : { replaces: edit }) },
+        details: {
+          firstKeptIndex: 1 + Math.floor(random() * (out.length - 1)),
+          tokensBefore: 1,
+          tokensAfter: 1,
+          trigger: edit === undefined ? "manual" : "edit",
+          ...(edit === undefined ? {} : { replaces: edit }),
+        },
         timestamp: 1,
       };
       out.push(entry);
     } else {
       const compactions = out.flatMap((m, p) => (m.role === "custom" && m.customType === "compaction" ? [p] : []));
-      if (compactions.length > 0) out.push({ role: "custom", customType: "compaction_undo", content: "undone", display: true, details: { undoes: compactions[Math.floor(random() * compactions.length)] }, timestamp: 1 });
+      if (compactions.length > 0)
+        out.push({
+          role: "custom",
+          customType: "compaction_undo",
+          content: "undone",
+          display: true,
+          details: { undoes: compactions[Math.floor(random() * compactions.length)] },
+          timestamp: 1,
+        });
     }
   }
   return out;

@@ -24,7 +24,13 @@ describe("system prompt", () => {
     writeFileSync(path.join(project, "README.md"), "not instructions");
     const found = loadProjectInstructions(project);
     expect(found.map((f) => path.relative(root, f.path))).toEqual(["org/AGENTS.md", "org/repo/AGENTS.md", "org/repo/CLAUDE.md"]);
-    const prompt = buildSystemPrompt({ projectDir: project, tools: createCodingTools({ projectDir: project }).tools, instructions: found, now: new Date("2026-11-29T12:00:00Z"), platform: "linux" });
+    const prompt = buildSystemPrompt({
+      projectDir: project,
+      tools: createCodingTools({ projectDir: project }).tools,
+      instructions: found,
+      now: new Date("2026-11-29T12:00:00Z"),
+      platform: "linux",
+    });
     expect(prompt).toContain(`Project folder: ${project}`);
     expect(prompt).toContain("Platform: linux");
     expect(prompt).toContain("Today's date: 2026-11-29");

@@ -27,7 +27,12 @@ describe("exceedsBounds", () => {
   it("refuses too large a value, including one huge array, before walking it", () => {
     expect(exceedsBounds({ text: "x".repeat(20_000) }, bounds)).toMatch(/larger than 10,000 characters/);
     expect(exceedsBounds(new Array(1e8), bounds)).toMatch(/larger than/);
-    expect(exceedsBounds(Array.from({ length: 5000 }, () => ({ k: 1 })), bounds)).toMatch(/larger than/);
+    expect(
+      exceedsBounds(
+        Array.from({ length: 5000 }, () => ({ k: 1 })),
+        bounds,
+      ),
+    ).toMatch(/larger than/);
   });
 
   it("stops on cycles and survives getters that throw", () => {
@@ -35,7 +40,12 @@ describe("exceedsBounds", () => {
     cycle.self = cycle;
     cycle.again = cycle;
     expect(exceedsBounds(cycle, bounds)).toMatch(/deeper than 64|larger than/);
-    const hostile = Object.defineProperty({}, "boom", { enumerable: true, get: () => { throw new Error("no"); } });
+    const hostile = Object.defineProperty({}, "boom", {
+      enumerable: true,
+      get: () => {
+        throw new Error("no");
+      },
+    });
     expect(exceedsBounds(hostile, bounds)).toBe("not readable as plain data");
   });
 });

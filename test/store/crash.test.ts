@@ -63,10 +63,7 @@ describe("crash consistency", () => {
         const messages = opened.messages;
         expect(opened.session.messageCount).toBe(messages.length);
         // Dense positions 0..n-1, each a complete row.
-        const positions = store.db
-          .prepare("SELECT position FROM messages WHERE session_id = ? ORDER BY id")
-          .pluck()
-          .all(reported.sessionId) as number[];
+        const positions = store.db.prepare("SELECT position FROM messages WHERE session_id = ? ORDER BY id").pluck().all(reported.sessionId) as number[];
         expect(positions).toEqual(messages.map((_, i) => i));
         // Everything reported is there, in place.
         for (const end of reported.ends) expect(messages[end.position]?.role).toBe(end.role);

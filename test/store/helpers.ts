@@ -19,11 +19,7 @@ export function assistant(text: string, toolCalls: ToolCall[] = [], tokens = 0):
   usage.cost.total = tokens / 1_000_000;
   return {
     role: "assistant",
-    content: [
-      { type: "thinking", thinking: "private reasoning zebra", thinkingSignature: "sig-zebra" },
-      { type: "text", text },
-      ...toolCalls,
-    ],
+    content: [{ type: "thinking", thinking: "private reasoning zebra", thinkingSignature: "sig-zebra" }, { type: "text", text }, ...toolCalls],
     api: "anthropic-messages",
     provider: "anthropic",
     model: "claude-test",

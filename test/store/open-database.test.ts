@@ -44,7 +44,10 @@ describe("opening the database", () => {
     try {
       const project = store.openProject("/p");
       const session = store.createSession({ projectId: project.id });
-      store.appendMessages(session.id, Array.from({ length: 12_000 }, (_, i) => user(`message ${i} ${"x".repeat(1500)}`)));
+      store.appendMessages(
+        session.id,
+        Array.from({ length: 12_000 }, (_, i) => user(`message ${i} ${"x".repeat(1500)}`)),
+      );
       const wal = path.join(dir, "lathe.db-wal");
       expect(fs.statSync(wal).size).toBeGreaterThan(16 * 1024 * 1024);
       // A passive checkpoint of that WAL in another thread holds SQLite's checkpoint lock for a while.

@@ -95,7 +95,15 @@ describe("paged open of a 100,000-message session", () => {
     expect(page!.activeToolNames).toEqual(["read", "bash", "web_fetch"]);
     expect(page!.compactions).toEqual([{ position: COMPACTION_AT, message: all[COMPACTION_AT] }]);
     expect(page!.toolCalls.map((t) => t.toolCallId).sort()).toEqual([`c${TOTAL - 101}`, `c${TOTAL - 3}`]);
-    expect(page!.toolCalls.find((t) => t.toolCallId === `c${TOTAL - 3}`)).toEqual({ toolCallId: `c${TOTAL - 3}`, startedAt: 1000 + TOTAL - 3, executingAt: null, endedAt: 2000 + TOTAL - 3, isError: false, outcome: "done", reason: null });
+    expect(page!.toolCalls.find((t) => t.toolCallId === `c${TOTAL - 3}`)).toEqual({
+      toolCallId: `c${TOTAL - 3}`,
+      startedAt: 1000 + TOTAL - 3,
+      executingAt: null,
+      endedAt: 2000 + TOTAL - 3,
+      isError: false,
+      outcome: "done",
+      reason: null,
+    });
     expect(page!.outputs).toEqual([{ toolCallId: `c${TOTAL - 3}`, totalChars: 5 }]);
   });
 
@@ -113,7 +121,9 @@ describe("paged open of a 100,000-message session", () => {
     expect(pages).toBe(99);
     expect(seen.flat()).toEqual(all.slice(0, TOTAL - 1000));
     expect(seen[0]![0]).toEqual(all[0]);
-    expect(store.readPage(sessionId, { before: 6, limit: 2 }).toolCalls).toEqual([{ toolCallId: "c5", startedAt: 1005, executingAt: null, endedAt: 2005, isError: false, outcome: "done", reason: null }]);
+    expect(store.readPage(sessionId, { before: 6, limit: 2 }).toolCalls).toEqual([
+      { toolCallId: "c5", startedAt: 1005, executingAt: null, endedAt: 2005, isError: false, outcome: "done", reason: null },
+    ]);
     expect(store.readPage(sessionId, { before: 0 }).messages).toEqual([]);
     // Positions beyond any session's range never reach the next session's messages.
     const next = store.createSession({ projectId: store.getSession(sessionId)!.projectId });
@@ -147,7 +157,12 @@ describe("paged open of a 100,000-message session", () => {
     expect(opened.activeToolNames).toEqual(["read", "bash", "web_fetch"]);
     expect(opened.compactions.map((c) => c.position)).toEqual([COMPACTION_AT]);
     expect(store.readMessages(fork.id)).toEqual(all.slice(0, TOTAL - 1));
-    expect(store.openSession(fork.id)!.toolCalls.map((t) => t.toolCallId).sort()).toEqual([`c${TOTAL - 101}`, `c${TOTAL - 3}`, "c5"].sort());
+    expect(
+      store
+        .openSession(fork.id)!
+        .toolCalls.map((t) => t.toolCallId)
+        .sort(),
+    ).toEqual([`c${TOTAL - 101}`, `c${TOTAL - 3}`, "c5"].sort());
     expect(store.openPage(fork.id)!.outputs).toEqual([{ toolCallId: `c${TOTAL - 3}`, totalChars: 5 }]);
 
     const json = store.exportJson(sessionId);

@@ -45,8 +45,7 @@ export function buildSearchCorpus(store: SessionStore): number[] {
     return seed / 0x7fffffff;
   };
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
-  const text = (words: number) =>
-    Array.from({ length: words }, () => (random() < 0.08 ? pick(RARE) : pick(WORDS))).join(" ");
+  const text = (words: number) => Array.from({ length: words }, () => (random() < 0.08 ? pick(RARE) : pick(WORDS))).join(" ");
   const projects = [store.openProject("/corpus/one"), store.openProject("/corpus/two")];
   const ids: number[] = [];
   for (let s = 0; s < 12; s++) {

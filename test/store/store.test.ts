@@ -168,20 +168,13 @@ describe("search", () => {
     expect(third.nextCursor).toBeNull();
     expect([...first.hits, ...second.hits, ...third.hits].map((h) => h.sessionId)).toHaveLength(5);
     const b = store.listProjects().find((p) => p.folder === "/b")!;
-    expect(store.search("needle", { projectId: b.id }).hits.map((h) => h.snippet.map((p) => p.text).join(""))).toEqual([
-      "needle number 4",
-      "needle number 3",
-    ]);
+    expect(store.search("needle", { projectId: b.id }).hits.map((h) => h.snippet.map((p) => p.text).join(""))).toEqual(["needle number 4", "needle number 3"]);
   });
 });
 
 describe("export", () => {
   it("exports Markdown and JSON", () => {
-    const s = sessionWith([
-      user("Explain ```fences```"),
-      assistant("Here", [call("c1", "read", { path: "x.md" })], 42),
-      result("c1", "read", "has ``` inside"),
-    ]);
+    const s = sessionWith([user("Explain ```fences```"), assistant("Here", [call("c1", "read", { path: "x.md" })], 42), result("c1", "read", "has ``` inside")]);
     const md = store.exportMarkdown(s.id);
     expect(md).toMatch(/^# Explain ```fences```\n/);
     expect(md).toContain("## User");
@@ -236,10 +229,7 @@ describe("settings, audit log, permission rules", () => {
     store.permissionRules.add({ tool: "bash", pattern: "npm test*", action: "allow", scope: "session", scopeId: s.id });
     store.permissionRules.add({ tool: "bash", pattern: "rm *", action: "deny", scope: "project", scopeId: s.projectId });
     expect(() => store.permissionRules.add({ tool: "x", action: "allow", scope: "project", scopeId: null })).toThrow(/needs a scope id/);
-    expect(store.permissionRules.applicable({ tool: "bash", sessionId: s.id, projectId: s.projectId }).map((r) => r.pattern)).toEqual([
-      "npm test*",
-      "rm *",
-    ]);
+    expect(store.permissionRules.applicable({ tool: "bash", sessionId: s.id, projectId: s.projectId }).map((r) => r.pattern)).toEqual(["npm test*", "rm *"]);
     expect(store.permissionRules.applicable({ sessionId: 77 }).map((r) => r.id)).toEqual([global.id]);
     store.deleteSession(s.id);
     expect(store.permissionRules.all().map((r) => r.scope)).toEqual(["global", "project"]);

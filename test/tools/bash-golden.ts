@@ -37,7 +37,10 @@ export const GOLDEN_CASES: [string, string][] = [
   ["wide lines", "yes 'a line of about one hundred characters, repeated so that the byte bound is what cuts the output' | head -n 1000"],
   ["one huge line", "head -c 200000 /dev/zero | tr '\\0' y; echo; echo tail"],
   ["spinner on one line", "i=0; while [ $i -lt 20000 ]; do printf '\\r%d' $i; i=$((i+1)); done; echo; echo finished"],
-  ["huge coloured line with returns", "i=0; while [ $i -lt 3000 ]; do printf '\\033[3%dmchunk %05d\\033[0m ' $((i % 7)) $i; [ $((i % 700)) -eq 0 ] && printf '\\r'; i=$((i+1)); done; echo"],
+  [
+    "huge coloured line with returns",
+    "i=0; while [ $i -lt 3000 ]; do printf '\\033[3%dmchunk %05d\\033[0m ' $((i % 7)) $i; [ $((i % 700)) -eq 0 ] && printf '\\r'; i=$((i+1)); done; echo",
+  ],
   ["mixed big output", "i=0; while [ $i -lt 3000 ]; do printf '\\033[32mPASS\\033[0m test %d\\r\\n' $i; i=$((i+1)); done; printf 'building [=====>    ]\\r'; echo 'built'"],
   ["secret", `echo 'token: ${TOKEN}'; echo next`],
   ["secret split across writes", `printf 'GITHUB_TOKEN=${TOKEN.slice(0, 17)}'; sleep 0.3; printf '${TOKEN.slice(17)} more\\n'`],

@@ -42,20 +42,24 @@ async function interact(command: string, answers: Answer[], id: string): Promise
   let screen = "";
   let from = 0;
   let sawWaiting = false;
-  const run = await runTool(bash, { command, timeout: 60 }, {
-    id,
-    onUpdate: (u) => {
-      const d = u.details as BashProgressDetails;
-      screen += d.chunk;
-      sawWaiting ||= d.waitingForInput;
-      const next = answers[typed];
-      const cue = next && ("waiting" in next ? d.waitingForInput : screen.indexOf(next.after, from) !== -1);
-      if (next && cue && tools.writeInput(id, next.send)) {
-        typed++;
-        from = screen.length;
-      }
+  const run = await runTool(
+    bash,
+    { command, timeout: 60 },
+    {
+      id,
+      onUpdate: (u) => {
+        const d = u.details as BashProgressDetails;
+        screen += d.chunk;
+        sawWaiting ||= d.waitingForInput;
+        const next = answers[typed];
+        const cue = next && ("waiting" in next ? d.waitingForInput : screen.indexOf(next.after, from) !== -1);
+        if (next && cue && tools.writeInput(id, next.send)) {
+          typed++;
+          from = screen.length;
+        }
+      },
     },
-  });
+  );
   return { ...run, typed, screen, sawWaiting };
 }
 
@@ -70,31 +74,57 @@ describeWhen(needsLinux(), "interactive commands in the terminal", () => {
     expect(run.screen).toContain("one\ntwo\n");
   });
 
-  itWhen(hasCommand("python3") ? null : "needs python3 on PATH", "the Python REPL evaluates typed lines and exits", async () => {
-    const run = await interact("python3 -q", [{ after: ">>> ", send: "print(6 * 7)\r" }, { after: ">>> ", send: "exit()\r" }], "python");
-    expect(run.typed).toBe(2);
-    expect(run.isError).toBe(false);
-    expect(run.text).toContain(">>> print(6 * 7)\n42\n>>> exit()");
-  }, 60_000);
+  itWhen(
+    hasCommand("python3") ? null : "needs python3 on PATH",
+    "the Python REPL evaluates typed lines and exits",
+    async () => {
+      const run = await interact(
+        "python3 -q",
+        [
+          { after: ">>> ", send: "print(6 * 7)\r" },
+          { after: ">>> ", send: "exit()\r" },
+        ],
+        "python",
+      );
+      expect(run.typed).toBe(2);
+      expect(run.isError).toBe(false);
+      expect(run.text).toContain(">>> print(6 * 7)\n42\n>>> exit()");
+    },
+    60_000,
+  );
 
-  itWhen(hasCommand("git") && hasCommand("vi") ? null : "needs git and vi on PATH", "git commit opens the editor; refusing it aborts the commit", async () => {
-    const repo = path.join(project.dir, "repo");
-    execFileSync("git", ["init", "-q", repo]);
-    writeFileSync(path.join(repo, "a.txt"), "a\n");
-    execFileSync("git", ["-C", repo, "add", "a.txt"]);
-    const run = await interact(`cd repo && git -c user.name=T -c user.email=t@example.com -c core.editor=vi commit`, [{ after: "Please enter the commit message", send: ":cq\r" }], "commit");
-    expect(run.typed).toBe(1);
-    expect(run.isError).toBe(true);
-    expect(run.text).toMatch(/problem with the editor|Aborting commit/);
-    expect(execFileSync("git", ["-C", repo, "rev-list", "--all"], { encoding: "utf8" })).toBe("");
-  }, 60_000);
+  itWhen(
+    hasCommand("git") && hasCommand("vi") ? null : "needs git and vi on PATH",
+    "git commit opens the editor; refusing it aborts the commit",
+    async () => {
+      const repo = path.join(project.dir, "repo");
+      execFileSync("git", ["init", "-q", repo]);
+      writeFileSync(path.join(repo, "a.txt"), "a\n");
+      execFileSync("git", ["-C", repo, "add", "a.txt"]);
+      const run = await interact(
+        `cd repo && git -c user.name=T -c user.email=t@example.com -c core.editor=vi commit`,
+        [{ after: "Please enter the commit message", send: ":cq\r" }],
+        "commit",
+      );
+      expect(run.typed).toBe(1);
+      expect(run.isError).toBe(true);
+      expect(run.text).toMatch(/problem with the editor|Aborting commit/);
+      expect(execFileSync("git", ["-C", repo, "rev-list", "--all"], { encoding: "utf8" })).toBe("");
+    },
+    60_000,
+  );
 
-  itWhen(hasCommand("less") ? null : "needs less on PATH", "less shows the file and quits when told", async () => {
-    writeFileSync(path.join(project.dir, "long.txt"), Array.from({ length: 200 }, (_, i) => `row ${i + 1}`).join("\n") + "\n");
-    const run = await interact("less long.txt; echo less-exit=$?", [{ waiting: true, send: "q" }], "less");
-    expect(run.typed).toBe(1);
-    expect(run.isError).toBe(false);
-    expect(run.screen).toContain("row 1");
-    expect(run.text).toContain("less-exit=0");
-  }, 60_000);
+  itWhen(
+    hasCommand("less") ? null : "needs less on PATH",
+    "less shows the file and quits when told",
+    async () => {
+      writeFileSync(path.join(project.dir, "long.txt"), Array.from({ length: 200 }, (_, i) => `row ${i + 1}`).join("\n") + "\n");
+      const run = await interact("less long.txt; echo less-exit=$?", [{ waiting: true, send: "q" }], "less");
+      expect(run.typed).toBe(1);
+      expect(run.isError).toBe(false);
+      expect(run.screen).toContain("row 1");
+      expect(run.text).toContain("less-exit=0");
+    },
+    60_000,
+  );
 });

@@ -107,7 +107,11 @@ describe("bash tool", () => {
     const run = await runTool(bash, { command, timeout: 1.5 });
     expect(run.isError).toBe(true);
     expect(run.text).toContain("timed out after 1.5 s");
-    const pids = printedPids(progress(run.updates).map((u) => u.chunk).join(""));
+    const pids = printedPids(
+      progress(run.updates)
+        .map((u) => u.chunk)
+        .join(""),
+    );
     expect(pids.length).toBe(5);
     await waitFor(() => pids.every((pid) => !isAlive(pid)), 3000);
     expect((run.error as ToolExecutionError<BashDetails>).details).toMatchObject({ timedOut: true, exitCode: null });
@@ -116,13 +120,17 @@ describe("bash tool", () => {
   it("kills the whole process family on abort", async () => {
     const controller = new AbortController();
     let pids: number[] = [];
-    const pending = runTool(bash, { command: "sleep 300 & echo PID $!; echo PID $$; sleep 300" }, {
-      signal: controller.signal,
-      onUpdate: (u) => {
-        pids = pids.concat(printedPids((u.details as BashProgressDetails).chunk));
-        if (pids.length >= 2) controller.abort();
+    const pending = runTool(
+      bash,
+      { command: "sleep 300 & echo PID $!; echo PID $$; sleep 300" },
+      {
+        signal: controller.signal,
+        onUpdate: (u) => {
+          pids = pids.concat(printedPids((u.details as BashProgressDetails).chunk));
+          if (pids.length >= 2) controller.abort();
+        },
       },
-    });
+    );
     const run = await pending;
     expect(run.isError).toBe(true);
     expect(run.text).toContain("Command aborted");
@@ -135,15 +143,19 @@ describe("bash tool", () => {
     const tool = tools.tools.find((t) => t.name === "bash")!;
     let answered = false;
     const scansBefore = procScanCount();
-    const run = await runTool(tool, { command: 'read -p "Name? " x; echo "hi $x"' }, {
-      id: "prompt-1",
-      onUpdate: (u) => {
-        const d = u.details as BashProgressDetails;
-        if (d.waitingForInput && !answered) {
-          answered = tools.writeInput("prompt-1", "bob\r");
-        }
+    const run = await runTool(
+      tool,
+      { command: 'read -p "Name? " x; echo "hi $x"' },
+      {
+        id: "prompt-1",
+        onUpdate: (u) => {
+          const d = u.details as BashProgressDetails;
+          if (d.waitingForInput && !answered) {
+            answered = tools.writeInput("prompt-1", "bob\r");
+          }
+        },
       },
-    });
+    );
     expect(answered).toBe(true);
     // The prompt was found by scanning /proc in a worker, never on this (the main) thread.
     expect(procScanCount()).toBe(scansBefore);

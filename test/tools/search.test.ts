@@ -82,7 +82,12 @@ describe.each(engines)("grep (%s engine)", (engine) => {
 
   it("supports ignoreCase, literal, glob and context", async () => {
     const ci = await runTool(grep, { pattern: "todo", ignoreCase: true, glob: "*.ts" });
-    expect(ci.text.split("\n")).toEqual(["src/app.ts:1: export const todo = 1;", "src/app.ts:2: // TODO: fix app", "src/gen/kept.ts:1: // TODO: kept", "src/util.ts:2: // todo lower"]);
+    expect(ci.text.split("\n")).toEqual([
+      "src/app.ts:1: export const todo = 1;",
+      "src/app.ts:2: // TODO: fix app",
+      "src/gen/kept.ts:1: // TODO: kept",
+      "src/util.ts:2: // todo lower",
+    ]);
     const byPath = await runTool(grep, { pattern: "TODO", glob: "src/gen/*.ts" });
     expect(byPath.text).toBe("src/gen/kept.ts:1: // TODO: kept");
     const literal = await runTool(grep, { pattern: "a + b (", literal: true, path: "src" });

@@ -23,7 +23,15 @@ const file = (name: string, content: string) => {
   writeFileSync(abs, content);
   return abs;
 };
-const grep = (abs: string, source: string): GrepJob => ({ kind: "grep", files: [{ rel: path.basename(abs), abs }], source, ignoreCase: false, context: 0, maxFileBytes: 1 << 20, softLimitMs: 1000 });
+const grep = (abs: string, source: string): GrepJob => ({
+  kind: "grep",
+  files: [{ rel: path.basename(abs), abs }],
+  source,
+  ignoreCase: false,
+  context: 0,
+  maxFileBytes: 1 << 20,
+  softLimitMs: 1000,
+});
 
 describe("compute pool", () => {
   it("finds its worker script beside the module, and beside a bundle (unpacked next to app.asar when packaged)", () => {

@@ -218,7 +218,9 @@ export class CheckpointDb {
       } catch {
         // Nothing to move aside.
       }
-      this.notices.push(`The checkpoint index ${file} could not be read (${(error as Error).message}); it was moved to ${aside} and a new one started. Files can be rewound only to checkpoints taken from now on.`);
+      this.notices.push(
+        `The checkpoint index ${file} could not be read (${(error as Error).message}); it was moved to ${aside} and a new one started. Files can be rewound only to checkpoints taken from now on.`,
+      );
       makePrivate(file);
       const db = new Database(file);
       db.pragma("journal_mode = WAL");
@@ -235,8 +237,17 @@ export class CheckpointDb {
         `INSERT INTO checkpoints (project_id, session_id, kind, turn_key, commit_id, tree, changes, large, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(input.projectId, input.sessionId, input.kind, input.turnKey, input.commit, input.tree, input.changes ? encodeChanges(input.changes) : null, JSON.stringify(input.large), createdAt)
-      .lastInsertRowid as number;
+      .run(
+        input.projectId,
+        input.sessionId,
+        input.kind,
+        input.turnKey,
+        input.commit,
+        input.tree,
+        input.changes ? encodeChanges(input.changes) : null,
+        JSON.stringify(input.large),
+        createdAt,
+      ).lastInsertRowid as number;
     return { ...input, changes: input.changes && input.changes.length <= MAX_STORED_CHANGES ? input.changes : null, id, createdAt };
   }
 
@@ -267,7 +278,9 @@ export class CheckpointDb {
 
   /** The project's checkpoints with id in (afterId, throughId], oldest first. */
   projectRange(projectId: number, afterId: number, throughId: number): CheckpointRow[] {
-    return (this.db.prepare("SELECT * FROM checkpoints WHERE project_id = ? AND id > ? AND id <= ? ORDER BY id").all(projectId, afterId, throughId) as RawCheckpoint[]).map(toCheckpoint);
+    return (this.db.prepare("SELECT * FROM checkpoints WHERE project_id = ? AND id > ? AND id <= ? ORDER BY id").all(projectId, afterId, throughId) as RawCheckpoint[]).map(
+      toCheckpoint,
+    );
   }
 
   /** Forgets every checkpoint of a project (its store was damaged and started anew). */
@@ -305,7 +318,7 @@ export class CheckpointDb {
   }
 
   journals(): JournalRow[] {
-    return (this.db.prepare("SELECT id, project_id AS projectId, rewind_id AS rewindId, plan, created_at AS createdAt FROM journal ORDER BY id").all() as JournalRow[]);
+    return this.db.prepare("SELECT id, project_id AS projectId, rewind_id AS rewindId, plan, created_at AS createdAt FROM journal ORDER BY id").all() as JournalRow[];
   }
 
   close(): void {

@@ -278,7 +278,13 @@ export class CheckpointService {
   }
 
   /** The bounded diff of one file between two checkpoints of the session's project. */
-  async fileDiff(source: SessionSource, sessionId: number, fromId: number, toId: number, fileId: string): Promise<{ diff: string; complete: boolean; binary: boolean; large: boolean; path: string }> {
+  async fileDiff(
+    source: SessionSource,
+    sessionId: number,
+    fromId: number,
+    toId: number,
+    fileId: string,
+  ): Promise<{ diff: string; complete: boolean; binary: boolean; large: boolean; path: string }> {
     const { projectId, projectDir } = source.place(sessionId);
     const from = this.db.checkpoint(fromId);
     const to = this.db.checkpoint(toId);
@@ -302,7 +308,14 @@ export class CheckpointService {
         reader.close();
       }
     });
-    if (pair === "too large") return { diff: `The diff is not shown: a version of ${shown} is over ${MAX_DIFF_FILE_BYTES / (1024 * 1024)} MB.\n`, complete: false, binary: false, large: false, path: shown };
+    if (pair === "too large")
+      return {
+        diff: `The diff is not shown: a version of ${shown} is over ${MAX_DIFF_FILE_BYTES / (1024 * 1024)} MB.\n`,
+        complete: false,
+        binary: false,
+        large: false,
+        path: shown,
+      };
     const [before, after] = pair;
     if (!before && !after) return { diff: "", complete: true, binary: false, large: false, path: shown };
     const result = await this.pool.run({ kind: "contentDiff", name: shown, before, after }, { timeoutMs: 5_000 });

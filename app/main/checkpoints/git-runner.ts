@@ -170,7 +170,11 @@ function classify(command: string, stderr: string, code: number | null, signal: 
   if (/No space left on device|ENOSPC|Disk quota exceeded/i.test(text)) {
     return new GitError("disk-full", "The disk is full: the checkpoint store could not be written. Free some space and try again.", text, code);
   }
-  if (/not a git repository|bad object|corrupt|invalid object|loose object .* is corrupt|unable to read|fatal: bad (tree|revision)|does not point to a valid object|broken link|index file corrupt|bad signature|cannot read|missing (tree|blob)/i.test(text)) {
+  if (
+    /not a git repository|bad object|corrupt|invalid object|loose object .* is corrupt|unable to read|fatal: bad (tree|revision)|does not point to a valid object|broken link|index file corrupt|bad signature|cannot read|missing (tree|blob)/i.test(
+      text,
+    )
+  ) {
     return new GitError("damaged", `The checkpoint store is damaged (git ${command}: ${first.replace(/^fatal:\s*/, "")}).`, text, code);
   }
   if (signal) return new GitError("failed", `git ${command} was stopped by ${signal}.`, text, code);

@@ -157,7 +157,11 @@ async function writeStep(target: Buffer, rel: Buffer, step: RewindStep, options:
   } catch (error) {
     await unlink(temp).catch(() => undefined);
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOSPC" || code === "EDQUOT") throw new CheckpointError("disk-full", `The disk is full: the rewind stopped at ${displayPath(rel)}. Free some space; the rest is written when you rewind again or at Lathe's next start.`);
+    if (code === "ENOSPC" || code === "EDQUOT")
+      throw new CheckpointError(
+        "disk-full",
+        `The disk is full: the rewind stopped at ${displayPath(rel)}. Free some space; the rest is written when you rewind again or at Lathe's next start.`,
+      );
     return (error as Error).message;
   }
 }

@@ -100,7 +100,8 @@ export class Rewinder {
       const first = turns.findIndex((t) => rows.some((r) => r.turnKey === t.key));
       row = first === -1 ? undefined : rows.find((r) => r.turnKey === turns[first]!.key);
       if (!row) throw new CheckpointError("failed", "Nothing to rewind: no turn after this message changed files through Lathe (or none has a checkpoint).");
-      if (first > 0) warnings.push(`${first} turn${first === 1 ? "" : "s"} right after this message had no checkpoint: what ${first === 1 ? "it" : "they"} changed cannot be undone.`);
+      if (first > 0)
+        warnings.push(`${first} turn${first === 1 ? "" : "s"} right after this message had no checkpoint: what ${first === 1 ? "it" : "they"} changed cannot be undone.`);
     } else {
       const rewind = this.#cp.db.rewind(target.undoOf);
       if (!rewind || rewind.sessionId !== sessionId) throw new CheckpointError("failed", `Session ${sessionId} has no rewind ${target.undoOf}.`);
@@ -110,7 +111,10 @@ export class Rewinder {
     }
     const repo = this.#cp.repo(projectId, projectDir);
     if (!(await repo.has(row.commit))) {
-      throw new CheckpointError("damaged", `The checkpoint store of this project is missing or damaged (${repo.gitDir}): the files cannot be restored to that point. Your files and the session are unchanged.`);
+      throw new CheckpointError(
+        "damaged",
+        `The checkpoint store of this project is missing or damaged (${repo.gitDir}): the files cannot be restored to that point. Your files and the session are unchanged.`,
+      );
     }
     const now = await this.#cp.capture(scope, "preview", null, true);
     const plan = await this.#plan(source, scope, row, now!);
@@ -140,7 +144,8 @@ export class Rewinder {
     for (let k = 1; k < rows.length; k++) {
       const a = rows[k - 1]!;
       const b = rows[k]!;
-      const lathe = a.turnKey !== null && a.turnKey === b.turnKey && ownKeys.has(a.turnKey) && ((a.kind === "before" && b.kind === "after") || (a.kind === "rewind" && b.kind === "restored"));
+      const lathe =
+        a.turnKey !== null && a.turnKey === b.turnKey && ownKeys.has(a.turnKey) && ((a.kind === "before" && b.kind === "after") || (a.kind === "rewind" && b.kind === "restored"));
       const changes = await this.#cp.changesBetween(scope.projectId, scope.projectDir, a, b);
       intervals.push({ lathe, paths: new Set(changes.map((c) => pathKey(c.path))) });
     }
@@ -172,7 +177,11 @@ export class Rewinder {
     const steps = stepsOf(decided);
     const repo = this.#cp.repo(scope.projectId, scope.projectDir);
     const targetDirs = steps.some((s) => s.op === "remove") ? await treeDirs(repo, target.tree) : [];
-    const counts = { restored: steps.filter((s) => s.op === "write").length, removed: steps.filter((s) => s.op === "remove").length, kept: decided.filter((f) => f.action === "keep").length };
+    const counts = {
+      restored: steps.filter((s) => s.op === "write").length,
+      removed: steps.filter((s) => s.op === "remove").length,
+      kept: decided.filter((f) => f.action === "keep").length,
+    };
     const rewind = this.#cp.db.insertRewind({
       sessionId: scope.sessionId,
       projectId: scope.projectId,
@@ -182,7 +191,16 @@ export class Rewinder {
       summary: { ...counts, label: stored.preview.undoOf !== null ? `undo of rewind ${stored.preview.undoOf}` : `before message ${stored.preview.position}` },
     });
     if (stored.preview.undoOf !== null) this.#cp.db.markUndone(stored.preview.undoOf, rewind.id);
-    const journal: JournalPlan = { sessionId: scope.sessionId, projectId: scope.projectId, projectDir: scope.projectDir, root: scope.projectDir, key, rewindId: rewind.id, steps, targetDirs };
+    const journal: JournalPlan = {
+      sessionId: scope.sessionId,
+      projectId: scope.projectId,
+      projectDir: scope.projectDir,
+      root: scope.projectDir,
+      key,
+      rewindId: rewind.id,
+      steps,
+      targetDirs,
+    };
     const outcome = await this.#run(journal, this.#cp.db.beginJournal(scope.projectId, JSON.stringify(journal)));
     return { done: { ...outcome, rewindId: rewind.id, folder: scope.projectDir, worktree: false } };
   }
@@ -215,7 +233,10 @@ export class Rewinder {
     });
     // The result is recorded next in the project's queue (before any later capture), while the
     // window already shows the files restored; the journal ends once it is.
-    const recorded = plan.root === plan.projectDir ? this.#cp.capture({ sessionId: plan.sessionId, projectId: plan.projectId, projectDir: plan.projectDir }, "restored", plan.key) : Promise.resolve(null);
+    const recorded =
+      plan.root === plan.projectDir
+        ? this.#cp.capture({ sessionId: plan.sessionId, projectId: plan.projectId, projectDir: plan.projectDir }, "restored", plan.key)
+        : Promise.resolve(null);
     this.#settling = recorded.then(() => this.#cp.db.endJournal(journalId)).catch(() => undefined);
     return outcome;
   }
@@ -247,10 +268,20 @@ export class Rewinder {
       try {
         const outcome = await this.#run(plan, row.id);
         await this.#settling;
-        const left = outcome.skipped.length > 0 ? `; ${outcome.skipped.length} file${outcome.skipped.length === 1 ? " was" : "s were"} changed meanwhile and left as ${outcome.skipped.length === 1 ? "it was" : "they were"} (${outcome.skipped.slice(0, 3).map((s) => s.path).join(", ")})` : "";
-        notices.push(`A rewind of ${plan.root} was interrupted when Lathe stopped; it was completed (${outcome.written + outcome.removed} file${outcome.written + outcome.removed === 1 ? "" : "s"} written or removed now, ${outcome.alreadyDone} already done)${left}.`);
+        const left =
+          outcome.skipped.length > 0
+            ? `; ${outcome.skipped.length} file${outcome.skipped.length === 1 ? " was" : "s were"} changed meanwhile and left as ${outcome.skipped.length === 1 ? "it was" : "they were"} (${outcome.skipped
+                .slice(0, 3)
+                .map((s) => s.path)
+                .join(", ")})`
+            : "";
+        notices.push(
+          `A rewind of ${plan.root} was interrupted when Lathe stopped; it was completed (${outcome.written + outcome.removed} file${outcome.written + outcome.removed === 1 ? "" : "s"} written or removed now, ${outcome.alreadyDone} already done)${left}.`,
+        );
       } catch (error) {
-        notices.push(`A rewind of ${plan.root} was interrupted when Lathe stopped and could not be completed: ${(error as Error).message} It will be tried again at the next start.`);
+        notices.push(
+          `A rewind of ${plan.root} was interrupted when Lathe stopped and could not be completed: ${(error as Error).message} It will be tried again at the next start.`,
+        );
       }
     }
     return notices;
@@ -304,9 +335,23 @@ export class Rewinder {
       targetId: target.id,
       undoId: target.id,
       destination: folder,
-      summary: { restored: steps.filter((s) => s.op === "write").length, removed: steps.filter((s) => s.op === "remove").length, kept: 0, label: `fork into ${basename(worktree)}` },
+      summary: {
+        restored: steps.filter((s) => s.op === "write").length,
+        removed: steps.filter((s) => s.op === "remove").length,
+        kept: 0,
+        label: `fork into ${basename(worktree)}`,
+      },
     });
-    const plan: JournalPlan = { sessionId: scope.sessionId, projectId: scope.projectId, projectDir: scope.projectDir, root: folder, key: `worktree:${rewind.id}`, rewindId: rewind.id, steps, targetDirs: [] };
+    const plan: JournalPlan = {
+      sessionId: scope.sessionId,
+      projectId: scope.projectId,
+      projectDir: scope.projectDir,
+      root: folder,
+      key: `worktree:${rewind.id}`,
+      rewindId: rewind.id,
+      steps,
+      targetDirs: [],
+    };
     const outcome = await this.#run(plan, this.#cp.db.beginJournal(scope.projectId, JSON.stringify(plan)));
     this.#previews.delete(stored.preview.previewId);
     return { ...outcome, rewindId: rewind.id, folder, worktree: true };
@@ -380,4 +425,3 @@ async function gitTopLevel(cp: CheckpointService, projectDir: string): Promise<{
     return null;
   }
 }
-

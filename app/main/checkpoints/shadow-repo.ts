@@ -186,7 +186,9 @@ export class ShadowRepo {
     const current = await readFile(config, "utf8").catch(() => "");
     if (!current.includes("# lathe-checkpoints v2")) await writeFile(config, SHADOW_CONFIG, { mode: 0o600 });
     mkdirSync(join(this.gitDir, "info"), { recursive: true, mode: 0o700 });
-    await writeFile(join(this.gitDir, "info", "exclude"), `# Lathe's default excludes (a project's .gitignore can re-include with !)\n${DEFAULT_EXCLUDES.join("\n")}\n`, { mode: 0o600 });
+    await writeFile(join(this.gitDir, "info", "exclude"), `# Lathe's default excludes (a project's .gitignore can re-include with !)\n${DEFAULT_EXCLUDES.join("\n")}\n`, {
+      mode: 0o600,
+    });
     // Highest precedence of all attribute files: the project's .gitattributes cannot convert content.
     await writeFile(join(this.gitDir, "info", "attributes"), "* -text -eol -filter -ident -working-tree-encoding\n", { mode: 0o600 });
     await rm(join(this.gitDir, "index.lock"), { force: true });
@@ -196,7 +198,8 @@ export class ShadowRepo {
 
   async #assertProject(): Promise<void> {
     const info = await stat(this.projectDir).catch(() => null);
-    if (!info?.isDirectory()) throw new CheckpointError("project-missing", `The project folder ${this.projectDir} is gone (moved or deleted): no checkpoint can be taken or restored there.`);
+    if (!info?.isDirectory())
+      throw new CheckpointError("project-missing", `The project folder ${this.projectDir} is gone (moved or deleted): no checkpoint can be taken or restored there.`);
   }
 
   async head(): Promise<string | null> {
@@ -314,10 +317,7 @@ export class ShadowRepo {
     const theirs = paths.slice(half);
     const tempIndex = join(this.gitDir, `index.lathe-half-${process.pid}-${++tempIndexCount}`);
     try {
-      await Promise.all([
-        this.git(bulk, { input: joinNul(mine), background }),
-        this.git(bulk, { input: joinNul(theirs), background, env: { GIT_INDEX_FILE: tempIndex } }),
-      ]);
+      await Promise.all([this.git(bulk, { input: joinNul(mine), background }), this.git(bulk, { input: joinNul(theirs), background, env: { GIT_INDEX_FILE: tempIndex } })]);
     } finally {
       await Promise.all([rm(tempIndex, { force: true }), rm(`${tempIndex}.lock`, { force: true })]);
     }

@@ -46,7 +46,10 @@ if (!app.requestSingleInstanceLock()) {
       return { action: "deny" };
     });
   });
-  app.whenReady().then(start).catch((error: unknown) => fatal(error));
+  app
+    .whenReady()
+    .then(start)
+    .catch((error: unknown) => fatal(error));
   app.on("window-all-closed", () => {
     if (process.platform !== "darwin") app.quit();
   });

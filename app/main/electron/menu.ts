@@ -9,7 +9,24 @@ export function installMenu(run: (command: Command) => void): void {
   const item = (label: string, accelerator: string, command: Command): MenuItemConstructorOptions => ({ label, accelerator, click: () => run(command) });
   const template: MenuItemConstructorOptions[] = [
     ...(mac
-      ? [{ label: app.name, submenu: [{ role: "about" }, { type: "separator" }, { ...item("Settings…", "Cmd+,", "show-settings") }, { type: "separator" }, { role: "services" }, { type: "separator" }, { role: "hide" }, { role: "hideOthers" }, { role: "unhide" }, { type: "separator" }, { role: "quit" }] } as MenuItemConstructorOptions]
+      ? [
+          {
+            label: app.name,
+            submenu: [
+              { role: "about" },
+              { type: "separator" },
+              { ...item("Settings…", "Cmd+,", "show-settings") },
+              { type: "separator" },
+              { role: "services" },
+              { type: "separator" },
+              { role: "hide" },
+              { role: "hideOthers" },
+              { role: "unhide" },
+              { type: "separator" },
+              { role: "quit" },
+            ],
+          } as MenuItemConstructorOptions,
+        ]
       : []),
     {
       label: "&File",
@@ -17,7 +34,14 @@ export function installMenu(run: (command: Command) => void): void {
         item("Open Project…", "CmdOrCtrl+O", "open-project"),
         item("New Session", "CmdOrCtrl+N", "new-session"),
         item("History", "CmdOrCtrl+Shift+H", "show-history"),
-        ...(mac ? [] : [{ type: "separator" } as MenuItemConstructorOptions, item("Settings", "Ctrl+,", "show-settings"), { type: "separator" } as MenuItemConstructorOptions, { role: "quit" } as MenuItemConstructorOptions]),
+        ...(mac
+          ? []
+          : [
+              { type: "separator" } as MenuItemConstructorOptions,
+              item("Settings", "Ctrl+,", "show-settings"),
+              { type: "separator" } as MenuItemConstructorOptions,
+              { role: "quit" } as MenuItemConstructorOptions,
+            ]),
       ],
     },
     { role: "editMenu" },

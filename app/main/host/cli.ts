@@ -67,7 +67,8 @@ try {
   const host = await startHost({ dataDir, rendererDir, port, host: values.host, version: pkg.version, readOnly, env, token: kept?.token });
   for (const notice of host.services.notices) console.log(`notice: ${notice}`);
   console.log(`Lathe is serving ${dataDir}${readOnly ? " read-only" : ""}`);
-  if (kept) console.log(`The access token is kept in ${kept.path}${kept.created ? " (created now, readable by you only)" : ""}: this address stays the same when the host restarts.`);
+  if (kept)
+    console.log(`The access token is kept in ${kept.path}${kept.created ? " (created now, readable by you only)" : ""}: this address stays the same when the host restarts.`);
   console.log(`Open ${host.url}`);
   let closing = false;
   const stop = () => {

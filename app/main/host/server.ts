@@ -135,7 +135,9 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
     const upgrade = (target: WebSocketServer) => {
       try {
         if (closing) return socket.destroy();
-        target.handleUpgrade(req, socket, head, (ws) => serveConnection(ws, { router: options.router, hub: options.hub, token, authDeadlineMs: timeouts.authMs, heartbeatMs: timeouts.heartbeatMs, report }));
+        target.handleUpgrade(req, socket, head, (ws) =>
+          serveConnection(ws, { router: options.router, hub: options.hub, token, authDeadlineMs: timeouts.authMs, heartbeatMs: timeouts.heartbeatMs, report }),
+        );
       } catch (error) {
         report("a WebSocket upgrade", error);
         socket.destroy();
@@ -181,7 +183,9 @@ const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 403: "Forbidde
 
 function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
   const body = `${reason}\n`;
-  const headers = Object.entries(COMMON_HEADERS).map(([k, v]) => `${k}: ${v}\r\n`).join("");
+  const headers = Object.entries(COMMON_HEADERS)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join("");
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nConnection: close\r\ncontent-type: text/plain; charset=utf-8\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\n${headers}\r\n${body}`,

@@ -30,12 +30,15 @@ export function readOrCreateToken(path: string): KeptToken {
       const loose = stat.mode & 0o077;
       if (loose !== 0) {
         const mode = (stat.mode & 0o777).toString(8).padStart(3, "0");
-        throw new TokenFileError(`The token file ${path} can be read or changed by other users (mode ${mode}); it holds the host's access token. Make it yours alone with \`chmod 600 ${path}\`, or delete it to have a new one made.`);
+        throw new TokenFileError(
+          `The token file ${path} can be read or changed by other users (mode ${mode}); it holds the host's access token. Make it yours alone with \`chmod 600 ${path}\`, or delete it to have a new one made.`,
+        );
       }
     }
     if (stat.size > 4096) throw new TokenFileError(`The token file ${path} is ${stat.size} bytes: it should hold one token.`);
     const token = readFileSync(existing, "utf8").trim();
-    if (!TOKEN.test(token)) throw new TokenFileError(`The token file ${path} does not hold a token (32 to 512 characters of A-Z, a-z, 0-9, - and _). Delete it to have a new one made.`);
+    if (!TOKEN.test(token))
+      throw new TokenFileError(`The token file ${path} does not hold a token (32 to 512 characters of A-Z, a-z, 0-9, - and _). Delete it to have a new one made.`);
     return { token, created: false };
   } finally {
     closeSync(existing);

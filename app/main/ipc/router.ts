@@ -5,14 +5,7 @@
 // throws and never rejects, whatever arrives. A handler's ServiceError (app/shared/errors.ts)
 // becomes the IPC error of its kind; anything else thrown is "failed" and reported.
 import type { TSchema } from "@sinclair/typebox";
-import {
-  requests,
-  type IpcError,
-  type IpcResult,
-  type RequestName,
-  type RequestParams,
-  type RequestResult,
-} from "../../shared/ipc/contract.ts";
+import { requests, type IpcError, type IpcResult, type RequestName, type RequestParams, type RequestResult } from "../../shared/ipc/contract.ts";
 import { MAX_REQUEST_BYTES, MAX_REQUEST_DEPTH } from "../../shared/ipc/limits.ts";
 import { exceedsBounds } from "../../shared/json-bounds.ts";
 import { checkerFor, schemaErrorLines } from "../../shared/schema-check.ts";

@@ -5,11 +5,7 @@
 // is left without a result; tool-call arguments over the bounds of tool-call-bounds.ts are replaced by
 // an argumentsError before any event carries them. The pipeline callbacks and the stream
 // function must not throw; the loop does not guard them.
-import type {
-  AgentMessage,
-  AssistantMessage,
-  ToolResultMessage,
-} from "../../shared/agent-types.ts";
+import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../../shared/agent-types.ts";
 import { abortedAssistantMessage, toolCallsOf } from "./messages.ts";
 import { boundToolCallArguments, boundToolCalls } from "./tool-call-bounds.ts";
 import { executeToolCalls } from "./tool-execution.ts";

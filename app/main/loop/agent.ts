@@ -98,9 +98,7 @@ export class Agent {
   prompt(input: string | AgentMessage | AgentMessage[], images: ImageContent[] = []): Promise<void> {
     if (this.running) return Promise.reject(new Error("The agent is already running: steer or queue a follow-up instead."));
     const prompts = typeof input === "string" ? [userMessage(input, images)] : Array.isArray(input) ? input : [input];
-    return this.run((context, config, signal) =>
-      runAgentLoop(prompts, context, config, (e) => this.dispatch(e), signal, this.options.streamFn),
-    );
+    return this.run((context, config, signal) => runAgentLoop(prompts, context, config, (e) => this.dispatch(e), signal, this.options.streamFn));
   }
 
   /**
@@ -109,9 +107,7 @@ export class Agent {
    */
   continue(): Promise<void> {
     if (this.running) return Promise.reject(new Error("The agent is already running."));
-    return this.run((context, config, signal) =>
-      runAgentLoopContinue(context, config, (e) => this.dispatch(e), signal, this.options.streamFn),
-    );
+    return this.run((context, config, signal) => runAgentLoopContinue(context, config, (e) => this.dispatch(e), signal, this.options.streamFn));
   }
 
   /**
@@ -147,9 +143,7 @@ export class Agent {
     return this.running ?? Promise.resolve();
   }
 
-  private run(
-    start: (context: AgentContext, config: AgentLoopConfig, signal: AbortSignal) => Promise<AgentMessage[]>,
-  ): Promise<void> {
+  private run(start: (context: AgentContext, config: AgentLoopConfig, signal: AbortSignal) => Promise<AgentMessage[]>): Promise<void> {
     const controller = new AbortController();
     this.controller = controller;
     const context: AgentContext = { systemPrompt: this.systemPrompt, messages: this.messages, tools: this.activeTools };

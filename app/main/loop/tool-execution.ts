@@ -59,9 +59,7 @@ export async function executeToolCalls(
   const toolCalls = toolCallsOf(assistantMessage);
   const tools = new Map<string, AnyAgentTool>();
   for (const tool of context.tools) tools.set(tool.name, tool);
-  const sequential =
-    config.toolExecution === "sequential" ||
-    toolCalls.some((call) => tools.get(call.name)?.executionMode === "sequential");
+  const sequential = config.toolExecution === "sequential" || toolCalls.some((call) => tools.get(call.name)?.executionMode === "sequential");
   const scope: BatchScope = { context, assistantMessage, config, signal, emit, tools };
   const finalized: FinalizedCall[] = [];
   const messages: ToolResultMessage[] = [];
@@ -158,10 +156,7 @@ async function prepareToolCall(scope: BatchScope, toolCall: ToolCall): Promise<P
     if (!validation.ok) return immediate(toolCall, validation.message);
     const { beforeToolCall } = scope.config;
     if (beforeToolCall) {
-      const decision = await beforeToolCall(
-        { assistantMessage: scope.assistantMessage, toolCall, args: validation.value, context: scope.context },
-        scope.signal,
-      );
+      const decision = await beforeToolCall({ assistantMessage: scope.assistantMessage, toolCall, args: validation.value, context: scope.context }, scope.signal);
       if (decision?.block) return immediate(toolCall, decision.reason || `Tool call ${toolCall.name} was blocked.`);
     }
     return { kind: "prepared", toolCall, tool, args: validation.value };
@@ -184,16 +179,12 @@ async function executePrepared(scope: BatchScope, prepared: PreparedCall): Promi
   const onUpdate = (partialResult: AgentToolResult): void => {
     if (settled) return;
     // `args` of tool events are always the model's arguments (see docs/agent-loop.md).
-    updates = updates.then(() =>
-      scope.emit({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments, partialResult }),
-    );
+    updates = updates.then(() => scope.emit({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments, partialResult }));
   };
   let outcome: FinalizedCall;
   try {
     const execution = tool.execute(toolCall.id, args, scope.signal, onUpdate);
-    const result: unknown = scope.signal
-      ? await untilSettledOrAbandoned(execution, scope.signal, scope.config.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS, tool.name)
-      : await execution;
+    const result: unknown = scope.signal ? await untilSettledOrAbandoned(execution, scope.signal, scope.config.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS, tool.name) : await execution;
     const problem = toolResultProblem(result);
     outcome = problem
       ? { toolCall, result: errorToolResult(`Tool ${tool.name} gave an unusable result: ${problem}.`), isError: true }

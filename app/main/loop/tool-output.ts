@@ -36,10 +36,7 @@ function isContentBlock(block: unknown): boolean {
  * Splits a result's addedToolNames into the names that can be activated and a sentence for the
  * model naming the others. Repeats are dropped. Without `canActivate`, every name is kept.
  */
-export function checkAddedToolNames(
-  names: readonly string[],
-  canActivate: ((name: string) => boolean) | undefined,
-): { added: string[]; notice: TextContent | null } {
+export function checkAddedToolNames(names: readonly string[], canActivate: ((name: string) => boolean) | undefined): { added: string[]; notice: TextContent | null } {
   const added: string[] = [];
   const refused: string[] = [];
   for (const name of new Set(names)) {
@@ -52,10 +49,7 @@ export function checkAddedToolNames(
 }
 
 /** The result with its addedToolNames checked: refused names are left out and reported in its content. */
-export function withCheckedAddedToolNames(
-  result: AgentToolResult,
-  canActivate: ((name: string) => boolean) | undefined,
-): AgentToolResult {
+export function withCheckedAddedToolNames(result: AgentToolResult, canActivate: ((name: string) => boolean) | undefined): AgentToolResult {
   const names = result.addedToolNames;
   if (!names || names.length === 0) return result;
   const { added, notice } = checkAddedToolNames(names, canActivate);

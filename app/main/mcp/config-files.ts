@@ -83,7 +83,11 @@ export async function findConfigFiles(options: {
     }
     const { servers, skipped } = parseMcpServers(read.json);
     if (servers.length === 0 && skipped.every((s) => s.name === "(configuration)")) continue;
-    found.push({ ...candidate, servers: [...servers.map((s) => s.name), ...skipped.map((s) => `${s.name} (cannot be imported: ${s.reason})`)], details: servers.map(serverDetails) });
+    found.push({
+      ...candidate,
+      servers: [...servers.map((s) => s.name), ...skipped.map((s) => `${s.name} (cannot be imported: ${s.reason})`)],
+      details: servers.map(serverDetails),
+    });
   }
   return found;
 }

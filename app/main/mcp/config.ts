@@ -144,7 +144,7 @@ export function parseServer(name: string, raw: unknown): McpServerSpec | string 
     loadAllTools: raw.loadAllTools === true,
     timeoutMs: clampTimeout(raw.timeoutMs),
   };
-  if (type === "sse") return "The SSE transport (deprecated in MCP) is not supported: use the server's Streamable HTTP address with \"type\": \"http\".";
+  if (type === "sse") return 'The SSE transport (deprecated in MCP) is not supported: use the server\'s Streamable HTTP address with "type": "http".';
   if (type !== undefined && type !== "stdio" && type !== "http" && type !== "streamable-http" && type !== "streamableHttp") {
     return `Unknown transport type ${JSON.stringify(String(type)).slice(0, 60)}: use "stdio" or "http".`;
   }

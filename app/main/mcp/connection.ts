@@ -186,7 +186,9 @@ export class McpConnection {
     if (closed) {
       this.markFailed(generation, this.closeReason ?? this.exitReason());
       const tail = this.stderrTail();
-      return bounded(`The MCP server ${this.name} stopped during the call to ${label}: ${this.error ?? "the connection closed."}${tail ? ` Its last output on stderr:\n${tail}\n` : " "}${this.again()}`);
+      return bounded(
+        `The MCP server ${this.name} stopped during the call to ${label}: ${this.error ?? "the connection closed."}${tail ? ` Its last output on stderr:\n${tail}\n` : " "}${this.again()}`,
+      );
     }
     if (error instanceof Error && (error.name === "ZodError" || error.name === "$ZodError")) {
       return bounded(`The MCP server ${this.name} answered ${label} with something that is not a valid tool result: ${messageOf(error).replace(/\s+/g, " ")}`);

@@ -38,7 +38,10 @@ export function reviewImport(input: ImportReviewInput): { accepted: McpServerSpe
     const unconfirmed = secrets.filter((v) => !confirmed.has(v));
     if (unconfirmed.length > 0) {
       const list = unconfirmed.map((v) => `\${${v}}`).join(", ");
-      skipped.push({ name: spec.name, reason: `It comes from a project's file and uses ${list} of Lathe's environment, which look${unconfirmed.length === 1 ? "s" : ""} like a secret: confirm ${unconfirmed.length === 1 ? "it" : "them"} to import the server.` });
+      skipped.push({
+        name: spec.name,
+        reason: `It comes from a project's file and uses ${list} of Lathe's environment, which look${unconfirmed.length === 1 ? "s" : ""} like a secret: confirm ${unconfirmed.length === 1 ? "it" : "them"} to import the server.`,
+      });
       continue;
     }
     accepted.push({ ...spec, disabled: true, fromProjectFile: true, confirmedVariables: secrets });

@@ -90,7 +90,15 @@ export class McpService {
     for (const c of scoped) c.startIfIdle();
     const upFront = scoped.filter((c) => c.spec.loadAllTools);
     await Promise.all(upFront.map((c) => c.connect()));
-    return [TOOL_SEARCH, ...upFront.flatMap((c) => c.tools().filter((t) => !t.error).map((t) => t.modelName))];
+    return [
+      TOOL_SEARCH,
+      ...upFront.flatMap((c) =>
+        c
+          .tools()
+          .filter((t) => !t.error)
+          .map((t) => t.modelName),
+      ),
+    ];
   }
 
   builtinTools(scope: McpToolScope): AnyAgentTool[] {
@@ -134,7 +142,10 @@ export class McpService {
         return { server: definition.server, tool: definition.name, description: definition.summary, annotations: definition.annotations };
       }
     }
-    const server = this.serverOfName([...this.connections.values()].map((c) => c.connection), modelName);
+    const server = this.serverOfName(
+      [...this.connections.values()].map((c) => c.connection),
+      modelName,
+    );
     return { server: server?.name ?? "unknown", tool: modelName.slice(`mcp__${server?.name ?? ""}__`.length) || modelName, description: "", annotations: {} };
   }
 
@@ -278,9 +289,7 @@ export class McpService {
   }
 
   private serverOfName(connections: McpConnection[], modelName: string): McpConnection | undefined {
-    return connections
-      .filter((c) => modelName.startsWith(`mcp__${c.name}__`))
-      .sort((a, b) => b.name.length - a.name.length)[0];
+    return connections.filter((c) => modelName.startsWith(`mcp__${c.name}__`)).sort((a, b) => b.name.length - a.name.length)[0];
   }
 
   /** The enabled servers a session of the project uses; a project's server shadows a user server of the same name. */

@@ -100,12 +100,7 @@ export function createMcpAgentTool(definition: McpToolDefinition, run: McpCallRu
  * removed). Calling it resolves the tool at call time: `resolve` starts the server when it can and
  * returns the definition, or throws why the tool cannot be used.
  */
-export function createUnavailableTool(
-  modelName: string,
-  reason: string,
-  resolve: (modelName: string) => Promise<McpToolDefinition>,
-  run: McpCallRunner,
-): AnyAgentTool {
+export function createUnavailableTool(modelName: string, reason: string, resolve: (modelName: string) => Promise<McpToolDefinition>, run: McpCallRunner): AnyAgentTool {
   return {
     name: modelName,
     label: modelName,

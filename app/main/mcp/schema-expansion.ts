@@ -10,7 +10,23 @@
 export const MAX_SCHEMA_EXPANSION = 10_000;
 
 // Keywords whose value is data or names, not subschemas.
-const NOT_SCHEMAS = new Set(["enum", "const", "default", "examples", "required", "$id", "$anchor", "$dynamicAnchor", "$schema", "$comment", "type", "format", "pattern", "title", "description"]);
+const NOT_SCHEMAS = new Set([
+  "enum",
+  "const",
+  "default",
+  "examples",
+  "required",
+  "$id",
+  "$anchor",
+  "$dynamicAnchor",
+  "$schema",
+  "$comment",
+  "type",
+  "format",
+  "pattern",
+  "title",
+  "description",
+]);
 // Keywords whose value maps names to subschemas.
 const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"]);
 const REF_KEYWORDS = ["$ref", "$dynamicRef", "$recursiveRef"] as const;
@@ -80,7 +96,8 @@ export function schemaExpansionError(root: Json, budget = MAX_SCHEMA_EXPANSION):
     count(root);
     return undefined;
   } catch (error) {
-    if (error instanceof TooComplex) return `Its input schema is too complex: evaluating it reaches more than ${budget.toLocaleString("en-US")} subschemas (through $ref, allOf, anyOf, oneOf).`;
+    if (error instanceof TooComplex)
+      return `Its input schema is too complex: evaluating it reaches more than ${budget.toLocaleString("en-US")} subschemas (through $ref, allOf, anyOf, oneOf).`;
     if (error instanceof RangeError) return "Its input schema is too complex: its references nest too deeply.";
     return `Its input schema is not usable: ${(error as Error).message}.`;
   }

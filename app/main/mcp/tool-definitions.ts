@@ -214,7 +214,10 @@ function checkInputSchema(raw: Record<string, unknown>): ReadSchema {
     const meta = metaValidator(raw.$schema);
     if (!meta.Check(raw)) {
       const [, errors] = meta.Errors(raw);
-      const lines = errors.filter((e) => e.keyword !== "boolean").slice(0, 3).map((e) => `${pointerToField(e.instancePath, "(the schema)")}: ${e.message}`);
+      const lines = errors
+        .filter((e) => e.keyword !== "boolean")
+        .slice(0, 3)
+        .map((e) => `${pointerToField(e.instancePath, "(the schema)")}: ${e.message}`);
       return `Its input schema is not valid JSON Schema: ${lines.join("; ")}.`;
     }
     const checked = withoutRegexes(raw);
@@ -263,7 +266,12 @@ function checkWith(validator: Validator, args: unknown): string[] | null {
 }
 
 function pointerParts(pointer: string): string[] {
-  return pointer === "" ? [] : pointer.slice(1).split("/").map((p) => p.replaceAll("~1", "/").replaceAll("~0", "~"));
+  return pointer === ""
+    ? []
+    : pointer
+        .slice(1)
+        .split("/")
+        .map((p) => p.replaceAll("~1", "/").replaceAll("~0", "~"));
 }
 
 function pointerToField(pointer: string, root: string): string {

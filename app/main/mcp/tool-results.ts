@@ -71,7 +71,9 @@ export function convertCallResult(server: string, tool: string, result: CallTool
         omitted.push(`Audio (${short(block.mimeType, 40)}) not passed: Lathe passes text and images only`);
         break;
       case "resource_link":
-        texts.push(`Resource link: ${short(block.name)} <${short(block.uri, 2000)}>${block.mimeType ? ` (${short(block.mimeType, 60)})` : ""}${block.description ? `: ${short(block.description)}` : ""}`);
+        texts.push(
+          `Resource link: ${short(block.name)} <${short(block.uri, 2000)}>${block.mimeType ? ` (${short(block.mimeType, 60)})` : ""}${block.description ? `: ${short(block.description)}` : ""}`,
+        );
         break;
       case "resource": {
         const r = block.resource;

@@ -64,14 +64,14 @@ export function createToolSearchTool(projectId: number, catalog: ToolSearchCatal
     description: DESCRIPTION,
     parameters,
     execute: async (_id, params, signal) => {
-      await Promise.race([
-        catalog.ready(projectId),
-        new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve(), { once: true })),
-      ]);
+      await Promise.race([catalog.ready(projectId), new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve(), { once: true }))]);
       if (signal?.aborted) throw new Error("Cancelled: the run was stopped while MCP servers were starting.");
       const servers = catalog.servers(projectId);
       if (servers.length === 0) {
-        return { content: [{ type: "text", text: "No MCP servers are configured for this project. The user can add them in Settings → MCP servers." }], details: { matches: 0, loaded: [] } };
+        return {
+          content: [{ type: "text", text: "No MCP servers are configured for this project. The user can add them in Settings → MCP servers." }],
+          details: { matches: 0, loaded: [] },
+        };
       }
       const usable = servers.flatMap((s) => s.tools.filter((t) => !t.error));
       const lines: string[] = [];
@@ -103,7 +103,10 @@ export function createToolSearchTool(projectId: number, catalog: ToolSearchCatal
         }
       }
       for (const server of servers) {
-        if (server.state === "failed") lines.push(`(The server ${server.name} is not available: ${server.error ?? "it failed"}${server.tools.length > 0 ? "; its tools are listed as it last offered them" : ""}.)`);
+        if (server.state === "failed")
+          lines.push(
+            `(The server ${server.name} is not available: ${server.error ?? "it failed"}${server.tools.length > 0 ? "; its tools are listed as it last offered them" : ""}.)`,
+          );
         else if (server.state === "disabled") continue;
         else if (server.state !== "connected") lines.push(`(The server ${server.name} is still starting.)`);
       }

@@ -118,7 +118,13 @@ const globCache = new Map<string, RegExp>();
 function wordGlob(pattern: string): RegExp {
   let re = globCache.get(pattern);
   if (!re) {
-    re = new RegExp(`^${pattern.split("*").map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`, "s");
+    re = new RegExp(
+      `^${pattern
+        .split("*")
+        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+        .join(".*")}$`,
+      "s",
+    );
     if (globCache.size > 2000) globCache.clear();
     globCache.set(pattern, re);
   }
@@ -202,7 +208,14 @@ export function describeBashRule(patternText: string, action: "allow" | "deny"):
     if (p.any) return "Denies every command.";
     const options = p.words.slice(1).filter((w) => w.startsWith("-"));
     return (
-      `Denies ${p.words[0]}${p.words.length > 1 ? ` with ${p.words.slice(1).map((w) => (w.startsWith("-") ? w : `"${w}"`)).join(", ")}` : ""}` +
+      `Denies ${p.words[0]}${
+        p.words.length > 1
+          ? ` with ${p.words
+              .slice(1)
+              .map((w) => (w.startsWith("-") ? w : `"${w}"`))
+              .join(", ")}`
+          : ""
+      }` +
       `${options.length > 0 ? " (options in any order)" : ""}, whatever follows, however it is written (/bin/${p.words[0]}, \\${p.words[0]}, quoted) and ` +
       "inside sudo, env, xargs, find -exec, bash -c and the like" +
       (p.legacyText ? "; also any command whose words match the pattern as text" : "") +

@@ -12,7 +12,18 @@ import { describeToolPaths } from "../tools/paths.ts";
 import { commandName } from "./bash-rules.ts";
 import { CHANGES_FOLDER, EFFECT_FREE, evaluatesCode, isCodeRunningVariable } from "./command-knowledge.ts";
 import { allowForm, denyForms } from "./command-forms.ts";
-import { foldsCase, hostPlatform, memoizedPlatform, packageScriptsChange, pathFacts, projectRoot, protectedPath, type PathFacts, type PathPlatform, type ProtectedPath } from "./path-facts.ts";
+import {
+  foldsCase,
+  hostPlatform,
+  memoizedPlatform,
+  packageScriptsChange,
+  pathFacts,
+  projectRoot,
+  protectedPath,
+  type PathFacts,
+  type PathPlatform,
+  type ProtectedPath,
+} from "./path-facts.ts";
 import { analyzeShell, type Cwd, type ShellCommand } from "./shell-analysis.ts";
 
 // tool_search (MCP) lists and loads tools; it runs none.
@@ -191,7 +202,9 @@ function commandPart(c: ShellCommand, factsOf: (p: string) => PathFacts, platfor
     globbed: form.globbed,
     blocked: form.blocked,
     needsNoRule:
-      !form.blocked && form.assignments.length === 0 && (CHANGES_FOLDER.has(name) || (EFFECT_FREE.has(name) && !form.globbed.some(Boolean) && !evaluatesCode(name, form.words.slice(1)))),
+      !form.blocked &&
+      form.assignments.length === 0 &&
+      (CHANGES_FOLDER.has(name) || (EFFECT_FREE.has(name) && !form.globbed.some(Boolean) && !evaluatesCode(name, form.words.slice(1)))),
   };
   if (part.needsNoRule || part.blocked) return part;
   const where = folderProblem(c.cwds, factsOf);

@@ -7,14 +7,7 @@
 //   name as bash finds it; `unknown` when one of them is computed when it runs (a variable, a
 //   substitution), which then matches every deny rule. Pure apart from parsing nested strings
 //   (the parser must be loaded); never throws.
-import {
-  INTERPRETERS,
-  isCodeRunningVariable,
-  PASS_THROUGH,
-  RUNS_ARGUMENTS,
-  SHELLS,
-  evaluatesCode,
-} from "./command-knowledge.ts";
+import { INTERPRETERS, isCodeRunningVariable, PASS_THROUGH, RUNS_ARGUMENTS, SHELLS, evaluatesCode } from "./command-knowledge.ts";
 import { analyzeShell, type Assignment, type ShellCommand, type ShellWord } from "./shell-analysis.ts";
 
 export interface AllowForm {
@@ -107,7 +100,11 @@ export function denyForms(words: readonly ShellWord[], depth = 0): DenyForms {
   const out: DenyForms = { forms: [], unknown: false };
   // A command name with wildcards is whatever file bash finds: unknown.
   if (words[0]?.glob) out.unknown = true;
-  collect(words.map((w) => w.value), out, depth);
+  collect(
+    words.map((w) => w.value),
+    out,
+    depth,
+  );
   return out;
 }
 
@@ -132,7 +129,12 @@ function collect(words: (string | null)[], out: DenyForms, depth: number): void 
     if (text === null || text === undefined) return void (out.unknown = true);
     const inner = analyzeShell(text, { cwd: "/", home: "/" });
     if (inner.opaque.some((r) => r.startsWith("is longer than"))) out.unknown = true;
-    for (const command of inner.commands) collect(command.words.map((w) => w.value), out, depth + 1);
+    for (const command of inner.commands)
+      collect(
+        command.words.map((w) => w.value),
+        out,
+        depth + 1,
+      );
   };
 
   if (SHELLS.has(name) || name === "su" || name === "script") {

@@ -34,6 +34,7 @@ export function escapeGlob(text: string): string {
 export function mcpPatternError(server: string, pattern: string): string | undefined {
   // eslint-disable-next-line no-control-regex -- matching control characters is the point
   if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(pattern)) return `The rule ${JSON.stringify(pattern).slice(0, 80)} contains a control character.`;
-  if (!pattern.startsWith(`${server}/`)) return `The rule ${JSON.stringify(pattern).slice(0, 80)} is not for the MCP server ${server}: a rule saved from this question must start with "${server}/".`;
+  if (!pattern.startsWith(`${server}/`))
+    return `The rule ${JSON.stringify(pattern).slice(0, 80)} is not for the MCP server ${server}: a rule saved from this question must start with "${server}/".`;
   return undefined;
 }

@@ -23,7 +23,15 @@ import type { AssistantMessage, ToolCall } from "../../shared/agent-types.ts";
 import type { PermissionRequest } from "../../shared/ipc/contract.ts";
 import type { McpCallSummary } from "../../shared/ipc/mcp-schemas.ts";
 import { ServiceError } from "../../shared/errors.ts";
-import { toolCallsOf, validateToolArguments, type AfterToolCallResult, type AgentLoopConfig, type AnyAgentTool, type BeforeToolCallContext, type BeforeToolCallResult } from "../loop/index.ts";
+import {
+  toolCallsOf,
+  validateToolArguments,
+  type AfterToolCallResult,
+  type AgentLoopConfig,
+  type AnyAgentTool,
+  type BeforeToolCallContext,
+  type BeforeToolCallResult,
+} from "../loop/index.ts";
 import type { PermissionRule, SessionStore } from "../store/index.ts";
 import { summarizeCall } from "./call-summary.ts";
 import { mcpPatternError, mcpProposedRule, mcpSubjects, mcpSummary, MCP_RULE_TOOL } from "./mcp-rules.ts";
@@ -81,7 +89,16 @@ interface Started {
 /** How one call is judged now. */
 type Judgement =
   | { kind: "no-parser"; reason: string }
-  | { kind: "judged"; toolName: string; args: unknown; mcp: McpCallSummary | undefined; ruleTool: string; subjects: ReturnType<typeof callSubjects>; plan: SandboxPlan | undefined; decision: Decision };
+  | {
+      kind: "judged";
+      toolName: string;
+      args: unknown;
+      mcp: McpCallSummary | undefined;
+      ruleTool: string;
+      subjects: ReturnType<typeof callSubjects>;
+      plan: SandboxPlan | undefined;
+      decision: Decision;
+    };
 
 /** Times a call is judged again after a rule answered its question before asking anew. */
 const MAX_REJUDGE = 3;
@@ -127,7 +144,10 @@ export class PermissionsService {
     if (answer.rule && answer.rule.tool !== q.request.proposedRule.tool) {
       throw new ServiceError("invalid", `The rule is for ${answer.rule.tool}, but the request is for ${q.request.proposedRule.tool}.`);
     }
-    const patterns = pattern.split("\n").map((l) => l.trim()).filter(Boolean);
+    const patterns = pattern
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean);
     if (answer.decision === "allow-project" && patterns.length === 0) throw new ServiceError("invalid", "The rule's pattern is empty.");
     const mcpServer = q.ruleTool === MCP_RULE_TOOL ? q.request.summary.mcp?.server : undefined;
     if (q.ruleTool === MCP_RULE_TOOL && (answer.decision === "allow-session" || answer.decision === "allow-project")) {
@@ -210,7 +230,16 @@ export class PermissionsService {
     // Questions of earlier calls still open were never taken: their turn has passed.
     this.questions.dropPassed(assistantMessage, position);
     const audit = (allowed: boolean, decidedBy: string, outcome: string | null) => {
-      const auditId = this.o.store.audit.record({ sessionId: scope.sessionId, toolCallId, toolName, args, decision: allowed ? "allow" : "deny", decidedBy, durationMs: null, outcome });
+      const auditId = this.o.store.audit.record({
+        sessionId: scope.sessionId,
+        toolCallId,
+        toolName,
+        args,
+        decision: allowed ? "allow" : "deny",
+        decidedBy,
+        durationMs: null,
+        outcome,
+      });
       if (allowed) this.started.set(toolCallId, { auditId, startedAt: performance.now() });
     };
 
@@ -311,7 +340,14 @@ export class PermissionsService {
   }
 
   /** Judges a later call of the batch now, with the loop's preparation; a spec when it would ask. */
-  private async prejudge(scope: PermissionScope, message: AssistantMessage, position: number, call: ToolCall, tools: readonly AnyAgentTool[], signal: AbortSignal | undefined): Promise<QuestionSpec | undefined> {
+  private async prejudge(
+    scope: PermissionScope,
+    message: AssistantMessage,
+    position: number,
+    call: ToolCall,
+    tools: readonly AnyAgentTool[],
+    signal: AbortSignal | undefined,
+  ): Promise<QuestionSpec | undefined> {
     if (call.argumentsError !== undefined) return undefined;
     const tool = tools.find((t) => t.name === call.name);
     if (!tool) return undefined;
@@ -329,7 +365,14 @@ export class PermissionsService {
     return this.questionSpec(scope, message, call.id, position, judged, signal);
   }
 
-  private async questionSpec(scope: PermissionScope, message: AssistantMessage, toolCallId: string, position: number, judged: Judgement & { kind: "judged" }, signal: AbortSignal | undefined): Promise<QuestionSpec> {
+  private async questionSpec(
+    scope: PermissionScope,
+    message: AssistantMessage,
+    toolCallId: string,
+    position: number,
+    judged: Judgement & { kind: "judged" },
+    signal: AbortSignal | undefined,
+  ): Promise<QuestionSpec> {
     const { toolName, args, subjects, decision, plan, mcp } = judged;
     // The diff preview runs in a worker, bounded in time (call-summary.ts): never on this thread.
     const summary = mcp ? mcpSummary(mcp) : await summarizeCall(toolName, args, subjects, { signal });
@@ -343,7 +386,12 @@ export class PermissionsService {
       summary,
       ...(decision.reasons && decision.reasons.length > 0 ? { reasons: decision.reasons } : {}),
       ...(decision.warnings && decision.warnings.length > 0 ? { warnings: decision.warnings } : {}),
-      proposedRule: { tool: proposed.tool, pattern: proposed.pattern, ...(proposed.meaning ? { meaning: proposed.meaning } : {}), ...(proposed.warning ? { warning: proposed.warning } : {}) },
+      proposedRule: {
+        tool: proposed.tool,
+        pattern: proposed.pattern,
+        ...(proposed.meaning ? { meaning: proposed.meaning } : {}),
+        ...(proposed.warning ? { warning: proposed.warning } : {}),
+      },
       ...(plan ? { sandbox: requestInfo(plan) } : {}),
       createdAt: Date.now(),
     };
@@ -364,11 +412,7 @@ export class PermissionsService {
     };
   }
 
-  private async after(
-    toolCallId: string,
-    result: { content: { type: string; text?: string }[]; details: unknown },
-    isError: boolean,
-  ): Promise<AfterToolCallResult | undefined> {
+  private async after(toolCallId: string, result: { content: { type: string; text?: string }[]; details: unknown }, isError: boolean): Promise<AfterToolCallResult | undefined> {
     const started = this.started.get(toolCallId);
     this.started.delete(toolCallId);
     if (started) this.o.store.audit.finish(started.auditId, Math.round(performance.now() - started.startedAt), isError ? "error" : "ok");

@@ -241,7 +241,8 @@ export function proposeRule(toolName: string, subjects: CallSubjects): ProposedR
       if (destructive) notes.push(destructive);
       patterns.push(commandPattern(part, destructive !== undefined));
     }
-    if (subjects.parts.some((p) => p.kind === "path" && p.access === "write")) notes.push("Writes through redirections are judged as writes: they ask unless a write rule or auto-edit allows them.");
+    if (subjects.parts.some((p) => p.kind === "path" && p.access === "write"))
+      notes.push("Writes through redirections are judged as writes: they ask unless a write rule or auto-edit allows them.");
     const unique = [...new Set(patterns)];
     return { tool: "bash", pattern: unique.join("\n"), meaning: unique.map((p) => describeBashRule(p, "allow")), warning: notes.join(" ") || undefined };
   }

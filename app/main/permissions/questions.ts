@@ -22,9 +22,7 @@ export interface PermissionEventPort {
 
 export type UserDecision = "allow-once" | "allow-session" | "allow-project" | "deny";
 
-export type Answer =
-  | { decision: UserDecision; patterns: string[]; reason?: string; outsideSandbox: boolean }
-  | { decision: "aborted" | "covered" | "dropped" };
+export type Answer = { decision: UserDecision; patterns: string[]; reason?: string; outsideSandbox: boolean } | { decision: "aborted" | "covered" | "dropped" };
 
 export interface QuestionSpec {
   request: PermissionRequest;

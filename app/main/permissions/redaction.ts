@@ -76,7 +76,7 @@ export class SecretScanner {
     const windows = new Map<SecretRule, number[]>();
     const hits = this.hits;
     if (controls) controls.first = controls.last = -1;
-    for (let from = 0, state = 0; from < text.length; ) {
+    for (let from = 0, state = 0; from < text.length;) {
       const { count, next, state: after, firstControl, lastControl } = this.automaton.scan(text, from, text.length, hits, state);
       from = next;
       state = after;
@@ -252,8 +252,40 @@ export function describeRedactions(found: Record<string, number>): string {
     .join(", ");
 }
 
-const SECRET_NAME_PARTS = new Set(["KEY", "APIKEY", "TOKEN", "SECRET", "SECRETS", "PASSWORD", "PASSWD", "PASS", "CREDENTIAL", "CREDENTIALS", "AUTH", "PRIVATE", "SESSION", "COOKIE", "DSN", "SIGNATURE", "PAT"]);
-const NOT_SECRET_NAMES = new Set(["PWD", "OLDPWD", "SSH_AUTH_SOCK", "XAUTHORITY", "GPG_AGENT_INFO", "KEYTIMEOUT", "SESSION_MANAGER", "DBUS_SESSION_BUS_ADDRESS", "XDG_SESSION_ID", "XDG_SESSION_TYPE", "XDG_SESSION_CLASS", "XDG_SESSION_DESKTOP", "DESKTOP_SESSION"]);
+const SECRET_NAME_PARTS = new Set([
+  "KEY",
+  "APIKEY",
+  "TOKEN",
+  "SECRET",
+  "SECRETS",
+  "PASSWORD",
+  "PASSWD",
+  "PASS",
+  "CREDENTIAL",
+  "CREDENTIALS",
+  "AUTH",
+  "PRIVATE",
+  "SESSION",
+  "COOKIE",
+  "DSN",
+  "SIGNATURE",
+  "PAT",
+]);
+const NOT_SECRET_NAMES = new Set([
+  "PWD",
+  "OLDPWD",
+  "SSH_AUTH_SOCK",
+  "XAUTHORITY",
+  "GPG_AGENT_INFO",
+  "KEYTIMEOUT",
+  "SESSION_MANAGER",
+  "DBUS_SESSION_BUS_ADDRESS",
+  "XDG_SESSION_ID",
+  "XDG_SESSION_TYPE",
+  "XDG_SESSION_CLASS",
+  "XDG_SESSION_DESKTOP",
+  "DESKTOP_SESSION",
+]);
 
 /** Whether an environment variable's name says its value is a secret. */
 export function looksSecretName(name: string): boolean {

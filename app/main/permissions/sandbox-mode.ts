@@ -78,7 +78,12 @@ function planPlacement({ toolName, subjects, mode, scope, port }: PlanInput): Sa
     };
   }
   if (!status.available) {
-    return { ...base, placement: "outside", crossing: { rule: "no-sandbox", message: `${status.message} This command would run ${OUTSIDE_RIGHTS}.` }, outsideReason: status.message };
+    return {
+      ...base,
+      placement: "outside",
+      crossing: { rule: "no-sandbox", message: `${status.message} This command would run ${OUTSIDE_RIGHTS}.` },
+      outsideReason: status.message,
+    };
   }
   const parts = subjects.subjects;
   const real = firstMatch(parts, port.realMachineCommands(), commandMatches);
@@ -86,7 +91,10 @@ function planPlacement({ toolName, subjects, mode, scope, port }: PlanInput): Sa
     return {
       ...base,
       placement: "outside",
-      crossing: { rule: "real-machine", message: `"${real.part}" is marked as needing the real machine (the rule "${real.pattern}" in Settings): if you allow it, it runs outside the sandbox, ${OUTSIDE_RIGHTS}.` },
+      crossing: {
+        rule: "real-machine",
+        message: `"${real.part}" is marked as needing the real machine (the rule "${real.pattern}" in Settings): if you allow it, it runs outside the sandbox, ${OUTSIDE_RIGHTS}.`,
+      },
       outsideReason: `Marked as needing the real machine ("${real.pattern}").`,
     };
   }
@@ -109,7 +117,10 @@ function planPlacement({ toolName, subjects, mode, scope, port }: PlanInput): Sa
     return {
       ...base,
       placement,
-      crossing: { rule: "outside-path", message: `${shown} ${outside.length === 1 ? "is" : "are"} outside the project: in the sandbox the command can read ${outside.length === 1 ? "it" : "them"} (unless hidden) but not change ${outside.length === 1 ? "it" : "them"}.` },
+      crossing: {
+        rule: "outside-path",
+        message: `${shown} ${outside.length === 1 ? "is" : "are"} outside the project: in the sandbox the command can read ${outside.length === 1 ? "it" : "them"} (unless hidden) but not change ${outside.length === 1 ? "it" : "them"}.`,
+      },
     };
   }
   return { ...base, placement };

@@ -194,11 +194,7 @@ export function allowed(list: Allowlist, secret: string, match: string, line: st
   const target = list.target === "match" ? match : list.target === "line" ? line : secret;
   const regexHit = list.regexes.length > 0 ? list.regexes.some((re) => re.test(target)) : undefined;
   const stopHit =
-    list.stopwords.length === 0
-      ? undefined
-      : list.stopwordFinder
-        ? list.stopwordFinder.contains(secret)
-        : list.stopwords.some((w) => secret.toLowerCase().includes(w));
+    list.stopwords.length === 0 ? undefined : list.stopwordFinder ? list.stopwordFinder.contains(secret) : list.stopwords.some((w) => secret.toLowerCase().includes(w));
   const checks = [regexHit, stopHit].filter((x): x is boolean => x !== undefined);
   if (checks.length === 0) return false;
   return list.and ? checks.every(Boolean) : checks.some(Boolean);

@@ -363,7 +363,11 @@ class Walker {
   /** `[ -f x ]` and `[[ ... ]]` over literal words have no effect; anything computed is opaque. */
   private test(node: SyntaxNode): void {
     const literal = (n: SyntaxNode): boolean => {
-      if (["simple_expansion", "expansion", "command_substitution", "process_substitution", "arithmetic_expansion", "ansi_c_string", "translated_string"].includes(n.type) || n.broken) return false;
+      if (
+        ["simple_expansion", "expansion", "command_substitution", "process_substitution", "arithmetic_expansion", "ansi_c_string", "translated_string"].includes(n.type) ||
+        n.broken
+      )
+        return false;
       if (n.type === "word" && /(?:^|[^\\])[*?[{]/.test(this.text(n))) return false; // wildcards and braces expand
       return n.children.every(literal);
     };
@@ -428,7 +432,10 @@ class Walker {
   private nestedIn(node: SyntaxNode): void {
     for (const child of node.children) {
       if (!child.named) continue;
-      if (["command", "pipeline", "list", "redirected_statement", "negated_command", "subshell", "compound_statement", "program"].includes(child.type) || child.type.endsWith("_statement")) {
+      if (
+        ["command", "pipeline", "list", "redirected_statement", "negated_command", "subshell", "compound_statement", "program"].includes(child.type) ||
+        child.type.endsWith("_statement")
+      ) {
         this.statement(child, [null], true);
       } else {
         if (COMPUTED_REASONS[child.type]) this.reasons.add(COMPUTED_REASONS[child.type]!);

@@ -2,7 +2,14 @@
 // are sent back with their signatures (redacted ones as redacted_thinking); other models' thinking
 // is dropped, since signatures are bound to the model that made them. Tool results of one turn go
 // in one user message, images included. Prompt caching marks the system prompt and the last block.
-import type { MessageCreateParamsStreaming, MessageParam, ContentBlockParam, TextBlockParam, ImageBlockParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
+import type {
+  MessageCreateParamsStreaming,
+  MessageParam,
+  ContentBlockParam,
+  TextBlockParam,
+  ImageBlockParam,
+  ToolResultBlockParam,
+} from "@anthropic-ai/sdk/resources/messages/messages";
 import type { ImageContent, Message, Model, TextContent } from "../../shared/agent-types.ts";
 import { argumentsForModel, type LlmContext } from "../loop/index.ts";
 import { anthropicThinkingStyle } from "./models.ts";

@@ -23,7 +23,17 @@ export function streamAnthropic(model: Model, context: LlmContext, options: Prov
       provider: endpoint.label,
       attempt: async (ctx) => {
         const Anthropic = await loadAnthropic();
-        const client = new Anthropic({ apiKey: endpoint.apiKey ?? null, authToken: null, credentials: null, config: null, profile: null, baseURL: endpoint.baseUrl, maxRetries: 0, fetch: ctx.fetch, defaultHeaders: options.headers });
+        const client = new Anthropic({
+          apiKey: endpoint.apiKey ?? null,
+          authToken: null,
+          credentials: null,
+          config: null,
+          profile: null,
+          baseURL: endpoint.baseUrl,
+          maxRetries: 0,
+          fetch: ctx.fetch,
+          defaultHeaders: options.headers,
+        });
         const events = await client.messages.create(params, { signal: ctx.signal, timeout: 24 * 3600 * 1000 });
         return consume(events, ctx);
       },

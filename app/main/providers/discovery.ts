@@ -80,7 +80,17 @@ export type TestResult = { ok: true; message: string; models: string[] } | { ok:
 /** Checks that a provider's key and URL work, by listing its models. `provider`: "anthropic", "openai", or a custom server id. */
 export async function testProvider(settings: ProviderSettings, provider: string, options: { env?: Env; signal?: AbortSignal } = {}): Promise<TestResult> {
   const env = options.env ?? process.env;
-  const probe: Model = { id: "", name: "", api: provider === "anthropic" ? "anthropic-messages" : "openai-completions", provider, contextWindow: 0, maxTokens: 0, input: ["text"], reasoning: false, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } };
+  const probe: Model = {
+    id: "",
+    name: "",
+    api: provider === "anthropic" ? "anthropic-messages" : "openai-completions",
+    provider,
+    contextWindow: 0,
+    maxTokens: 0,
+    input: ["text"],
+    reasoning: false,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+  };
   const endpoint = resolveEndpoint(probe, {}, settings, env);
   const missing = missingKeyMessage(endpoint);
   if (missing) return { ok: false, message: missing };
@@ -89,7 +99,16 @@ export async function testProvider(settings: ProviderSettings, provider: string,
     let ids: string[];
     if (provider === "anthropic") {
       const Anthropic = await loadAnthropic();
-      const client = new Anthropic({ apiKey: endpoint.apiKey ?? null, authToken: null, credentials: null, config: null, profile: null, baseURL: endpoint.baseUrl, maxRetries: 0, timeout: 15_000 });
+      const client = new Anthropic({
+        apiKey: endpoint.apiKey ?? null,
+        authToken: null,
+        credentials: null,
+        config: null,
+        profile: null,
+        baseURL: endpoint.baseUrl,
+        maxRetries: 0,
+        timeout: 15_000,
+      });
       ids = (await client.models.list({}, { signal: options.signal })).data.map((model) => model.id);
     } else if (provider === "openai") {
       const client = await openaiClient(endpoint, { fetch });

@@ -82,7 +82,12 @@ function connectionCode(err: unknown): string | undefined {
 }
 
 function isConnectionError(err: ErrorShape): boolean {
-  return err.name === "APIConnectionError" || err.name === "APIConnectionTimeoutError" || connectionCode(err) !== undefined || /terminated|socket hang up|fetch failed|other side closed/i.test(String(err.message));
+  return (
+    err.name === "APIConnectionError" ||
+    err.name === "APIConnectionTimeoutError" ||
+    connectionCode(err) !== undefined ||
+    /terminated|socket hang up|fetch failed|other side closed/i.test(String(err.message))
+  );
 }
 
 export function describeFailure(error: unknown, provider: ProviderLabel): FailureInfo {

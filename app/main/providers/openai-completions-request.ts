@@ -73,7 +73,10 @@ export function buildCompletionsParams(model: Model, context: LlmContext, option
   if (model.provider === "openai") params.max_completion_tokens = maxTokens;
   else params.max_tokens = maxTokens;
   if (context.tools?.length) {
-    params.tools = context.tools.map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters as unknown as Record<string, unknown> } }));
+    params.tools = context.tools.map((tool) => ({
+      type: "function",
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters as unknown as Record<string, unknown> },
+    }));
   }
   const openaiReasoning = model.provider === "openai" && model.reasoning;
   if (openaiReasoning && options.reasoning) {

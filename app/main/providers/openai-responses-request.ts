@@ -84,7 +84,13 @@ export function buildResponsesParams(model: Model, context: LlmContext, options:
   };
   if (context.systemPrompt) params.instructions = context.systemPrompt;
   if (context.tools?.length) {
-    params.tools = context.tools.map((tool) => ({ type: "function", name: tool.name, description: tool.description, parameters: tool.parameters as unknown as Record<string, unknown>, strict: false }));
+    params.tools = context.tools.map((tool) => ({
+      type: "function",
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters as unknown as Record<string, unknown>,
+      strict: false,
+    }));
   }
   if (model.reasoning) {
     const floor = openaiMinimumEffort(model.id);

@@ -111,7 +111,8 @@ async function consume(events: AsyncIterable<ResponseStreamEvent>, { builder }: 
         setUsage(event.response.usage);
         const error = event.response.error;
         const message = error?.message ?? "the response failed";
-        if (isContextOverflowText(`${error?.code ?? ""} ${message}`)) throw new ReportedError(`OpenAI: the conversation is longer than the model's context window (${message})`, true);
+        if (isContextOverflowText(`${error?.code ?? ""} ${message}`))
+          throw new ReportedError(`OpenAI: the conversation is longer than the model's context window (${message})`, true);
         throw streamErrorEvent(message, error?.code ?? undefined);
       }
     }

@@ -70,4 +70,3 @@ export interface ProviderStreamOptions extends StreamOptions {
   /** Environment for the standard key variables; default `process.env`. */
   env?: Record<string, string | undefined>;
 }
-

@@ -91,7 +91,25 @@ export const DEFAULT_REAL_MACHINE_COMMANDS = [
 ];
 
 /** Folders of installed software: a command naming them is not reaching into the user's files. */
-const SYSTEM_ROOTS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/dev", "/proc", "/sys", "/nix", "/snap", "/System", "/Library", "/Applications"];
+const SYSTEM_ROOTS = [
+  "/usr",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/etc",
+  "/opt",
+  "/dev",
+  "/proc",
+  "/sys",
+  "/nix",
+  "/snap",
+  "/System",
+  "/Library",
+  "/Applications",
+];
 
 /** The first pattern of `patterns` any simple command of the line matches. */
 export function firstMatch(parts: readonly string[], patterns: readonly string[], matches: (pattern: string, command: string) => boolean) {

@@ -16,14 +16,17 @@ const MISSING_OR_DENIED = /no such file or directory|permission denied|\bENOENT\
 const RUN_OUTSIDE = 'the user can run it again outside the sandbox ("Run again outside the sandbox" on this command; Lathe asks before it runs)';
 
 export function explainRefusal(output: string, rules: SandboxRules, home: string): SandboxBlock | undefined {
-  const lines = output.split("\n").map((l) => l.trim()).filter(Boolean);
+  const lines = output
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
   const find = (test: (line: string) => boolean) => lines.find(test);
 
   const hiddenNames = rules.hidden.flatMap((p) => {
     const rel = path.relative(home, p);
     return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? [p, `~/${rel}`] : [p];
   });
-  const hiddenLine = find((l) => MISSING_OR_DENIED.test(l) || READ_ONLY.test(l) ? hiddenNames.some((h) => mentions(l, h)) : false);
+  const hiddenLine = find((l) => (MISSING_OR_DENIED.test(l) || READ_ONLY.test(l) ? hiddenNames.some((h) => mentions(l, h)) : false));
   if (hiddenLine) {
     const name = hiddenNames.find((h) => mentions(hiddenLine, h))!;
     return {

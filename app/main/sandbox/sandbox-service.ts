@@ -70,7 +70,10 @@ export class SandboxService {
   }
 
   hiddenPaths(): string[] {
-    const extra = this.o.settings().hiddenPaths.map((p) => expandConfiguredPath(p, this.home)).filter((p): p is string => p !== undefined);
+    const extra = this.o
+      .settings()
+      .hiddenPaths.map((p) => expandConfiguredPath(p, this.home))
+      .filter((p): p is string => p !== undefined);
     return [...new Set([...this.defaultHiddenPaths(), ...extra])];
   }
 

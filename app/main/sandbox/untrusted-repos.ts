@@ -123,7 +123,9 @@ function readMarks(file: string): Mark[] {
     const parsed: unknown = JSON.parse(readFileSync(file, "utf8"));
     if (!Array.isArray(parsed)) return [];
     return parsed
-      .filter((m): m is Mark => typeof m === "object" && m !== null && typeof m.path === "string" && typeof m.dev === "number" && typeof m.ino === "number" && typeof m.born === "number")
+      .filter(
+        (m): m is Mark => typeof m === "object" && m !== null && typeof m.path === "string" && typeof m.dev === "number" && typeof m.ino === "number" && typeof m.born === "number",
+      )
       .slice(-MAX_MARKS);
   } catch {
     return [];

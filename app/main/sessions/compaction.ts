@@ -55,10 +55,7 @@ export async function compactTranscript(input: CompactionInput): Promise<CustomM
   const head = modelView(input.transcript.slice(0, cut));
   if (head.length === 0) return undefined;
   const files = touchedFiles(input.transcript.slice(0, cut));
-  const facts = [
-    files.changed.length ? `Files changed: ${files.changed.join(", ")}` : "",
-    files.read.length ? `Files read: ${files.read.join(", ")}` : "",
-  ].filter(Boolean);
+  const facts = [files.changed.length ? `Files changed: ${files.changed.join(", ")}` : "", files.read.length ? `Files read: ${files.read.join(", ")}` : ""].filter(Boolean);
   const request: Message[] = [
     ...head,
     {
@@ -72,7 +69,10 @@ export async function compactTranscript(input: CompactionInput): Promise<CustomM
   if (answer.stopReason === "error" || answer.stopReason === "aborted") {
     throw new Error(`The model could not summarize the session: ${answer.errorMessage ?? answer.stopReason}`);
   }
-  const summary = answer.content.map((c) => (c.type === "text" ? c.text : "")).join("").trim();
+  const summary = answer.content
+    .map((c) => (c.type === "text" ? c.text : ""))
+    .join("")
+    .trim();
   if (!summary) throw new Error("The model returned an empty summary.");
   const after = [summary, ...input.transcript.slice(cut).filter((m) => m.role !== "custom")];
   const details: CompactionDetails = {

@@ -17,14 +17,9 @@ export function estimateTokens(message: AgentMessage): number {
   const chars = (text: string) => Math.ceil(text.length / 4);
   switch (message.role) {
     case "user":
-      return typeof message.content === "string"
-        ? chars(message.content)
-        : message.content.reduce((n, c) => n + (c.type === "text" ? chars(c.text) : 1200), 0);
+      return typeof message.content === "string" ? chars(message.content) : message.content.reduce((n, c) => n + (c.type === "text" ? chars(c.text) : 1200), 0);
     case "assistant":
-      return message.content.reduce(
-        (n, c) => n + (c.type === "text" ? chars(c.text) : c.type === "thinking" ? chars(c.thinking) : chars(c.name + JSON.stringify(c.arguments))),
-        0,
-      );
+      return message.content.reduce((n, c) => n + (c.type === "text" ? chars(c.text) : c.type === "thinking" ? chars(c.thinking) : chars(c.name + JSON.stringify(c.arguments))), 0);
     case "toolResult":
       return message.content.reduce((n, c) => n + (c.type === "text" ? chars(c.text) : 1200), 0);
     case "custom":

@@ -11,7 +11,16 @@
 import { dirname } from "node:path";
 import type { AgentMessage, AssistantMessage, ImageContent, Model, ProviderRetry, SessionEvent, ToolCallPhaseEvent } from "../../shared/agent-types.ts";
 import type { LiveSnapshot, LiveTool, SessionState } from "../../shared/ipc/contract.ts";
-import { Agent, userMessage, addedToolNamesThrough, type AgentLoopConfig, type AnyAgentTool, type BeforeToolCallContext, type BeforeToolCallResult, type StreamFn } from "../loop/index.ts";
+import {
+  Agent,
+  userMessage,
+  addedToolNamesThrough,
+  type AgentLoopConfig,
+  type AnyAgentTool,
+  type BeforeToolCallContext,
+  type BeforeToolCallResult,
+  type StreamFn,
+} from "../loop/index.ts";
 import type { SessionEventPort } from "./event-port.ts";
 import type { SessionRecorder, SessionStore, StoreError } from "../store/index.ts";
 import { ServiceError } from "../../shared/errors.ts";
@@ -308,12 +317,16 @@ export class LiveSession {
 
   private onSaveRecovered(): void {
     this.saveFailure = null;
-    this.options.hub.emit("app.notice", { level: "warning", message: `Session ${this.sessionId} is saved again: everything held back was written. Press Retry or send a message to go on.` });
+    this.options.hub.emit("app.notice", {
+      level: "warning",
+      message: `Session ${this.sessionId} is saved again: everything held back was written. Press Retry or send a message to go on.`,
+    });
     this.options.onStateChange(this);
   }
 
   state(pendingPermissions: SessionState["pendingPermissions"]): SessionState {
-    const text = (m: AgentMessage) => (m.role === "user" ? (typeof m.content === "string" ? m.content : m.content.map((c) => (c.type === "text" ? c.text : "[image]")).join(" ")) : "");
+    const text = (m: AgentMessage) =>
+      m.role === "user" ? (typeof m.content === "string" ? m.content : m.content.map((c) => (c.type === "text" ? c.text : "[image]")).join(" ")) : "";
     return {
       sessionId: this.sessionId,
       running: this.agent.isRunning,
@@ -347,7 +360,14 @@ export class LiveSession {
   async undoCompaction(index: number): Promise<void> {
     this.assertIdle("undo a compaction");
     this.compactionAt(index);
-    await this.append({ role: "custom", customType: COMPACTION_UNDO, content: "Compaction undone: the model sees the full history again.", display: true, details: { undoes: index }, timestamp: Date.now() });
+    await this.append({
+      role: "custom",
+      customType: COMPACTION_UNDO,
+      content: "Compaction undone: the model sees the full history again.",
+      display: true,
+      details: { undoes: index },
+      timestamp: Date.now(),
+    });
   }
 
   /** Adds an app entry (a rewind's note) to the transcript; not while running. */
@@ -433,7 +453,8 @@ export class LiveSession {
       const interrupted = this.interrupted.delete(event.toolCallId);
       this.callSignals.delete(event.toolCallId);
       const tool = this.liveTools.get(event.toolCallId);
-      if (event.isError && !tool?.phase && (signal?.aborted || interrupted)) this.phase(event.toolCallId, "stopped", interrupted && !signal?.aborted ? "Interrupted by you." : "Stopped with the run.");
+      if (event.isError && !tool?.phase && (signal?.aborted || interrupted))
+        this.phase(event.toolCallId, "stopped", interrupted && !signal?.aborted ? "Interrupted by you." : "Stopped with the run.");
     }
     if (event.type === "agent_start") {
       this.lastRun = null;

@@ -18,7 +18,8 @@ export interface ResolvedFolder {
 
 export function resolveProjectFolder(input: string, home: string): ResolvedFolder {
   const typed = input.trim();
-  const folder = typed === "~" ? resolve(home) : typed.startsWith("~/") || typed.startsWith("~\\") ? resolve(home, typed.slice(2)) : isAbsolute(typed) ? resolve(typed) : resolve(home, typed);
+  const folder =
+    typed === "~" ? resolve(home) : typed.startsWith("~/") || typed.startsWith("~\\") ? resolve(home, typed.slice(2)) : isAbsolute(typed) ? resolve(typed) : resolve(home, typed);
   return { folder, broad: broadness(folder, home), home };
 }
 

@@ -423,7 +423,7 @@ export class SessionsService {
     const project = this.o.store.getProject(session.projectId);
     if (!project) throw new ServiceError("not-found", `The project of session ${sessionId} is gone.`);
     const parents: SessionLineage["parents"] = [];
-    for (let at: Session | undefined = session; at?.parentSessionId != null && at.forkPosition != null && parents.length < 100; ) {
+    for (let at: Session | undefined = session; at?.parentSessionId != null && at.forkPosition != null && parents.length < 100;) {
       parents.push({ sessionId: at.parentSessionId, forkPosition: at.forkPosition });
       at = this.o.store.getSession(at.parentSessionId);
     }

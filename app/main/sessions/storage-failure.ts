@@ -44,8 +44,7 @@ export function storageFailureMessage(f: StorageFailure): string {
   const what = f.error.failure === "disk-full" ? `the disk holding ${f.dir} is full` : f.error.message.replace(/\.$/, "");
   const needed = bytesNeeded(f.backlogBytes, f.units);
   const free = freeBytes(f.dir);
-  const space =
-    `Free at least ${formatSize(needed)} there` + (free === undefined ? "" : ` (${formatSize(free)} free now)`) + ".";
+  const space = `Free at least ${formatSize(needed)} there` + (free === undefined ? "" : ` (${formatSize(free)} free now)`) + ".";
   return (
     `Lathe could not save ${name}: ${what}. The run was stopped, so nothing runs unsaved; ` +
     `what was not written is kept in memory and is written as soon as it can be. ${space} Then press Retry or send a message.`

@@ -130,8 +130,7 @@ export class SettingsService {
   /** Keys and endpoints as the provider layer wants them (keys decrypted, env left to it). */
   providerSettings(): ProviderSettings {
     const stored = this.storedProviders();
-    const endpoint = (e: StoredEndpoint | undefined) =>
-      e ? { baseUrl: e.baseUrl, apiKey: this.unseal(e.sealedKey) } : undefined;
+    const endpoint = (e: StoredEndpoint | undefined) => (e ? { baseUrl: e.baseUrl, apiKey: this.unseal(e.sealedKey) } : undefined);
     return {
       anthropic: endpoint(stored.anthropic),
       openai: endpoint(stored.openai),
@@ -217,7 +216,10 @@ export class SettingsService {
     const found = Object.entries(KEY_VARS).filter(([, variable]) => this.env[variable]);
     if (found.length === 0) throw new ServiceError("not-found", "Lathe was not started with provider keys in its environment: there is nothing to move.");
     if (!this.secrets.available) {
-      throw new ServiceError("unavailable", `${this.secrets.unavailableReason ?? "No OS keyring is available."} The keys stay in the environment; commands run outside the sandbox can read them.`);
+      throw new ServiceError(
+        "unavailable",
+        `${this.secrets.unavailableReason ?? "No OS keyring is available."} The keys stay in the environment; commands run outside the sandbox can read them.`,
+      );
     }
     for (const [provider, variable] of found) this.setProvider({ id: provider, apiKey: this.env[variable]! });
     return this.view();

@@ -48,19 +48,14 @@ export function toStoreError(err: unknown, action: string): StoreError {
   if (err instanceof StoreError) return err;
   const code = sqliteCode(err);
   const detail = err instanceof Error ? err.message : String(err);
-  if (code === "SQLITE_FULL" || code === "ENOSPC")
-    return new StoreError("disk-full", `The disk is full: ${action} failed and nothing of it was written.`, { cause: err });
+  if (code === "SQLITE_FULL" || code === "ENOSPC") return new StoreError("disk-full", `The disk is full: ${action} failed and nothing of it was written.`, { cause: err });
   if (code.startsWith("SQLITE_READONLY") || code === "EROFS" || code === "EACCES" || code === "EPERM")
     return new StoreError("read-only", `The data folder is read-only: ${action} failed and nothing of it was written (${detail}).`, {
       cause: err,
     });
-  if (code.startsWith("SQLITE_CANTOPEN"))
-    return new StoreError("unavailable", `The session database cannot be opened: ${action} failed (${detail}).`, { cause: err });
-  if (isCorruptionError(err))
-    return new StoreError("corrupt", `The session database is damaged: ${action} failed (${detail}).`, { cause: err });
-  if (code.startsWith("SQLITE_CONSTRAINT"))
-    return new StoreError("invalid", `${action} failed: ${detail}`, { cause: err });
-  if (code.startsWith("SQLITE_IOERR"))
-    return new StoreError("io", `A disk error stopped ${action}; nothing of it was written (${detail}).`, { cause: err });
+  if (code.startsWith("SQLITE_CANTOPEN")) return new StoreError("unavailable", `The session database cannot be opened: ${action} failed (${detail}).`, { cause: err });
+  if (isCorruptionError(err)) return new StoreError("corrupt", `The session database is damaged: ${action} failed (${detail}).`, { cause: err });
+  if (code.startsWith("SQLITE_CONSTRAINT")) return new StoreError("invalid", `${action} failed: ${detail}`, { cause: err });
+  if (code.startsWith("SQLITE_IOERR")) return new StoreError("io", `A disk error stopped ${action}; nothing of it was written (${detail}).`, { cause: err });
   return new StoreError("io", `${action} failed: ${detail}`, { cause: err });
 }

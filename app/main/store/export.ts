@@ -72,8 +72,7 @@ function messageMarkdown(message: AgentMessage): string {
         else if (b.type === "thinking") parts.push(b.redacted ? "> *[redacted thinking]*" : quoted(b.thinking));
         else parts.push(toolCallMarkdown(b));
       }
-      if (message.stopReason === "error" || message.stopReason === "aborted")
-        parts.push(`*[${message.stopReason}${message.errorMessage ? `: ${message.errorMessage}` : ""}]*`);
+      if (message.stopReason === "error" || message.stopReason === "aborted") parts.push(`*[${message.stopReason}${message.errorMessage ? `: ${message.errorMessage}` : ""}]*`);
       break;
     case "toolResult":
       parts.push(`### Tool result \`${message.toolName}\` (${message.toolCallId})${message.isError ? " · error" : ""}`);

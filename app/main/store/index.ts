@@ -15,9 +15,7 @@ import { openDatabase, type StoreNotice as DatabaseNotice } from "./open-databas
 import { repairInterruptedRuns } from "./repair.ts";
 import { SessionStore } from "./session-store.ts";
 
-export type StoreNotice =
-  | DatabaseNotice
-  | { kind: "runs-interrupted"; message: string; sessionIds: number[]; abortedToolResults: number };
+export type StoreNotice = DatabaseNotice | { kind: "runs-interrupted"; message: string; sessionIds: number[]; abortedToolResults: number };
 
 export interface OpenStoreOptions {
   /** The data folder: Electron's userData, the headless host's --data-dir, a temp folder in tests. */

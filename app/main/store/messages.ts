@@ -62,14 +62,7 @@ export function insertMessageAt(db: Database, sessionId: number, position: numbe
   if (position >= POSITION_SPAN) throw new StoreError("invalid", `Session ${sessionId} is full (${POSITION_SPAN} messages).`);
   const { tokens, cost } = usageOf(message);
   const id = messageId(sessionId, position);
-  statement(db, "INSERT INTO messages (id, role, data, tokens, cost, created_at) VALUES (?, ?, ?, ?, ?, ?)").run(
-    id,
-    message.role,
-    JSON.stringify(message),
-    tokens,
-    cost,
-    now,
-  );
+  statement(db, "INSERT INTO messages (id, role, data, tokens, cost, created_at) VALUES (?, ?, ?, ?, ?, ?)").run(id, message.role, JSON.stringify(message), tokens, cost, now);
   if (isMarked(message)) statement(db, "INSERT INTO message_marks (id) VALUES (?)").run(id);
 }
 
@@ -80,10 +73,10 @@ export function isMarked(message: AgentMessage): boolean {
 
 /** The marked messages of a session (see isMarked), with their positions, in order. */
 export function readMarkedMessages(db: Database, sessionId: number): { position: number; message: AgentMessage }[] {
-  const rows = statement(
-    db,
-    "SELECT m.id, m.data FROM message_marks k JOIN messages m ON m.id = k.id WHERE k.id >= ? AND k.id < ? ORDER BY k.id",
-  ).all(firstMessageId(sessionId), endMessageId(sessionId)) as { id: number; data: string }[];
+  const rows = statement(db, "SELECT m.id, m.data FROM message_marks k JOIN messages m ON m.id = k.id WHERE k.id >= ? AND k.id < ? ORDER BY k.id").all(
+    firstMessageId(sessionId),
+    endMessageId(sessionId),
+  ) as { id: number; data: string }[];
   return rows.map((row) => ({ position: positionOf(row.id), message: JSON.parse(row.data) as AgentMessage }));
 }
 

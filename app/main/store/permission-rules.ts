@@ -41,10 +41,14 @@ export class PermissionRules {
     if ((rule.scope === "global") !== (rule.scopeId === null))
       throw new StoreError("invalid", `A ${rule.scope} rule ${rule.scope === "global" ? "takes no" : "needs a"} scope id.`);
     try {
-      return statement(
-        this.#db,
-        `INSERT INTO permission_rules (tool, pattern, action, scope, scope_id, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-      ).get(rule.tool, rule.pattern ?? "*", rule.action, rule.scope, rule.scopeId, Date.now()) as PermissionRule;
+      return statement(this.#db, `INSERT INTO permission_rules (tool, pattern, action, scope, scope_id, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`).get(
+        rule.tool,
+        rule.pattern ?? "*",
+        rule.action,
+        rule.scope,
+        rule.scopeId,
+        Date.now(),
+      ) as PermissionRule;
     } catch (err) {
       throw toStoreError(err, `saving the permission rule for ${rule.tool}`);
     }

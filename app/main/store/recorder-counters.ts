@@ -50,10 +50,11 @@ export class RecorderCounters {
   }
 
   #read(): Base {
-    const row = statement(
-      this.#db,
-      "SELECT (SELECT max(id) FROM messages WHERE id >= ? AND id < ?) AS last, title IS NOT NULL AS hasTitle FROM sessions WHERE id = ?",
-    ).get(firstMessageId(this.#sessionId), endMessageId(this.#sessionId), this.#sessionId) as { last: number | null; hasTitle: number } | undefined;
+    const row = statement(this.#db, "SELECT (SELECT max(id) FROM messages WHERE id >= ? AND id < ?) AS last, title IS NOT NULL AS hasTitle FROM sessions WHERE id = ?").get(
+      firstMessageId(this.#sessionId),
+      endMessageId(this.#sessionId),
+      this.#sessionId,
+    ) as { last: number | null; hasTitle: number } | undefined;
     if (!row) throw new StoreError("not-found", `Session ${this.#sessionId} does not exist.`);
     return { next: row.last === null ? 0 : positionOf(row.last) + 1, hasTitle: row.hasTitle === 1 };
   }
@@ -86,10 +87,13 @@ export class RecorderCounters {
   write(): () => void {
     if (!this.lagging || !this.#base) return NOTHING;
     const written = { messages: this.#messages, tokens: this.#tokens, cost: this.#cost };
-    statement(
-      this.#db,
-      "UPDATE sessions SET message_count = ?, tokens = tokens + ?, cost = cost + ?, updated_at = max(updated_at, ?) WHERE id = ?",
-    ).run(this.#base.next + written.messages, written.tokens, written.cost, this.#at, this.#sessionId);
+    statement(this.#db, "UPDATE sessions SET message_count = ?, tokens = tokens + ?, cost = cost + ?, updated_at = max(updated_at, ?) WHERE id = ?").run(
+      this.#base.next + written.messages,
+      written.tokens,
+      written.cost,
+      this.#at,
+      this.#sessionId,
+    );
     return () => {
       this.#messages -= written.messages;
       this.#tokens -= written.tokens;

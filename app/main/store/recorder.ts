@@ -286,9 +286,7 @@ export class SessionRecorder {
   #write(unit: Unit): void {
     const db = this.#db;
     if (unit.kind === "run-start") {
-      unit.run.id = statement(db, "INSERT INTO runs (session_id, started_at, status) VALUES (?, ?, 'running') RETURNING id")
-        .pluck()
-        .get(this.sessionId, unit.at) as number;
+      unit.run.id = statement(db, "INSERT INTO runs (session_id, started_at, status) VALUES (?, ?, 'running') RETURNING id").pluck().get(this.sessionId, unit.at) as number;
       return;
     }
     const runId = unit.run.id!;

@@ -25,21 +25,19 @@ export function abortedToolResult(toolCallId: string, toolName: string, timestam
 
 /** Appends aborted results for the tool calls of the session's last assistant message that have none. Returns how many. */
 export function completeDanglingToolCalls(db: Database, sessionId: number, now: number): number {
-  const last = statement(
-    db,
-    "SELECT id, data FROM messages WHERE id >= ? AND id < ? AND role = 'assistant' ORDER BY id DESC LIMIT 1",
-  ).get(firstMessageId(sessionId), endMessageId(sessionId)) as { id: number; data: string } | undefined;
+  const last = statement(db, "SELECT id, data FROM messages WHERE id >= ? AND id < ? AND role = 'assistant' ORDER BY id DESC LIMIT 1").get(
+    firstMessageId(sessionId),
+    endMessageId(sessionId),
+  ) as { id: number; data: string } | undefined;
   if (!last) return 0;
   const assistant = JSON.parse(last.data) as AgentMessage;
   if (assistant.role !== "assistant") return 0;
   const calls = assistant.content.filter((block) => block.type === "toolCall");
   if (calls.length === 0) return 0;
   const answered = new Set(
-    (
-      statement(db, "SELECT data FROM messages WHERE id > ? AND id < ? AND role = 'toolResult'")
-        .pluck()
-        .all(last.id, endMessageId(sessionId)) as string[]
-    ).map((data) => (JSON.parse(data) as ToolResultMessage).toolCallId),
+    (statement(db, "SELECT data FROM messages WHERE id > ? AND id < ? AND role = 'toolResult'").pluck().all(last.id, endMessageId(sessionId)) as string[]).map(
+      (data) => (JSON.parse(data) as ToolResultMessage).toolCallId,
+    ),
   );
   let added = 0;
   for (const call of calls) {
@@ -56,10 +54,11 @@ export function completeDanglingToolCalls(db: Database, sessionId: number, now: 
  * Reads only the rows beyond what the row counts. Returns how many messages it added to the count.
  */
 export function reconcileCounters(db: Database, sessionId: number): number {
-  const row = statement(
-    db,
-    "SELECT message_count AS counted, (SELECT max(id) FROM messages WHERE id >= @first AND id < @end) AS last FROM sessions WHERE id = @id",
-  ).get({ first: firstMessageId(sessionId), end: endMessageId(sessionId), id: sessionId }) as { counted: number; last: number | null } | undefined;
+  const row = statement(db, "SELECT message_count AS counted, (SELECT max(id) FROM messages WHERE id >= @first AND id < @end) AS last FROM sessions WHERE id = @id").get({
+    first: firstMessageId(sessionId),
+    end: endMessageId(sessionId),
+    id: sessionId,
+  }) as { counted: number; last: number | null } | undefined;
   if (!row || row.last === null) return 0;
   const stored = positionOf(row.last) + 1;
   if (stored <= row.counted) return 0;

@@ -72,9 +72,7 @@ export class SearchIndexer {
   /** Indexes up to `size` waiting messages in one transaction; returns how many. */
   #indexBatch(size: number): number {
     if (!this.#db.open) return 0;
-    const behind = (this.#behind ??= new Set(
-      statement(this.#db, "SELECT id FROM sessions WHERE indexed_count < message_count").pluck().all() as number[],
-    ));
+    const behind = (this.#behind ??= new Set(statement(this.#db, "SELECT id FROM sessions WHERE indexed_count < message_count").pluck().all() as number[]));
     if (behind.size === 0) return 0;
     try {
       return this.#indexBatchOf(behind, size);
@@ -90,16 +88,15 @@ export class SearchIndexer {
       for (const sessionId of behind) {
         if (indexed >= size) break;
         const row = statement(this.#db, "SELECT indexed_count AS done, message_count AS total FROM sessions WHERE id = ?").get(sessionId) as
-          | { done: number; total: number }
-          | undefined;
+          { done: number; total: number } | undefined;
         const count = row ? Math.min(row.total - row.done, size - indexed) : 0;
         if (!row || count <= 0 || row.done + count >= row.total) behind.delete(sessionId);
         if (!row || count <= 0) continue;
         const from = sessionId * POSITION_SPAN + row.done;
-        statement(
-          this.#db,
-          `INSERT INTO message_fts(rowid, text) SELECT id, ${MESSAGE_TEXT_FUNCTION}(data) FROM messages WHERE id >= ? AND id < ? ORDER BY id`,
-        ).run(from, from + count);
+        statement(this.#db, `INSERT INTO message_fts(rowid, text) SELECT id, ${MESSAGE_TEXT_FUNCTION}(data) FROM messages WHERE id >= ? AND id < ? ORDER BY id`).run(
+          from,
+          from + count,
+        );
         statement(this.#db, "UPDATE sessions SET indexed_count = ? WHERE id = ?").run(row.done + count, sessionId);
         indexed += count;
       }

@@ -209,8 +209,7 @@ export class SessionStore {
     const trimmed = title.trim();
     if (trimmed === "") throw new StoreError("invalid", "A session title cannot be empty.");
     this.#write("renaming the session", () => {
-      if (statement(this.db, "UPDATE sessions SET title = ? WHERE id = ?").run(trimmed, id).changes === 0)
-        throw new StoreError("not-found", `Session ${id} does not exist.`);
+      if (statement(this.db, "UPDATE sessions SET title = ? WHERE id = ?").run(trimmed, id).changes === 0) throw new StoreError("not-found", `Session ${id} does not exist.`);
     });
   }
 
@@ -274,45 +273,57 @@ export class SessionStore {
    * fork's transcript is valid for a provider.
    */
   forkSession(id: number, throughPosition: number): SessionInfo {
-    return this.#write("forking the session", () => {
-      const source = this.#requireSession(id);
-      if (!Number.isInteger(throughPosition) || throughPosition < 0 || throughPosition >= source.messageCount)
-        throw new StoreError("invalid", `Session ${id} has no message at position ${throughPosition}.`);
-      let through = throughPosition;
-      if (readMessage(this.db, id, through)?.role === "assistant") {
-        while (through + 1 < source.messageCount && readMessage(this.db, id, through + 1)?.role === "toolResult") through++;
-      }
-      const first = firstMessageId(id);
-      const created = statement(
-        this.db,
-        `INSERT INTO sessions (project_id, title, created_at, updated_at, model, base_tool_names, parent_session_id, fork_position,
+    return this.#write(
+      "forking the session",
+      () => {
+        const source = this.#requireSession(id);
+        if (!Number.isInteger(throughPosition) || throughPosition < 0 || throughPosition >= source.messageCount)
+          throw new StoreError("invalid", `Session ${id} has no message at position ${throughPosition}.`);
+        let through = throughPosition;
+        if (readMessage(this.db, id, through)?.role === "assistant") {
+          while (through + 1 < source.messageCount && readMessage(this.db, id, through + 1)?.role === "toolResult") through++;
+        }
+        const first = firstMessageId(id);
+        const created = statement(
+          this.db,
+          `INSERT INTO sessions (project_id, title, created_at, updated_at, model, base_tool_names, parent_session_id, fork_position,
                                message_count, tokens, cost)
          SELECT project_id, title, @now, @now, model, base_tool_names, id, @through, @through + 1,
                 (SELECT coalesce(sum(tokens), 0) FROM messages WHERE id BETWEEN @first AND @first + @through),
                 (SELECT coalesce(sum(cost), 0) FROM messages WHERE id BETWEEN @first AND @first + @through)
            FROM sessions WHERE id = @id RETURNING id`,
-      )
-        .pluck()
-        .get({ now: Date.now(), through, first, id }) as number;
-      copyMessagePrefix(this.db, id, created, through);
-      const calls = readMessages(this.db, created).flatMap((m) => (m.role === "toolResult" ? [m.toolCallId] : []));
-      copyToolOutputs(this.db, id, created, calls);
-      copyToolCallTimes(this.db, id, created, calls);
-      return this.#requireSession(created);
-    }, (fork) => fork.id);
+        )
+          .pluck()
+          .get({ now: Date.now(), through, first, id }) as number;
+        copyMessagePrefix(this.db, id, created, through);
+        const calls = readMessages(this.db, created).flatMap((m) => (m.role === "toolResult" ? [m.toolCallId] : []));
+        copyToolOutputs(this.db, id, created, calls);
+        copyToolCallTimes(this.db, id, created, calls);
+        return this.#requireSession(created);
+      },
+      (fork) => fork.id,
+    );
   }
 
   // Messages
 
   /** Commits one message at the session's next position (durable when this returns); returns the position. */
   appendMessage(sessionId: number, message: AgentMessage): number {
-    return this.#write(`saving the ${message.role} message`, () => appendMessageRow(this.db, sessionId, message, Date.now()), () => sessionId);
+    return this.#write(
+      `saving the ${message.role} message`,
+      () => appendMessageRow(this.db, sessionId, message, Date.now()),
+      () => sessionId,
+    );
   }
 
   /** Commits several messages in one transaction (all or none); returns their positions. */
   appendMessages(sessionId: number, messages: readonly AgentMessage[]): number[] {
     const now = Date.now();
-    return this.#write(`saving ${messages.length} messages`, () => messages.map((m) => appendMessageRow(this.db, sessionId, m, now)), () => sessionId);
+    return this.#write(
+      `saving ${messages.length} messages`,
+      () => messages.map((m) => appendMessageRow(this.db, sessionId, m, now)),
+      () => sessionId,
+    );
   }
 
   /** Messages at positions [from, to). */
@@ -321,10 +332,9 @@ export class SessionStore {
   }
 
   listRuns(sessionId: number): RunInfo[] {
-    return statement(
-      this.db,
-      "SELECT id, session_id AS sessionId, started_at AS startedAt, ended_at AS endedAt, status FROM runs WHERE session_id = ? ORDER BY id",
-    ).all(sessionId) as RunInfo[];
+    return statement(this.db, "SELECT id, session_id AS sessionId, started_at AS startedAt, ended_at AS endedAt, status FROM runs WHERE session_id = ? ORDER BY id").all(
+      sessionId,
+    ) as RunInfo[];
   }
 
   /**

@@ -72,8 +72,7 @@ interface Row {
 }
 
 const OUTCOMES: ReadonlySet<string> = new Set<ToolCallOutcome>(["done", "failed", "denied", "stopped"]);
-const COLUMNS =
-  "tool_call_id AS toolCallId, started_at AS startedAt, executing_at AS executingAt, ended_at AS endedAt, is_error AS isError, outcome, reason";
+const COLUMNS = "tool_call_id AS toolCallId, started_at AS startedAt, executing_at AS executingAt, ended_at AS endedAt, is_error AS isError, outcome, reason";
 
 const toTime = (row: Row): ToolCallTime => ({
   ...row,

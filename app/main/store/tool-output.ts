@@ -39,9 +39,7 @@ export function writeToolOutput(db: Database, sessionId: number, toolCallId: str
 }
 
 export function listToolOutputs(db: Database, sessionId: number): ToolOutputInfo[] {
-  return statement(db, "SELECT tool_call_id AS toolCallId, total_chars AS totalChars FROM tool_output WHERE session_id = ? ORDER BY id").all(
-    sessionId,
-  ) as ToolOutputInfo[];
+  return statement(db, "SELECT tool_call_id AS toolCallId, total_chars AS totalChars FROM tool_output WHERE session_id = ? ORDER BY id").all(sessionId) as ToolOutputInfo[];
 }
 
 /** The given calls that have a log (one lookup each, for a page). */

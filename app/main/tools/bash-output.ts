@@ -297,7 +297,7 @@ export class OutputCollector {
     if (this.fd === undefined || this.fileError) return;
     try {
       if (typeof data === "string") writeSync(this.fd, data);
-      else for (let at = 0; at < data.length; ) at += writeSync(this.fd, data, at);
+      else for (let at = 0; at < data.length;) at += writeSync(this.fd, data, at);
     } catch (err) {
       this.fileError = err as Error;
       closeSync(this.fd);

@@ -39,7 +39,10 @@ const IDLE_FLUSH_MS = 150;
 const bashParameters = Type.Object({
   command: Type.String({ description: "The command line, run with `bash -c` in the project folder." }),
   timeout: Type.Optional(
-    Type.Number({ exclusiveMinimum: 0, description: `Timeout in seconds for this call (default: the session's; at most ${MAX_BASH_TIMEOUT_MS / 1000}, longer values are clamped).` }),
+    Type.Number({
+      exclusiveMinimum: 0,
+      description: `Timeout in seconds for this call (default: the session's; at most ${MAX_BASH_TIMEOUT_MS / 1000}, longer values are clamped).`,
+    }),
   ),
 });
 

@@ -95,7 +95,10 @@ export function boundedEditDiff(oldName: string, newName: string, original: stri
       last.splices.push(splice);
     } else windows.push({ start, end, splices: [splice] });
   }
-  const starts = lineNumbers(original, windows.map((w) => w.start));
+  const starts = lineNumbers(
+    original,
+    windows.map((w) => w.start),
+  );
   let delta = 0;
   const regions: Region[] = windows.map((w, i) => {
     const oldText = original.slice(w.start, w.end);

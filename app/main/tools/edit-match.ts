@@ -48,17 +48,28 @@ export const MAX_LISTED_MATCHES = 5;
 const MAX_QUOTED_LINE_CHARS = 300;
 
 const QUOTES: Record<string, string> = {
-  "\u2018": "'", "\u2019": "'", "\u201A": "'", "\u201B": "'", "\u2032": "'",
-  "\u201C": '"', "\u201D": '"', "\u201E": '"', "\u201F": '"', "\u2033": '"',
-  "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-", "\u2212": "-",
+  "\u2018": "'",
+  "\u2019": "'",
+  "\u201A": "'",
+  "\u201B": "'",
+  "\u2032": "'",
+  "\u201C": '"',
+  "\u201D": '"',
+  "\u201E": '"',
+  "\u201F": '"',
+  "\u2033": '"',
+  "\u2010": "-",
+  "\u2011": "-",
+  "\u2012": "-",
+  "\u2013": "-",
+  "\u2014": "-",
+  "\u2015": "-",
+  "\u2212": "-",
 };
 const ONE_FOR_ONE = /[\r\u00A0\u2000-\u200A\u202F\u205F\u3000\u2018\u2019\u201A\u201B\u2032\u201C\u201D\u201E\u201F\u2033\u2010-\u2015\u2212]/g;
 
 function isSpace(code: number): boolean {
-  return (
-    code === 0x20 || code === 0x09 || code === 0x0d || code === 0xa0 ||
-    (code >= 0x2000 && code <= 0x200a) || code === 0x202f || code === 0x205f || code === 0x3000
-  );
+  return code === 0x20 || code === 0x09 || code === 0x0d || code === 0xa0 || (code >= 0x2000 && code <= 0x200a) || code === 0x202f || code === 0x205f || code === 0x3000;
 }
 
 export interface Normalized {
@@ -205,17 +216,20 @@ export function planEdits(original: string, edits: readonly TextEdit[]): EditPla
     const a = sorted[i - 1]!;
     const b = sorted[i]!;
     if (b.start < a.end) {
-      throw new EditError(
-        "overlap",
-        `Edits #${a.index + 1} and #${b.index + 1} overlap (around line ${linesOf(original, [b.start])[0]}); merge them into one edit.`,
-      );
+      throw new EditError("overlap", `Edits #${a.index + 1} and #${b.index + 1} overlap (around line ${linesOf(original, [b.start])[0]}); merge them into one edit.`);
     }
   }
   const splices = sorted.map((loc) => ({ start: loc.start, end: loc.end, newText: edits[loc.index]!.newText }));
   if (splices.every((s) => original.slice(s.start, s.end) === s.newText)) {
     throw new EditError("no_change", "The edits change nothing: each newText equals the text it replaces.");
   }
-  return { splices, normalizedEdits: located.filter((l) => l.normalized).map((l) => l.index).sort((a, b) => a - b) };
+  return {
+    splices,
+    normalizedEdits: located
+      .filter((l) => l.normalized)
+      .map((l) => l.index)
+      .sort((a, b) => a - b),
+  };
 }
 
 /** The text with the splices applied (for callers that need it whole; small texts). */
@@ -293,7 +307,6 @@ class SimilarityTo {
     return (2 * common) / (n + this.#total);
   }
 }
-
 
 function quoteLine(line: string): string {
   return line.length > MAX_QUOTED_LINE_CHARS ? `${line.slice(0, MAX_QUOTED_LINE_CHARS)}… [line cut]` : line;

@@ -100,8 +100,12 @@ export function isCrlf(text: string): boolean {
 function readEditText(job: EditJob): { text: string; bom: boolean } {
   let raw: Buffer;
   try {
-    raw = readWhole(job.path, job.shown, "edit", MAX_EDIT_FILE_BYTES, (size) =>
-      new Error(`${job.shown} is ${formatBytes(size)}; edit changes files up to ${formatBytes(MAX_EDIT_FILE_BYTES)}. Use bash (e.g. sed) for larger files.`),
+    raw = readWhole(
+      job.path,
+      job.shown,
+      "edit",
+      MAX_EDIT_FILE_BYTES,
+      (size) => new Error(`${job.shown} is ${formatBytes(size)}; edit changes files up to ${formatBytes(MAX_EDIT_FILE_BYTES)}. Use bash (e.g. sed) for larger files.`),
     );
   } catch (error) {
     throw openError(error, job.shown, "edit");
@@ -157,11 +161,18 @@ export function runFileDiffJob(job: FileDiffJob): FileDiffJobResult {
   let before = "";
   let existed = true;
   try {
-    const raw = readWhole(job.path, job.shown, "write", MAX_DIFF_FILE_BYTES, (size) =>
-      new Error(`${job.shown} is ${formatBytes(size)}, over the ${formatBytes(MAX_DIFF_FILE_BYTES)} a diff is computed for.`),
+    const raw = readWhole(
+      job.path,
+      job.shown,
+      "write",
+      MAX_DIFF_FILE_BYTES,
+      (size) => new Error(`${job.shown} is ${formatBytes(size)}, over the ${formatBytes(MAX_DIFF_FILE_BYTES)} a diff is computed for.`),
     );
     if (looksBinary(raw.subarray(0, 8192))) return note(`${job.shown} is a binary file now.`);
-    before = raw.toString("utf8").replace(/^\uFEFF/, "").replaceAll("\r\n", "\n");
+    before = raw
+      .toString("utf8")
+      .replace(/^\uFEFF/, "")
+      .replaceAll("\r\n", "\n");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") return note(openError(error, job.shown, "write").message);
     existed = false;

@@ -43,7 +43,7 @@ export async function scanLines(
     if (current.length < maxLineChars) current += piece.slice(0, maxLineChars - current.length);
     else if (piece.endsWith("\r")) current = current.slice(0, maxLineChars) + "\r";
   };
-  for (let position = 0; ; ) {
+  for (let position = 0; ;) {
     if (options.signal?.aborted) throw new Error("Read aborted.");
     const want = Math.min(buffer.length, endAt - position);
     const { bytesRead } = want > 0 ? await handle.read(buffer, 0, want, position) : { bytesRead: 0 };

@@ -34,7 +34,13 @@ export function createLsTool(options: { projectDir: string }): AgentTool<typeof 
       if (signal?.aborted) throw new Error("Listing aborted.");
       const names = await Promise.all(
         dirents.map(async (d) => {
-          const isDir = d.isDirectory() || (d.isSymbolicLink() && (await stat(`${absolutePath}/${d.name}`).then((s) => s.isDirectory(), () => false)));
+          const isDir =
+            d.isDirectory() ||
+            (d.isSymbolicLink() &&
+              (await stat(`${absolutePath}/${d.name}`).then(
+                (s) => s.isDirectory(),
+                () => false,
+              )));
           return isDir ? `${d.name}/` : d.name;
         }),
       );

@@ -48,9 +48,7 @@ export function createReadTool(options: { projectDir: string }): AgentTool<typeo
         const mimeType = detectImage(head);
         if (mimeType) return await readImage(handle, shown, info.size, mimeType, base);
         if (looksBinary(head)) {
-          throw new Error(
-            `${shown} is a binary file (${describeBinary(head)}, ${formatBytes(info.size)}); read shows text files and PNG, JPEG, GIF or WebP images only.`,
-          );
+          throw new Error(`${shown} is a binary file (${describeBinary(head)}, ${formatBytes(info.size)}); read shows text files and PNG, JPEG, GIF or WebP images only.`);
         }
         return await readText(handle, shown, info.size, params.offset ?? 1, params.limit, base, signal);
       } finally {
@@ -66,13 +64,7 @@ async function readHead(handle: FileHandle, bytes: number): Promise<Buffer> {
   return buffer.subarray(0, bytesRead);
 }
 
-async function readImage(
-  handle: FileHandle,
-  shown: string,
-  size: number,
-  mimeType: ImageMime,
-  base: Pick<ReadDetails, "path" | "absolutePath" | "outsideProject">,
-) {
+async function readImage(handle: FileHandle, shown: string, size: number, mimeType: ImageMime, base: Pick<ReadDetails, "path" | "absolutePath" | "outsideProject">) {
   if (size > MAX_IMAGE_BYTES) {
     throw new Error(`${shown} is an image (${mimeType}) of ${formatBytes(size)}, over the ${formatBytes(MAX_IMAGE_BYTES)} a model accepts.`);
   }
@@ -106,36 +98,41 @@ async function readText(
   let done = false;
   let cutLine: { number: number; length: number; shownChars: number } | undefined;
   const countAll = size <= COUNT_ALL_LINES_UP_TO;
-  await scanLines(handle, MAX_OUTPUT_BYTES, (line) => {
-    lastLine = line.number;
-    if (line.number < offset) return true;
-    if (done) return countAll;
-    if (out.length >= maxLines) {
-      done = true;
-      stoppedByBounds = maxLines === MAX_OUTPUT_LINES && limit !== MAX_OUTPUT_LINES;
-      return countAll;
-    }
-    const formatted = lineLabel(line.number) + line.text;
-    const cost = byteLength(formatted) + 1;
-    if (bytes + cost > MAX_OUTPUT_BYTES) {
-      done = true;
-      if (out.length > 0) {
-        stoppedByBounds = true;
+  await scanLines(
+    handle,
+    MAX_OUTPUT_BYTES,
+    (line) => {
+      lastLine = line.number;
+      if (line.number < offset) return true;
+      if (done) return countAll;
+      if (out.length >= maxLines) {
+        done = true;
+        stoppedByBounds = maxLines === MAX_OUTPUT_LINES && limit !== MAX_OUTPUT_LINES;
         return countAll;
       }
-      // A single line longer than the whole budget: show its start.
-      const cut = cutToBytes(line.text, MAX_OUTPUT_BYTES - 512);
-      out.push(lineLabel(line.number) + cut);
-      cutLine = { number: line.number, length: line.length, shownChars: cut.length };
+      const formatted = lineLabel(line.number) + line.text;
+      const cost = byteLength(formatted) + 1;
+      if (bytes + cost > MAX_OUTPUT_BYTES) {
+        done = true;
+        if (out.length > 0) {
+          stoppedByBounds = true;
+          return countAll;
+        }
+        // A single line longer than the whole budget: show its start.
+        const cut = cutToBytes(line.text, MAX_OUTPUT_BYTES - 512);
+        out.push(lineLabel(line.number) + cut);
+        cutLine = { number: line.number, length: line.length, shownChars: cut.length };
+        lastShown = line.number;
+        return countAll;
+      }
+      if (line.length > line.text.length) cutLine = { number: line.number, length: line.length, shownChars: line.text.length };
+      out.push(formatted);
+      bytes += cost;
       lastShown = line.number;
-      return countAll;
-    }
-    if (line.length > line.text.length) cutLine = { number: line.number, length: line.length, shownChars: line.text.length };
-    out.push(formatted);
-    bytes += cost;
-    lastShown = line.number;
-    return true;
-  }, { signal, endAt: size });
+      return true;
+    },
+    { signal, endAt: size },
+  );
   const totalLines = countAll ? lastLine : undefined;
   if (lastShown === 0) {
     if (lastLine === 0 && offset === 1) {

@@ -20,10 +20,7 @@ export function isDroppedVariable(name: string): boolean {
   return DROPPED_NAMES.has(upper) || API_KEY_NAME.test(upper) || DROPPED_PREFIXES.some((p) => upper.startsWith(p));
 }
 
-export function sanitizedShellEnv(
-  base: NodeJS.ProcessEnv = process.env,
-  extra: Record<string, string> = {},
-): Record<string, string> {
+export function sanitizedShellEnv(base: NodeJS.ProcessEnv = process.env, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(base)) {
     if (value !== undefined && !isDroppedVariable(name)) env[name] = value;

@@ -70,10 +70,7 @@ function isIgnored(scopes: IgnoreScope[], rel: string, isDir: boolean): boolean 
   return false;
 }
 
-export async function* walk(
-  root: string,
-  options: { projectDir: string; noIgnore?: boolean; signal?: AbortSignal },
-): AsyncGenerator<WalkEntry> {
+export async function* walk(root: string, options: { projectDir: string; noIgnore?: boolean; signal?: AbortSignal }): AsyncGenerator<WalkEntry> {
   const noIgnore = options.noIgnore ?? false;
   const baseScopes = noIgnore ? [] : ancestorScopes(root, path.resolve(options.projectDir));
   async function* visit(dirRel: string, scopes: IgnoreScope[]): AsyncGenerator<WalkEntry> {

@@ -22,8 +22,7 @@ const writeParameters = Type.Object({
   content: Type.String({ description: "The complete new content of the file." }),
 });
 
-const DESCRIPTION =
-  "Write a file: creates it (and any missing parent folders) or replaces its whole content. Use edit for changes to part of an existing file.";
+const DESCRIPTION = "Write a file: creates it (and any missing parent folders) or replaces its whole content. Use edit for changes to part of an existing file.";
 
 export interface WriteToolOptions {
   projectDir: string;

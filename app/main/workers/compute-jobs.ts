@@ -4,14 +4,7 @@
 // Adding a job: add its type to ComputeJob and ComputeResult, and a case to runComputeJob.
 import { type EditJob, type EditJobResult, type FileDiffJob, type FileDiffJobResult, runEditJob, runFileDiffJob } from "../tools/file-jobs.ts";
 import { type GrepJob, type GrepJobResult, runGrepJob } from "../tools/grep-match.ts";
-import {
-  type ContentDiffJob,
-  type ContentDiffJobResult,
-  type FileStatesJob,
-  type FileStatesJobResult,
-  runContentDiffJob,
-  runFileStatesJob,
-} from "./file-state-jobs.ts";
+import { type ContentDiffJob, type ContentDiffJobResult, type FileStatesJob, type FileStatesJobResult, runContentDiffJob, runFileStatesJob } from "./file-state-jobs.ts";
 import { type ProcessTreeJob, type ProcessTreeResult, runProcessTreeJob } from "../tools/process-tree-jobs.ts";
 
 export type ComputeJob = EditJob | FileDiffJob | GrepJob | FileStatesJob | ContentDiffJob | ProcessTreeJob;
@@ -49,8 +42,6 @@ export function runComputeJob(job: ComputeJob): EditJobResult | FileDiffJobResul
 }
 
 /** What a worker posts back for one job. */
-export type WorkerReply =
-  | { id: number; ok: true; result: unknown }
-  | { id: number; ok: false; error: { name: string; message: string; kind?: string } };
+export type WorkerReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: { name: string; message: string; kind?: string } };
 /** What a worker posts: one reply per job, and `{ ready: true }` once, when its code is loaded. */
 export type WorkerMessage = WorkerReply | { ready: true };

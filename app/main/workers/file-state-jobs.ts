@@ -108,7 +108,13 @@ export function runContentDiffJob(job: ContentDiffJob): ContentDiffJobResult {
   if ((before && looksBinary(before.subarray(0, 8192))) || (after && looksBinary(after.subarray(0, 8192)))) {
     return { diff: "", complete: true, binary: true };
   }
-  const text = (b: Buffer | null) => (b ? b.toString("utf8").replace(/^\uFEFF/, "").replaceAll("\r\n", "\n") : "");
+  const text = (b: Buffer | null) =>
+    b
+      ? b
+          .toString("utf8")
+          .replace(/^\uFEFF/, "")
+          .replaceAll("\r\n", "\n")
+      : "";
   const diff = boundedTextDiff(before ? `a/${job.name}` : "/dev/null", after ? `b/${job.name}` : "/dev/null", text(before), text(after));
   return { diff: diff.text, complete: diff.complete, binary: false };
 }

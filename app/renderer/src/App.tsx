@@ -72,7 +72,10 @@ function Shell() {
   useEffect(() => {
     if (sessionShown === null || listedOwner !== undefined) return;
     let live = true;
-    unwrap(getApi().sessions.get({ sessionId: sessionShown })).then((s) => live && setFetchedOwner({ sessionId: s.id, projectId: s.projectId }), () => undefined);
+    unwrap(getApi().sessions.get({ sessionId: sessionShown })).then(
+      (s) => live && setFetchedOwner({ sessionId: s.id, projectId: s.projectId }),
+      () => undefined,
+    );
     return () => {
       live = false;
     };
@@ -108,7 +111,10 @@ function Shell() {
   );
   const openSessionById = useCallback(
     (sessionId: number) => {
-      unwrap(getApi().sessions.get({ sessionId })).then((s) => openSession(s), (e: unknown) => setNotice(errorText(e)));
+      unwrap(getApi().sessions.get({ sessionId })).then(
+        (s) => openSession(s),
+        (e: unknown) => setNotice(errorText(e)),
+      );
     },
     [openSession],
   );
@@ -235,7 +241,13 @@ function Shell() {
               <div className="page muted">{snapshot.loaded ? "There is no such project." : "Loading…"}</div>
             ))}
           {route.screen === "session" && (
-            <SessionView key={route.sessionId} sessionId={route.sessionId} jumpTo={route.jumpTo} project={project} onOpenSession={(s, at) => openSession(s, at ?? null)} onOpenProject={showProject}
+            <SessionView
+              key={route.sessionId}
+              sessionId={route.sessionId}
+              jumpTo={route.jumpTo}
+              project={project}
+              onOpenSession={(s, at) => openSession(s, at ?? null)}
+              onOpenProject={showProject}
               onForked={(fork) => {
                 directory.noteSession(fork);
                 openSession(fork);

@@ -75,12 +75,7 @@ export const CustomMessageSchema = Type.Object({
   details: Type.Optional(Type.Unknown()),
   timestamp: Type.Number(),
 });
-export const AgentMessageSchema = Type.Union([
-  UserMessageSchema,
-  AssistantMessageSchema,
-  ToolResultMessageSchema,
-  CustomMessageSchema,
-]);
+export const AgentMessageSchema = Type.Union([UserMessageSchema, AssistantMessageSchema, ToolResultMessageSchema, CustomMessageSchema]);
 
 export const ModelSchema = Type.Object({
   id: Type.String(),
@@ -114,8 +109,7 @@ export const WireAssistantEventSchema = Type.Object({
   delta: Type.Optional(Type.String()),
 });
 
-const event = <T extends string, P extends Parameters<typeof Type.Object>[0]>(type: T, props: P) =>
-  Type.Object({ type: Type.Literal(type), ...props });
+const event = <T extends string, P extends Parameters<typeof Type.Object>[0]>(type: T, props: P) => Type.Object({ type: Type.Literal(type), ...props });
 
 /** SessionEvent on the wire: the loop's AgentEvent and the session layer's tool_call_phase (see app/shared/agent-types.ts). */
 export const WireAgentEventSchema = Type.Union([

@@ -122,7 +122,13 @@ export const LiveToolSchema = Type.Object({
   /** The latest progress details, without the output chunk. */
   progress: Type.Unknown(),
   waitingForInput: Type.Boolean(),
-  result: Nullable(Type.Object({ content: Type.Array(Type.Union([TextContentSchema, Type.Object({ type: Type.Literal("image"), data: Type.String(), mimeType: Type.String() })])), details: Type.Unknown(), isError: Type.Boolean() })),
+  result: Nullable(
+    Type.Object({
+      content: Type.Array(Type.Union([TextContentSchema, Type.Object({ type: Type.Literal("image"), data: Type.String(), mimeType: Type.String() })])),
+      details: Type.Unknown(),
+      isError: Type.Boolean(),
+    }),
+  ),
 });
 
 /** What a running session shows beyond its stored transcript: the message streaming, running tools. */
@@ -255,14 +261,8 @@ export const requests = {
     Type.Object({ ...SessionRef, text: Type.String({ maxLength: 1_000_000 }), images: Type.Optional(Type.Array(ImageContentSchema, { maxItems: 20 })) }),
     Type.Object({ delivery: Type.Union([Type.Literal("prompt"), Type.Literal("steer"), Type.Literal("followUp")]) }),
   ),
-  "sessions.steer": request(
-    Type.Object({ ...SessionRef, text: NonEmpty(1_000_000), images: Type.Optional(Type.Array(ImageContentSchema, { maxItems: 20 })) }),
-    Type.Object({}),
-  ),
-  "sessions.followUp": request(
-    Type.Object({ ...SessionRef, text: NonEmpty(1_000_000), images: Type.Optional(Type.Array(ImageContentSchema, { maxItems: 20 })) }),
-    Type.Object({}),
-  ),
+  "sessions.steer": request(Type.Object({ ...SessionRef, text: NonEmpty(1_000_000), images: Type.Optional(Type.Array(ImageContentSchema, { maxItems: 20 })) }), Type.Object({})),
+  "sessions.followUp": request(Type.Object({ ...SessionRef, text: NonEmpty(1_000_000), images: Type.Optional(Type.Array(ImageContentSchema, { maxItems: 20 })) }), Type.Object({})),
   "sessions.abort": request(Type.Object(SessionRef), Type.Object({})),
   "sessions.state": request(Type.Object(SessionRef), SessionStateSchema),
   /** The state of every session this app ran since it started (running, waiting, or how its run ended). */
@@ -296,15 +296,15 @@ export const requests = {
   "tools.input": request(Type.Object({ ...SessionRef, toolCallId: NonEmpty(200), data: Type.String({ maxLength: 65_536 }) }), Type.Object({})),
   "tools.interrupt": request(Type.Object({ ...SessionRef, toolCallId: NonEmpty(200) }), Type.Object({})),
   /** A finished call's stored terminal log (raw, with colours; head and tail when it was long). */
-  "tools.output": request(
-    Type.Object({ ...SessionRef, toolCallId: NonEmpty(200) }),
-    Type.Object({ text: Type.String(), totalChars: Type.Integer(), truncated: Type.Boolean() }),
-  ),
+  "tools.output": request(Type.Object({ ...SessionRef, toolCallId: NonEmpty(200) }), Type.Object({ text: Type.String(), totalChars: Type.Integer(), truncated: Type.Boolean() })),
   /**
    * After the sandbox blocked a bash call: asks the agent to run the command again, outside the
    * sandbox; the permission dialog then asks before it runs.
    */
-  "tools.rerunOutsideSandbox": request(Type.Object({ ...SessionRef, toolCallId: NonEmpty(200) }), Type.Object({ delivery: Type.Union([Type.Literal("prompt"), Type.Literal("steer")]) })),
+  "tools.rerunOutsideSandbox": request(
+    Type.Object({ ...SessionRef, toolCallId: NonEmpty(200) }),
+    Type.Object({ delivery: Type.Union([Type.Literal("prompt"), Type.Literal("steer")]) }),
+  ),
   "models.list": request(Type.Object({}), Type.Array(ModelSchema)),
   "models.refresh": request(Type.Object({ provider: NonEmpty(100) }), Type.Array(ModelSchema)),
   "settings.get": request(Type.Object({}), SettingsSchema),
@@ -400,18 +400,12 @@ export const requests = {
   /** The files each turn of the session changed (from its checkpoints), and its rewinds. */
   "checkpoints.list": request(Type.Object(SessionRef), CheckpointListSchema),
   /** One file's diff between two checkpoints of the session's project (bounded). */
-  "checkpoints.diff": request(
-    Type.Object({ ...SessionRef, fromId: Id, toId: Id, fileId: NonEmpty(16_384) }),
-    FileDiffSchema,
-  ),
+  "checkpoints.diff": request(Type.Object({ ...SessionRef, fromId: Id, toId: Id, fileId: NonEmpty(16_384) }), FileDiffSchema),
   /**
    * What rewinding the files to before user message `position` (or undoing rewind `undoOf`) would
    * do, file by file. Takes a checkpoint of the project as it is now. Nothing is changed yet.
    */
-  "checkpoints.preview": request(
-    Type.Object({ ...SessionRef, position: Type.Optional(Type.Integer({ minimum: 0 })), undoOf: Type.Optional(Id) }),
-    RewindPreviewSchema,
-  ),
+  "checkpoints.preview": request(Type.Object({ ...SessionRef, position: Type.Optional(Type.Integer({ minimum: 0 })), undoOf: Type.Optional(Id) }), RewindPreviewSchema),
   /**
    * Applies a preview: `restore` names the conflicting files to restore anyway (the others are
    * kept). The conversation is kept (a note is added) or forked from before the message; the files

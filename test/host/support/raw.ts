@@ -31,7 +31,14 @@ export function clientFrame(payload: string | Buffer, opcode = 0x1): Buffer {
       ? Buffer.from([0x80 | opcode, 0x80 | data.length])
       : data.length < 65536
         ? Buffer.from([0x80 | opcode, 0x80 | 126, data.length >> 8, data.length & 0xff])
-        : Buffer.concat([Buffer.from([0x80 | opcode, 0x80 | 127]), (() => { const b = Buffer.alloc(8); b.writeBigUInt64BE(BigInt(data.length)); return b; })()]);
+        : Buffer.concat([
+            Buffer.from([0x80 | opcode, 0x80 | 127]),
+            (() => {
+              const b = Buffer.alloc(8);
+              b.writeBigUInt64BE(BigInt(data.length));
+              return b;
+            })(),
+          ]);
   const body = Buffer.from(data.map((byte, i) => byte ^ mask[i % 4]!));
   return Buffer.concat([head, mask, body]);
 }
@@ -110,7 +117,9 @@ export function upgradeRequest(target: string, headers: Record<string, string | 
     "Sec-WebSocket-Version": "13",
     ...headers,
   };
-  const lines = Object.entries(all).filter((e): e is [string, string] => e[1] !== null).map(([k, v]) => `${k}: ${v}\r\n`);
+  const lines = Object.entries(all)
+    .filter((e): e is [string, string] => e[1] !== null)
+    .map(([k, v]) => `${k}: ${v}\r\n`);
   return `GET ${target} HTTP/1.1\r\n${lines.join("")}\r\n`;
 }
 

@@ -19,7 +19,12 @@ function mcpServer(): Server {
   const server = new Server({ name: "http-fixture", version: "1.0.0" }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: [
-      { name: "echo", description: "Echoes the text.", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] }, annotations: { readOnlyHint: true } },
+      {
+        name: "echo",
+        description: "Echoes the text.",
+        inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+        annotations: { readOnlyHint: true },
+      },
       { name: "count", description: "Counts to `to` with progress notices.", inputSchema: { type: "object", properties: { to: { type: "integer" } }, required: ["to"] } },
       { name: "huge", description: "Answers with more than 16 MB.", inputSchema: { type: "object" } },
     ],

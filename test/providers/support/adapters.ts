@@ -6,7 +6,17 @@ import { streamAnthropic } from "../../../app/main/providers/anthropic.ts";
 import { streamOpenAICompletions } from "../../../app/main/providers/openai-completions.ts";
 import { streamOpenAIResponses } from "../../../app/main/providers/openai-responses.ts";
 import type { ProviderStreamOptions } from "../../../app/main/providers/types.ts";
-import { anthropicModel, anthropicText, anthropicTurn1, completionsModel, completionsText, completionsTurn1, responsesModel, responsesText, responsesTurn1 } from "./conversation.ts";
+import {
+  anthropicModel,
+  anthropicText,
+  anthropicTurn1,
+  completionsModel,
+  completionsText,
+  completionsTurn1,
+  responsesModel,
+  responsesText,
+  responsesTurn1,
+} from "./conversation.ts";
 
 export interface AdapterCase {
   name: string;
@@ -23,7 +33,15 @@ export interface AdapterCase {
 export const ADAPTERS: AdapterCase[] = [
   { name: "anthropic-messages", model: anthropicModel, stream: streamAnthropic, turn1: anthropicTurn1, text: (t) => anthropicText(t), path: "/v1/messages", basePath: "" },
   { name: "openai-responses", model: responsesModel, stream: streamOpenAIResponses, turn1: responsesTurn1, text: responsesText, path: "/v1/responses", basePath: "/v1" },
-  { name: "openai-completions", model: completionsModel, stream: streamOpenAICompletions, turn1: completionsTurn1, text: (t) => completionsText(t), path: "/v1/chat/completions", basePath: "/v1" },
+  {
+    name: "openai-completions",
+    model: completionsModel,
+    stream: streamOpenAICompletions,
+    turn1: completionsTurn1,
+    text: (t) => completionsText(t),
+    path: "/v1/chat/completions",
+    basePath: "/v1",
+  },
 ];
 
 /** Options pointing an adapter at a test server, with fast retries and no environment keys. */

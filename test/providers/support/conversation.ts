@@ -10,13 +10,11 @@ export const THINKING = "The user wants files — and the date. Two commands, ru
 export const INTRO = "Je vérifie ☕ 日本語 🚀";
 export const ANSWER = "Three files; today is Sunday. Voilà ✅";
 export const CALLS = [
-  { name: "bash", args: { command: "ls -la \"my dir\"" } },
+  { name: "bash", args: { command: 'ls -la "my dir"' } },
   { name: "bash", args: { command: "date +%A" } },
 ];
 
-export const tools = [
-  { name: "bash", description: "Run a shell command", parameters: Type.Object({ command: Type.String() }) },
-];
+export const tools = [{ name: "bash", description: "Run a shell command", parameters: Type.Object({ command: Type.String() }) }];
 
 export const userMessage: UserMessage = { role: "user", content: "List the files and tell me the day.", timestamp: 1 };
 
@@ -27,7 +25,14 @@ export function contextFor(turn: 1 | 2, first?: AssistantMessage): LlmContext {
     const calls = first.content.filter((block) => block.type === "toolCall");
     const outputs = ["a.txt\nb.txt\nc.txt", "Sunday"];
     calls.forEach((call, i) => {
-      const result: ToolResultMessage = { role: "toolResult", toolCallId: call.id, toolName: call.name, content: [{ type: "text", text: outputs[i] ?? "" }], isError: false, timestamp: 2 };
+      const result: ToolResultMessage = {
+        role: "toolResult",
+        toolCallId: call.id,
+        toolName: call.name,
+        content: [{ type: "text", text: outputs[i] ?? "" }],
+        isError: false,
+        timestamp: 2,
+      };
       messages.push(result);
     });
   }
@@ -40,7 +45,11 @@ export function normalize(message: AssistantMessage) {
     stopReason: message.stopReason,
     errorMessage: message.errorMessage,
     content: message.content.map((block) =>
-      block.type === "toolCall" ? { type: block.type, name: block.name, arguments: block.arguments, argumentsError: block.argumentsError } : block.type === "thinking" ? { type: block.type, thinking: block.thinking } : block,
+      block.type === "toolCall"
+        ? { type: block.type, name: block.name, arguments: block.arguments, argumentsError: block.argumentsError }
+        : block.type === "thinking"
+          ? { type: block.type, thinking: block.thinking }
+          : block,
     ),
     usage: { input: message.usage.input, output: message.usage.output, cacheRead: message.usage.cacheRead },
   };
@@ -77,7 +86,10 @@ export function pieces(text: string, n: number): string[] {
 
 export function anthropicTurn1(): string {
   const usage = { input_tokens: 80, cache_read_input_tokens: 20, cache_creation_input_tokens: 0, output_tokens: 1 };
-  let out = sseEvent("message_start", { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", model: "claude-sonnet-5-5", content: [], stop_reason: null, stop_sequence: null, usage } });
+  let out = sseEvent("message_start", {
+    type: "message_start",
+    message: { id: "msg_1", type: "message", role: "assistant", model: "claude-sonnet-5-5", content: [], stop_reason: null, stop_sequence: null, usage },
+  });
   out += sseEvent("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } });
   for (const piece of pieces(THINKING, 3)) out += sseEvent("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: piece } });
   out += sseEvent("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: "EqQBsig==" } });
@@ -89,7 +101,8 @@ export function anthropicTurn1(): string {
   CALLS.forEach((call, i) => {
     const index = 2 + i;
     out += sseEvent("content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: `toolu_0${i + 1}`, name: call.name, input: {} } });
-    for (const piece of pieces(JSON.stringify(call.args), 4)) out += sseEvent("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: piece } });
+    for (const piece of pieces(JSON.stringify(call.args), 4))
+      out += sseEvent("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: piece } });
     out += sseEvent("content_block_stop", { type: "content_block_stop", index });
   });
   out += sseEvent("message_delta", { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 50 } });
@@ -98,7 +111,19 @@ export function anthropicTurn1(): string {
 }
 
 export function anthropicText(text: string, usage = { input: 80, cacheRead: 20, output: 12 }, stop = "end_turn"): string {
-  let out = sseEvent("message_start", { type: "message_start", message: { id: "msg_2", type: "message", role: "assistant", model: "claude-sonnet-5-5", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input, cache_read_input_tokens: usage.cacheRead, cache_creation_input_tokens: 0, output_tokens: 1 } } });
+  let out = sseEvent("message_start", {
+    type: "message_start",
+    message: {
+      id: "msg_2",
+      type: "message",
+      role: "assistant",
+      model: "claude-sonnet-5-5",
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: usage.input, cache_read_input_tokens: usage.cacheRead, cache_creation_input_tokens: 0, output_tokens: 1 },
+    },
+  });
   out += sseEvent("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } });
   for (const piece of pieces(text, 3)) out += sseEvent("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: piece } });
   out += sseEvent("content_block_stop", { type: "content_block_stop", index: 0 });
@@ -107,9 +132,39 @@ export function anthropicText(text: string, usage = { input: 80, cacheRead: 20, 
   return out;
 }
 
-export const anthropicModel: Model = { id: "claude-sonnet-5-5", name: "Claude Sonnet 5.5", api: "anthropic-messages", provider: "anthropic", contextWindow: 1_000_000, maxTokens: 128_000, input: ["text", "image"], reasoning: true, cost: { input: 2, output: 10, cacheRead: 0.1, cacheWrite: 2.5 } };
-export const responsesModel: Model = { id: "gpt-6.2-sol", name: "GPT-6.2 Sol", api: "openai-responses", provider: "openai", contextWindow: 1_050_000, maxTokens: 128_000, input: ["text", "image"], reasoning: true, cost: { input: 2, output: 10, cacheRead: 0.1, cacheWrite: 0 } };
-export const completionsModel: Model = { id: "qwen3-coder", name: "Qwen3 Coder", api: "openai-completions", provider: "local", contextWindow: 32_768, maxTokens: 8192, input: ["text", "image"], reasoning: true, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } };
+export const anthropicModel: Model = {
+  id: "claude-sonnet-5-5",
+  name: "Claude Sonnet 5.5",
+  api: "anthropic-messages",
+  provider: "anthropic",
+  contextWindow: 1_000_000,
+  maxTokens: 128_000,
+  input: ["text", "image"],
+  reasoning: true,
+  cost: { input: 2, output: 10, cacheRead: 0.1, cacheWrite: 2.5 },
+};
+export const responsesModel: Model = {
+  id: "gpt-6.2-sol",
+  name: "GPT-6.2 Sol",
+  api: "openai-responses",
+  provider: "openai",
+  contextWindow: 1_050_000,
+  maxTokens: 128_000,
+  input: ["text", "image"],
+  reasoning: true,
+  cost: { input: 2, output: 10, cacheRead: 0.1, cacheWrite: 0 },
+};
+export const completionsModel: Model = {
+  id: "qwen3-coder",
+  name: "Qwen3 Coder",
+  api: "openai-completions",
+  provider: "local",
+  contextWindow: 32_768,
+  maxTokens: 8192,
+  input: ["text", "image"],
+  reasoning: true,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+};
 
 // ---- OpenAI Responses API ----
 
@@ -121,7 +176,17 @@ function responseObject(status: string, usage?: { input: number; cached: number;
     status,
     model: "gpt-6.2-sol",
     output: [],
-    ...(usage ? { usage: { input_tokens: usage.input, input_tokens_details: { cached_tokens: usage.cached }, output_tokens: usage.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: usage.input + usage.output } } : {}),
+    ...(usage
+      ? {
+          usage: {
+            input_tokens: usage.input,
+            input_tokens_details: { cached_tokens: usage.cached },
+            output_tokens: usage.output,
+            output_tokens_details: { reasoning_tokens: 0 },
+            total_tokens: usage.input + usage.output,
+          },
+        }
+      : {}),
     ...extra,
   };
 }
@@ -145,7 +210,10 @@ export class ResponsesScript {
     for (const delta of pieces(summary, 3)) this.event("response.reasoning_summary_text.delta", { item_id, output_index, summary_index: 0, delta });
     this.event("response.reasoning_summary_text.done", { item_id, output_index, summary_index: 0, text: summary });
     this.event("response.reasoning_summary_part.done", { item_id, output_index, summary_index: 0, part: { type: "summary_text", text: summary } });
-    return this.event("response.output_item.done", { output_index, item: { id: item_id, type: "reasoning", summary: [{ type: "summary_text", text: summary }], encrypted_content: encrypted } });
+    return this.event("response.output_item.done", {
+      output_index,
+      item: { id: item_id, type: "reasoning", summary: [{ type: "summary_text", text: summary }], encrypted_content: encrypted },
+    });
   }
   text(text: string): this {
     const output_index = this.output++;
@@ -155,7 +223,10 @@ export class ResponsesScript {
     for (const delta of pieces(text, 3)) this.event("response.output_text.delta", { item_id, output_index, content_index: 0, delta, logprobs: [] });
     this.event("response.output_text.done", { item_id, output_index, content_index: 0, text, logprobs: [] });
     this.event("response.content_part.done", { item_id, output_index, content_index: 0, part: { type: "output_text", text, annotations: [] } });
-    return this.event("response.output_item.done", { output_index, item: { id: item_id, type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [] }] } });
+    return this.event("response.output_item.done", {
+      output_index,
+      item: { id: item_id, type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [] }] },
+    });
   }
   call(callId: string, name: string, args: string, itemId = `fc_${this.output}`): this {
     const output_index = this.output++;
@@ -189,7 +260,14 @@ export function chunk(delta: Record<string, unknown>, finish: string | null = nu
 }
 
 export function usageChunk(prompt: number, cached: number, completion: number): string {
-  return sseData({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "qwen3-coder", choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: cached } } });
+  return sseData({
+    id: "chatcmpl-1",
+    object: "chat.completion.chunk",
+    created: 1,
+    model: "qwen3-coder",
+    choices: [],
+    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: cached } },
+  });
 }
 
 export function completionsTurn1(): string {

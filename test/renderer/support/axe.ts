@@ -29,5 +29,9 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   })) as AxeViolation[];
   return violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .flatMap((v) => v.nodes.slice(0, 5).map((n) => `${v.impact} ${v.id}: ${v.help} at ${JSON.stringify(n.target)}${n.failureSummary ? ` (${n.failureSummary.replace(/\s+/g, " ").slice(0, 300)})` : ""}`));
+    .flatMap((v) =>
+      v.nodes
+        .slice(0, 5)
+        .map((n) => `${v.impact} ${v.id}: ${v.help} at ${JSON.stringify(n.target)}${n.failureSummary ? ` (${n.failureSummary.replace(/\s+/g, " ").slice(0, 300)})` : ""}`),
+    );
 }

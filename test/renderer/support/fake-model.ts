@@ -60,7 +60,11 @@ export async function startFakeModel(brain: Brain): Promise<FakeModel> {
   const failures: ScriptedReply[] = [];
   const server = await startServer((request): ScriptedReply => {
     if (request.method === "GET" && request.path.endsWith("/models")) {
-      return { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ object: "list", data: [{ id: MODEL_ID, object: "model", context_length: 32768 }] }) };
+      return {
+        status: 200,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ object: "list", data: [{ id: MODEL_ID, object: "model", context_length: 32768 }] }),
+      };
     }
     if (!request.path.endsWith("/chat/completions")) return { status: 404, headers: { "content-type": "application/json" }, body: '{"error":{"message":"not found"}}' };
     const failure = failures.shift();
@@ -71,7 +75,10 @@ export async function startFakeModel(brain: Brain): Promise<FakeModel> {
       if (m.role === "user") lastUser = i;
     });
     const userText = lastUser >= 0 ? textOf(messages[lastUser]!.content) : "";
-    const toolResults = messages.slice(lastUser + 1).filter((m) => m.role === "tool").map((m) => textOf(m.content));
+    const toolResults = messages
+      .slice(lastUser + 1)
+      .filter((m) => m.role === "tool")
+      .map((m) => textOf(m.content));
     const step = brain(userText, toolResults, messages);
     turn++;
     // Small pieces with a delay: the renderer sees the text stream in.
@@ -84,7 +91,11 @@ export async function startFakeModel(brain: Brain): Promise<FakeModel> {
     ...server,
     chatRequests: () => server.requests.filter((r) => r.path.endsWith("/chat/completions")),
     failNext: (status, headers = {}) => {
-      failures.push({ status, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ error: { message: `scripted failure ${status}`, type: "rate_limit_error" } }) });
+      failures.push({
+        status,
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ error: { message: `scripted failure ${status}`, type: "rate_limit_error" } }),
+      });
     },
   };
 }

@@ -79,7 +79,19 @@ describe("abort grace", () => {
       during = getEventListeners(controller.signal, "abort").length;
       return execute(...args);
     };
-    await runScript({ steps: [{ toolCalls: [{ name: "count", id: "c1" }, { name: "count", id: "c2" }] }, { text: "done" }], tools: [counting], signal: controller.signal });
+    await runScript({
+      steps: [
+        {
+          toolCalls: [
+            { name: "count", id: "c1" },
+            { name: "count", id: "c2" },
+          ],
+        },
+        { text: "done" },
+      ],
+      tools: [counting],
+      signal: controller.signal,
+    });
     expect(during).toBeGreaterThan(before);
     expect(getEventListeners(controller.signal, "abort").length).toBe(before);
   });
@@ -103,7 +115,12 @@ describe("what a throw carries", () => {
 
   it("null, a string or an object whose details getter throws: an error result, never a crash", async () => {
     for (const value of [null, undefined, "text", 7]) expect((await run(value)).isError).toBe(true);
-    const hostile = { get details(): unknown { throw new Error("no"); }, message: "hostile" };
+    const hostile = {
+      get details(): unknown {
+        throw new Error("no");
+      },
+      message: "hostile",
+    };
     const result = await run(hostile);
     expect(result).toMatchObject({ isError: true, details: {} });
     expect(textOf(result)).toContain("hostile");

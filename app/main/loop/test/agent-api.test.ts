@@ -10,7 +10,8 @@ import { testTool } from "./loop-harness.ts";
 import { createScriptedModel, scriptedModelInfo } from "./scripted-model.ts";
 
 const user = (content: string): AgentMessage => ({ role: "user", content, timestamp: 0 });
-const texts = (messages: AgentMessage[]) => messages.map((m) => (m.role === "user" ? `user:${typeof m.content === "string" ? m.content : m.content.map((c) => (c.type === "text" ? c.text : c.type)).join("+")}` : m.role));
+const texts = (messages: AgentMessage[]) =>
+  messages.map((m) => (m.role === "user" ? `user:${typeof m.content === "string" ? m.content : m.content.map((c) => (c.type === "text" ? c.text : c.type)).join("+")}` : m.role));
 
 function agentWith(steps: Parameters<typeof createScriptedModel>[0], extra: Partial<ConstructorParameters<typeof Agent>[0]> = {}) {
   const scripted = createScriptedModel(steps);
@@ -59,7 +60,12 @@ describe("Agent", () => {
     expect(agent.activeToolNames.sort()).toEqual(["extra", "load"]);
     await agent.prompt("two");
     expect(scripted.requests.at(-1)!.model.id).toBe("other");
-    expect(scripted.requests.at(-1)!.context.tools!.map((t) => t.name).sort()).toEqual(["extra", "load"]);
+    expect(
+      scripted.requests
+        .at(-1)!
+        .context.tools!.map((t) => t.name)
+        .sort(),
+    ).toEqual(["extra", "load"]);
   });
 
   it("appendEntry adds an app message with its events; it is not sent to the model", async () => {
@@ -73,7 +79,11 @@ describe("Agent", () => {
   });
 
   it("a loop that throws is recorded as an error entry and an agent_end, and the agent is idle again", async () => {
-    const { agent, events } = agentWith([{ text: "never" }], { convertToLlm: () => { throw new Error("converter broke"); } });
+    const { agent, events } = agentWith([{ text: "never" }], {
+      convertToLlm: () => {
+        throw new Error("converter broke");
+      },
+    });
     await agent.prompt("go");
     const last = agent.messages.at(-1)!;
     expect(last).toMatchObject({ role: "custom", customType: "error", content: "The agent stopped unexpectedly: converter broke", display: true });
@@ -146,7 +156,14 @@ describe("the stream, as the loop takes it", () => {
       return stream;
     };
     const events: AgentEvent[] = [];
-    await runAgentLoop([user("q")], context, { model: scriptedModelInfo, convertToLlm: defaultConvertToLlm, onRetry: (r) => seen.push(r.attempt) }, (e) => void events.push(e), undefined, streamFn);
+    await runAgentLoop(
+      [user("q")],
+      context,
+      { model: scriptedModelInfo, convertToLlm: defaultConvertToLlm, onRetry: (r) => seen.push(r.attempt) },
+      (e) => void events.push(e),
+      undefined,
+      streamFn,
+    );
     const types = events.map((e) => (e.type === "provider_retry" ? `retry${e.retry.attempt}` : e.type));
     expect(types.slice(types.indexOf("retry1"), types.indexOf("retry1") + 3)).toEqual(["retry1", "retry2", "message_start"]);
     expect(seen).toEqual([1, 2]);
@@ -180,17 +197,27 @@ describe("the stream, as the loop takes it", () => {
       return stream;
     };
     const depths: boolean[] = [];
-    await runAgentLoop([user("q")], { ...context, tools: [testTool("t")] }, { model: scriptedModelInfo, convertToLlm: defaultConvertToLlm, shouldStopAfterTurn: () => true }, (e) => {
-      if (e.type === "message_update" && e.assistantMessageEvent.type === "toolcall_delta") {
-        const block = e.message.content[1] as ToolCall;
-        depths.push(block.argumentsError !== undefined && Object.keys(block.arguments).length === 0);
-      }
-    }, undefined, streamFn);
+    await runAgentLoop(
+      [user("q")],
+      { ...context, tools: [testTool("t")] },
+      { model: scriptedModelInfo, convertToLlm: defaultConvertToLlm, shouldStopAfterTurn: () => true },
+      (e) => {
+        if (e.type === "message_update" && e.assistantMessageEvent.type === "toolcall_delta") {
+          const block = e.message.content[1] as ToolCall;
+          depths.push(block.argumentsError !== undefined && Object.keys(block.arguments).length === 0);
+        }
+      },
+      undefined,
+      streamFn,
+    );
     expect(depths).toEqual([true]);
   });
 
   it("an abort before a request: the reason when it is text, else the user's stop", async () => {
-    for (const [reason, said] of [["Lathe could not save", "Lathe could not save"], [new Error("x"), "Aborted by the user."]] as const) {
+    for (const [reason, said] of [
+      ["Lathe could not save", "Lathe could not save"],
+      [new Error("x"), "Aborted by the user."],
+    ] as const) {
       const controller = new AbortController();
       controller.abort(reason);
       const { streamFn, requests } = createScriptedModel([{ text: "never" }]);

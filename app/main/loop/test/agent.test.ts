@@ -25,11 +25,9 @@ describe("addedToolNames", () => {
 
   it("is on the tool-result message only when non-empty", async () => {
     const empty = testTool("empty", { result: { addedToolNames: [] } });
-    const { agent } = agentWith(
-      [{ toolCalls: [{ name: "load_skill" }, { name: "empty" }, { name: "plain" }] }, { text: "ok" }],
-      [loader, empty, plain, deploy],
-      { baseToolNames: ["load_skill", "empty", "plain"] },
-    );
+    const { agent } = agentWith([{ toolCalls: [{ name: "load_skill" }, { name: "empty" }, { name: "plain" }] }, { text: "ok" }], [loader, empty, plain, deploy], {
+      baseToolNames: ["load_skill", "empty", "plain"],
+    });
     await agent.prompt("go");
     const results = agent.messages.filter((m): m is ToolResultMessage => m.role === "toolResult");
     expect(results.map((r) => "addedToolNames" in r)).toEqual([true, false, false]);
@@ -41,7 +39,12 @@ describe("addedToolNames", () => {
     const deployLogged = testTool("deploy", { log });
     const { agent, scripted, events } = agentWith(
       [
-        { toolCalls: [{ name: "load_skill", id: "l" }, { name: "deploy", id: "too-early" }] },
+        {
+          toolCalls: [
+            { name: "load_skill", id: "l" },
+            { name: "deploy", id: "too-early" },
+          ],
+        },
         { toolCalls: [{ name: "deploy", id: "now" }] },
         { text: "deployed" },
       ],
@@ -64,17 +67,20 @@ describe("addedToolNames", () => {
     agent.messages.forEach((_m, i) => expect(agent.activeToolNamesAt(i).sort()).toEqual(live[i]));
     expect(events.filter((e) => e.type === "agent_end")).toHaveLength(1);
     // A new Agent over the stored transcript has the same active set.
-    const reopened = new Agent({ model: scripted.model, streamFn: scripted.streamFn, tools: [loader, plain, deploy], baseToolNames: ["load_skill", "plain"], messages: agent.messages });
+    const reopened = new Agent({
+      model: scripted.model,
+      streamFn: scripted.streamFn,
+      tools: [loader, plain, deploy],
+      baseToolNames: ["load_skill", "plain"],
+      messages: agent.messages,
+    });
     expect(reopened.activeToolNames.sort()).toEqual(live.at(-1));
   });
 });
 
 describe("steering, follow-up, shouldStopAfterTurn", () => {
   it("steering is injected after the current batch, before the next request", async () => {
-    const { agent, scripted } = agentWith(
-      [{ toolCalls: [{ name: "slow", id: "s" }] }, { text: "took the steer into account" }],
-      [testTool("slow", { delayMs: 40 })],
-    );
+    const { agent, scripted } = agentWith([{ toolCalls: [{ name: "slow", id: "s" }] }, { text: "took the steer into account" }], [testTool("slow", { delayMs: 40 })]);
     agent.subscribe((e) => {
       if (e.type === "tool_execution_start") agent.steer("use tabs, not spaces");
     });
@@ -86,10 +92,7 @@ describe("steering, follow-up, shouldStopAfterTurn", () => {
   });
 
   it("a follow-up waits until the agent would stop", async () => {
-    const { agent, scripted, events } = agentWith(
-      [{ toolCalls: [{ name: "t" }] }, { text: "first task done" }, { text: "second task done" }],
-      [testTool("t", { delayMs: 10 })],
-    );
+    const { agent, scripted, events } = agentWith([{ toolCalls: [{ name: "t" }] }, { text: "first task done" }, { text: "second task done" }], [testTool("t", { delayMs: 10 })]);
     agent.subscribe((e) => {
       if (e.type === "tool_execution_start") agent.followUp("then write the changelog");
     });
@@ -110,11 +113,9 @@ describe("steering, follow-up, shouldStopAfterTurn", () => {
   });
 
   it("shouldStopAfterTurn ends the run gracefully after the current turn", async () => {
-    const { agent, scripted, events } = agentWith(
-      [{ toolCalls: [{ name: "t" }] }, { text: "never requested" }],
-      [testTool("t")],
-      { shouldStopAfterTurn: ({ toolResults }) => toolResults.length > 0 },
-    );
+    const { agent, scripted, events } = agentWith([{ toolCalls: [{ name: "t" }] }, { text: "never requested" }], [testTool("t")], {
+      shouldStopAfterTurn: ({ toolResults }) => toolResults.length > 0,
+    });
     await agent.prompt("go");
     expect(scripted.requests).toHaveLength(1);
     expect(roles(agent.messages)).toEqual(["user", "assistant", "toolResult"]);
@@ -133,10 +134,7 @@ describe("abort", () => {
   const lastAssistant = (messages: AgentMessage[]) => messages.filter((m): m is AssistantMessage => m.role === "assistant").at(-1)!;
 
   it("while streaming: ends with an aborted assistant message keeping what arrived, and no unanswered tool call", async () => {
-    const { agent, events } = agentWith(
-      [{ text: "a long answer that streams slowly", toolCalls: [{ name: "t", id: "late" }], chunkSize: 4, deltaDelayMs: 5 }],
-      [testTool("t")],
-    );
+    const { agent, events } = agentWith([{ text: "a long answer that streams slowly", toolCalls: [{ name: "t", id: "late" }], chunkSize: 4, deltaDelayMs: 5 }], [testTool("t")]);
     let updates = 0;
     agent.subscribe((e) => {
       if (e.type === "message_update" && ++updates === 3) agent.abort();
@@ -154,7 +152,15 @@ describe("abort", () => {
     const log: ExecutionRecord[] = [];
     const hookSignals: (AbortSignal | undefined)[] = [];
     const { agent, scripted } = agentWith(
-      [{ toolCalls: [{ name: "hang", id: "h1" }, { name: "hang", id: "h2" }] }, { text: "never" }],
+      [
+        {
+          toolCalls: [
+            { name: "hang", id: "h1" },
+            { name: "hang", id: "h2" },
+          ],
+        },
+        { text: "never" },
+      ],
       [testTool("hang", { hangUntilAborted: true, log })],
       {
         beforeToolCall: async (_ctx, signal) => void hookSignals.push(signal),
@@ -170,7 +176,10 @@ describe("abort", () => {
     expect(hookSignals).toHaveLength(4);
     expect(hookSignals.every((s) => s?.aborted)).toBe(true);
     const results = agent.messages.filter((m): m is ToolResultMessage => m.role === "toolResult");
-    expect(results.map((r) => [r.toolCallId, r.isError])).toEqual([["h1", true], ["h2", true]]);
+    expect(results.map((r) => [r.toolCallId, r.isError])).toEqual([
+      ["h1", true],
+      ["h2", true],
+    ]);
     expect(lastAssistant(agent.messages).stopReason).toBe("aborted");
     expect(scripted.requests).toHaveLength(1);
     expect(agent.isRunning).toBe(false);
@@ -192,7 +201,15 @@ describe("abort", () => {
         }),
     };
     const { agent, events } = agentWith(
-      [{ toolCalls: [{ name: "stubborn", id: "s1" }, { name: "hang", id: "h1" }] }, { text: "never" }],
+      [
+        {
+          toolCalls: [
+            { name: "stubborn", id: "s1" },
+            { name: "hang", id: "h1" },
+          ],
+        },
+        { text: "never" },
+      ],
       [stubborn, testTool("hang", { hangUntilAborted: true })],
       { abortGraceMs: 50 },
     );
@@ -201,7 +218,10 @@ describe("abort", () => {
     });
     await agent.prompt("go");
     const results = agent.messages.filter((m): m is ToolResultMessage => m.role === "toolResult");
-    expect(results.map((r) => [r.toolCallId, r.isError])).toEqual([["s1", true], ["h1", true]]);
+    expect(results.map((r) => [r.toolCallId, r.isError])).toEqual([
+      ["s1", true],
+      ["h1", true],
+    ]);
     expect((results[0]!.content[0] as { text: string }).text).toMatch(/^Aborted: stubborn did not stop within 50 ms of the abort/);
     expect(lastAssistant(agent.messages).stopReason).toBe("aborted");
     expect(agent.isRunning).toBe(false);
@@ -214,7 +234,16 @@ describe("abort", () => {
 
   it("tool calls that streamed before an abort get 'not run' results", async () => {
     const { agent } = agentWith(
-      [{ toolCalls: [{ name: "t", id: "a" }, { name: "t", id: "b" }], chunkSize: 2, deltaDelayMs: 3 }],
+      [
+        {
+          toolCalls: [
+            { name: "t", id: "a" },
+            { name: "t", id: "b" },
+          ],
+          chunkSize: 2,
+          deltaDelayMs: 3,
+        },
+      ],
       [testTool("t")],
     );
     agent.subscribe((e) => {
@@ -236,10 +265,7 @@ describe("message pipeline", () => {
         return messages.filter((m) => !(m.role === "user" && m.content === "drop me"));
       },
     });
-    agent.messages.push(
-      { role: "custom", customType: "note", content: "an app notice", display: true, timestamp: 1 },
-      { role: "user", content: "drop me", timestamp: 1 },
-    );
+    agent.messages.push({ role: "custom", customType: "note", content: "an app notice", display: true, timestamp: 1 }, { role: "user", content: "drop me", timestamp: 1 });
     await agent.prompt("go");
     expect(seen).toEqual([3, 5]);
     for (const request of scripted.requests) {

@@ -4,18 +4,21 @@ import { describe, expect, it } from "vitest";
 import type { AgentEvent, AgentMessage, ToolResultMessage } from "../../../shared/agent-types.ts";
 import { runScript, testTool, toolEvents, types, type ExecutionRecord } from "./loop-harness.ts";
 
-const resultIds = (messages: { role: string }[]) =>
-  messages.filter((m): m is ToolResultMessage => m.role === "toolResult").map((m) => m.toolCallId);
+const resultIds = (messages: { role: string }[]) => messages.filter((m): m is ToolResultMessage => m.role === "toolResult").map((m) => m.toolCallId);
 
 describe("event sequences", () => {
   it("a text-only run", async () => {
     const { events, messages } = await runScript({ steps: [{ text: "Hello there, how are you?" }] });
     const seq = types(events).filter((t) => t !== "message_update");
     expect(seq).toEqual([
-      "agent_start", "turn_start",
-      "message_start", "message_end", // the prompt
-      "message_start", "message_end", // the answer
-      "turn_end", "agent_end",
+      "agent_start",
+      "turn_start",
+      "message_start",
+      "message_end", // the prompt
+      "message_start",
+      "message_end", // the answer
+      "turn_end",
+      "agent_end",
     ]);
     expect(types(events).filter((t) => t === "message_update").length).toBeGreaterThan(1);
     expect(messages.map((m) => m.role)).toEqual(["user", "assistant"]);
@@ -27,7 +30,15 @@ describe("event sequences", () => {
     const log: ExecutionRecord[] = [];
     const { events, messages } = await runScript({
       tools: [testTool("slow", { delayMs: 80, log }), testTool("fast", { delayMs: 5, log })],
-      steps: [{ toolCalls: [{ name: "slow", id: "a" }, { name: "fast", id: "b" }] }, { text: "done" }],
+      steps: [
+        {
+          toolCalls: [
+            { name: "slow", id: "a" },
+            { name: "fast", id: "b" },
+          ],
+        },
+        { text: "done" },
+      ],
     });
     expect(toolEvents(events, "tool_execution_start")).toEqual(["tool_execution_start:a", "tool_execution_start:b"]);
     expect(toolEvents(events, "tool_execution_end")).toEqual(["tool_execution_end:b", "tool_execution_end:a"]);
@@ -35,9 +46,7 @@ describe("event sequences", () => {
     const turnEnd = events.find((e) => e.type === "turn_end" && e.toolResults.length > 0) as Extract<AgentEvent, { type: "turn_end" }>;
     expect(turnEnd.toolResults.map((r) => r.toolCallId)).toEqual(["a", "b"]);
     // Tool-result message events come after both ends, in source order.
-    const resultEvents = events
-      .filter((e) => e.type === "message_end" && e.message.role === "toolResult")
-      .map((e) => ((e as { message: ToolResultMessage }).message.toolCallId));
+    const resultEvents = events.filter((e) => e.type === "message_end" && e.message.role === "toolResult").map((e) => (e as { message: ToolResultMessage }).message.toolCallId);
     expect(resultEvents).toEqual(["a", "b"]);
     const lastEnd = events.findLastIndex((e) => e.type === "tool_execution_end");
     const firstResult = events.findIndex((e) => e.type === "message_start" && e.message.role === "toolResult");
@@ -50,15 +59,20 @@ describe("event sequences", () => {
     const { events, messages } = await runScript({
       config: { toolExecution: "sequential" },
       tools: [testTool("slow", { delayMs: 30 }), testTool("fast")],
-      steps: [{ toolCalls: [{ name: "slow", id: "a" }, { name: "fast", id: "b" }] }, { text: "done" }],
+      steps: [
+        {
+          toolCalls: [
+            { name: "slow", id: "a" },
+            { name: "fast", id: "b" },
+          ],
+        },
+        { text: "done" },
+      ],
     });
     const seq = events
       .filter((e) => e.type.startsWith("tool_execution") || (e.type === "message_end" && e.message.role === "toolResult"))
       .map((e) => (e.type === "message_end" ? `result:${(e.message as ToolResultMessage).toolCallId}` : `${e.type}:${(e as { toolCallId: string }).toolCallId}`));
-    expect(seq).toEqual([
-      "tool_execution_start:a", "tool_execution_end:a", "result:a",
-      "tool_execution_start:b", "tool_execution_end:b", "result:b",
-    ]);
+    expect(seq).toEqual(["tool_execution_start:a", "tool_execution_end:a", "result:a", "tool_execution_start:b", "tool_execution_end:b", "result:b"]);
     expect(resultIds(messages)).toEqual(["a", "b"]);
   });
 });
@@ -76,12 +90,19 @@ describe("prepare is serial", () => {
           return undefined;
         },
       },
-      steps: [{ toolCalls: [{ name: "t1", id: "1" }, { name: "t2", id: "2" }, { name: "t3", id: "3" }] }, { text: "ok" }],
+      steps: [
+        {
+          toolCalls: [
+            { name: "t1", id: "1" },
+            { name: "t2", id: "2" },
+            { name: "t3", id: "3" },
+          ],
+        },
+        { text: "ok" },
+      ],
     });
     expect(seen).toEqual(["begin:1", "end:1", "begin:2", "end:2", "begin:3", "end:3"]);
-    expect(toolEvents(events, "tool_execution_end")).toEqual([
-      "tool_execution_end:3", "tool_execution_end:2", "tool_execution_end:1",
-    ]);
+    expect(toolEvents(events, "tool_execution_end")).toEqual(["tool_execution_end:3", "tool_execution_end:2", "tool_execution_end:1"]);
   });
 
   it("tool_execution_start precedes validation, so a call that fails to prepare is still shown", async () => {

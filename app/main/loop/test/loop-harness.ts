@@ -68,7 +68,13 @@ export function recorder(slowMs = 0): { events: AgentEvent[]; sink: (e: AgentEve
   const events: AgentEvent[] = [];
   return {
     events,
-    sink: slowMs > 0 ? async (e) => { events.push(e); await delay(slowMs); } : (e) => void events.push(e),
+    sink:
+      slowMs > 0
+        ? async (e) => {
+            events.push(e);
+            await delay(slowMs);
+          }
+        : (e) => void events.push(e),
   };
 }
 
@@ -76,9 +82,7 @@ export const types = (events: AgentEvent[]): string[] => events.map((e) => e.typ
 
 /** `tool_execution_*` events as "type:toolCallId" strings. */
 export const toolEvents = (events: AgentEvent[], kind?: string): string[] =>
-  events
-    .filter((e) => e.type.startsWith("tool_execution") && (!kind || e.type === kind))
-    .map((e) => `${e.type}:${(e as { toolCallId: string }).toolCallId}`);
+  events.filter((e) => e.type.startsWith("tool_execution") && (!kind || e.type === kind)).map((e) => `${e.type}:${(e as { toolCallId: string }).toolCallId}`);
 
 export async function runScript(options: {
   steps: ScriptStep[];

@@ -32,7 +32,15 @@ describe("execute", () => {
     const { events } = await runScript({
       slowSubscriberMs: 3,
       tools: [testTool("chatty", { updates: 5 }), testTool("quiet", { updates: 2, delayMs: 1 })],
-      steps: [{ toolCalls: [{ name: "chatty", id: "c" }, { name: "quiet", id: "q" }] }, { text: "ok" }],
+      steps: [
+        {
+          toolCalls: [
+            { name: "chatty", id: "c" },
+            { name: "quiet", id: "q" },
+          ],
+        },
+        { text: "ok" },
+      ],
     });
     for (const id of ["c", "q"]) {
       const mine = toolEvents(events).filter((e) => e.endsWith(`:${id}`));
@@ -40,9 +48,7 @@ describe("execute", () => {
       expect(mine[0]).toBe(`tool_execution_start:${id}`);
       expect(mine.at(-1)).toBe(`tool_execution_end:${id}`);
       expect(mine.filter((e) => e.startsWith("tool_execution_update"))).toHaveLength(expected);
-      const updates = events.filter(
-        (e): e is Extract<AgentEvent, { type: "tool_execution_update" }> => e.type === "tool_execution_update" && e.toolCallId === id,
-      );
+      const updates = events.filter((e): e is Extract<AgentEvent, { type: "tool_execution_update" }> => e.type === "tool_execution_update" && e.toolCallId === id);
       expect(updates.map((u) => (u.partialResult.details as { i: number }).i)).toEqual([...Array(expected).keys()]);
     }
   });
@@ -107,7 +113,11 @@ describe("afterToolCall overrides field by field", () => {
   });
 
   it("a throwing afterToolCall gives an error result without the tool's output, and the loop goes on", async () => {
-    const { messages, events } = await run({ afterToolCall: async () => { throw new Error("audit db gone"); } });
+    const { messages, events } = await run({
+      afterToolCall: async () => {
+        throw new Error("audit db gone");
+      },
+    });
     const [r] = results(messages);
     expect(r!.isError).toBe(true);
     expect(textOf(r!)).toBe("afterToolCall failed: audit db gone");
@@ -117,8 +127,7 @@ describe("afterToolCall overrides field by field", () => {
 });
 
 describe("execution modes", () => {
-  const overlaps = (log: ExecutionRecord[]) =>
-    log.some((a, i) => log.some((b, j) => i !== j && a.start < b.end && b.start < a.end));
+  const overlaps = (log: ExecutionRecord[]) => log.some((a, i) => log.some((b, j) => i !== j && a.start < b.end && b.start < a.end));
 
   it("sequential by config: no two executions overlap", async () => {
     const log: ExecutionRecord[] = [];

@@ -57,11 +57,7 @@ export interface ScriptedModelOptions {
   recordRequests?: boolean;
 }
 
-export function createScriptedModel(
-  steps: ScriptStep[] = [],
-  model: Model = scriptedModelInfo,
-  { recordRequests = true }: ScriptedModelOptions = {},
-): ScriptedModel {
+export function createScriptedModel(steps: ScriptStep[] = [], model: Model = scriptedModelInfo, { recordRequests = true }: ScriptedModelOptions = {}): ScriptedModel {
   const queue = [...steps];
   const requests: ScriptedModel["requests"] = [];
   let callCounter = 0;
@@ -69,11 +65,7 @@ export function createScriptedModel(
     if (recordRequests) requests.push({ context: snapshot(context), options, model: m });
     const stream = new AssistantEventStream();
     const step = queue.shift();
-    const response: ScriptedResponse = !step
-      ? { error: "Scripted model: no response left in the script." }
-      : typeof step === "function"
-        ? step(context, options)
-        : step;
+    const response: ScriptedResponse = !step ? { error: "Scripted model: no response left in the script." } : typeof step === "function" ? step(context, options) : step;
     void play(stream, m, response, options.signal, () => `call_${++callCounter}`);
     return stream;
   };
@@ -104,13 +96,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-async function play(
-  stream: AssistantEventStream,
-  model: Model,
-  response: ScriptedResponse,
-  signal: AbortSignal | undefined,
-  nextId: () => string,
-): Promise<void> {
+async function play(stream: AssistantEventStream, model: Model, response: ScriptedResponse, signal: AbortSignal | undefined, nextId: () => string): Promise<void> {
   const message: AssistantMessage = {
     role: "assistant",
     content: [],

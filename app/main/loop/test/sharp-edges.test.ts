@@ -80,7 +80,11 @@ describe("a thrown non-Error says what it is", () => {
   it("a cyclic object, a BigInt and a throwing getter do not break the loop", async () => {
     const cyclic: Record<string, unknown> = { code: 1 };
     cyclic.self = cyclic;
-    const hostile = Object.defineProperty({}, "message", { get: () => { throw new Error("gotcha"); } });
+    const hostile = Object.defineProperty({}, "message", {
+      get: () => {
+        throw new Error("gotcha");
+      },
+    });
     const cases: [unknown, string][] = [
       [cyclic, "[object Object]"],
       [{ n: 1n }, "[object Object]"],
@@ -110,7 +114,11 @@ describe("a thrown non-Error says what it is", () => {
   it("beforeToolCall throwing an object uses its message too", async () => {
     const { messages } = await runScript({
       tools: [testTool("t")],
-      config: { beforeToolCall: async () => { throw { message: "policy store locked" }; } },
+      config: {
+        beforeToolCall: async () => {
+          throw { message: "policy store locked" };
+        },
+      },
       steps: [{ toolCalls: [{ name: "t" }] }, { text: "ok" }],
     });
     expect(textOf(results(messages)[0]!)).toBe("policy store locked");
@@ -278,7 +286,13 @@ describe("addedToolNames naming tools that do not exist", () => {
   it("a transcript stored with an unknown name does not show it as active", () => {
     const scripted = createScriptedModel([]);
     const stored: ToolResultMessage = {
-      role: "toolResult", toolCallId: "x", toolName: "load", content: [], isError: false, timestamp: 0, addedToolNames: ["ghost"],
+      role: "toolResult",
+      toolCallId: "x",
+      toolName: "load",
+      content: [],
+      isError: false,
+      timestamp: 0,
+      addedToolNames: ["ghost"],
     };
     const agent = new Agent({ model: scripted.model, streamFn: scripted.streamFn, tools: [testTool("load")], messages: [stored] });
     expect(agent.activeToolNames).toEqual(["load"]);

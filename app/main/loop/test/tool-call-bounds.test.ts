@@ -27,7 +27,13 @@ describe("boundToolCallArguments and kept raw text", () => {
   it("drops a raw text over the bound and says so", () => {
     const call: ToolCall = { type: "toolCall", id: "1", name: "write", arguments: {}, argumentsError: "the arguments are not valid JSON (x)", rawArguments: "{" + "x".repeat(200) };
     boundToolCallArguments(call, { maxDepth: 64, maxChars: 100 });
-    expect(call).toEqual({ type: "toolCall", id: "1", name: "write", arguments: {}, argumentsError: "the arguments were refused: they are larger than 100 characters (and not valid JSON)." });
+    expect(call).toEqual({
+      type: "toolCall",
+      id: "1",
+      name: "write",
+      arguments: {},
+      argumentsError: "the arguments were refused: they are larger than 100 characters (and not valid JSON).",
+    });
     const atTheBound: ToolCall = { type: "toolCall", id: "3", name: "write", arguments: {}, argumentsError: "e", rawArguments: "x".repeat(100) };
     boundToolCallArguments(atTheBound, { maxDepth: 64, maxChars: 100 });
     expect(atTheBound).toMatchObject({ argumentsError: "e", rawArguments: "x".repeat(100) });

@@ -160,7 +160,16 @@ describe("tool output checks", () => {
   });
 
   it("accepts text, images and names", () => {
-    expect(toolResultProblem({ content: [{ type: "text", text: "" }, { type: "image", data: "x", mimeType: "image/png" }], details: undefined, addedToolNames: ["a"] })).toBeNull();
+    expect(
+      toolResultProblem({
+        content: [
+          { type: "text", text: "" },
+          { type: "image", data: "x", mimeType: "image/png" },
+        ],
+        details: undefined,
+        addedToolNames: ["a"],
+      }),
+    ).toBeNull();
   });
 
   it("addedToolNames: refused names are reported (odd ones quoted), repeats dropped, the rest kept", () => {
@@ -171,7 +180,10 @@ describe("tool output checks", () => {
     });
     const result = { content: [{ type: "text" as const, text: "ok" }], details: { d: 1 }, addedToolNames: ["a", "zz"] };
     expect(withCheckedAddedToolNames(result, (n) => n === "a")).toEqual({
-      content: [{ type: "text", text: "ok" }, { type: "text", text: "Not added: zz (no such tool)." }],
+      content: [
+        { type: "text", text: "ok" },
+        { type: "text", text: "Not added: zz (no such tool)." },
+      ],
       details: { d: 1 },
       addedToolNames: ["a"],
     });
@@ -183,7 +195,15 @@ describe("tool output checks", () => {
 });
 
 describe("tool activation over a transcript", () => {
-  const result = (names?: string[]): ToolResultMessage => ({ role: "toolResult", toolCallId: "c", toolName: "t", content: [], isError: false, timestamp: 0, ...(names ? { addedToolNames: names } : {}) });
+  const result = (names?: string[]): ToolResultMessage => ({
+    role: "toolResult",
+    toolCallId: "c",
+    toolName: "t",
+    content: [],
+    isError: false,
+    timestamp: 0,
+    ...(names ? { addedToolNames: names } : {}),
+  });
   const user: AgentMessage = { role: "user", content: "hi", timestamp: 0 };
   const custom: AgentMessage = { role: "custom", customType: "note", content: "x", display: true, timestamp: 0 };
 

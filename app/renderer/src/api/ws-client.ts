@@ -87,7 +87,10 @@ export function createWsApi(options: WsClientOptions): LatheApi {
       const message = JSON.stringify({ id, method: name, params });
       if (message.length > MAX_REQUEST_BYTES / 3 && new TextEncoder().encode(message).length > MAX_REQUEST_BYTES) {
         const mb = (n: number) => `${Math.round(n / 1024 / 1024)} MB`;
-        return resolve({ ok: false, error: { code: "invalid-request", message: `${name} is too large to send (${mb(message.length)}; the host accepts ${mb(MAX_REQUEST_BYTES)}).` } });
+        return resolve({
+          ok: false,
+          error: { code: "invalid-request", message: `${name} is too large to send (${mb(message.length)}; the host accepts ${mb(MAX_REQUEST_BYTES)}).` },
+        });
       }
       const timer = setTimeout(() => {
         pending.delete(id);

@@ -55,11 +55,14 @@ export function HistoryBrowser({ onOpenSession }: { onOpenSession: (session: Pic
   }, []);
 
   useEffect(() => {
-    unwrap(getApi().projects.list({})).then((list) => {
-      const sorted = list.sort((a, b) => b.lastOpenedAt - a.lastOpenedAt);
-      setProjects(sorted);
-      for (const p of sorted) void loadMore(p.id, null);
-    }, (e: unknown) => setError(errorText(e)));
+    unwrap(getApi().projects.list({})).then(
+      (list) => {
+        const sorted = list.sort((a, b) => b.lastOpenedAt - a.lastOpenedAt);
+        setProjects(sorted);
+        for (const p of sorted) void loadMore(p.id, null);
+      },
+      (e: unknown) => setError(errorText(e)),
+    );
   }, [loadMore]);
 
   useEffect(() => {
@@ -69,7 +72,10 @@ export function HistoryBrowser({ onOpenSession }: { onOpenSession: (session: Pic
       return;
     }
     const timer = setTimeout(() => {
-      unwrap(getApi().sessions.search({ query: q, limit: 100 })).then((r) => setHits(r.hits), (e: unknown) => setError(errorText(e)));
+      unwrap(getApi().sessions.search({ query: q, limit: 100 })).then(
+        (r) => setHits(r.hits),
+        (e: unknown) => setError(errorText(e)),
+      );
     }, 200);
     return () => clearTimeout(timer);
   }, [query]);
@@ -137,22 +143,28 @@ export function HistoryBrowser({ onOpenSession }: { onOpenSession: (session: Pic
       <div className="history-bar">
         <h1 style={{ fontSize: 15 }}>History</h1>
         <input type="search" aria-label="Search all sessions" placeholder="Search every message…" value={query} onChange={(e) => setQuery(e.target.value)} />
-        {error && <span className="error-text" role="alert">{error}</span>}
+        {error && (
+          <span className="error-text" role="alert">
+            {error}
+          </span>
+        )}
       </div>
       {hits !== null ? (
         <div className="page" style={{ padding: "8px 16px" }} aria-label="Search results">
           {hits.length === 0 && <p className="muted">No messages match.</p>}
           {hits.map((hit) => (
             <div className="hit" key={`${hit.sessionId}:${hit.position}`}>
-              <button className="link" onClick={() => onOpenSession({ id: hit.sessionId, projectId: hit.projectId }, hit.position)} aria-label={`Open ${hit.sessionTitle ?? "Untitled"} at message ${hit.position + 1}`}>
+              <button
+                className="link"
+                onClick={() => onOpenSession({ id: hit.sessionId, projectId: hit.projectId }, hit.position)}
+                aria-label={`Open ${hit.sessionTitle ?? "Untitled"} at message ${hit.position + 1}`}
+              >
                 {hit.sessionTitle ?? "Untitled session"}
               </button>{" "}
               <span className="where">
                 {projectName(hit.projectId)} · {hit.role} message {hit.position + 1}
               </span>
-              <div>
-                {hit.snippet.map((part, i) => (part.match ? <mark key={i}>{part.text}</mark> : <span key={i}>{part.text}</span>))}
-              </div>
+              <div>{hit.snippet.map((part, i) => (part.match ? <mark key={i}>{part.text}</mark> : <span key={i}>{part.text}</span>))}</div>
             </div>
           ))}
         </div>
@@ -172,13 +184,23 @@ export function HistoryBrowser({ onOpenSession }: { onOpenSession: (session: Pic
                       Loading more sessions…
                     </div>
                   ) : (
-                    <SessionRow session={row.session} onOpen={() => onOpenSession(row.session, null)} onRenamed={replaceSession} onDelete={() => remove(row.session)} onError={setError} />
+                    <SessionRow
+                      session={row.session}
+                      onOpen={() => onOpenSession(row.session, null)}
+                      onRenamed={replaceSession}
+                      onDelete={() => remove(row.session)}
+                      onError={setError}
+                    />
                   )}
                 </div>
               );
             })}
           </div>
-          {rows.length === 0 && <p className="muted" style={{ padding: 16 }}>No sessions yet.</p>}
+          {rows.length === 0 && (
+            <p className="muted" style={{ padding: 16 }}>
+              No sessions yet.
+            </p>
+          )}
         </div>
       )}
       {pendingDelete && (
@@ -193,7 +215,19 @@ export function HistoryBrowser({ onOpenSession }: { onOpenSession: (session: Pic
   );
 }
 
-function SessionRow({ session, onOpen, onRenamed, onDelete, onError }: { session: Session; onOpen: () => void; onRenamed: (s: Session) => void; onDelete: () => void; onError: (m: string) => void }) {
+function SessionRow({
+  session,
+  onOpen,
+  onRenamed,
+  onDelete,
+  onError,
+}: {
+  session: Session;
+  onOpen: () => void;
+  onRenamed: (s: Session) => void;
+  onDelete: () => void;
+  onError: (m: string) => void;
+}) {
   const [renaming, setRenaming] = useState(false);
   const title0 = session.title ?? "Untitled session";
   // Running, waiting for an answer, or failed: the same badge as in the sidebar.

@@ -98,12 +98,20 @@ export const CompactionEntry = memo(function CompactionEntry({
           >
             Edit summary
           </button>
-          <button disabled={running || busy} title={running ? "Wait for the run to end" : "Send the full history to the model again"} onClick={() => void act(() => actions.onUndoCompaction?.(position))}>
+          <button
+            disabled={running || busy}
+            title={running ? "Wait for the run to end" : "Send the full history to the model again"}
+            onClick={() => void act(() => actions.onUndoCompaction?.(position))}
+          >
             Undo compaction
           </button>
         </div>
       )}
-      {error && <div className="error-text" role="alert">{error}</div>}
+      {error && (
+        <div className="error-text" role="alert">
+          {error}
+        </div>
+      )}
     </section>
   );
 });

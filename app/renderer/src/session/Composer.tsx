@@ -117,7 +117,13 @@ export function Composer({ sessionId, running, queued, disabled }: { sessionId: 
         aria-label="Message to the agent"
         data-composer=""
         autoFocus
-        placeholder={running ? (mode === "steer" ? "Steer the agent (delivered after the current tools)…" : "Queue a follow-up…") : "Ask Lathe to do something…  (Enter sends, Shift+Enter for a new line)"}
+        placeholder={
+          running
+            ? mode === "steer"
+              ? "Steer the agent (delivered after the current tools)…"
+              : "Queue a follow-up…"
+            : "Ask Lathe to do something…  (Enter sends, Shift+Enter for a new line)"
+        }
         value={text}
         rows={Math.min(10, Math.max(2, text.split("\n").length))}
         disabled={disabled}
@@ -154,8 +160,16 @@ export function Composer({ sessionId, running, queued, disabled }: { sessionId: 
         {running && <span className="muted">Images can be pasted or dropped here too.</span>}
         <span className="spacer" />
         {/* Notes about steering and follow-ups matter only while the run they joined lasts. */}
-        {sentNote && running && <span className="muted" role="status">{sentNote}</span>}
-        {error && <span className="error-text" role="alert">{error}</span>}
+        {sentNote && running && (
+          <span className="muted" role="status">
+            {sentNote}
+          </span>
+        )}
+        {error && (
+          <span className="error-text" role="alert">
+            {error}
+          </span>
+        )}
         {running && (
           <button className="danger" onClick={abort} title="Stop the agent (Esc)">
             Stop <kbd>Esc</kbd>

@@ -81,8 +81,7 @@ export const DiffView = memo(function DiffView({ diff, label, path }: { diff: st
 function FileTitle({ file, fallback }: { file: DiffFile; fallback?: string }) {
   return (
     <>
-      <span className="diff-path">{file.path || fallback || "file"}</span>{" "}
-      {(file.added > 0 || file.removed > 0) && <DiffCounts added={file.added} removed={file.removed} />}
+      <span className="diff-path">{file.path || fallback || "file"}</span> {(file.added > 0 || file.removed > 0) && <DiffCounts added={file.added} removed={file.removed} />}
     </>
   );
 }
@@ -121,7 +120,17 @@ const SIGN = { add: "+", del: "-", context: " ", note: "" } as const;
 function Code({ line, segments }: { line: DiffLine; segments: Segment[] | undefined }) {
   return (
     <code className="diff-code">
-      {segments ? segments.map((s, i) => (s.className ? <span key={i} className={s.className}>{s.text}</span> : s.text)) : line.text}
+      {segments
+        ? segments.map((s, i) =>
+            s.className ? (
+              <span key={i} className={s.className}>
+                {s.text}
+              </span>
+            ) : (
+              s.text
+            ),
+          )
+        : line.text}
       {line.text === "" ? " " : null}
     </code>
   );
@@ -130,8 +139,12 @@ function Code({ line, segments }: { line: DiffLine; segments: Segment[] | undefi
 function InlineRow({ line, segments }: { line: DiffLine; segments: Segment[] | undefined }) {
   return (
     <div className={`diff-row ${line.kind}`}>
-      <span className="ln" aria-hidden="true">{line.oldLine ?? ""}</span>
-      <span className="ln" aria-hidden="true">{line.newLine ?? ""}</span>
+      <span className="ln" aria-hidden="true">
+        {line.oldLine ?? ""}
+      </span>
+      <span className="ln" aria-hidden="true">
+        {line.newLine ?? ""}
+      </span>
       <span className="sign">{SIGN[line.kind]}</span>
       <Code line={line} segments={segments} />
     </div>
@@ -143,7 +156,9 @@ function Side({ line, segments, side }: { line: DiffLine | null; segments: Segme
   const kind = line.kind === "context" ? "context" : line.kind;
   return (
     <div className={`diff-side ${side} ${kind}`}>
-      <span className="ln" aria-hidden="true">{side === "old" ? line.oldLine ?? "" : line.newLine ?? ""}</span>
+      <span className="ln" aria-hidden="true">
+        {side === "old" ? (line.oldLine ?? "") : (line.newLine ?? "")}
+      </span>
       <span className="sign">{line.kind === "context" ? " " : SIGN[line.kind]}</span>
       <Code line={line} segments={segments} />
     </div>

@@ -23,7 +23,21 @@ function mb(bytes: number): string {
   return `${Math.round(bytes / (1024 * 1024))} MB`;
 }
 
-export const FileRow = memo(function FileRow({ sessionId, file, fromId, toId, name, maxFileBytes }: { sessionId: number; file: ChangedFile; fromId: number; toId: number; name: CallNamer; maxFileBytes: number }) {
+export const FileRow = memo(function FileRow({
+  sessionId,
+  file,
+  fromId,
+  toId,
+  name,
+  maxFileBytes,
+}: {
+  sessionId: number;
+  file: ChangedFile;
+  fromId: number;
+  toId: number;
+  name: CallNamer;
+  maxFileBytes: number;
+}) {
   const [open, setOpen] = useState(false);
   const [diff, setDiff] = useState<FileDiff | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -37,7 +51,10 @@ export const FileRow = memo(function FileRow({ sessionId, file, fromId, toId, na
   return (
     <li className={`changed-file ${file.status}`} data-file={file.path}>
       <button className="link" onClick={toggle} aria-expanded={open} aria-label={`${file.status} ${file.path}`}>
-        <span className="status-letter" title={file.status}>{LETTER[file.status]}</span> {file.path}
+        <span className="status-letter" title={file.status}>
+          {LETTER[file.status]}
+        </span>{" "}
+        {file.path}
       </button>{" "}
       <span className="muted">{byWhom(file, name)}</span>
       {file.large && <span className="muted"> · over {mb(maxFileBytes)}: recorded as changed, content not stored (no diff, not restorable)</span>}
@@ -94,14 +111,31 @@ function sessionFiles(turns: readonly TurnChanges[]): SessionFile[] {
       if (!seen) files.set(f.id, { file: f, fromId: turn.beforeId, toId: turn.afterId, turns: 1 });
       else {
         const status = seen.file.status === "added" && f.status !== "deleted" ? "added" : f.status;
-        files.set(f.id, { file: { ...f, status, large: seen.file.large || f.large, toolCallIds: [], certain: false }, fromId: seen.fromId, toId: turn.afterId, turns: seen.turns + 1 });
+        files.set(f.id, {
+          file: { ...f, status, large: seen.file.large || f.large, toolCallIds: [], certain: false },
+          fromId: seen.fromId,
+          toId: turn.afterId,
+          turns: seen.turns + 1,
+        });
       }
     }
   }
   return [...files.values()].sort((a, b) => a.file.path.localeCompare(b.file.path));
 }
 
-export function SessionChanges({ sessionId, list, name, onUndo, onClose }: { sessionId: number; list: CheckpointList; name: CallNamer; onUndo: (rewind: RewindInfo) => void; onClose: () => void }) {
+export function SessionChanges({
+  sessionId,
+  list,
+  name,
+  onUndo,
+  onClose,
+}: {
+  sessionId: number;
+  list: CheckpointList;
+  name: CallNamer;
+  onUndo: (rewind: RewindInfo) => void;
+  onClose: () => void;
+}) {
   const files = useMemo(() => sessionFiles(list.turns), [list.turns]);
   return (
     <section className="session-changes" aria-label="Changes of this session">

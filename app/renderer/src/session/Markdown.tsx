@@ -16,7 +16,11 @@ const components: Components = {
     </a>
   ),
   // Remote images would break the CSP (and leak): show the alt text and address instead.
-  img: ({ alt, src }) => <span className="muted">[image: {alt ?? ""} {typeof src === "string" ? src : ""}]</span>,
+  img: ({ alt, src }) => (
+    <span className="muted">
+      [image: {alt ?? ""} {typeof src === "string" ? src : ""}]
+    </span>
+  ),
 };
 
 // rehype-highlight builds its highlighter (registering ~40 languages) each time its plugin is

@@ -73,7 +73,12 @@ export const AssistantMessageView = memo(function AssistantMessageView({
     <div className="msg assistant" data-position={position} data-role="assistant" aria-busy={streaming}>
       {message.content.map((block, i) => {
         if (block.type === "thinking") {
-          if (block.redacted) return <div key={i} className="thinking muted">Thinking (redacted by the provider)</div>;
+          if (block.redacted)
+            return (
+              <div key={i} className="thinking muted">
+                Thinking (redacted by the provider)
+              </div>
+            );
           const live = streaming && (thinking?.[i] ? thinking[i]!.endedAt === null : i === message.content.length - 1);
           return <ThinkingBlock key={i} block={block} time={thinking?.[i]} live={live} />;
         }

@@ -7,7 +7,19 @@ import type { Model } from "../../../shared/agent-types";
 
 const OTHER = "\u0000other";
 
-export function ModelPicker({ value, models, onChange, label, emptyLabel }: { value: string; models: readonly Model[]; onChange: (ref: string) => void; label: string; emptyLabel?: string }) {
+export function ModelPicker({
+  value,
+  models,
+  onChange,
+  label,
+  emptyLabel,
+}: {
+  value: string;
+  models: readonly Model[];
+  onChange: (ref: string) => void;
+  label: string;
+  emptyLabel?: string;
+}) {
   const [typing, setTyping] = useState(false);
   const [typed, setTyped] = useState("");
   const known = value === "" || models.some((m) => `${m.provider}/${m.id}` === value);

@@ -63,7 +63,11 @@ export function RequestRow({ request, active, busy, projectName, denying, onDeny
 
   const title = `${request.toolName}: ${oneLine(request)}`;
   const edited = patterns.join("\n") !== request.proposedRule.pattern;
-  const chosen = patterns.map((p) => p.trim()).filter(Boolean).join("\n") || request.proposedRule.pattern;
+  const chosen =
+    patterns
+      .map((p) => p.trim())
+      .filter(Boolean)
+      .join("\n") || request.proposedRule.pattern;
   useEffect(() => onPatterns(request.id, chosen), [request.id, chosen, onPatterns]);
   const always = () => onAnswer({ decision: "allow-project", pattern: chosen });
 
@@ -151,7 +155,13 @@ export function RequestRow({ request, active, busy, projectName, denying, onDeny
             )}
           </div>
         )}
-        {!editingRule && !edited && request.proposedRule.meaning?.map((m) => <div key={m} className="perm-meaning">{m}</div>)}
+        {!editingRule &&
+          !edited &&
+          request.proposedRule.meaning?.map((m) => (
+            <div key={m} className="perm-meaning">
+              {m}
+            </div>
+          ))}
         {request.proposedRule.warning && <div className="error-text">{request.proposedRule.warning}</div>}
       </div>
       {denying ? (
@@ -193,7 +203,11 @@ export function RequestRow({ request, active, busy, projectName, denying, onDeny
             <kbd>a</kbd> Always allow in this project
           </button>
           {canRunOutside(request) && (
-            <button onClick={() => onAnswer({ decision: "allow-once", outsideSandbox: true })} disabled={busy} title="Runs this command once with your full rights, outside the sandbox">
+            <button
+              onClick={() => onAnswer({ decision: "allow-once", outsideSandbox: true })}
+              disabled={busy}
+              title="Runs this command once with your full rights, outside the sandbox"
+            >
               <kbd>o</kbd> Run outside the sandbox
             </button>
           )}

@@ -61,7 +61,8 @@ export function PermissionPanel({ requests, projectName }: { requests: readonly 
           : { requestId: request.id, decision: a.decision, ...(a.outsideSandbox ? { outsideSandbox: true } : {}) };
     if (denyingId === request.id) setDenyingId(null);
     // The next row becomes active at once; the answered one leaves when the host says so.
-    const next = group.find((r) => r.id !== request.id && !busy.has(r.id) && group.indexOf(r) > group.indexOf(request)) ?? group.find((r) => r.id !== request.id && !busy.has(r.id));
+    const next =
+      group.find((r) => r.id !== request.id && !busy.has(r.id) && group.indexOf(r) > group.indexOf(request)) ?? group.find((r) => r.id !== request.id && !busy.has(r.id));
     if (next && request.id === active.id) setActiveId(next.id);
     unwrap(getApi().permissions.respond(params)).catch((e: unknown) => {
       setError(errorText(e));
@@ -145,7 +146,11 @@ export function PermissionPanel({ requests, projectName }: { requests: readonly 
         ))}
       </ol>
       {group.length > 1 && <div className="perm-hint muted">↑ ↓ choose a call · y s a o n answer it · ⇧Y allows all of these once</div>}
-      {error && <div className="error-text" role="alert">{error}</div>}
+      {error && (
+        <div className="error-text" role="alert">
+          {error}
+        </div>
+      )}
     </div>
   );
 }

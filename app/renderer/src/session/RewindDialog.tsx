@@ -95,7 +95,8 @@ export function RewindDialog({ sessionId, target, onClose, onOpenSession, onDone
     }
   };
 
-  const title = target.kind === "undo" ? "Undo the rewind" : target.kind === "fork" ? `Fork from message ${target.position + 1}` : `Rewind files to before message ${target.position + 1}`;
+  const title =
+    target.kind === "undo" ? "Undo the rewind" : target.kind === "fork" ? `Fork from message ${target.position + 1}` : `Rewind files to before message ${target.position + 1}`;
   const changes = preview ? preview.files.filter((f) => f.action !== "keep").length + restore.size : 0;
   return (
     <div className="rewind-dialog" role="dialog" aria-modal="true" aria-label="Rewind preview" onKeyDown={(e) => e.key === "Escape" && onClose()}>
@@ -157,7 +158,8 @@ export function RewindDialog({ sessionId, target, onClose, onOpenSession, onDone
             <fieldset>
               <legend>The conversation</legend>
               <label className="checkbox">
-                <input type="radio" name="conversation" checked={conversation === "keep"} onChange={() => setConversation("keep")} /> Keep it (the agent is told the files were restored)
+                <input type="radio" name="conversation" checked={conversation === "keep"} onChange={() => setConversation("keep")} /> Keep it (the agent is told the files were
+                restored)
               </label>
               <label className="checkbox">
                 <input type="radio" name="conversation" checked={conversation === "fork"} onChange={() => setConversation("fork")} /> Fork a new session from before this message
@@ -172,7 +174,8 @@ export function RewindDialog({ sessionId, target, onClose, onOpenSession, onDone
               </label>
               {preview.gitRepository && (
                 <label className="checkbox">
-                  <input type="radio" name="destination" checked={destination === "worktree"} onChange={() => setDestination("worktree")} /> Restore them into a new git worktree (the project stays as it is)
+                  <input type="radio" name="destination" checked={destination === "worktree"} onChange={() => setDestination("worktree")} /> Restore them into a new git worktree
+                  (the project stays as it is)
                 </label>
               )}
               <label className="checkbox">

@@ -65,7 +65,10 @@ export function SessionView({ sessionId, jumpTo, project, onOpenSession, onOpenP
         setError(null);
         // Forking at one of your messages offers to restore the files as they were then.
         if (model.current.messages[position - model.current.first]?.role === "user") return setRewind({ kind: "fork", position });
-        unwrap(getApi().sessions.fork({ sessionId, position })).then((fork) => (onForked ?? onOpenSession)(fork), (e: unknown) => setError(errorText(e)));
+        unwrap(getApi().sessions.fork({ sessionId, position })).then(
+          (fork) => (onForked ?? onOpenSession)(fork),
+          (e: unknown) => setError(errorText(e)),
+        );
       },
       onRewind: (position: number) => setRewind({ kind: "rewind", position }),
       onUndoRewind: (rewindId: number) => setRewind({ kind: "undo", rewindId }),
@@ -97,18 +100,37 @@ export function SessionView({ sessionId, jumpTo, project, onOpenSession, onOpenP
     const { liveUsage } = view.model;
     return { tokens: (view.info?.tokens ?? 0) + liveUsage.tokens + streamed.tokens, cost: (view.info?.cost ?? 0) + liveUsage.cost + streamed.cost, estimated: streamed.estimated };
   }, [view.model, view.info, view.state?.contextTokens, priced]);
-  const activity = describeActivity({ running, pendingPermissions: view.permissions.length, retrying: view.model.retry !== null, tools: view.model.tools, streaming: view.model.streaming });
+  const activity = describeActivity({
+    running,
+    pendingPermissions: view.permissions.length,
+    retrying: view.model.retry !== null,
+    tools: view.model.tools,
+    streaming: view.model.streaming,
+  });
   useFocusReturn(view.permissions.length);
   // The first prompt is in the window only when it starts at the session's first message.
   const firstPrompt = view.model.first === 0 ? view.model.messages.find((m) => m.role === "user") : undefined;
   const fallbackTitle = firstPrompt && firstPrompt.role === "user" ? titleFromText(textOf(firstPrompt.content)) : null;
 
   if (view.loading) return <div className="page muted">Opening the session…</div>;
-  if (view.error) return <div className="page error-text" role="alert">Could not open the session: {view.error}</div>;
+  if (view.error)
+    return (
+      <div className="page error-text" role="alert">
+        Could not open the session: {view.error}
+      </div>
+    );
 
   return (
     <div className="session" data-session-id={sessionId} data-running={running}>
-      <SessionHeader sessionId={sessionId} info={view.info} state={view.state} fallbackTitle={fallbackTitle} project={project} onOpenProject={onOpenProject} onOpenSession={onOpenSession} />
+      <SessionHeader
+        sessionId={sessionId}
+        info={view.info}
+        state={view.state}
+        fallbackTitle={fallbackTitle}
+        project={project}
+        onOpenProject={onOpenProject}
+        onOpenSession={onOpenSession}
+      />
       <div className="session-body">
         {view.model.total === 0 && !running && <EmptySession projectName={projectName} />}
         <Transcript
@@ -126,27 +148,39 @@ export function SessionView({ sessionId, jumpTo, project, onOpenSession, onOpenP
         />
       </div>
       <div className="session-extras">
-      {error && <div className="notice error" role="alert">{error}</div>}
-      {checkpoints.list && checkpoints.list.turns.some((t) => t.files.length > 0) && (
-        <div className="changes-bar">
-          <button className="link" onClick={() => setShowChanges(!showChanges)} aria-expanded={showChanges}>
-            {showChanges ? "Hide the changes of this session" : "Review the changes of this session"}
-          </button>
-        </div>
-      )}
-      {showChanges && checkpoints.list && (
-        <SessionChanges sessionId={sessionId} list={checkpoints.list} name={name} onUndo={(r) => setRewind({ kind: "undo", rewindId: r.id })} onClose={() => setShowChanges(false)} />
-      )}
-      {checkpoints.error && <div className="notice">Files changed: {checkpoints.error}</div>}
-      {rewound && (
-        <div className="notice" role="status">
-          {rewound}{" "}
-          <button className="link" onClick={() => setRewound(null)}>
-            Dismiss
-          </button>
-        </div>
-      )}
-      {rewind && <RewindDialog key={JSON.stringify(rewind)} sessionId={sessionId} target={rewind} onClose={() => setRewind(null)} onOpenSession={onOpenSession} onDone={setRewound} />}
+        {error && (
+          <div className="notice error" role="alert">
+            {error}
+          </div>
+        )}
+        {checkpoints.list && checkpoints.list.turns.some((t) => t.files.length > 0) && (
+          <div className="changes-bar">
+            <button className="link" onClick={() => setShowChanges(!showChanges)} aria-expanded={showChanges}>
+              {showChanges ? "Hide the changes of this session" : "Review the changes of this session"}
+            </button>
+          </div>
+        )}
+        {showChanges && checkpoints.list && (
+          <SessionChanges
+            sessionId={sessionId}
+            list={checkpoints.list}
+            name={name}
+            onUndo={(r) => setRewind({ kind: "undo", rewindId: r.id })}
+            onClose={() => setShowChanges(false)}
+          />
+        )}
+        {checkpoints.error && <div className="notice">Files changed: {checkpoints.error}</div>}
+        {rewound && (
+          <div className="notice" role="status">
+            {rewound}{" "}
+            <button className="link" onClick={() => setRewound(null)}>
+              Dismiss
+            </button>
+          </div>
+        )}
+        {rewind && (
+          <RewindDialog key={JSON.stringify(rewind)} sessionId={sessionId} target={rewind} onClose={() => setRewind(null)} onOpenSession={onOpenSession} onDone={setRewound} />
+        )}
       </div>
       {view.permissions.length > 0 ? <PermissionPanel requests={view.permissions} projectName={projectName} /> : <div />}
       <div>
@@ -199,7 +233,10 @@ function useFocusReturn(pending: number): void {
 
 /** The title the store gives a session from its first prompt (first non-empty line, 80 characters). */
 function titleFromText(text: string): string | null {
-  const line = text.split("\n").map((l) => l.trim()).find((l) => l !== "");
+  const line = text
+    .split("\n")
+    .map((l) => l.trim())
+    .find((l) => l !== "");
   if (!line) return null;
   return line.length <= 80 ? line : `${line.slice(0, 79).trimEnd()}…`;
 }
@@ -209,7 +246,10 @@ function EmptySession({ projectName }: { projectName: string }) {
   return (
     <div className="session-empty">
       <h2>What should Lathe do{projectName ? ` in ${projectName}` : ""}?</h2>
-      <p className="muted">Describe a task below: “Fix the failing test”, “Explain how the build works”, “Add a --verbose flag”. Lathe reads, runs and edits in the project folder, asking before anything the sandbox or your rules do not cover.</p>
+      <p className="muted">
+        Describe a task below: “Fix the failing test”, “Explain how the build works”, “Add a --verbose flag”. Lathe reads, runs and edits in the project folder, asking before
+        anything the sandbox or your rules do not cover.
+      </p>
       <p className="muted text-sm">
         Press <kbd>?</kbd> for keyboard shortcuts.
       </p>

@@ -79,7 +79,9 @@ export function StatusBar({
         <select
           aria-label="Permission mode"
           className={settings?.permissionMode === "full-auto" ? "warning" : undefined}
-          title={settings?.permissionMode === "full-auto" ? "Full auto: commands run outside the sandbox, with your full rights, and nothing asks first." : settings?.sandbox.message}
+          title={
+            settings?.permissionMode === "full-auto" ? "Full auto: commands run outside the sandbox, with your full rights, and nothing asks first." : settings?.sandbox.message
+          }
           value={settings?.permissionMode ?? "ask"}
           onChange={(e) => {
             setError(null);
@@ -109,7 +111,10 @@ export function StatusBar({
           setCompactNote(null);
           setCompacting(true);
           unwrap(getApi().sessions.compact({ sessionId: state.sessionId }))
-            .then((r) => setCompactNote(r.message), (err: unknown) => setError(errorText(err)))
+            .then(
+              (r) => setCompactNote(r.message),
+              (err: unknown) => setError(errorText(err)),
+            )
             .finally(() => setCompacting(false));
         }}
       >
@@ -124,7 +129,10 @@ export function StatusBar({
         </span>
       )}
       <InstructionFiles paths={state?.instructionFiles ?? []} />
-      <span className="usage" title={usage.estimated ? "Includes an estimate for the answer being written (about 4 characters per token); exact once it ends" : "Tokens and cost of this session"}>
+      <span
+        className="usage"
+        title={usage.estimated ? "Includes an estimate for the answer being written (about 4 characters per token); exact once it ends" : "Tokens and cost of this session"}
+      >
         {usage.estimated ? "≈ " : ""}
         {formatTokens(usage.tokens)} tokens · {formatCost(usage.cost)}
       </span>
@@ -139,7 +147,11 @@ export function StatusBar({
           No data for {idleSeconds} s{settings ? ` (stops at ${settings.stallTimeoutSeconds} s)` : ""}
         </span>
       )}
-      {error && <span className="error-text" role="alert">{error}</span>}
+      {error && (
+        <span className="error-text" role="alert">
+          {error}
+        </span>
+      )}
       {state?.running && activity && (
         <span role="status" className="activity" data-activity={activity}>
           {activity}

@@ -71,7 +71,10 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
     let cancelled = false;
     getApi()
       .tools.output({ sessionId, toolCallId })
-      .then((r) => !cancelled && setStored(r.ok ? r.data.text : ""), () => !cancelled && setStored(""));
+      .then(
+        (r) => !cancelled && setStored(r.ok ? r.data.text : ""),
+        () => !cancelled && setStored(""),
+      );
     return () => {
       cancelled = true;
     };
@@ -222,11 +225,7 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
           <span className="waiting">Waiting for input</span>
           <input aria-label="Input for the command" placeholder="Type an answer and press Enter" value={answer} onChange={(e) => setAnswer(e.target.value)} autoFocus />
           <button type="submit">Send</button>
-          <button
-            type="button"
-            className="danger"
-            onClick={() => unwrap(getApi().tools.interrupt({ sessionId, toolCallId })).catch((e: unknown) => setError(errorText(e)))}
-          >
+          <button type="button" className="danger" onClick={() => unwrap(getApi().tools.interrupt({ sessionId, toolCallId })).catch((e: unknown) => setError(errorText(e)))}>
             Interrupt
           </button>
           {error && <span className="error-text">{error}</span>}

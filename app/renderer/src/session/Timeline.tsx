@@ -48,7 +48,10 @@ export const Timeline = memo(function Timeline({ cards }: { cards: ToolCardState
     <div className="timeline" role="group" aria-label={`Timeline of ${cards.length} parallel calls, ${formatElapsed(span)}`}>
       <div className="timeline-legend" aria-hidden="true">
         <span className="swatch wait" /> waiting <span className="swatch run" /> running
-        <span className="muted"> · {formatElapsed(span)} in all, {formatElapsed(ran)} of run time</span>
+        <span className="muted">
+          {" "}
+          · {formatElapsed(span)} in all, {formatElapsed(ran)} of run time
+        </span>
       </div>
       {laid.spans.map(({ card, wait, run }) => (
         <div className="timeline-row" key={card.toolCallId} data-tool-call-id={card.toolCallId}>
@@ -57,7 +60,9 @@ export const Timeline = memo(function Timeline({ cards }: { cards: ToolCardState
           </span>
           <div className="timeline-track">
             {wait && <div className="timeline-seg wait" style={{ left: pct(wait[0]), width: pct(wait[1] - wait[0]) }} title={`waited ${formatElapsed(wait[1] - wait[0])}`} />}
-            {run && <div className={`timeline-seg run ${card.status}`} style={{ left: pct(run[0]), width: pct(run[1] - run[0]) }} title={`ran ${formatElapsed(run[1] - run[0])}`} />}
+            {run && (
+              <div className={`timeline-seg run ${card.status}`} style={{ left: pct(run[0]), width: pct(run[1] - run[0]) }} title={`ran ${formatElapsed(run[1] - run[0])}`} />
+            )}
           </div>
           <span className="muted timeline-times">
             {wait ? `waited ${formatElapsed(wait[1] - wait[0])}` : ""}

@@ -162,36 +162,76 @@ function CardBody({ card, sessionId, diff, awaiting }: { card: ToolCardState; se
       const details = card.toolName === "write" && !card.result?.isError ? (card.result?.details as WriteDetails | undefined) : undefined;
       return (
         <>
-          {error && <div className="card-error" role="alert">{error}</div>}
-          {details && <div className="card-meta">{details.created ? "Created" : "Replaced"} {details.path}: {plural(details.lines, "line")}, {plural(details.bytes, "byte")}</div>}
+          {error && (
+            <div className="card-error" role="alert">
+              {error}
+            </div>
+          )}
+          {details && (
+            <div className="card-meta">
+              {details.created ? "Created" : "Replaced"} {details.path}: {plural(details.lines, "line")}, {plural(details.bytes, "byte")}
+            </div>
+          )}
           {diff && <DiffView diff={diff.diff} label={diff.label} path={path} />}
         </>
       );
     }
     case "read": {
-      if (error) return <div className="card-error" role="alert">{error}</div>;
+      if (error)
+        return (
+          <div className="card-error" role="alert">
+            {error}
+          </div>
+        );
       const details = card.result?.details as ReadDetails | undefined;
       const image = card.result?.content.find((b) => b.type === "image");
       if (image?.data) return <img src={`data:${image.mimeType};base64,${image.data}`} alt={`Image ${path}`} style={{ maxWidth: "100%", maxHeight: 320 }} />;
       return (
         <>
           {resultText && <ExcerptView text={resultText} />}
-          {details?.truncated && <div className="card-meta">Shown: lines {details.startLine}-{details.endLine}{details.totalLines ? ` of ${details.totalLines}` : ""}</div>}
+          {details?.truncated && (
+            <div className="card-meta">
+              Shown: lines {details.startLine}-{details.endLine}
+              {details.totalLines ? ` of ${details.totalLines}` : ""}
+            </div>
+          )}
         </>
       );
     }
     default: {
-      if (error) return <div className="card-error" role="alert">{error}</div>;
+      if (error)
+        return (
+          <div className="card-error" role="alert">
+            {error}
+          </div>
+        );
       // MCP tools report progress ("Progress 2 of 5: …") and may return images.
       const progress = card.progress as { phase?: string; progress?: number; total?: number; message?: string } | null;
       const images = card.result?.content.filter((b) => b.type === "image") ?? [];
       if (!card.result && progress?.phase === "progress") {
-        return <div className="card-meta">Progress {progress.progress}{progress.total !== undefined ? ` of ${progress.total}` : ""}{progress.message ? `: ${progress.message}` : ""}</div>;
+        return (
+          <div className="card-meta">
+            Progress {progress.progress}
+            {progress.total !== undefined ? ` of ${progress.total}` : ""}
+            {progress.message ? `: ${progress.message}` : ""}
+          </div>
+        );
       }
       return (
         <>
-          {resultText ? <pre className="excerpt"><div>{resultText}</div></pre> : images.length === 0 && <div className="card-meta">{card.status === "pending" || card.status === "queued" ? "Not started" : "No output"}</div>}
-          {images.map((image, i) => image.type === "image" && <img key={i} src={`data:${image.mimeType};base64,${image.data}`} alt={`Image ${i + 1} from ${card.toolName}`} style={{ maxWidth: "100%", maxHeight: 320 }} />)}
+          {resultText ? (
+            <pre className="excerpt">
+              <div>{resultText}</div>
+            </pre>
+          ) : (
+            images.length === 0 && <div className="card-meta">{card.status === "pending" || card.status === "queued" ? "Not started" : "No output"}</div>
+          )}
+          {images.map(
+            (image, i) =>
+              image.type === "image" && (
+                <img key={i} src={`data:${image.mimeType};base64,${image.data}`} alt={`Image ${i + 1} from ${card.toolName}`} style={{ maxWidth: "100%", maxHeight: 320 }} />
+              ),
+          )}
         </>
       );
     }
@@ -237,7 +277,11 @@ function BashBody({ card, sessionId, error, resultText }: { card: ToolCardState;
         </div>
       )}
       {/* The output is in the terminal; an error without output (it never ran) is said on its own. */}
-      {error && !hasOutput && !done?.sandbox?.blocked && <div className="card-error" role="alert">{error}</div>}
+      {error && !hasOutput && !done?.sandbox?.blocked && (
+        <div className="card-error" role="alert">
+          {error}
+        </div>
+      )}
     </>
   );
 }
@@ -259,7 +303,9 @@ function SandboxNote({ sandbox, sessionId, toolCallId }: { sandbox: BashSandboxD
   if (!sandbox.blocked) {
     return (
       <div className="card-meta" aria-label="Where it ran">
-        {sandbox.placement === "outside" ? `Ran outside the sandbox: ${sandbox.outsideReason ?? "with your full rights."}` : `Ran in the sandbox${sandbox.placement === "sandbox-network" ? " with network" : ""}.`}
+        {sandbox.placement === "outside"
+          ? `Ran outside the sandbox: ${sandbox.outsideReason ?? "with your full rights."}`
+          : `Ran in the sandbox${sandbox.placement === "sandbox-network" ? " with network" : ""}.`}
       </div>
     );
   }

@@ -148,7 +148,8 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
     if (el.scrollHeight - el.scrollTop - el.clientHeight < 40) atBottom.current = attached;
     // Up by the person (wheel, keys, scrollbar, touch) or by a long way; not a clamp when the view
     // grows or the content shrinks under it.
-    else if (el.scrollTop < lastScrollTop.current && (performance.now() - lastInput.current < 1000 || lastScrollTop.current - el.scrollTop > el.clientHeight)) atBottom.current = false;
+    else if (el.scrollTop < lastScrollTop.current && (performance.now() - lastInput.current < 1000 || lastScrollTop.current - el.scrollTop > el.clientHeight))
+      atBottom.current = false;
     lastScrollTop.current = el.scrollTop;
     // Pages load once the person has left the bottom (not while the view settles there at open).
     if (!atBottom.current && el.scrollTop < PAGE_MARGIN) loadOlder();
@@ -156,7 +157,21 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
   };
 
   return (
-    <div className="transcript" ref={scroller} data-first-position={model.first} data-total={model.total} onScroll={onScroll} onWheel={noteInput} onKeyDown={noteInput} onPointerDown={noteInput} onTouchStart={noteInput} role="log" aria-label="Transcript" aria-live="off" tabIndex={0}>
+    <div
+      className="transcript"
+      ref={scroller}
+      data-first-position={model.first}
+      data-total={model.total}
+      onScroll={onScroll}
+      onWheel={noteInput}
+      onKeyDown={noteInput}
+      onPointerDown={noteInput}
+      onTouchStart={noteInput}
+      role="log"
+      aria-label="Transcript"
+      aria-live="off"
+      tabIndex={0}
+    >
       <div className="transcript-inner" style={{ height: virtualizer.getTotalSize() }}>
         {virtualizer.getVirtualItems().map((row) => {
           const item = items[row.index]!;
@@ -249,7 +264,8 @@ const Row = memo(function Row({ item, card, cards, sessionId, expandedChoice, on
         </>
       );
     case "custom":
-      if (item.message.customType === COMPACTION) return <CompactionEntry message={item.message} position={item.position} status={compaction.statusOf.get(item.position)} running={running} actions={actions} />;
+      if (item.message.customType === COMPACTION)
+        return <CompactionEntry message={item.message} position={item.position} status={compaction.statusOf.get(item.position)} running={running} actions={actions} />;
       if (item.message.customType === COMPACTION_UNDO) return <CompactionUndoNote message={item.message} position={item.position} />;
       return <CustomMessageView message={item.message} position={item.position} actions={actions} />;
     case "tool": {

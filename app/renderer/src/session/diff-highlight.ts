@@ -14,14 +14,59 @@ export interface Segment {
 const lowlight = createLowlight(common);
 
 const BY_EXTENSION: Record<string, string> = {
-  js: "javascript", mjs: "javascript", cjs: "javascript", jsx: "javascript",
-  ts: "typescript", mts: "typescript", cts: "typescript", tsx: "typescript",
-  py: "python", pyi: "python", rs: "rust", go: "go", java: "java", kt: "kotlin", kts: "kotlin",
-  c: "c", h: "c", cc: "cpp", cpp: "cpp", cxx: "cpp", hpp: "cpp", hh: "cpp", cs: "csharp",
-  css: "css", scss: "scss", less: "less", html: "xml", htm: "xml", xml: "xml", svg: "xml", vue: "xml",
-  json: "json", jsonc: "json", md: "markdown", markdown: "markdown", yml: "yaml", yaml: "yaml",
-  toml: "ini", ini: "ini", cfg: "ini", sh: "bash", bash: "bash", zsh: "bash", rb: "ruby", php: "php",
-  sql: "sql", swift: "swift", lua: "lua", r: "r", pl: "perl", m: "objectivec", graphql: "graphql", gql: "graphql",
+  js: "javascript",
+  mjs: "javascript",
+  cjs: "javascript",
+  jsx: "javascript",
+  ts: "typescript",
+  mts: "typescript",
+  cts: "typescript",
+  tsx: "typescript",
+  py: "python",
+  pyi: "python",
+  rs: "rust",
+  go: "go",
+  java: "java",
+  kt: "kotlin",
+  kts: "kotlin",
+  c: "c",
+  h: "c",
+  cc: "cpp",
+  cpp: "cpp",
+  cxx: "cpp",
+  hpp: "cpp",
+  hh: "cpp",
+  cs: "csharp",
+  css: "css",
+  scss: "scss",
+  less: "less",
+  html: "xml",
+  htm: "xml",
+  xml: "xml",
+  svg: "xml",
+  vue: "xml",
+  json: "json",
+  jsonc: "json",
+  md: "markdown",
+  markdown: "markdown",
+  yml: "yaml",
+  yaml: "yaml",
+  toml: "ini",
+  ini: "ini",
+  cfg: "ini",
+  sh: "bash",
+  bash: "bash",
+  zsh: "bash",
+  rb: "ruby",
+  php: "php",
+  sql: "sql",
+  swift: "swift",
+  lua: "lua",
+  r: "r",
+  pl: "perl",
+  m: "objectivec",
+  graphql: "graphql",
+  gql: "graphql",
 };
 
 /** The highlight.js language of a file, or undefined when none fits. */
@@ -76,7 +121,10 @@ export function highlightFile(file: DiffFile, language = languageOf(file.path)):
     for (const hunk of file.hunks) {
       const oldSide = hunk.lines.filter((l) => l.kind === "context" || l.kind === "del");
       const newSide = hunk.lines.filter((l) => l.kind === "context" || l.kind === "add");
-      for (const [side, only] of [[oldSide, "del"], [newSide, "add"]] as const) {
+      for (const [side, only] of [
+        [oldSide, "del"],
+        [newSide, "add"],
+      ] as const) {
         const text = side.map((l) => l.text).join("\n");
         if (text.length > MAX_SIDE_CHARS) continue;
         const highlighted = highlightLines(text, language);

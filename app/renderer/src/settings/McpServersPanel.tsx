@@ -38,10 +38,14 @@ export function McpServersPanel({ project }: { project: Project | null }) {
     <section className="panel" aria-labelledby="mcp-title">
       <h2 id="mcp-title">MCP servers</h2>
       <p className="setting-help">
-        Tools from Model Context Protocol servers. The model sees one tool, tool_search, and loads the tools it needs from there; a server set to load all its tools gives them to new
-        sessions from the start. Servers run while Lathe runs; a project’s servers start with its first session.
+        Tools from Model Context Protocol servers. The model sees one tool, tool_search, and loads the tools it needs from there; a server set to load all its tools gives them to
+        new sessions from the start. Servers run while Lathe runs; a project’s servers start with its first session.
       </p>
-      {error && <p className="error-text" role="alert">{error}</p>}
+      {error && (
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      )}
       {list?.servers.length === 0 && <p className="muted">No MCP servers yet.</p>}
       <ul className="list">
         {list?.servers.map((s) => (
@@ -85,14 +89,22 @@ function ServerRow({ server: s, projectId, onList }: { server: McpServerView; pr
     <li style={{ padding: "8px 0" }} aria-label={`MCP server ${s.name}`} data-state={s.status.state}>
       <div className="row" style={{ alignItems: "center" }}>
         <strong style={{ flex: 1, minWidth: 0 }}>
-          {s.name} <span className="muted">({s.scope === "user" ? "everywhere" : "this project"}, {s.transport})</span>
+          {s.name}{" "}
+          <span className="muted">
+            ({s.scope === "user" ? "everywhere" : "this project"}, {s.transport})
+          </span>
         </strong>
         <label className="checkbox">
           <input type="checkbox" checked={!s.disabled} disabled={busy} onChange={(e) => act(unwrap(api.mcp.update({ id: s.id, disabled: !e.target.checked, ...withProject })))} />
           Enabled
         </label>
         <label className="checkbox">
-          <input type="checkbox" checked={s.loadAllTools} disabled={busy} onChange={(e) => act(unwrap(api.mcp.update({ id: s.id, loadAllTools: e.target.checked, ...withProject })))} />
+          <input
+            type="checkbox"
+            checked={s.loadAllTools}
+            disabled={busy}
+            onChange={(e) => act(unwrap(api.mcp.update({ id: s.id, loadAllTools: e.target.checked, ...withProject })))}
+          />
           Load all tools up front
         </label>
         <button disabled={busy || s.disabled} onClick={() => act(unwrap(api.mcp.restart({ id: s.id, ...withProject })))}>
@@ -136,7 +148,11 @@ function ServerRow({ server: s, projectId, onList }: { server: McpServerView; pr
           ))}
         </ul>
       )}
-      {error && <div className="error-text" role="alert">{error}</div>}
+      {error && (
+        <div className="error-text" role="alert">
+          {error}
+        </div>
+      )}
     </li>
   );
 }
@@ -154,24 +170,39 @@ function AddServers({ project, canStoreSecrets, onList }: { project: Project | n
     setBusy(true);
     setMessage(null);
     unwrap(getApi().mcp.import({ ...target, ...source }))
-      .then((r) => {
-        onList(r.list);
-        const disabled = r.imported.filter((name) => r.list.servers.some((v) => v.name === name && v.disabled));
-        const added = r.imported.length > 0 ? `Added ${r.imported.join(", ")}.${disabled.length > 0 ? ` Not started: enable ${disabled.join(", ")} to start ${disabled.length === 1 ? "it" : "them"}.` : ""}` : "Nothing added.";
-        const skipped = r.skipped.map((s) => ` Skipped ${s.name}: ${s.reason}`).join("");
-        setMessage({ ok: r.skipped.length === 0, text: added + skipped });
-        if ("text" in source && r.imported.length > 0) setText("");
-      }, (e: unknown) => setMessage({ ok: false, text: errorText(e) }))
+      .then(
+        (r) => {
+          onList(r.list);
+          const disabled = r.imported.filter((name) => r.list.servers.some((v) => v.name === name && v.disabled));
+          const added =
+            r.imported.length > 0
+              ? `Added ${r.imported.join(", ")}.${disabled.length > 0 ? ` Not started: enable ${disabled.join(", ")} to start ${disabled.length === 1 ? "it" : "them"}.` : ""}`
+              : "Nothing added.";
+          const skipped = r.skipped.map((s) => ` Skipped ${s.name}: ${s.reason}`).join("");
+          setMessage({ ok: r.skipped.length === 0, text: added + skipped });
+          if ("text" in source && r.imported.length > 0) setText("");
+        },
+        (e: unknown) => setMessage({ ok: false, text: errorText(e) }),
+      )
       .finally(() => setBusy(false));
   };
   return (
     <div style={{ marginTop: 10 }}>
       <label>
         Add servers: paste an mcpServers configuration (Claude Desktop, Claude Code)
-        <textarea aria-label="MCP servers JSON" rows={5} value={text} placeholder={EXAMPLE} onChange={(e) => setText(e.target.value)} style={{ fontFamily: "var(--mono)", fontSize: 12 }} />
+        <textarea
+          aria-label="MCP servers JSON"
+          rows={5}
+          value={text}
+          placeholder={EXAMPLE}
+          onChange={(e) => setText(e.target.value)}
+          style={{ fontFamily: "var(--mono)", fontSize: 12 }}
+        />
       </label>
       {!canStoreSecrets && (
-        <p className="setting-help">There is no OS keyring here: write secret values as ${"{"}VARIABLE{"}"} and set them in Lathe’s environment.</p>
+        <p className="setting-help">
+          There is no OS keyring here: write secret values as ${"{"}VARIABLE{"}"} and set them in Lathe’s environment.
+        </p>
       )}
       <div className="row" style={{ alignItems: "center", marginTop: 6 }}>
         <label style={{ flex: "0 0 auto" }}>
@@ -213,7 +244,19 @@ type ImportSource = { text: string } | { path: string; localProject?: boolean; s
  * replaced only when ticked; a secret-looking variable is passed to a project file's server only
  * when ticked; a project's file is imported for that project unless the user chooses otherwise.
  */
-function FoundConfig({ found: f, project, scope, busy, onImport }: { found: Found; project: Project | null; scope: "user" | "project"; busy: boolean; onImport: (source: ImportSource) => void }) {
+function FoundConfig({
+  found: f,
+  project,
+  scope,
+  busy,
+  onImport,
+}: {
+  found: Found;
+  project: Project | null;
+  scope: "user" | "project";
+  busy: boolean;
+  onImport: (source: ImportSource) => void;
+}) {
   const [replace, setReplace] = useState<string[]>([]);
   const [confirmed, setConfirmed] = useState<string[]>([]);
   const [fileScope, setFileScope] = useState<"user" | "project">(f.fromProject && project ? "project" : scope);
@@ -233,7 +276,9 @@ function FoundConfig({ found: f, project, scope, busy, onImport }: { found: Foun
         {!f.error && f.details.length > 0 && (
           <button
             disabled={busy}
-            onClick={() => onImport({ path: f.path, ...(f.localProject ? { localProject: true } : {}), ...(f.fromProject ? { scope: fileScope } : {}), replace, confirmedVariables: confirmed })}
+            onClick={() =>
+              onImport({ path: f.path, ...(f.localProject ? { localProject: true } : {}), ...(f.fromProject ? { scope: fileScope } : {}), replace, confirmedVariables: confirmed })
+            }
           >
             Import
           </button>

@@ -23,7 +23,14 @@ export function ProvidersPanel({ settings }: { settings: Settings }) {
       {settings.providers.length === 0 && <p className="muted">No provider yet.</p>}
       <ul className="list">
         {settings.providers.map((p) => (
-          <ProviderRow key={p.id} provider={p} canStoreKeys={settings.canStoreKeys} modelCount={models.filter((m) => m.provider === p.id).length} onSettings={setSettings} onModels={reloadModels} />
+          <ProviderRow
+            key={p.id}
+            provider={p}
+            canStoreKeys={settings.canStoreKeys}
+            modelCount={models.filter((m) => m.provider === p.id).length}
+            onSettings={setSettings}
+            onModels={reloadModels}
+          />
         ))}
       </ul>
       {adding ? <ProviderSetup onDone={() => setAdding(false)} /> : <button onClick={() => setAdding(true)}>Add a provider…</button>}
@@ -33,7 +40,19 @@ export function ProvidersPanel({ settings }: { settings: Settings }) {
 
 const KEY_SOURCE = { settings: "key stored", environment: "key from the environment", none: "no key" } as const;
 
-function ProviderRow({ provider, canStoreKeys, modelCount, onSettings, onModels }: { provider: Provider; canStoreKeys: boolean; modelCount: number; onSettings: (s: Settings) => void; onModels: () => Promise<void> }) {
+function ProviderRow({
+  provider,
+  canStoreKeys,
+  modelCount,
+  onSettings,
+  onModels,
+}: {
+  provider: Provider;
+  canStoreKeys: boolean;
+  modelCount: number;
+  onSettings: (s: Settings) => void;
+  onModels: () => Promise<void>;
+}) {
   const [baseUrl, setBaseUrl] = useState(provider.baseUrl ?? "");
   const [key, setKey] = useState("");
   const [status, setStatus] = useState<{ ok: boolean; message: string } | null>(null);
@@ -97,8 +116,15 @@ function ProviderRow({ provider, canStoreKeys, modelCount, onSettings, onModels 
         </button>
         {confirmRemove ? (
           <span className="confirm" role="group" aria-label={`Remove ${provider.name}?`}>
-            <span>Remove {provider.name}{provider.keySource === "settings" ? " and its stored key" : ""}?</span>
-            <button type="button" className="danger" onClick={() => void act(async () => (onSettings(await unwrap(api.settings.removeProvider({ id: provider.id }))), await onModels(), "Removed"))}>
+            <span>
+              Remove {provider.name}
+              {provider.keySource === "settings" ? " and its stored key" : ""}?
+            </span>
+            <button
+              type="button"
+              className="danger"
+              onClick={() => void act(async () => (onSettings(await unwrap(api.settings.removeProvider({ id: provider.id }))), await onModels(), "Removed"))}
+            >
               Remove
             </button>
             <button type="button" onClick={() => setConfirmRemove(false)}>
@@ -125,7 +151,13 @@ function ProviderRow({ provider, canStoreKeys, modelCount, onSettings, onModels 
         </label>
         <label>
           New API key
-          <input type="password" value={key} onChange={(e) => (setKey(e.target.value), setFailedTest(false))} disabled={!canStoreKeys} placeholder={canStoreKeys ? "" : "Not storable on this host"} />
+          <input
+            type="password"
+            value={key}
+            onChange={(e) => (setKey(e.target.value), setFailedTest(false))}
+            disabled={!canStoreKeys}
+            placeholder={canStoreKeys ? "" : "Not storable on this host"}
+          />
         </label>
         <button type="submit" disabled={busy}>
           Test and save
@@ -136,7 +168,11 @@ function ProviderRow({ provider, canStoreKeys, modelCount, onSettings, onModels 
           </button>
         )}
         {provider.keySource === "settings" && (
-          <button type="button" disabled={busy} onClick={() => void act(async () => (onSettings(await unwrap(api.settings.setProvider({ id: provider.id, apiKey: null }))), await onModels(), "Key removed"))}>
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => void act(async () => (onSettings(await unwrap(api.settings.setProvider({ id: provider.id, apiKey: null }))), await onModels(), "Key removed"))}
+          >
             Clear key
           </button>
         )}

@@ -30,20 +30,33 @@ export function RulesPanel({ project }: { project: Project | null }) {
     setError(null);
     return work.then(load, (e: unknown) => setError(errorText(e)));
   };
-  const revoke = (rule: PermissionRule) =>
-    act(unwrap(getApi().permissions.removeRule({ id: rule.id })).then(() => setRevoked(rule)));
+  const revoke = (rule: PermissionRule) => act(unwrap(getApi().permissions.removeRule({ id: rule.id })).then(() => setRevoked(rule)));
   const undo = (rule: PermissionRule) => {
     setRevoked(null);
-    void act(unwrap(getApi().permissions.addRule({ tool: rule.tool, pattern: rule.pattern, action: rule.action, scope: rule.scope, ...(rule.scopeId !== null ? { scopeId: rule.scopeId } : {}) })));
+    void act(
+      unwrap(
+        getApi().permissions.addRule({
+          tool: rule.tool,
+          pattern: rule.pattern,
+          action: rule.action,
+          scope: rule.scope,
+          ...(rule.scopeId !== null ? { scopeId: rule.scopeId } : {}),
+        }),
+      ),
+    );
   };
   return (
     <section className="panel" aria-labelledby="rules-title">
       <h2 id="rules-title">Permission rules{project ? ` (global and ${project.name})` : ""}</h2>
-      {error && <p className="error-text" role="alert">{error}</p>}
+      {error && (
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      )}
       <p className="setting-help">
-        A bash rule names a command and its first words, matched word by word (<code>npm test *</code>: npm test and any arguments; <code>make</code>:
-        exactly make). Deny rules match commands, not effects: <code>python3 -c</code>, <code>unlink</code> or <code>find -delete</code> can still delete
-        files that <code>rm *</code> protects; the sandbox limits effects.
+        A bash rule names a command and its first words, matched word by word (<code>npm test *</code>: npm test and any arguments; <code>make</code>: exactly make). Deny rules
+        match commands, not effects: <code>python3 -c</code>, <code>unlink</code> or <code>find -delete</code> can still delete files that <code>rm *</code> protects; the sandbox
+        limits effects.
       </p>
       {rules?.length === 0 && <p className="muted">No rules yet. Add one below, or choose “Always allow” in a permission request.</p>}
       <ul className="list rules-list">
@@ -53,7 +66,11 @@ export function RulesPanel({ project }: { project: Project | null }) {
       </ul>
       {revoked && (
         <div className="undo-note" role="status">
-          Revoked <code>{revoked.tool}: {revoked.pattern}</code> ({revoked.action}, {revoked.scope}).{" "}
+          Revoked{" "}
+          <code>
+            {revoked.tool}: {revoked.pattern}
+          </code>{" "}
+          ({revoked.action}, {revoked.scope}).{" "}
           <button type="button" className="small" onClick={() => undo(revoked)}>
             Undo
           </button>
@@ -92,7 +109,11 @@ function RuleRow({ rule, onAct, onRevoke }: { rule: PermissionRule; onAct: (work
           </button>
         </>
       )}
-      <select aria-label={`Action of rule ${rule.id}`} value={rule.action} onChange={(e) => void onAct(unwrap(getApi().permissions.updateRule({ id: rule.id, action: e.target.value as "allow" | "deny" })))}>
+      <select
+        aria-label={`Action of rule ${rule.id}`}
+        value={rule.action}
+        onChange={(e) => void onAct(unwrap(getApi().permissions.updateRule({ id: rule.id, action: e.target.value as "allow" | "deny" })))}
+      >
         <option value="allow">allow</option>
         <option value="deny">deny</option>
       </select>

@@ -8,7 +8,11 @@ import { errorText, unwrap } from "../state/api-hooks";
 
 type SandboxUpdate = NonNullable<Parameters<ReturnType<typeof getApi>["settings"]["update"]>[0]["sandbox"]>;
 
-const lines = (text: string) => text.split("\n").map((l) => l.trim()).filter(Boolean);
+const lines = (text: string) =>
+  text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
 
 export function SandboxPanel({ settings, project, onSettings }: { settings: Settings; project: Project | null; onSettings: (s: Settings) => void }) {
   const { sandbox } = settings;
@@ -31,7 +35,11 @@ export function SandboxPanel({ settings, project, onSettings }: { settings: Sett
           Full auto: commands run outside the sandbox, with your full rights, and nothing asks first.
         </p>
       )}
-      {error && <p className="error-text" role="alert">{error}</p>}
+      {error && (
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      )}
       {project && (
         <label className="checkbox">
           <input
@@ -103,8 +111,8 @@ export function EnvironmentKeysNotice({ settings, onSettings }: { settings: Sett
     <div className={waiting.length > 0 ? "notice" : "setting-help"} role="note" aria-label="Keys in the environment" style={{ marginBottom: 8 }}>
       {waiting.length > 0 ? (
         <>
-          Lathe was started with {names(waiting)} in its environment. Commands that run outside the sandbox (in full auto, or when you choose to) can read it, for
-          example from <code>/proc/&lt;pid&gt;/environ</code> of the program that started Lathe. Store it in the keyring, then start Lathe without it.{" "}
+          Lathe was started with {names(waiting)} in its environment. Commands that run outside the sandbox (in full auto, or when you choose to) can read it, for example from{" "}
+          <code>/proc/&lt;pid&gt;/environ</code> of the program that started Lathe. Store it in the keyring, then start Lathe without it.{" "}
           <button onClick={store} disabled={!settings.canStoreKeys} title={settings.canStoreKeys ? undefined : "This host has no keyring to store keys in"}>
             Store in keyring
           </button>
@@ -113,7 +121,11 @@ export function EnvironmentKeysNotice({ settings, onSettings }: { settings: Sett
       ) : (
         <>{names(inEnv)} is stored in the keyring now: start Lathe without it in the environment, so that commands run outside the sandbox cannot read it.</>
       )}
-      {status && <div className={status.ok ? "muted" : "error-text"} role="status">{status.message}</div>}
+      {status && (
+        <div className={status.ok ? "muted" : "error-text"} role="status">
+          {status.message}
+        </div>
+      )}
     </div>
   );
 }

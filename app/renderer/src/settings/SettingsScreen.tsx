@@ -25,14 +25,24 @@ export function SettingsScreen({ project }: { project: Project | null }) {
     <div className="page">
       <div className="page-inner">
         <h1>Settings</h1>
-        {error && <p className="error-text" role="alert">{error}</p>}
+        {error && (
+          <p className="error-text" role="alert">
+            {error}
+          </p>
+        )}
         <ProvidersPanel settings={settings} />
         <section className="panel" aria-labelledby="general-title">
           <h2 id="general-title">General</h2>
           <div className="row">
             <label>
               Default model for new sessions
-              <ModelPicker label="Default model for new sessions" value={settings.defaultModel ?? ""} models={models} emptyLabel="First available" onChange={(ref) => update({ defaultModel: ref || null })} />
+              <ModelPicker
+                label="Default model for new sessions"
+                value={settings.defaultModel ?? ""}
+                models={models}
+                emptyLabel="First available"
+                onChange={(ref) => update({ defaultModel: ref || null })}
+              />
             </label>
             <label>
               Theme
@@ -60,8 +70,8 @@ export function SettingsScreen({ project }: { project: Project | null }) {
               Compact automatically
             </label>
             <p className="setting-help">
-              When a session nears the model’s context window, the older part is summarized and the recent turns are kept (the full history stays in the session; you can edit or undo a summary).
-              Off means nothing is summarized unless you click Compact now: a request that overflows the window is reported as an error instead.
+              When a session nears the model’s context window, the older part is summarized and the recent turns are kept (the full history stays in the session; you can edit or
+              undo a summary). Off means nothing is summarized unless you click Compact now: a request that overflows the window is reported as an error instead.
             </p>
           </div>
           <StallLimit key={settings.stallTimeoutSeconds} seconds={settings.stallTimeoutSeconds} onChange={(stallTimeoutSeconds) => update({ stallTimeoutSeconds })} />
@@ -127,7 +137,11 @@ function StallLimit({ seconds, onChange }: { seconds: number; onChange: (seconds
         />
         <span>seconds without data</span>
       </label>
-      <p className="setting-help">{valid ? "While an answer waits, the session shows “No data for N s”. Reasoning models may think silently for a while." : "Enter a whole number of seconds from 10 to 3600."}</p>
+      <p className="setting-help">
+        {valid
+          ? "While an answer waits, the session shows “No data for N s”. Reasoning models may think silently for a while."
+          : "Enter a whole number of seconds from 10 to 3600."}
+      </p>
     </div>
   );
 }

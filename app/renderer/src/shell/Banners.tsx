@@ -27,8 +27,8 @@ export function ConnectionBanner({ status }: { status: ConnectionStatus }) {
           </span>
         ) : (
           <span>
-            <strong>The host refused this page:</strong> its access token is no longer valid, so the host was probably restarted (each start makes a new token). Open the address it printed when it
-            started (<code>http://127.0.0.1:…/#token=…</code>) in this tab. To keep one address across restarts, start the host with <code>--token-file</code>.
+            <strong>The host refused this page:</strong> its access token is no longer valid, so the host was probably restarted (each start makes a new token). Open the address it
+            printed when it started (<code>http://127.0.0.1:…/#token=…</code>) in this tab. To keep one address across restarts, start the host with <code>--token-file</code>.
           </span>
         )}
       </div>

@@ -3,7 +3,19 @@
 // had it before.
 import { useEffect, useRef, type ReactNode } from "react";
 
-export function Modal({ label, onClose, className, children, role }: { label: string; onClose: () => void; className?: string; children: ReactNode; role?: "dialog" | "alertdialog" }) {
+export function Modal({
+  label,
+  onClose,
+  className,
+  children,
+  role,
+}: {
+  label: string;
+  onClose: () => void;
+  className?: string;
+  children: ReactNode;
+  role?: "dialog" | "alertdialog";
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const latestClose = useRef(onClose);
   useEffect(() => {

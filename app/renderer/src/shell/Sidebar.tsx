@@ -57,7 +57,11 @@ export function Sidebar({ route, directory, onNavigate, onOpenProject, onOpenSes
         {directory.projects.map((project) => (
           <section key={project.id} className="sidebar-project" aria-label={project.name} data-project-id={project.id}>
             <div className="sidebar-project-head">
-              <button aria-current={route.screen === "project" && route.projectId === project.id ? "page" : undefined} onClick={() => onOpenProject(project)} title={project.folder}>
+              <button
+                aria-current={route.screen === "project" && route.projectId === project.id ? "page" : undefined}
+                onClick={() => onOpenProject(project)}
+                title={project.folder}
+              >
                 <span className="name">{project.name}</span>
               </button>
               <button className="ghost small" onClick={() => onNewSession(project)} aria-label={`Start a session in ${project.name}`} title={`Start a session in ${project.name}`}>

@@ -25,7 +25,11 @@ export function startNotifications(
 ): () => void {
   if (!supported()) return () => undefined;
   const tracker = new AttentionTracker();
-  const seed = () => void api.sessions.live({}).then((r) => r.ok && tracker.seed(r.data), () => undefined);
+  const seed = () =>
+    void api.sessions.live({}).then(
+      (r) => r.ok && tracker.seed(r.data),
+      () => undefined,
+    );
   seed();
   const offs = [
     api.events.onSessionState((state) => {

@@ -97,7 +97,20 @@ export interface SessionModel {
 }
 
 export function emptyModel(): SessionModel {
-  return { first: 0, total: 0, messages: [], compactions: [], items: [], streaming: null, tools: new Map(), running: false, retry: null, retryAt: null, thinking: new Map(), liveUsage: { tokens: 0, cost: 0 } };
+  return {
+    first: 0,
+    total: 0,
+    messages: [],
+    compactions: [],
+    items: [],
+    streaming: null,
+    tools: new Map(),
+    running: false,
+    retry: null,
+    retryAt: null,
+    thinking: new Map(),
+    liveUsage: { tokens: 0, cost: 0 },
+  };
 }
 
 /** Whether the window reaches the session's last message (new messages are then shown). */
@@ -120,7 +133,13 @@ const FINAL: ReadonlySet<ToolStatus> = new Set(["done", "error", "denied", "stop
  * the window gets no row of its own when `orphanRow` is false (its call's message is on a page not
  * loaded yet, which brings the row).
  */
-export function itemsFor(message: AgentMessage, position: number, tools: Map<string, ToolCardState>, orphanRow = true, thinking: ReadonlyMap<string, ThinkingTime> = new Map()): TranscriptItem[] {
+export function itemsFor(
+  message: AgentMessage,
+  position: number,
+  tools: Map<string, ToolCardState>,
+  orphanRow = true,
+  thinking: ReadonlyMap<string, ThinkingTime> = new Map(),
+): TranscriptItem[] {
   switch (message.role) {
     case "user":
       return [{ kind: "user", key: `m${position}`, position, message }];
@@ -134,7 +153,12 @@ export function itemsFor(message: AgentMessage, position: number, tools: Map<str
         if (block.type !== "toolCall") continue;
         ids.push(block.id);
         const card = tools.get(block.id);
-        tools.set(block.id, card ? { ...card, toolName: block.name, position, args: block.arguments, argumentsError: block.argumentsError } : { ...newCard(block.id, block.name, block.arguments, position), argumentsError: block.argumentsError });
+        tools.set(
+          block.id,
+          card
+            ? { ...card, toolName: block.name, position, args: block.arguments, argumentsError: block.argumentsError }
+            : { ...newCard(block.id, block.name, block.arguments, position), argumentsError: block.argumentsError },
+        );
         out.push({ kind: "tool", key: `t${block.id}`, toolCallId: block.id, position });
       }
       if (ids.length > 1) out.push({ kind: "timeline", key: `tl${position}`, position, toolCallIds: ids });
@@ -149,12 +173,15 @@ export function itemsFor(message: AgentMessage, position: number, tools: Map<str
           // A denial or a stop the session reported stays what it was.
           const status = card.status === "denied" || card.status === "stopped" ? card.status : message.isError ? "error" : "done";
           tools.set(message.toolCallId, { ...named, status, result: outcome, waitingForInput: false });
-        }
-        else if (named !== card) tools.set(message.toolCallId, named);
+        } else if (named !== card) tools.set(message.toolCallId, named);
         return [];
       }
       // A result whose call we never saw (a damaged transcript): show it on its own.
-      tools.set(message.toolCallId, { ...newCard(message.toolCallId, message.toolName, {}, orphanRow ? position : null), status: message.isError ? "error" : "done", result: outcome });
+      tools.set(message.toolCallId, {
+        ...newCard(message.toolCallId, message.toolName, {}, orphanRow ? position : null),
+        status: message.isError ? "error" : "done",
+        result: outcome,
+      });
       return orphanRow ? [{ kind: "tool", key: `t${message.toolCallId}`, toolCallId: message.toolCallId, position }] : [];
     }
   }
@@ -255,11 +282,17 @@ export function applyToolTimes(tools: Map<string, ToolCardState>, times: readonl
     if (card && (card.startedAt !== null || card.queuedAt !== null)) continue;
     const base = card ?? newCard(t.toolCallId, "", {}, null);
     const status: ToolStatus =
-      t.outcome !== null ? STATUS_OF_OUTCOME[t.outcome]
-      : t.endedAt !== null ? (t.isError ? "error" : "done")
-      : t.executingAt !== null ? "running"
-      : t.startedAt !== null ? "queued"
-      : base.status;
+      t.outcome !== null
+        ? STATUS_OF_OUTCOME[t.outcome]
+        : t.endedAt !== null
+          ? t.isError
+            ? "error"
+            : "done"
+          : t.executingAt !== null
+            ? "running"
+            : t.startedAt !== null
+              ? "queued"
+              : base.status;
     tools.set(t.toolCallId, {
       ...base,
       status: base.result ? base.status : status,
@@ -273,10 +306,16 @@ export function applyToolTimes(tools: Map<string, ToolCardState>, times: readonl
 
 /** Marks the calls that started but never ended in a run that is over, and the stored logs. */
 export function settleCards(tools: Map<string, ToolCardState>, times: readonly ToolTime[], outputs: readonly { toolCallId: string }[], stillRunning: boolean): void {
-  if (!stillRunning) for (const t of times) {
-    const card = tools.get(t.toolCallId);
-    if (card && t.endedAt === null && !FINAL.has(card.status)) tools.set(t.toolCallId, { ...card, status: "error", result: card.result ?? { content: [{ type: "text", text: "The run ended before this call finished." }], details: undefined, isError: true } });
-  }
+  if (!stillRunning)
+    for (const t of times) {
+      const card = tools.get(t.toolCallId);
+      if (card && t.endedAt === null && !FINAL.has(card.status))
+        tools.set(t.toolCallId, {
+          ...card,
+          status: "error",
+          result: card.result ?? { content: [{ type: "text", text: "The run ended before this call finished." }], details: undefined, isError: true },
+        });
+    }
   for (const { toolCallId } of outputs) {
     const card = tools.get(toolCallId);
     if (card) tools.set(toolCallId, { ...card, storedOutput: true });

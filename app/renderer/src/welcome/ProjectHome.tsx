@@ -9,7 +9,17 @@ import { formatCost, formatWhen, plural } from "../state/format";
 import { useDirectorySnapshot } from "../shell/directory-context";
 import { BADGE_TEXT, badgeOf } from "../shell/session-directory";
 
-export function ProjectHome({ project, onOpenSession, onNewSession, onStart }: { project: Project; onOpenSession: (session: Session) => void; onNewSession: () => Promise<void>; onStart: (text: string) => Promise<void> }) {
+export function ProjectHome({
+  project,
+  onOpenSession,
+  onNewSession,
+  onStart,
+}: {
+  project: Project;
+  onOpenSession: (session: Session) => void;
+  onNewSession: () => Promise<void>;
+  onStart: (text: string) => Promise<void>;
+}) {
   const [first, setFirst] = useState("");
   const { states } = useDirectorySnapshot();
   const [sessions, setSessions] = useState<Session[] | null>(null);
@@ -87,7 +97,11 @@ export function ProjectHome({ project, onOpenSession, onNewSession, onStart }: {
             </button>
           </div>
         </form>
-        {error && <p className="error-text" role="alert">{error}</p>}
+        {error && (
+          <p className="error-text" role="alert">
+            {error}
+          </p>
+        )}
         <section className="panel" aria-labelledby="sessions-title">
           <h2 id="sessions-title">Sessions</h2>
           {sessions === null ? (
@@ -99,18 +113,18 @@ export function ProjectHome({ project, onOpenSession, onNewSession, onStart }: {
               {sessions.map((s) => {
                 const badge = badgeOf(states.get(s.id));
                 return (
-                <li key={s.id}>
-                  <button className="list-button" data-session-id={s.id} onClick={() => onOpenSession(s)}>
-                    <span>
-                      {s.title ?? "Untitled session"}
-                      {s.parentSessionId !== null && <span className="muted"> (fork)</span>}
-                      {badge && <span className={`badge ${badge}`}>{BADGE_TEXT[badge]}</span>}
-                    </span>
-                    <span className="muted">
-                      {plural(s.messageCount, "message")} · {formatCost(s.cost)} · {formatWhen(s.updatedAt)}
-                    </span>
-                  </button>
-                </li>
+                  <li key={s.id}>
+                    <button className="list-button" data-session-id={s.id} onClick={() => onOpenSession(s)}>
+                      <span>
+                        {s.title ?? "Untitled session"}
+                        {s.parentSessionId !== null && <span className="muted"> (fork)</span>}
+                        {badge && <span className={`badge ${badge}`}>{BADGE_TEXT[badge]}</span>}
+                      </span>
+                      <span className="muted">
+                        {plural(s.messageCount, "message")} · {formatCost(s.cost)} · {formatWhen(s.updatedAt)}
+                      </span>
+                    </button>
+                  </li>
                 );
               })}
             </ul>

@@ -107,14 +107,21 @@ export function ProviderSetup({ onDone, onStart }: { onDone?: (settings: Setting
       <div className="row" style={{ marginTop: 8 }}>
         <label>
           Base URL{kind === "compatible" ? "" : " (optional)"}
-          <input value={baseUrl} onChange={(e) => (setBaseUrl(e.target.value), setFailedTest(false))} required={kind === "compatible"} placeholder={kind === "anthropic" ? "https://api.anthropic.com" : kind === "openai" ? "https://api.openai.com/v1" : ""} />
+          <input
+            value={baseUrl}
+            onChange={(e) => (setBaseUrl(e.target.value), setFailedTest(false))}
+            required={kind === "compatible"}
+            placeholder={kind === "anthropic" ? "https://api.anthropic.com" : kind === "openai" ? "https://api.openai.com/v1" : ""}
+          />
         </label>
         <label>
           API key{kind === "compatible" ? " (if the server needs one)" : ""}
           <input type="password" value={apiKey} onChange={(e) => (setApiKey(e.target.value), setFailedTest(false))} autoComplete="off" />
         </label>
       </div>
-      {settings && !settings.canStoreKeys && <p className="muted">This host cannot store keys (no OS keyring): set ANTHROPIC_API_KEY or OPENAI_API_KEY in its environment instead, or use a local server.</p>}
+      {settings && !settings.canStoreKeys && (
+        <p className="muted">This host cannot store keys (no OS keyring): set ANTHROPIC_API_KEY or OPENAI_API_KEY in its environment instead, or use a local server.</p>
+      )}
       <div className="row" style={{ marginTop: 8, alignItems: "center" }}>
         <button type="submit" className="primary" disabled={busy}>
           Save and test

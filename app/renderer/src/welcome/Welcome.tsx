@@ -39,7 +39,10 @@ export function Welcome({ openFolder, onOpenProject, onShowProject, onOpenSessio
   const [home, setHome] = useState<string | null>(null);
   useEffect(() => {
     if (!browser) return;
-    unwrap(getApi().projects.resolve({ folder: "~" })).then((r) => setHome(r.home), () => undefined);
+    unwrap(getApi().projects.resolve({ folder: "~" })).then(
+      (r) => setHome(r.home),
+      () => undefined,
+    );
   }, [browser]);
 
   useEffect(() => {
@@ -112,34 +115,45 @@ export function Welcome({ openFolder, onOpenProject, onShowProject, onOpenSessio
               Open a folder…
             </button>
           )}
-          {error && <p className="error-text" role="alert">{error}</p>}
-        </section>
-        {!refused && <section className="panel" aria-labelledby="recent-title">
-          <h2 id="recent-title">Recent projects</h2>
-          {recent === null ? (
-            <p className="muted">Loading…</p>
-          ) : recent.length === 0 ? (
-            <p className="muted">No projects yet.</p>
-          ) : (
-            <ul className="list">
-              {recent.map(({ project, last }) => (
-                <li key={project.id} style={{ display: "flex", alignItems: "center" }}>
-                  <button className="list-button" onClick={() => onShowProject(project)} style={{ flex: 1 }}>
-                    <span>
-                      <strong>{project.name}</strong> <span className="muted">{project.folder}</span>
-                    </span>
-                    <span className="muted">{formatWhen(project.lastOpenedAt)}</span>
-                  </button>
-                  {last && (
-                    <button className="link" style={{ marginLeft: 8, whiteSpace: "nowrap" }} onClick={() => onOpenSession(project, last)} title={`Resume the last session of ${project.name}`}>
-                      Resume “{last.title ?? "Untitled"}” · {formatWhen(last.updatedAt)}
-                    </button>
-                  )}
-                </li>
-              ))}
-            </ul>
+          {error && (
+            <p className="error-text" role="alert">
+              {error}
+            </p>
           )}
-        </section>}
+        </section>
+        {!refused && (
+          <section className="panel" aria-labelledby="recent-title">
+            <h2 id="recent-title">Recent projects</h2>
+            {recent === null ? (
+              <p className="muted">Loading…</p>
+            ) : recent.length === 0 ? (
+              <p className="muted">No projects yet.</p>
+            ) : (
+              <ul className="list">
+                {recent.map(({ project, last }) => (
+                  <li key={project.id} style={{ display: "flex", alignItems: "center" }}>
+                    <button className="list-button" onClick={() => onShowProject(project)} style={{ flex: 1 }}>
+                      <span>
+                        <strong>{project.name}</strong> <span className="muted">{project.folder}</span>
+                      </span>
+                      <span className="muted">{formatWhen(project.lastOpenedAt)}</span>
+                    </button>
+                    {last && (
+                      <button
+                        className="link"
+                        style={{ marginLeft: 8, whiteSpace: "nowrap" }}
+                        onClick={() => onOpenSession(project, last)}
+                        title={`Resume the last session of ${project.name}`}
+                      >
+                        Resume “{last.title ?? "Untitled"}” · {formatWhen(last.updatedAt)}
+                      </button>
+                    )}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+        )}
       </div>
     </div>
   );
