@@ -22,12 +22,13 @@
 //   loose0: `before` with loose objects stored uncompressed (core.looseCompression=0);
 //   bulk-single: `after` with one update-index process only.
 import { execFileSync } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { GitRunner } from "../app/main/checkpoints/git-runner.ts";
 import { joinNul } from "../app/main/checkpoints/path-bytes.ts";
 import { parseStatus } from "../app/main/checkpoints/shadow-repo.ts";
+import { duSync, makeSampleProject, sampleFileName } from "./support/sample-project.ts";
 
 const FILES = Number(process.env.BENCH_FILES ?? 20_000);
 const TOTAL_MB = Number(process.env.BENCH_MB ?? 200);
@@ -74,38 +75,6 @@ const ALL: Record<string, Variant> = {
   loose0: { config: `${BASE_CONFIG}[core]\n\tlooseCompression = 0\n\tcompression = 0\n`, statusArgs: ["-uall"], firstProcesses: 1, bulk: false },
   "bulk-single": { config: `${BASE_CONFIG + LEVEL1}[status]\n\tshowUntrackedFiles = all\n`, statusArgs: [], firstProcesses: 1, bulk: true },
 };
-
-function fileName(i: number): string {
-  return path.join(project, `src${i % 50}`, `mod${Math.floor(i / 50) % 40}`, `file${i}.ts`);
-}
-
-function makeProject(): void {
-  const perFile = Math.floor((TOTAL_MB * 1024 * 1024) / FILES);
-  let seed = 7;
-  const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff).toString(36);
-  for (let i = 0; i < FILES; i++) {
-    mkdirSync(path.dirname(fileName(i)), { recursive: true });
-    const lines: string[] = [];
-    let size = 0;
-    while (size < perFile) {
-      const line = `export const v${size} = compute("${random()}", ${i}); // ${random()}`;
-      lines.push(line);
-      size += line.length + 1;
-    }
-    writeFileSync(fileName(i), lines.join("\n"));
-  }
-  mkdirSync(path.join(project, "node_modules", "dep"), { recursive: true });
-  for (let i = 0; i < 1000; i++) writeFileSync(path.join(project, "node_modules", "dep", `m${i}.js`), "module.exports = 1;\n".repeat(50));
-}
-
-function duSync(dir: string): number {
-  let total = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    total += entry.isDirectory() ? duSync(full) : statSync(full).size;
-  }
-  return total;
-}
 
 function childCpuMs(): number {
   const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]!.split(" ");
@@ -171,7 +140,7 @@ async function timed<T>(action: () => Promise<T>): Promise<{ ms: number; cpuMs: 
 async function main() {
   for (const name of VARIANTS) if (!ALL[name]) throw new Error(`unknown variant ${name}: one of ${Object.keys(ALL).join(", ")}`);
   const load = [loadavg()[0]!];
-  makeProject();
+  makeSampleProject(project, FILES, TOTAL_MB);
   execFileSync("sync");
   const first: Record<string, { ms: number[]; cpu: number[]; storeBytes: number }> = {};
   const turn: Record<string, { ms: number[]; cpu: number[]; statusMs: number[]; statusCpu: number[]; growth: number[] }> = {};
@@ -194,7 +163,7 @@ async function main() {
   for (let t = 0; t < TURNS; t++) {
     let changedBytes = 0;
     for (let k = 0; k < 10; k++) {
-      const file = fileName((t * 997 + k * 131) % FILES);
+      const file = sampleFileName(project, (t * 997 + k * 131) % FILES);
       appendFileSync(file, `\n// turn ${t} change ${k}\n`);
       changedBytes += statSync(file).size;
     }

@@ -19,7 +19,7 @@
 //   thread itself spent between two ticks of a 1 ms timer then (blocking, as bench:freeze).
 // - loadAverage: the machine's 1-minute load average before and after (this machine is shared).
 import { execFileSync } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -30,6 +30,7 @@ import { Rewinder } from "../app/main/checkpoints/rewinder.ts";
 import { turnKey } from "../app/main/checkpoints/turns.ts";
 import { computePool } from "../app/main/workers/compute-pool.ts";
 import { blockMonitor } from "./support/block-monitor.ts";
+import { duSync, makeSampleProject, sampleFileName } from "./support/sample-project.ts";
 
 const FILES = Number(process.env.BENCH_FILES ?? 20_000);
 const TOTAL_MB = Number(process.env.BENCH_MB ?? 200);
@@ -37,39 +38,6 @@ const TURNS = Number(process.env.BENCH_TURNS ?? 9);
 const FIRST_RUNS = Number(process.env.BENCH_FIRST_RUNS ?? 3);
 const work = mkdtempSync(path.join(tmpdir(), "lathe-checkpoints-bench-"));
 const project = path.join(work, "project");
-
-function fileName(i: number): string {
-  return path.join(project, `src${i % 50}`, `mod${Math.floor(i / 50) % 40}`, `file${i}.ts`);
-}
-
-function makeProject(): void {
-  const perFile = Math.floor((TOTAL_MB * 1024 * 1024) / FILES);
-  let seed = 7;
-  const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff).toString(36);
-  for (let i = 0; i < FILES; i++) {
-    mkdirSync(path.dirname(fileName(i)), { recursive: true });
-    const lines: string[] = [];
-    let size = 0;
-    while (size < perFile) {
-      const line = `export const v${size} = compute("${random()}", ${i}); // ${random()}`;
-      lines.push(line);
-      size += line.length + 1;
-    }
-    writeFileSync(fileName(i), lines.join("\n"));
-  }
-  mkdirSync(path.join(project, "node_modules", "dep"), { recursive: true });
-  for (let i = 0; i < 1000; i++) writeFileSync(path.join(project, "node_modules", "dep", `m${i}.js`), "module.exports = 1;\n".repeat(50));
-}
-
-function duSync(dir: string): number {
-  let total = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) total += duSync(full);
-    else total += statSync(full).size;
-  }
-  return total;
-}
 
 /** CPU time of the finished child processes (git), in ms, from /proc (clock ticks of 10 ms: use over many runs). */
 function childCpuMs(): number {
@@ -95,7 +63,7 @@ class BenchSession implements SessionSource {
 
 async function main() {
   const load = [loadavg()[0]!];
-  makeProject();
+  makeSampleProject(project, FILES, TOTAL_MB);
   execFileSync("sync");
 
   const firstTimes: number[] = [];
@@ -157,7 +125,7 @@ async function main() {
     await cp.beforeTurn(scope, key);
     let changedBytes = 0;
     for (let k = 0; k < changed; k++) {
-      const file = fileName((turn * 997 + k * 131) % FILES);
+      const file = sampleFileName(project, (turn * 997 + k * 131) % FILES);
       appendFileSync(file, `\n// turn ${turn} change ${k}\n`);
       changedBytes += statSync(file).size;
     }
