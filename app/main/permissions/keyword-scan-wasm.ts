@@ -93,7 +93,8 @@ interface Layout {
   table: number;
 }
 
-// WebAssembly opcodes, by name.
+// WebAssembly opcodes, by name. The code below is laid out one instruction group per line with
+// its meaning beside it, so the formatter leaves it alone (prettier-ignore).
 const get = (i: number) => [0x20, i];
 const set = (i: number) => [0x21, i];
 const i32 = (n: number) => [0x41, ...sleb(n)];
@@ -107,330 +108,105 @@ function moduleBytes(pages: number, at: Layout): Uint8Array {
   // p with offsets 0..3), then one at a time.
   const unit = (k: number, exitDepth: number) => {
     const pos = [...get(6), ...i32(k + 1), ...ADD]; // i + k + 1: after the character
+    // prettier-ignore
     return [
-      ...get(11),
-      ...load8(k),
-      ...i32(1),
-      ...SHL,
-      0x2f,
-      1,
-      ...leb(at.classes),
-      ...get(2),
-      ...ADD,
-      0x28,
-      2,
-      ...leb(at.table),
-      ...set(2), // state = table[class + state] (both in bytes)
-      ...get(2),
-      ...i32(0),
-      ...LT_S,
-      ...IF, // if state < 0
-      ...i32(-1),
-      ...get(2),
-      ...SUB,
-      ...set(2), //   state = -1 - state
-      ...get(2),
-      ...EQZ,
-      ...IF, //   if state == 0: a control character at i + k
-      ...get(9),
-      ...i32(0),
-      ...LT_S,
-      ...IF,
-      ...get(6),
-      ...i32(k),
-      ...ADD,
-      ...set(9),
-      ...END, //     if first < 0: first = i + k
-      ...get(6),
-      ...i32(k),
-      ...ADD,
-      ...set(10), //     last = i + k
+      ...get(11), ...load8(k), ...i32(1), ...SHL, 0x2f, 1, ...leb(at.classes), ...get(2), ...ADD, 0x28, 2, ...leb(at.table), ...set(2), // state = table[class + state] (both in bytes)
+      ...get(2), ...i32(0), ...LT_S, ...IF, // if state < 0
+      ...i32(-1), ...get(2), ...SUB, ...set(2), //   state = -1 - state
+      ...get(2), ...EQZ, ...IF, //   if state == 0: a control character at i + k
+      ...get(9), ...i32(0), ...LT_S, ...IF, ...get(6), ...i32(k), ...ADD, ...set(9), ...END, //     if first < 0: first = i + k
+      ...get(6), ...i32(k), ...ADD, ...set(10), //     last = i + k
       ...ELSE,
-      ...get(2),
-      ...i32(2),
-      0x76,
-      ...load8(at.filters),
-      ...set(7), //     bits = filters[state / 4]
-      ...get(7),
-      ...EQZ,
-      0x04,
-      0x7f,
-      ...i32(1),
-      ...ELSE,
-      ...get(0),
-      ...pos,
-      ...get(5),
-      ...get(7),
-      ...CALL,
-      1,
-      ...END, //     (bits == 0 or filter(in, i + k + 1, limit, bits))
+      ...get(2), ...i32(2), 0x76, ...load8(at.filters), ...set(7), //     bits = filters[state / 4]
+      ...get(7), ...EQZ, 0x04, 0x7f, ...i32(1), ...ELSE, ...get(0), ...pos, ...get(5), ...get(7), ...CALL, 1, ...END, //     (bits == 0 or filter(in, i + k + 1, limit, bits))
       ...IF, //     if so: report
-      ...get(8),
-      ...pos,
-      0x36,
-      2,
-      0, //       store(o, i + k + 1)
-      ...get(8),
-      ...i32(-1),
-      ...get(2),
-      ...i32(2),
-      0x76,
-      ...SUB,
-      0x36,
-      2,
-      4, //       store(o + 4, -1 - state / 4)
-      ...get(8),
-      ...i32(8),
-      ...ADD,
-      ...set(8), //       o += 8
-      ...get(8),
-      ...get(4),
-      ...GE_U,
-      ...IF,
-      ...pos,
-      ...set(6),
-      ...BR,
-      exitDepth,
-      ...END, //       if o >= outEnd: i = i + k + 1, br $done
+      ...get(8), ...pos, 0x36, 2, 0, //       store(o, i + k + 1)
+      ...get(8), ...i32(-1), ...get(2), ...i32(2), 0x76, ...SUB, 0x36, 2, 4, //       store(o + 4, -1 - state / 4)
+      ...get(8), ...i32(8), ...ADD, ...set(8), //       o += 8
+      ...get(8), ...get(4), ...GE_U, ...IF, ...pos, ...set(6), ...BR, exitDepth, ...END, //       if o >= outEnd: i = i + k + 1, br $done
       ...END,
       ...END,
       ...END, // end if state < 0
     ];
   };
+  // prettier-ignore
   const scan = [
-    ...get(2),
-    ...i32(2),
-    ...SHL,
-    ...set(2), // the table's cells in bytes
-    ...get(3),
-    ...set(8),
-    ...i32(-1),
-    ...set(9),
-    ...i32(-1),
-    ...set(10),
+    ...get(2), ...i32(2), ...SHL, ...set(2), // the table's cells in bytes
+    ...get(3), ...set(8),
+    ...i32(-1), ...set(9), ...i32(-1), ...set(10),
     ...BLOCK, // $done
     ...BLOCK, //   $tail
     ...LOOP, //     $fours
-    ...get(6),
-    ...i32(4),
-    ...ADD,
-    ...get(1),
-    ...GT_U,
-    ...BR_IF,
-    1, // if i + 4 > len: br $tail
-    ...get(0),
-    ...get(6),
-    ...ADD,
-    ...set(11), // p = in + i
-    ...unit(0, 6),
-    ...unit(1, 6),
-    ...unit(2, 6),
-    ...unit(3, 6),
-    ...get(6),
-    ...i32(4),
-    ...ADD,
-    ...set(6), // i += 4
-    ...BR,
-    0,
+    ...get(6), ...i32(4), ...ADD, ...get(1), ...GT_U, ...BR_IF, 1, // if i + 4 > len: br $tail
+    ...get(0), ...get(6), ...ADD, ...set(11), // p = in + i
+    ...unit(0, 6), ...unit(1, 6), ...unit(2, 6), ...unit(3, 6),
+    ...get(6), ...i32(4), ...ADD, ...set(6), // i += 4
+    ...BR, 0,
     ...END,
     ...END,
     ...LOOP, //   $ones
-    ...get(6),
-    ...get(1),
-    ...GE_U,
-    ...BR_IF,
-    1, // if i >= len: br $done
-    ...get(0),
-    ...get(6),
-    ...ADD,
-    ...set(11),
+    ...get(6), ...get(1), ...GE_U, ...BR_IF, 1, // if i >= len: br $done
+    ...get(0), ...get(6), ...ADD, ...set(11),
     ...unit(0, 5),
-    ...get(6),
-    ...i32(1),
-    ...ADD,
-    ...set(6), // i++
-    ...BR,
-    0,
+    ...get(6), ...i32(1), ...ADD, ...set(6), // i++
+    ...BR, 0,
     ...END,
     ...END,
-    ...i32(0),
-    ...get(2),
-    ...i32(2),
-    0x76,
-    0x36,
-    2,
-    0, // mem[0] = state / 4
-    ...i32(4),
-    ...get(6),
-    0x36,
-    2,
-    0, // mem[4] = i
-    ...i32(8),
-    ...get(9),
-    0x36,
-    2,
-    0, // mem[8] = first
-    ...i32(12),
-    ...get(10),
-    0x36,
-    2,
-    0, // mem[12] = last
-    ...get(8),
-    ...get(3),
-    ...SUB,
-    ...i32(3),
-    0x76, // (o - out) >> 3
+    ...i32(0), ...get(2), ...i32(2), 0x76, 0x36, 2, 0, // mem[0] = state / 4
+    ...i32(4), ...get(6), 0x36, 2, 0, // mem[4] = i
+    ...i32(8), ...get(9), 0x36, 2, 0, // mem[8] = first
+    ...i32(12), ...get(10), 0x36, 2, 0, // mem[12] = last
+    ...get(8), ...get(3), ...SUB, ...i32(3), 0x76, // (o - out) >> 3
     ...END,
   ];
   // filter (mayPass). Params: 0 in, 1 at, 2 limit, 3 bits. Locals: 4 p, 5 to, 6 n, 7 kind.
   const kindAt = (address: number[]) => [...address, ...load8(0), ...load8(at.kinds)];
+  // prettier-ignore
   const upTo = (count: number, kind: number) => [
-    ...i32(0),
-    ...set(6),
-    ...BLOCK,
-    ...LOOP,
-    ...get(6),
-    ...i32(count),
-    ...GE_U,
-    ...BR_IF,
-    1,
-    ...kindAt(get(4)),
-    ...i32(kind),
-    ...AND,
-    ...EQZ,
-    ...BR_IF,
-    1,
-    ...get(4),
-    ...i32(1),
-    ...ADD,
-    ...set(4),
-    ...get(6),
-    ...i32(1),
-    ...ADD,
-    ...set(6),
-    ...BR,
-    0,
-    ...END,
-    ...END,
+    ...i32(0), ...set(6),
+    ...BLOCK, ...LOOP,
+    ...get(6), ...i32(count), ...GE_U, ...BR_IF, 1,
+    ...kindAt(get(4)), ...i32(kind), ...AND, ...EQZ, ...BR_IF, 1,
+    ...get(4), ...i32(1), ...ADD, ...set(4),
+    ...get(6), ...i32(1), ...ADD, ...set(6),
+    ...BR, 0,
+    ...END, ...END,
   ];
+  // prettier-ignore
   const filter = [
-    ...get(3),
-    ...i32(FILTER_TOKEN_AFTER),
-    ...AND,
-    ...IF,
-    ...get(1),
-    ...get(2),
-    ...GE_U,
-    ...IF,
-    ...i32(1),
-    ...RETURN,
+    ...get(3), ...i32(FILTER_TOKEN_AFTER), ...AND, ...IF,
+    ...get(1), ...get(2), ...GE_U, ...IF, ...i32(1), ...RETURN, ...END,
+    ...kindAt([...get(0), ...get(1), ...ADD]), ...i32(KIND_TOKEN), ...AND, ...IF, ...i32(1), ...RETURN, ...END,
     ...END,
-    ...kindAt([...get(0), ...get(1), ...ADD]),
-    ...i32(KIND_TOKEN),
-    ...AND,
-    ...IF,
-    ...i32(1),
-    ...RETURN,
-    ...END,
-    ...END,
-    ...get(3),
-    ...i32(FILTER_ASSIGNMENT),
-    ...AND,
-    ...EQZ,
-    ...IF,
-    ...i32(0),
-    ...RETURN,
-    ...END,
-    ...get(1),
-    ...i32(FILTER_LOOKAHEAD),
-    ...ADD,
-    ...get(2),
-    ...GT_U,
-    ...IF,
-    ...i32(1),
-    ...RETURN,
-    ...END,
-    ...get(0),
-    ...get(1),
-    ...ADD,
-    ...set(4), // p = in + at
-    ...get(4),
-    ...i32(24),
-    ...ADD,
-    ...set(5),
-    ...BLOCK,
-    ...LOOP, // up to the operator
-    ...get(4),
-    ...get(5),
-    ...GE_U,
-    ...IF,
-    ...i32(0),
-    ...RETURN,
-    ...END,
-    ...kindAt(get(4)),
-    ...set(7),
-    ...get(7),
-    ...i32(KIND_OPERATOR),
-    ...AND,
-    ...BR_IF,
-    1,
-    ...get(7),
-    ...i32(KIND_BEFORE_OPERATOR),
-    ...AND,
-    ...EQZ,
-    ...IF,
-    ...i32(0),
-    ...RETURN,
-    ...END,
-    ...get(4),
-    ...i32(1),
-    ...ADD,
-    ...set(4),
-    ...BR,
-    0,
-    ...END,
-    ...END,
+    ...get(3), ...i32(FILTER_ASSIGNMENT), ...AND, ...EQZ, ...IF, ...i32(0), ...RETURN, ...END,
+    ...get(1), ...i32(FILTER_LOOKAHEAD), ...ADD, ...get(2), ...GT_U, ...IF, ...i32(1), ...RETURN, ...END,
+    ...get(0), ...get(1), ...ADD, ...set(4), // p = in + at
+    ...get(4), ...i32(24), ...ADD, ...set(5),
+    ...BLOCK, ...LOOP, // up to the operator
+    ...get(4), ...get(5), ...GE_U, ...IF, ...i32(0), ...RETURN, ...END,
+    ...kindAt(get(4)), ...set(7),
+    ...get(7), ...i32(KIND_OPERATOR), ...AND, ...BR_IF, 1,
+    ...get(7), ...i32(KIND_BEFORE_OPERATOR), ...AND, ...EQZ, ...IF, ...i32(0), ...RETURN, ...END,
+    ...get(4), ...i32(1), ...ADD, ...set(4),
+    ...BR, 0,
+    ...END, ...END,
     ...upTo(4, KIND_OPERATOR),
     ...upTo(6, KIND_BEFORE_VALUE),
-    ...i32(0),
-    ...set(6), // the value: at least 5 token characters
-    ...BLOCK,
-    ...LOOP,
-    ...get(6),
-    ...i32(5),
-    ...GE_U,
-    ...BR_IF,
-    1,
-    ...kindAt([...get(4), ...get(6), ...ADD]),
-    ...i32(KIND_TOKEN),
-    ...AND,
-    ...EQZ,
-    ...BR_IF,
-    1,
-    ...get(6),
-    ...i32(1),
-    ...ADD,
-    ...set(6),
-    ...BR,
-    0,
-    ...END,
-    ...END,
-    ...get(6),
-    ...i32(5),
-    ...GE_U,
+    ...i32(0), ...set(6), // the value: at least 5 token characters
+    ...BLOCK, ...LOOP,
+    ...get(6), ...i32(5), ...GE_U, ...BR_IF, 1,
+    ...kindAt([...get(4), ...get(6), ...ADD]), ...i32(KIND_TOKEN), ...AND, ...EQZ, ...BR_IF, 1,
+    ...get(6), ...i32(1), ...ADD, ...set(6),
+    ...BR, 0,
+    ...END, ...END,
+    ...get(6), ...i32(5), ...GE_U,
     ...END,
   ];
   const scanCode = [1, 6, 0x7f, ...scan]; // one group of six i32 locals, then the body
   const filterCode = [1, 4, 0x7f, ...filter];
+  // prettier-ignore
   return Uint8Array.from([
-    0x00,
-    0x61,
-    0x73,
-    0x6d,
-    0x01,
-    0x00,
-    0x00,
-    0x00,
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, [2, 0x60, 6, ...Array(6).fill(0x7f), 1, 0x7f, 0x60, 4, ...Array(4).fill(0x7f), 1, 0x7f]),
     ...section(2, [1, ...name("env"), ...name("memory"), 0x02, 0x00, ...leb(pages)]),
     ...section(3, [2, 0, 1]),
