@@ -5,9 +5,9 @@
 import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { Model } from "../../shared/agent-types.ts";
 import type { AssistantMessageEventStream, LlmContext } from "../loop/index.ts";
+import { anthropicClient } from "./anthropic-client.ts";
 import { buildAnthropicParams } from "./anthropic-request.ts";
 import { missingKeyMessage, resolveEndpoint } from "./resolve.ts";
-import { loadAnthropic } from "./sdk.ts";
 import { ReportedError, runProviderStream, StreamEndedEarlyError, type AttemptContext } from "./stream-runner.ts";
 import type { ProviderStreamOptions } from "./types.ts";
 
@@ -22,18 +22,7 @@ export function streamAnthropic(model: Model, context: LlmContext, options: Prov
     return {
       provider: endpoint.label,
       attempt: async (ctx) => {
-        const Anthropic = await loadAnthropic();
-        const client = new Anthropic({
-          apiKey: endpoint.apiKey ?? null,
-          authToken: null,
-          credentials: null,
-          config: null,
-          profile: null,
-          baseURL: endpoint.baseUrl,
-          maxRetries: 0,
-          fetch: ctx.fetch,
-          defaultHeaders: options.headers,
-        });
+        const client = await anthropicClient(endpoint, { fetch: ctx.fetch, defaultHeaders: options.headers });
         const events = await client.messages.create(params, { signal: ctx.signal, timeout: 24 * 3600 * 1000 });
         return consume(events, ctx);
       },

@@ -3,10 +3,10 @@
 // testProvider makes the cheapest authenticated request a provider has (its model list).
 // Neither throws: failures come back as { ok: false } with a message the user can act on.
 import type { Model } from "../../shared/agent-types.ts";
+import { anthropicClient } from "./anthropic-client.ts";
 import { describeFailure, type ProviderLabel } from "./errors.ts";
 import { missingKeyMessage, resolveEndpoint, type Env } from "./resolve.ts";
 import { openaiClient } from "./openai-client.ts";
-import { loadAnthropic } from "./sdk.ts";
 import type { CustomModelSettings, ProviderSettings } from "./types.ts";
 
 export type DiscoveryResult = { ok: true; models: CustomModelSettings[]; source: "models" | "ollama" } | { ok: false; error: string };
@@ -98,17 +98,7 @@ export async function testProvider(settings: ProviderSettings, provider: string,
   try {
     let ids: string[];
     if (provider === "anthropic") {
-      const Anthropic = await loadAnthropic();
-      const client = new Anthropic({
-        apiKey: endpoint.apiKey ?? null,
-        authToken: null,
-        credentials: null,
-        config: null,
-        profile: null,
-        baseURL: endpoint.baseUrl,
-        maxRetries: 0,
-        timeout: 15_000,
-      });
+      const client = await anthropicClient(endpoint, { timeout: 15_000 });
       ids = (await client.models.list({}, { signal: options.signal })).data.map((model) => model.id);
     } else if (provider === "openai") {
       const client = await openaiClient(endpoint, { fetch });
