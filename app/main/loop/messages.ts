@@ -1,21 +1,23 @@
 // Small constructors and the default message pipeline shared by the loop and the Agent.
 import type { AgentMessage, AgentToolResult, AssistantMessage, Message, Model, ToolCall } from "../../shared/agent-types.ts";
 import { emptyUsage } from "../../shared/agent-types.ts";
+import { incrementalConversion } from "./incremental-conversion.ts";
+
+function withoutAppEntries(messages: readonly AgentMessage[]): Message[] {
+  const kept: Message[] = [];
+  for (const m of messages) if (m.role !== "custom") kept.push(m);
+  return kept;
+}
+
+const convertIncrementally = incrementalConversion<AgentMessage, Message, undefined>({ convert: withoutAppEntries, splitsBefore: () => true });
 
 /**
  * The default `convertToLlm`: keeps what a model understands and drops custom app messages.
- * It runs before every request over the whole transcript, so it avoids a callback per message.
+ * It runs before every request, so it converts only the messages added since the last request
+ * (incremental-conversion.ts); the result is a new array each time.
  */
 export function defaultConvertToLlm(messages: AgentMessage[]): Message[] {
-  let i = 0;
-  while (i < messages.length && messages[i]!.role !== "custom") i++;
-  if (i === messages.length) return messages.slice() as Message[];
-  const kept = messages.slice(0, i) as Message[];
-  for (; i < messages.length; i++) {
-    const m = messages[i]!;
-    if (m.role !== "custom") kept.push(m);
-  }
-  return kept;
+  return convertIncrementally(messages, "", undefined);
 }
 
 export function errorToolResult(text: string): AgentToolResult {
