@@ -12,6 +12,7 @@ export { Agent, userMessage, type AgentListener, type AgentOptions, type QueueMo
 export { AssistantEventStream } from "./event-stream.ts";
 export { parseToolArguments, argumentsForModel } from "./tool-arguments.ts";
 export { defaultConvertToLlm, emptyAssistantMessage, toolCallsOf } from "./messages.ts";
+export { incrementalConversion, type IncrementalConversionSpec } from "./incremental-conversion.ts";
 
 // For tools and whoever rebuilds a session: argument validation, message-anchored tool loading.
 export { validateToolArguments, type ValidationOutcome } from "./validation.ts";

@@ -2,6 +2,7 @@
 // are sent back with their signatures (redacted ones as redacted_thinking); other models' thinking
 // is dropped, since signatures are bound to the model that made them. Tool results of one turn go
 // in one user message, images included. Prompt caching marks the system prompt and the last block.
+// Converted incrementally (loop/incremental-conversion.ts): each request converts what is new.
 import type {
   MessageCreateParamsStreaming,
   MessageParam,
@@ -11,10 +12,10 @@ import type {
   ToolResultBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { ImageContent, Message, Model, TextContent } from "../../shared/agent-types.ts";
-import { argumentsForModel, type LlmContext } from "../loop/index.ts";
+import { argumentsForModel, incrementalConversion, type LlmContext } from "../loop/index.ts";
 import { anthropicThinkingStyle } from "./models.ts";
 import { imagesAllowed, omittedImageText } from "./content.ts";
-import { prepareMessages, sanitizeToolCallId } from "./transform-messages.ts";
+import { conversionKey, prepareMessages, sanitizeToolCallId, splitsPrepared } from "./transform-messages.ts";
 import type { ProviderStreamOptions } from "./types.ts";
 
 const CACHE = { type: "ephemeral" } as const;
@@ -45,7 +46,8 @@ function toolResultBlock(message: Extract<Message, { role: "toolResult" }>, mode
   return { type: "tool_result", tool_use_id: message.toolCallId, content: content.length ? content : [{ type: "text", text: "(no output)" }], is_error: message.isError };
 }
 
-export function convertMessages(messages: Message[], model: Model): MessageParam[] {
+/** Converts a run of messages; consecutive messages of one role are merged (see joinSameRole). */
+function convertRun(messages: readonly Message[], model: Model): MessageParam[] {
   const out: MessageParam[] = [];
   const append = (role: "user" | "assistant", blocks: ContentBlockParam[]) => {
     if (blocks.length === 0) return;
@@ -59,9 +61,26 @@ export function convertMessages(messages: Message[], model: Model): MessageParam
     else if (message.role === "assistant") append("assistant", assistantBlocks(message, model));
     else append("user", [toolResultBlock(message, model)]);
   }
-  const lastBlocks = out[out.length - 1]?.content;
-  const lastBlock = Array.isArray(lastBlocks) ? lastBlocks[lastBlocks.length - 1] : undefined;
-  if (lastBlock && (lastBlock.type === "text" || lastBlock.type === "image" || lastBlock.type === "tool_result")) lastBlock.cache_control = CACHE;
+  return out;
+}
+
+function joinSameRole(last: MessageParam, next: MessageParam): MessageParam | undefined {
+  if (last.role !== next.role || !Array.isArray(last.content) || !Array.isArray(next.content)) return undefined;
+  return { role: last.role, content: [...last.content, ...next.content] };
+}
+
+const convertIncrementally = incrementalConversion<Message, MessageParam, Model>({ convert: convertRun, splitsBefore: splitsPrepared, join: joinSameRole });
+
+/** The request's messages: only what is new since the last request is converted; the rest is reused, never changed. */
+export function convertMessages(messages: readonly Message[], model: Model): MessageParam[] {
+  const out = convertIncrementally(messages, conversionKey(model), model);
+  const last = out[out.length - 1];
+  const blocks = last?.content;
+  const lastBlock = Array.isArray(blocks) ? blocks[blocks.length - 1] : undefined;
+  if (last && lastBlock && (lastBlock.type === "text" || lastBlock.type === "image" || lastBlock.type === "tool_result")) {
+    // A copy: the converted messages are shared with later requests, where this block is not the last.
+    out[out.length - 1] = { ...last, content: [...(blocks as ContentBlockParam[]).slice(0, -1), { ...lastBlock, cache_control: CACHE }] };
+  }
   return out;
 }
 

@@ -2,12 +2,13 @@
 // (Ollama, LM Studio, llama.cpp, vLLM, OpenRouter) and OpenAI models used that way. Thinking is
 // not sent back (the API has no field for it). Tool messages carry text only: Chat Completions
 // has no images in tool results, so a tool's images follow in one user message after the batch.
+// Converted incrementally (loop/incremental-conversion.ts): each request converts what is new.
 import type { ChatCompletionContentPart, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import type { ImageContent, Model, TextContent } from "../../shared/agent-types.ts";
-import { argumentsForModel, type LlmContext } from "../loop/index.ts";
+import type { ImageContent, Message, Model, TextContent } from "../../shared/agent-types.ts";
+import { argumentsForModel, incrementalConversion, type LlmContext } from "../loop/index.ts";
 import { dataUrl, imagesAllowed, omittedImageText } from "./content.ts";
 import { openaiMinimumEffort } from "./models.ts";
-import { prepareMessages, sanitizeToolCallId } from "./transform-messages.ts";
+import { conversionKey, prepareMessages, sanitizeToolCallId, splitsPrepared } from "./transform-messages.ts";
 import type { ProviderStreamOptions } from "./types.ts";
 
 /** Chat Completions ids: OpenAI caps them at 40 characters; Responses ids keep their call part. */
@@ -25,16 +26,15 @@ function userContent(content: string | (TextContent | ImageContent)[], model: Mo
   });
 }
 
-export function convertMessages(context: LlmContext, model: Model): ChatCompletionMessageParam[] {
+function convertRun(messages: readonly Message[], model: Model): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
-  if (context.systemPrompt) out.push({ role: "system", content: context.systemPrompt });
   let pendingImages: ChatCompletionContentPart[] = [];
   const flushImages = () => {
     if (pendingImages.length === 0) return;
     out.push({ role: "user", content: [{ type: "text", text: "Images returned by the tool calls above:" }, ...pendingImages] });
     pendingImages = [];
   };
-  for (const message of prepareMessages(context.messages, normalizeId)) {
+  for (const message of prepareMessages(messages, normalizeId)) {
     if (message.role !== "toolResult") flushImages();
     if (message.role === "user") {
       out.push({ role: "user", content: userContent(message.content, model) });
@@ -59,6 +59,14 @@ export function convertMessages(context: LlmContext, model: Model): ChatCompleti
   }
   flushImages();
   return out;
+}
+
+const convertIncrementally = incrementalConversion<Message, ChatCompletionMessageParam, Model>({ convert: convertRun, splitsBefore: splitsPrepared });
+
+/** The system prompt, then the messages: only what is new since the last request is converted. */
+export function convertMessages(context: LlmContext, model: Model): ChatCompletionMessageParam[] {
+  const head: ChatCompletionMessageParam[] = context.systemPrompt ? [{ role: "system", content: context.systemPrompt }] : [];
+  return convertIncrementally(context.messages, conversionKey(model), model, head);
 }
 
 export function buildCompletionsParams(model: Model, context: LlmContext, options: ProviderStreamOptions): ChatCompletionCreateParamsStreaming {

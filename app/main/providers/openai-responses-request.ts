@@ -5,10 +5,10 @@
 // otherwise it is dropped, with the ids of that message's calls, and the model simply re-reasons.
 import type { ResponseCreateParamsStreaming, ResponseInputItem, ResponseInputContent, ResponseFunctionCallOutputItemList } from "openai/resources/responses/responses";
 import type { AssistantMessage, ImageContent, Message, Model, TextContent } from "../../shared/agent-types.ts";
-import { argumentsForModel, type LlmContext } from "../loop/index.ts";
+import { argumentsForModel, incrementalConversion, type LlmContext } from "../loop/index.ts";
 import { dataUrl, imagesAllowed, omittedImageText } from "./content.ts";
 import { openaiMinimumEffort } from "./models.ts";
-import { prepareMessages, sanitizeToolCallId } from "./transform-messages.ts";
+import { conversionKey, prepareMessages, sanitizeToolCallId, splitsPrepared } from "./transform-messages.ts";
 import type { ProviderStreamOptions } from "./types.ts";
 
 /** Our tool-call id for the Responses API is "call_id|item_id"; foreign ids are sanitized. */
@@ -58,7 +58,7 @@ function assistantItems(message: AssistantMessage, model: Model): ResponseInputI
   return items;
 }
 
-export function convertInput(messages: Message[], model: Model): ResponseInputItem[] {
+function convertRun(messages: readonly Message[], model: Model): ResponseInputItem[] {
   const items: ResponseInputItem[] = [];
   for (const message of prepareMessages(messages, normalizeId)) {
     if (message.role === "user") items.push({ role: "user", content: inputContent(message.content, model) });
@@ -72,6 +72,13 @@ export function convertInput(messages: Message[], model: Model): ResponseInputIt
     }
   }
   return items;
+}
+
+const convertIncrementally = incrementalConversion<Message, ResponseInputItem, Model>({ convert: convertRun, splitsBefore: splitsPrepared });
+
+/** The request's input items: only what is new since the last request is converted. */
+export function convertInput(messages: readonly Message[], model: Model): ResponseInputItem[] {
+  return convertIncrementally(messages, conversionKey(model), model);
 }
 
 export function buildResponsesParams(model: Model, context: LlmContext, options: ProviderStreamOptions): ResponseCreateParamsStreaming {

@@ -3,9 +3,23 @@
 // call), every tool call gets a result (a synthetic error result if none was recorded), results
 // without their call are dropped, and tool-call ids are rewritten by the adapter's id rule.
 // Pure: returns new messages, never mutates its input.
-import type { AssistantMessage, Message, ToolResultMessage } from "../../shared/agent-types.ts";
+// The adapters convert incrementally (loop/incremental-conversion.ts): a transcript may be cut
+// before a user message or an answer that did not fail (`splitsPrepared`), since there everything
+// before is settled: pending calls get their synthetic results either at the cut or at that
+// message, the same ones. Before a failed answer it may not: a result after it can still answer
+// a call before it.
+import type { AssistantMessage, Message, Model, ToolResultMessage } from "../../shared/agent-types.ts";
 
-export function prepareMessages(messages: Message[], normalizeId: (id: string) => string = (id) => id): Message[] {
+export function splitsPrepared(message: Message): boolean {
+  return message.role === "user" || (message.role === "assistant" && message.stopReason !== "error" && message.stopReason !== "aborted");
+}
+
+/** What of the model a conversion depends on (a cached conversion is keyed on it). */
+export function conversionKey(model: Model): string {
+  return `${model.api}\n${model.provider}\n${model.id}\n${model.name}\n${model.input.join(",")}`;
+}
+
+export function prepareMessages(messages: readonly Message[], normalizeId: (id: string) => string = (id) => id): Message[] {
   const out: Message[] = [];
   let pending: { id: string; name: string }[] = [];
   const flushPending = () => {
