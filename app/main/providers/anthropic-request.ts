@@ -66,7 +66,7 @@ function convertRun(messages: readonly Message[], model: Model): MessageParam[] 
 
 function joinSameRole(last: MessageParam, next: MessageParam): MessageParam | undefined {
   if (last.role !== next.role || !Array.isArray(last.content) || !Array.isArray(next.content)) return undefined;
-  return { role: last.role, content: [...last.content, ...next.content] };
+  return { role: last.role, content: [...last.content, ...next.content] } as MessageParam;
 }
 
 const convertIncrementally = incrementalConversion<Message, MessageParam, Model>({ convert: convertRun, splitsBefore: splitsPrepared, join: joinSameRole });
@@ -79,7 +79,7 @@ export function convertMessages(messages: readonly Message[], model: Model): Mes
   const lastBlock = Array.isArray(blocks) ? blocks[blocks.length - 1] : undefined;
   if (last && lastBlock && (lastBlock.type === "text" || lastBlock.type === "image" || lastBlock.type === "tool_result")) {
     // A copy: the converted messages are shared with later requests, where this block is not the last.
-    out[out.length - 1] = { ...last, content: [...(blocks as ContentBlockParam[]).slice(0, -1), { ...lastBlock, cache_control: CACHE }] };
+    out[out.length - 1] = { ...last, content: [...(blocks as ContentBlockParam[]).slice(0, -1), { ...lastBlock, cache_control: CACHE }] } as MessageParam;
   }
   return out;
 }
