@@ -40,37 +40,43 @@ interface Converted<S, T> {
 /**
  * A converter that keeps, per transcript, the conversion of its prefix up to the last split point.
  * `key` names whatever else the conversion depends on (the model, say): a different key converts
- * again from the start.
+ * again from the start. `head` items come first in the result, as given (never converted or
+ * joined); `from` skips the transcript's first messages (what a compaction summarized): the
+ * messages from it on are the list converted, and its message at `from` is what the cache is
+ * keyed on.
  */
-export function incrementalConversion<S extends object, T, C>(spec: IncrementalConversionSpec<S, T, C>): (messages: readonly S[], key: string, context: C, head?: T[]) => T[] {
+export function incrementalConversion<S extends object, T, C>(
+  spec: IncrementalConversionSpec<S, T, C>,
+): (messages: readonly S[], key: string, context: C, head?: readonly T[], from?: number) => T[] {
   const byFirstMessage = new WeakMap<S, Converted<S, T>>();
-  const append = (list: T[], run: readonly T[]): void => {
+  const append = (list: T[], run: readonly T[], joinFirst: boolean): void => {
     for (let i = 0; i < run.length; i++) {
       const item = run[i]!;
-      const merged = i === 0 && list.length > 0 && spec.join ? spec.join(list[list.length - 1]!, item) : undefined;
+      const merged = i === 0 && joinFirst && list.length > 0 && spec.join ? spec.join(list[list.length - 1]!, item) : undefined;
       if (merged === undefined) list.push(item);
       else list[list.length - 1] = merged;
     }
   };
-  /** The conversion of `messages`, after `head` (items before the transcript's, not converted). */
-  return (messages, key, context, head = []) => {
-    const n = messages.length;
-    if (n === 0) return head.slice();
-    const first = messages[0]!;
+  return (messages, key, context, head = [], from = 0) => {
+    const start = Math.max(0, Math.trunc(from));
+    const n = messages.length - start;
+    if (n <= 0) return head.slice();
+    const first = messages[start]!;
     let cached = byFirstMessage.get(first);
-    if (!cached || cached.key !== key || cached.count > n || (cached.count > 0 && messages[cached.count - 1] !== cached.last)) {
+    if (!cached || cached.key !== key || cached.count > n || (cached.count > 0 && messages[start + cached.count - 1] !== cached.last)) {
       cached = { key, count: 0, last: undefined, items: [] };
       byFirstMessage.set(first, cached);
     }
     let split = n - 1;
-    while (split > cached.count && !spec.splitsBefore(messages[split]!)) split--;
+    while (split > cached.count && !spec.splitsBefore(messages[start + split]!)) split--;
     if (split > cached.count) {
-      append(cached.items, spec.convert(messages.slice(cached.count, split), context));
+      append(cached.items, spec.convert(messages.slice(start + cached.count, start + split), context), true);
       cached.count = split;
-      cached.last = messages[split - 1];
+      cached.last = messages[start + split - 1];
     }
     const result = head.length > 0 ? head.concat(cached.items) : cached.items.slice();
-    append(result, spec.convert(cached.count === 0 ? messages : messages.slice(cached.count), context));
+    const tail = start === 0 && cached.count === 0 ? messages : messages.slice(start + cached.count);
+    append(result, spec.convert(tail, context), cached.items.length > 0);
     return result;
   };
 }

@@ -7,8 +7,9 @@
 // naming the compaction it cancels (and the versions an edit of it replaced). The transcript is
 // append-only, so replaying a stored session rebuilds the same view.
 import { CHECKPOINT_REWIND } from "../../shared/ipc/checkpoint-schemas.ts";
-import type { AgentMessage, AssistantMessage, Message, UserMessage } from "../../shared/agent-types.ts";
-import { activeCompaction, type ActiveCompaction } from "../../shared/compaction.ts";
+import type { AgentMessage, AssistantMessage, CustomMessage, Message, UserMessage } from "../../shared/agent-types.ts";
+import { compactionDetails, compactionStateOf, type ActiveCompaction } from "../../shared/compaction.ts";
+import { incrementalConversion } from "../loop/index.ts";
 
 export { activeCompaction, COMPACTION, COMPACTION_UNDO, type CompactionDetails } from "../../shared/compaction.ts";
 
@@ -35,25 +36,72 @@ export function summaryMessage(summary: string, timestamp: number): UserMessage 
   };
 }
 
+/** The transcript's custom entries with their positions, kept per transcript as it grows (append-only). */
+const customEntries = new WeakMap<AgentMessage, { count: number; last: AgentMessage; entries: { position: number; message: AgentMessage }[] }>();
+
 /**
- * What the model is sent: the active compaction's summary plus the kept messages, without app
- * entries, and without failed answers that carry nothing (a context overflow, an empty error).
+ * The compaction in force (shared/compaction.ts's activeCompaction), scanning only the messages
+ * added since the last call on this transcript: it runs before every request. A transcript that
+ * is not the last one seen grown at its end (truncated, forked) is scanned again.
  */
-export function modelView(transcript: readonly AgentMessage[]): Message[] {
-  const active = activeCompaction(transcript);
-  const start = active ? active.details.firstKeptIndex : 0;
-  const view: Message[] = active ? [summaryMessage(active.entry.content, active.entry.timestamp)] : [];
-  for (let i = start; i < transcript.length; i++) {
-    const m = transcript[i]!;
+export function activeCompactionOf(transcript: readonly AgentMessage[]): ActiveCompaction | undefined {
+  const n = transcript.length;
+  if (n === 0) return undefined;
+  let seen = customEntries.get(transcript[0]!);
+  if (!seen || seen.count > n || transcript[seen.count - 1] !== seen.last) {
+    seen = { count: 0, last: transcript[0]!, entries: [] };
+    customEntries.set(transcript[0]!, seen);
+  }
+  for (let i = seen.count; i < n; i++) if (transcript[i]!.role === "custom") seen.entries.push({ position: i, message: transcript[i]! });
+  seen.count = n;
+  seen.last = transcript[n - 1]!;
+  const { activeIndex } = compactionStateOf(seen.entries);
+  if (activeIndex === null) return undefined;
+  const entry = transcript[activeIndex] as CustomMessage;
+  const details = compactionDetails(entry.details);
+  return details ? { index: activeIndex, entry, details } : undefined;
+}
+
+// One message object per summary and per rewind note: the providers' conversion reuses what it
+// converted by the identity of the messages it is given (loop/incremental-conversion.ts).
+const summaries = new WeakMap<CustomMessage, UserMessage>();
+const rewindNotes = new WeakMap<CustomMessage, UserMessage>();
+
+function summaryOf(entry: CustomMessage): UserMessage {
+  let summary = summaries.get(entry);
+  if (!summary) summaries.set(entry, (summary = summaryMessage(entry.content, entry.timestamp)));
+  return summary;
+}
+
+function keptForModel(messages: readonly AgentMessage[]): Message[] {
+  const view: Message[] = [];
+  for (const m of messages) {
     if (m.role === "custom") {
       // A rewind of the files is news to the model: its earlier edits are gone from the disk.
-      if (m.customType === CHECKPOINT_REWIND) view.push({ role: "user", content: `[Lathe] ${m.content}`, timestamp: m.timestamp });
+      if (m.customType === CHECKPOINT_REWIND) {
+        let note = rewindNotes.get(m);
+        if (!note) rewindNotes.set(m, (note = { role: "user", content: `[Lathe] ${m.content}`, timestamp: m.timestamp }));
+        view.push(note);
+      }
       continue;
     }
     if (m.role === "assistant" && isEmptyFailure(m)) continue;
     view.push(m);
   }
   return view;
+}
+
+const viewIncrementally = incrementalConversion<AgentMessage, Message, undefined>({ convert: keptForModel, splitsBefore: () => true });
+
+/**
+ * What the model is sent: the active compaction's summary plus the kept messages, without app
+ * entries, and without failed answers that carry nothing (a context overflow, an empty error).
+ * Built before every request, so only the messages added since the last call are looked at.
+ */
+export function modelView(transcript: readonly AgentMessage[]): Message[] {
+  const active = activeCompactionOf(transcript);
+  if (!active) return viewIncrementally(transcript, "", undefined);
+  return viewIncrementally(transcript, "", undefined, [summaryOf(active.entry)], active.details.firstKeptIndex);
 }
 
 function isEmptyFailure(m: AssistantMessage): boolean {
@@ -65,7 +113,7 @@ function isEmptyFailure(m: AssistantMessage): boolean {
  * answer that reported usage (when no compaction came after it), plus estimates for the rest.
  */
 export function contextTokens(transcript: readonly AgentMessage[]): number {
-  const active = activeCompaction(transcript);
+  const active = activeCompactionOf(transcript);
   const floor = active ? active.index : -1;
   let lastUsage = -1;
   for (let i = transcript.length - 1; i > floor; i--) {
@@ -111,7 +159,7 @@ export function needsCompaction(transcript: readonly AgentMessage[], policy: Com
  * point with anything before it to summarize.
  */
 export function findCut(transcript: readonly AgentMessage[], keepRecentTokens: number): number | undefined {
-  const active = activeCompaction(transcript);
+  const active = activeCompactionOf(transcript);
   const floor = active ? active.details.firstKeptIndex : 0;
   let kept = 0;
   let cut: number | undefined;

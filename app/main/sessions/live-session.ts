@@ -173,8 +173,9 @@ export class LiveSession {
       },
       afterToolCall: hooks.afterToolCall,
       transformContext: (_messages, signal) => this.transformContext(signal),
-      // transformContext already gives the model's view (summary, kept messages, no app entries).
-      convertToLlm: (messages) => messages.filter((m) => m.role !== "custom") as ReturnType<typeof modelView>,
+      // transformContext already gives the model's view (summary, kept messages, no app entries),
+      // a new array each time: nothing is left to convert or copy.
+      convertToLlm: (messages) => messages as ReturnType<typeof modelView>,
       onSubscriberError: (error) => console.error("[sessions] event subscriber failed:", error),
     });
     this.recorder = options.store.recorder(this.sessionId, {

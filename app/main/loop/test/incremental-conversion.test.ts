@@ -115,10 +115,22 @@ describe("incrementalConversion", () => {
     expect(run(list, "k", "")).toEqual(["a", "b+c+", "d", "e+f+g+", "h"]);
   });
 
-  test("head items come first and are not converted", () => {
-    const { run } = recorded();
-    expect(run([item("a"), item("b")], "k", "", ["system"])).toEqual(["system", "a", "b"]);
-    expect(run([], "k", "", ["system"])).toEqual(["system"]);
+  test("head items come first, never converted or joined; from skips the first messages", () => {
+    const join = (a: string, b: string) => (a.endsWith("+") && b.endsWith("+") ? `${a}${b}` : undefined);
+    const { run, seen } = recorded(() => true, join);
+    const list = [item("s+"), item("a+"), item("b")];
+    expect(run(list.slice(1), "k", "", ["head+"])).toEqual(["head+", "a+", "b"]);
+    expect(run([], "k", "", ["head+"])).toEqual(["head+"]);
+    // From 1: the list from its second message, keyed on it (so the call above, which started
+    // there too, left its prefix); past the end, the head alone.
+    seen.length = 0;
+    expect(run(list, "k", "", ["summary+"], 1)).toEqual(["summary+", "a+", "b"]);
+    expect(seen).toEqual([["b"]]);
+    list.push(item("c"));
+    seen.length = 0;
+    expect(run(list, "k", "", ["summary+"], 1)).toEqual(["summary+", "a+", "b", "c"]);
+    expect(seen).toEqual([["b"], ["c"]]);
+    expect(run(list, "k", "", ["summary"], 9)).toEqual(["summary"]);
   });
 });
 
