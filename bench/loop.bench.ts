@@ -13,7 +13,12 @@
 // - parallelBatchMs: one batch of 8 parallel tools that each sleep 50 ms;
 // - semiSpaceFlag: whole runs of Lathe's scenario in fresh processes, alternated with and without
 //   V8's --semi-space-growth-factor=1 (wall ms, CPU ms, peak RSS); peakRssMB is the shipped
-//   (no flag) median.
+//   (no flag) median;
+// - requestBuild10kMs / requestBuild100kMs: main-thread CPU ms to build one model request per turn
+//   in a session of 10,000 / 100,000 messages (compaction check, model view, request body:
+//   bench/support/request-build.ts), median over the turns of REQUEST_ROUNDS alternated rounds,
+//   with the minimum; requestSerialize*Ms: JSON.stringify of that body (what the SDK does to send
+//   it); requestBuildCold*Ms: the first request after opening (everything converted).
 import { Type } from "@sinclair/typebox";
 import { spawnSync } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -22,10 +27,13 @@ import { runAgentLoop, defaultConvertToLlm, type AgentContext, type AgentLoopCon
 import { createScriptedModel, type ScriptStep } from "../app/main/loop/test/scripted-model.ts";
 import { setFlagsFromString } from "node:v8";
 import { loadPiAgentCore, type PiRunAgentLoop } from "./support/pi-agent-core.ts";
+import { measureRequestBuild, type RequestBuildRun } from "./support/request-build.ts";
 
 const TURNS = 2_000;
 const ROUNDS = 7;
 const FLAG_PAIRS = 7;
+const REQUEST_ROUNDS = 5;
+const REQUEST_TURNS = 5;
 const childMode = process.argv.includes("--child");
 // The flag once shipped in app/main/runtime-flags.ts (young generation kept at its starting size):
 // dropped because it cost CPU time on every whole run here while saving ~14 MB. A child given
@@ -178,6 +186,29 @@ for (let i = 0; i < FLAG_PAIRS; i++) {
   }
 }
 
+// Request building at 10k and 100k messages, alternated.
+const requestRuns = { 10_000: [] as RequestBuildRun[], 100_000: [] as RequestBuildRun[] };
+for (let i = 0; i < REQUEST_ROUNDS; i++) {
+  const sizes = i % 2 === 0 ? ([10_000, 100_000] as const) : ([100_000, 10_000] as const);
+  for (const size of sizes) {
+    globalThis.gc?.();
+    requestRuns[size].push(measureRequestBuild(size, REQUEST_TURNS));
+  }
+}
+const requestFigures = (size: 10_000 | 100_000, tag: string) => {
+  const runs = requestRuns[size];
+  const build = runs.flatMap((r) => r.buildMs);
+  const serialize = runs.flatMap((r) => r.serializeMs);
+  return {
+    [`requestBuild${tag}Ms`]: round(median(build), 2),
+    [`requestBuild${tag}MinMs`]: round(min(build), 2),
+    [`requestSerialize${tag}Ms`]: round(median(serialize), 2),
+    [`requestSerialize${tag}MinMs`]: round(min(serialize), 2),
+    [`requestBuildCold${tag}Ms`]: round(median(runs.map((r) => r.coldMs))),
+    [`requestBody${tag}MB`]: round(runs[0]!.bodyMB),
+  };
+};
+
 const perCall = (list: Run[]): number[] => list.map((r) => (r.wholeMs * 1000) / TURNS);
 const figures = (list: Run[]) => ({
   mean: round(median(perCall(list))),
@@ -217,6 +248,8 @@ console.log(
     ratioVsPiSameConvert: pairedRatio(runs.lathe, runs.piSameConvert, "wholeMs"),
     ratioVsPiSameConvertCpu: pairedRatio(runs.lathe, runs.piSameConvert, "cpuMs"),
     parallelBatchMs: round(median(batches)),
+    ...requestFigures(10_000, "10k"),
+    ...requestFigures(100_000, "100k"),
     peakRssMB: flagFigure("without", "peakRssMB"),
     semiSpaceFlag: {
       withWallMs: flagFigure("with", "wallMs"),

@@ -1,0 +1,88 @@
+// bench:loop's request-build figures: the main-thread CPU time of building one model request for a
+// long session, per turn, with the code a session runs before each request: the compaction check
+// and the model's view (sessions/context.ts, as LiveSession.transformContext does), the request
+// body of an OpenAI-compatible server (providers/openai-completions-request.ts, the adapter
+// bench:ui's sessions use), and its serialization (JSON.stringify, as the SDK does when it sends).
+// Each turn appends a user message, an answer with a tool call and its result (new objects, as a
+// run adds them) to a transcript of `size` messages, then builds the request. The first request of
+// a transcript (a session just opened) converts everything: reported apart as `cold`.
+import type { AgentMessage, Model } from "../../app/shared/agent-types.ts";
+import { compactionPolicy, modelView, needsCompaction } from "../../app/main/sessions/context.ts";
+import { buildCompletionsParams } from "../../app/main/providers/openai-completions-request.ts";
+
+const usage = { input: 10, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: 20, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+
+/** Turn `i` of a session: a question, an answer that reads a file, the file's text. */
+function turn(i: number): AgentMessage[] {
+  return [
+    { role: "user", content: `Question ${i}: how does module ${i} work?`, timestamp: i },
+    {
+      role: "assistant",
+      content: [
+        { type: "text", text: `Reading module ${i}.` },
+        { type: "toolCall", id: `r${i}`, name: "read", arguments: { path: `src/m${i}.ts` } },
+      ],
+      api: "openai-completions",
+      provider: "local",
+      model: "fake-coder",
+      usage,
+      stopReason: "toolUse",
+      timestamp: i,
+    },
+    { role: "toolResult", toolCallId: `r${i}`, toolName: "read", content: [{ type: "text", text: `     1\texport const m${i} = ${i};\n` }], isError: false, timestamp: i },
+  ];
+}
+
+// A window large enough that the 100k-message session is not compacted: the figure is the build.
+const model: Model = {
+  id: "fake-coder",
+  name: "Fake coder",
+  api: "openai-completions",
+  provider: "local",
+  contextWindow: 100_000_000,
+  maxTokens: 8192,
+  input: ["text"],
+  reasoning: false,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+};
+
+export interface RequestBuildRun {
+  /** CPU ms of the first request of the transcript (everything converted). */
+  coldMs: number;
+  /** CPU ms per later request: compaction check, view and request body; then its serialization. */
+  buildMs: number[];
+  serializeMs: number[];
+  bodyMB: number;
+}
+
+const cpuMs = (since: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+
+/** Builds `turns` requests for a session of `size` messages, one turn added before each. */
+export function measureRequestBuild(size: number, turns: number): RequestBuildRun {
+  const transcript: AgentMessage[] = [];
+  for (let i = 0; transcript.length < size; i++) transcript.push(...turn(i));
+  // LiveSession.transformContext reads the Agent's transcript itself, the same array every turn.
+  const build = () => {
+    needsCompaction(transcript, compactionPolicy(model));
+    return buildCompletionsParams(model, { systemPrompt: "You are Lathe.", messages: modelView(transcript) }, {});
+  };
+  let started = process.cpuUsage();
+  build();
+  const coldMs = cpuMs(started);
+  const run: RequestBuildRun = { coldMs, buildMs: [], serializeMs: [], bodyMB: 0 };
+  for (let t = 0; t < turns; t++) {
+    transcript.push(...turn(size + t));
+    globalThis.gc?.();
+    started = process.cpuUsage();
+    const params = build();
+    run.buildMs.push(cpuMs(started));
+    started = process.cpuUsage();
+    const body = JSON.stringify(params);
+    run.serializeMs.push(cpuMs(started));
+    run.bodyMB = body.length / 1024 / 1024;
+  }
+  return run;
+}
