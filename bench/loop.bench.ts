@@ -17,8 +17,8 @@
 // - requestBuild10kMs / requestBuild100kMs: main-thread CPU ms to build one model request per turn
 //   in a session of 10,000 / 100,000 messages (compaction check, model view, request body:
 //   bench/support/request-build.ts), median over the turns of REQUEST_ROUNDS alternated rounds,
-//   with the minimum; requestSerialize*Ms: JSON.stringify of that body (what the SDK does to send
-//   it); requestBuildCold*Ms: the first request after opening (everything converted).
+//   with the minimum; requestSerialize*Ms: that body to the text sent (providers/request-body.ts);
+//   requestBuildCold*Ms: the first request after opening (everything converted and serialized).
 import { Type } from "@sinclair/typebox";
 import { spawnSync } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";

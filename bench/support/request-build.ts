@@ -2,13 +2,14 @@
 // long session, per turn, with the code a session runs before each request: the compaction check
 // and the model's view (sessions/context.ts, as LiveSession.transformContext does), the request
 // body of an OpenAI-compatible server (providers/openai-completions-request.ts, the adapter
-// bench:ui's sessions use), and its serialization (JSON.stringify, as the SDK does when it sends).
+// bench:ui's sessions use), and its serialization to the text sent (providers/request-body.ts).
 // Each turn appends a user message, an answer with a tool call and its result (new objects, as a
 // run adds them) to a transcript of `size` messages, then builds the request. The first request of
 // a transcript (a session just opened) converts everything: reported apart as `cold`.
 import type { AgentMessage, Model } from "../../app/shared/agent-types.ts";
 import { compactionPolicy, modelView, needsCompaction } from "../../app/main/sessions/context.ts";
 import { buildCompletionsParams } from "../../app/main/providers/openai-completions-request.ts";
+import { jsonRequestBody } from "../../app/main/providers/request-body.ts";
 
 const usage = { input: 10, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: 20, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 
@@ -47,7 +48,7 @@ const model: Model = {
 };
 
 export interface RequestBuildRun {
-  /** CPU ms of the first request of the transcript (everything converted). */
+  /** CPU ms of the first request of the transcript (everything converted and serialized). */
   coldMs: number;
   /** CPU ms per later request: compaction check, view and request body; then its serialization. */
   buildMs: number[];
@@ -70,7 +71,7 @@ export function measureRequestBuild(size: number, turns: number): RequestBuildRu
     return buildCompletionsParams(model, { systemPrompt: "You are Lathe.", messages: modelView(transcript) }, {});
   };
   let started = process.cpuUsage();
-  build();
+  jsonRequestBody(build(), "messages");
   const coldMs = cpuMs(started);
   const run: RequestBuildRun = { coldMs, buildMs: [], serializeMs: [], bodyMB: 0 };
   for (let t = 0; t < turns; t++) {
@@ -80,7 +81,7 @@ export function measureRequestBuild(size: number, turns: number): RequestBuildRu
     const params = build();
     run.buildMs.push(cpuMs(started));
     started = process.cpuUsage();
-    const body = JSON.stringify(params);
+    const body = jsonRequestBody(params, "messages");
     run.serializeMs.push(cpuMs(started));
     run.bodyMB = body.length / 1024 / 1024;
   }

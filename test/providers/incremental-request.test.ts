@@ -2,13 +2,15 @@
 // last): at every length of a growing transcript, the request's messages must equal those of a
 // conversion from scratch (a structured copy: other objects, so nothing cached applies), for
 // transcripts with failed answers, calls without results, orphan results, parallel batches,
-// images, thinking and odd ids; and after a model switch, a truncation or a fork.
+// images, thinking and odd ids; and after a model switch, a truncation or a fork. The body sent,
+// serialized item by item, parses to the whole request's JSON.
 import { describe, expect, test } from "vitest";
 import type { AssistantMessage, Message, Model, ToolCall, ToolResultMessage } from "../../app/shared/agent-types.ts";
 import { emptyUsage } from "../../app/shared/agent-types.ts";
 import { convertMessages as anthropicMessages } from "../../app/main/providers/anthropic-request.ts";
 import { convertMessages as completionsMessages } from "../../app/main/providers/openai-completions-request.ts";
 import { convertInput as responsesInput } from "../../app/main/providers/openai-responses-request.ts";
+import { jsonRequestBody } from "../../app/main/providers/request-body.ts";
 import { anthropicModel, completionsModel, responsesModel } from "./support/conversation.ts";
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -27,7 +29,7 @@ function random(seed: number): () => number {
 /** A transcript of `n` messages of every kind the adapters treat differently. */
 function transcript(seed: number, n: number, model: Model): Message[] {
   const rnd = random(seed);
-  const pick = <T,>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)]!;
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)]!;
   const out: Message[] = [];
   let pending: ToolCall[] = [];
   let call = 0;
@@ -41,7 +43,13 @@ function transcript(seed: number, n: number, model: Model): Message[] {
       if (rnd() < 0.1) content.length = 0;
       out.push({ role: "toolResult", toolCallId: target?.id ?? `orphan.${out.length}`, toolName: "read", content, isError: rnd() < 0.2, timestamp: out.length });
     } else if (roll < 0.8 || out.length === 0 || out.at(-1)!.role === "assistant") {
-      const content = rnd() < 0.8 ? `question ${out.length}` : [{ type: "text" as const, text: `look ${out.length}` }, { type: "image" as const, data: PNG, mimeType: "image/png" }];
+      const content =
+        rnd() < 0.8
+          ? `question ${out.length}`
+          : [
+              { type: "text" as const, text: `look ${out.length}` },
+              { type: "image" as const, data: PNG, mimeType: "image/png" },
+            ];
       out.push({ role: "user", content, timestamp: out.length });
       if (rnd() < 0.3) pending = [];
     } else {
@@ -117,5 +125,46 @@ describe.each(ADAPTERS)("%s", (_name, model, convert) => {
     convert(full, model);
     convert(full.slice(0, 45), model);
     expect(first).toEqual(copy);
+  });
+});
+
+describe("the request body, serialized item by item", () => {
+  test("parses to what JSON.stringify of the whole request gives, for every adapter's list", () => {
+    const params = {
+      model: "m",
+      messages: [
+        { role: "user", content: 'a \u2028 "quoted"' },
+        { role: "assistant", content: null, note: undefined },
+      ],
+      stream: true,
+    };
+    expect(JSON.parse(jsonRequestBody(params, "messages"))).toEqual(JSON.parse(JSON.stringify(params)));
+    // Again, with the items' texts kept from the first call: the same.
+    expect(jsonRequestBody(params, "messages")).toBe(jsonRequestBody({ ...params }, "messages"));
+    expect(JSON.parse(jsonRequestBody({ input: [] }, "input"))).toEqual({ input: [] });
+    const full = transcript(31, 60, anthropicModel);
+    for (const [, model, convert] of ADAPTERS) {
+      const list = convert(full, model) as object[];
+      const request = { model: model.id, list, max_tokens: 5 };
+      expect(JSON.parse(jsonRequestBody(request, "list"))).toEqual(JSON.parse(JSON.stringify(request)));
+    }
+  });
+
+  test("a growing, truncated or forked transcript: every body is the whole request's JSON", () => {
+    for (const [name, model, convert] of ADAPTERS) {
+      const full = transcript(41, 70, model);
+      const growing: Message[] = [];
+      const check = (messages: Message[]) => {
+        const request = { model: model.id, list: convert(messages, model) as object[] };
+        expect(JSON.parse(jsonRequestBody(request, "list")), `${name}, ${messages.length} messages`).toEqual(JSON.parse(JSON.stringify(request)));
+      };
+      for (const message of full) {
+        growing.push(message);
+        check([...growing]);
+      }
+      check(full.slice(0, 20));
+      check([...full.slice(0, 30), ...transcript(42, 30, model)]);
+      check(full);
+    }
   });
 });

@@ -7,6 +7,7 @@ import type { Model } from "../../shared/agent-types.ts";
 import type { AssistantMessageEventStream, LlmContext } from "../loop/index.ts";
 import { anthropicClient } from "./anthropic-client.ts";
 import { buildAnthropicParams } from "./anthropic-request.ts";
+import { jsonRequestBody, sendAsJson } from "./request-body.ts";
 import { missingKeyMessage, resolveEndpoint } from "./resolve.ts";
 import { ReportedError, runProviderStream, StreamEndedEarlyError, type AttemptContext } from "./stream-runner.ts";
 import type { ProviderStreamOptions } from "./types.ts";
@@ -19,11 +20,13 @@ export function streamAnthropic(model: Model, context: LlmContext, options: Prov
     const missing = missingKeyMessage(endpoint);
     if (missing) throw new Error(missing);
     const params = buildAnthropicParams(model, context, options);
+    // Sent as text serialized item by item (request-body.ts), not re-serialized whole by the SDK.
+    const body = jsonRequestBody(params, "messages");
     return {
       provider: endpoint.label,
       attempt: async (ctx) => {
         const client = await anthropicClient(endpoint, { fetch: ctx.fetch, defaultHeaders: options.headers });
-        const events = await client.messages.create(params, { signal: ctx.signal, timeout: 24 * 3600 * 1000 });
+        const events = await client.messages.create(params, { signal: ctx.signal, timeout: 24 * 3600 * 1000, ...sendAsJson(body) });
         return consume(events, ctx);
       },
     };

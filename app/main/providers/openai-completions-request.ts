@@ -63,9 +63,18 @@ function convertRun(messages: readonly Message[], model: Model): ChatCompletionM
 
 const convertIncrementally = incrementalConversion<Message, ChatCompletionMessageParam, Model>({ convert: convertRun, splitsBefore: splitsPrepared });
 
+// The system message of the last request, reused while the prompt is the same: the request body's
+// text is kept per list by its first item (request-body.ts).
+let lastSystemMessage: { role: "system"; content: string } | undefined;
+
+function systemMessage(prompt: string): ChatCompletionMessageParam {
+  if (lastSystemMessage?.content !== prompt) lastSystemMessage = { role: "system", content: prompt };
+  return lastSystemMessage;
+}
+
 /** The system prompt, then the messages: only what is new since the last request is converted. */
 export function convertMessages(context: LlmContext, model: Model): ChatCompletionMessageParam[] {
-  const head: ChatCompletionMessageParam[] = context.systemPrompt ? [{ role: "system", content: context.systemPrompt }] : [];
+  const head: ChatCompletionMessageParam[] = context.systemPrompt ? [systemMessage(context.systemPrompt)] : [];
   return convertIncrementally(context.messages, conversionKey(model), model, head);
 }
 

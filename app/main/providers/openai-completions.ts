@@ -8,6 +8,7 @@ import type { Model } from "../../shared/agent-types.ts";
 import type { AssistantMessageEventStream, LlmContext } from "../loop/index.ts";
 import { openaiClient } from "./openai-client.ts";
 import { buildCompletionsParams } from "./openai-completions-request.ts";
+import { jsonRequestBody, sendAsJson } from "./request-body.ts";
 import { missingKeyMessage, resolveEndpoint } from "./resolve.ts";
 import { ReportedError, runProviderStream, StreamEndedEarlyError, type AttemptContext } from "./stream-runner.ts";
 import { ThinkTagSplitter, type ContentPiece } from "./think-tags.ts";
@@ -20,10 +21,12 @@ export function streamOpenAICompletions(model: Model, context: LlmContext, optio
     const missing = missingKeyMessage(endpoint);
     if (missing) throw new Error(missing);
     const params = buildCompletionsParams(model, context, options);
+    // Sent as text serialized item by item (request-body.ts), not re-serialized whole by the SDK.
+    const body = jsonRequestBody(params, "messages");
     return {
       provider: endpoint.label,
       attempt: async (ctx) => {
-        const chunks = await (await openaiClient(endpoint, ctx, options.headers)).chat.completions.create(params, { signal: ctx.signal });
+        const chunks = await (await openaiClient(endpoint, ctx, options.headers)).chat.completions.create(params, { signal: ctx.signal, ...sendAsJson(body) });
         return consume(chunks, ctx);
       },
     };

@@ -8,6 +8,7 @@ import type { AssistantMessageEventStream, LlmContext } from "../loop/index.ts";
 import { isContextOverflowText, streamErrorEvent } from "./errors.ts";
 import { openaiClient } from "./openai-client.ts";
 import { buildResponsesParams } from "./openai-responses-request.ts";
+import { jsonRequestBody, sendAsJson } from "./request-body.ts";
 import { missingKeyMessage, resolveEndpoint } from "./resolve.ts";
 import { ReportedError, runProviderStream, StreamEndedEarlyError, type AttemptContext } from "./stream-runner.ts";
 import type { ProviderStreamOptions } from "./types.ts";
@@ -18,10 +19,12 @@ export function streamOpenAIResponses(model: Model, context: LlmContext, options
     const missing = missingKeyMessage(endpoint);
     if (missing) throw new Error(missing);
     const params = buildResponsesParams(model, context, options);
+    // Sent as text serialized item by item (request-body.ts), not re-serialized whole by the SDK.
+    const body = jsonRequestBody(params, "input");
     return {
       provider: endpoint.label,
       attempt: async (ctx) => {
-        const events = await (await openaiClient(endpoint, ctx, options.headers)).responses.create(params, { signal: ctx.signal });
+        const events = await (await openaiClient(endpoint, ctx, options.headers)).responses.create(params, { signal: ctx.signal, ...sendAsJson(body) });
         return consume(events, ctx);
       },
     };
