@@ -168,22 +168,27 @@ export class SecretScanner {
     }
   }
 
-  /** Records a match unless its entropy is too low or an allowlist says it is not a secret. */
+  /**
+   * Records a match unless its entropy is too low or an allowlist says it is not a secret. The
+   * checks need only the secret's text; where it is in the match is asked of the `indices`
+   * expression (the same match, from the same start) only for a match that is kept.
+   */
   private accept(rule: SecretRule, text: string, m: RegExpExecArray, offset: number, spans: SecretSpan[]): void {
-    let start = m.index;
-    let end = m.index + m[0].length;
-    if (rule.hasGroups && m.indices) {
-      const group = rule.secretGroup > 0 ? rule.secretGroup : m.findIndex((g, i) => i > 0 && g !== undefined && g.length > 0);
-      const range = group > 0 ? m.indices[group] : undefined;
-      if (range) [start, end] = range;
-    }
-    const secret = text.slice(start, end);
+    const group = rule.hasGroups ? (rule.secretGroup > 0 ? rule.secretGroup : m.findIndex((g, i) => i > 0 && g !== undefined && g.length > 0)) : 0;
+    const secret = group > 0 && m[group] !== undefined ? m[group] : m[0];
     if (rule.entropy > 0 && ((rule.id.startsWith("generic") && !/\d/.test(secret)) || shannonEntropy(secret) <= rule.entropy)) return;
     const lineStart = text.lastIndexOf("\n", m.index) + 1;
     const lineEnd = text.indexOf("\n", m.index + m[0].length);
     const line = text.slice(lineStart, lineEnd === -1 ? undefined : lineEnd);
     const { global } = secretRules();
     if (allowed(global, secret, m[0], line) || rule.allowlists.some((a) => allowed(a, secret, m[0], line))) return;
+    let start = m.index;
+    let end = m.index + m[0].length;
+    if (group > 0 && m[group] !== undefined && rule.indices) {
+      rule.indices.lastIndex = m.index;
+      const range = rule.indices.exec(text)?.indices?.[group];
+      if (range) [start, end] = range;
+    }
     spans.push({ start: offset + start, end: offset + end, kind: rule.kind });
   }
 
