@@ -4,8 +4,7 @@
 // never drops a hit the exact checks would keep, and both loops drop the same ones.
 import { describe, expect, it } from "vitest";
 import { KeywordAutomaton } from "../../app/main/permissions/keyword-automaton.ts";
-import { assignmentFollows, FILTER_ASSIGNMENT, FILTER_TOKEN_AFTER, isTokenChar, mayPass } from "../../app/main/permissions/keyword-filters.ts";
-import { isControlByte } from "../../app/main/permissions/keyword-scan-wasm.ts";
+import { assignmentFollows, FILTER_ASSIGNMENT, FILTER_TOKEN_AFTER, isControlByte, isTokenChar, mayPass } from "../../app/main/permissions/keyword-filters.ts";
 
 let seed = 777;
 const random = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;

@@ -9,8 +9,9 @@
 // Keywords may carry a filter (keyword-filters.ts): a hit is then reported only where what follows
 // may let a rule match, so the many hits that lead nowhere never leave the loop. Never throws.
 
-import { mayPass } from "./keyword-filters.ts";
-import { createWasmScanner, isControlByte, type ScanStep, type WasmScanner } from "./keyword-scan-wasm.ts";
+import { isControlByte, mayPass } from "./keyword-filters.ts";
+import { gramTables } from "./keyword-grams.ts";
+import { createWasmScanner, type ScanStep, type WasmScanner } from "./keyword-scan-wasm.ts";
 
 export type { ScanStep };
 
@@ -144,7 +145,7 @@ export class KeywordAutomaton {
    * control characters scanned (-1 when none).
    */
   scan(text: string, from: number, to: number, hits: Int32Array, state = 0): ScanStep {
-    if (this.wasm === undefined) this.wasm = (this.controlsInKeywords ? undefined : createWasmScanner(this.delta, this.classOf, this.rowFilters)) ?? null;
+    if (this.wasm === undefined) this.wasm = (this.controlsInKeywords ? undefined : createWasmScanner(this.delta, this.classOf, this.rowFilters, gramTables(this.keywords))) ?? null;
     if (this.wasm) return this.scanWasm(this.wasm, text, from, to, hits, state);
     const { delta, classOf, classes, outStart, outEnd, outputs, lengths, rowFilters } = this;
     const max = hits.length - 2;

@@ -24,6 +24,15 @@ export const KIND_OPERATOR = 2;
 export const KIND_BEFORE_VALUE = 4;
 export const KIND_TOKEN = 8;
 
+/**
+ * Bytes that make a chunk of terminal output other than plain text: C0 controls but tab and line
+ * feed (carriage return and escape included), DEL, and the 8-bit CSI (0x9b). Text is copied in as
+ * latin1, so a character past 255 is tested by its low byte: it may be flagged, never missed.
+ */
+export function isControlByte(c: number): boolean {
+  return (c < 32 && c !== 9 && c !== 10) || c === 127 || c === 0x9b;
+}
+
 /** [\w.-] */
 export function isWordish(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 45;

@@ -24,16 +24,9 @@
 //   filter(in, at, limit, bits) -> 1 when a rule may match after the keyword ending at `at`
 //     (mayPass in keyword-filters.ts: the same checks over BYTE_KINDS, reading in[at, limit) only)
 
-import { BYTE_KINDS, FILTER_ASSIGNMENT, FILTER_LOOKAHEAD, FILTER_TOKEN_AFTER, KIND_BEFORE_OPERATOR, KIND_BEFORE_VALUE, KIND_OPERATOR, KIND_TOKEN } from "./keyword-filters.ts";
+import { BYTE_KINDS, FILTER_ASSIGNMENT, FILTER_LOOKAHEAD, FILTER_TOKEN_AFTER, isControlByte, KIND_BEFORE_OPERATOR, KIND_BEFORE_VALUE, KIND_OPERATOR, KIND_TOKEN } from "./keyword-filters.ts";
+import { GRAM_CONTROL, GRAM_DIRECT, GRAM_OFFSET_LIMIT, GRAM_TRIGRAM, type GramTables, TRIGRAM_HASH_BITS, TRIGRAM_HASH_MULTIPLIER } from "./keyword-grams.ts";
 
-/**
- * Bytes that make a chunk of terminal output other than plain text: C0 controls but tab and line
- * feed (carriage return and escape included), DEL, and the 8-bit CSI (0x9b). Text is copied in as
- * latin1, so a character past 255 is tested by its low byte: it may be flagged, never missed.
- */
-export function isControlByte(c: number): boolean {
-  return (c < 32 && c !== 9 && c !== 10) || c === 127 || c === 0x9b;
-}
 /** Characters copied into WebAssembly memory per call. */
 export const WASM_INPUT_CHARS = 64 * 1024;
 const OUT_PAIRS = 4096;
@@ -82,7 +75,7 @@ function sleb(n: number): number[] {
 const section = (id: number, body: number[]) => [id, ...leb(body.length), ...body];
 const name = (s: string) => [...leb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
 
-/** Where things are in the module's memory (bytes 0..15 hold the last call's state, position and control positions). */
+/** Where things are in the module's memory (bytes 0..19 hold the last call's state, position, control positions and floor). */
 interface Layout {
   /** 256 16-bit cells: each byte value's class in the table (0 past 127 but for control characters), times 4. */
   classes: number;
@@ -91,6 +84,10 @@ interface Layout {
   /** One byte per table cell: the filter bits of the row it starts (read at row starts only). */
   filters: number;
   table: number;
+  /** 65,536 bytes: keyword-grams.ts's PAIRS. */
+  pairs: number;
+  /** keyword-grams.ts's trigram bitmap. */
+  trigrams: number;
 }
 
 // WebAssembly opcodes, by name. The code below is laid out one instruction group per line with
@@ -103,60 +100,89 @@ const [BLOCK, LOOP, IF, ELSE, END, BR, BR_IF, RETURN, CALL] = [[0x02, 0x40], [0x
 const [EQZ, LT_S, GE_U, GT_U, ADD, SUB, AND, SHL] = [[0x45], [0x48], [0x4f], [0x4b], [0x6a], [0x6b], [0x71], [0x74]];
 
 function moduleBytes(pages: number, at: Layout): Uint8Array {
-  // scan. Params: 0 in, 1 len, 2 state, 3 out, 4 outEnd, 5 limit. Locals: 6 i, 7 bits, 8 o,
-  // 9 first, 10 last, 11 p (in + i). Four characters per turn of the loop (their loads address
-  // p with offsets 0..3), then one at a time.
-  const unit = (k: number, exitDepth: number) => {
-    const pos = [...get(6), ...i32(k + 1), ...ADD]; // i + k + 1: after the character
+  // scan. Params: 0 in, 1 len, 2 state, 3 out, 4 outEnd, 5 limit, 6 start. Locals: 7 i, 8 bits,
+  // 9 o, 10 first, 11 last, 12 p (in + i), 13 floor, 14 v, 15 until, 16 h.
+  const [I, BITS, O, FIRST, LAST, P, FLOOR, V, UNTIL, H] = [7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
+  const pos = [...get(I), ...i32(1), ...ADD]; // i + 1: after the character
+  // prettier-ignore
+  const notControl = [ // a control character at i (from `start` on: before it, the last call saw it)
+    ...get(I), ...get(6), ...GE_U, ...IF,
+    ...get(FIRST), ...i32(0), ...LT_S, ...IF, ...get(I), ...set(FIRST), ...END, // if first < 0: first = i
+    ...get(I), ...set(LAST), // last = i
+    ...END,
+  ];
+  // One automaton step at i; exitDepth: how far out $done is from where this is placed.
+  const step = (exitDepth: number) =>
     // prettier-ignore
-    return [
-      ...get(11), ...load8(k), ...i32(1), ...SHL, 0x2f, 1, ...leb(at.classes), ...get(2), ...ADD, 0x28, 2, ...leb(at.table), ...set(2), // state = table[class + state] (both in bytes)
+    [
+      ...get(P), ...load8(0), ...i32(1), ...SHL, 0x2f, 1, ...leb(at.classes), ...get(2), ...ADD, 0x28, 2, ...leb(at.table), ...set(2), // state = table[class + state] (both in bytes)
       ...get(2), ...i32(0), ...LT_S, ...IF, // if state < 0
       ...i32(-1), ...get(2), ...SUB, ...set(2), //   state = -1 - state
-      ...get(2), ...EQZ, ...IF, //   if state == 0: a control character at i + k
-      ...get(9), ...i32(0), ...LT_S, ...IF, ...get(6), ...i32(k), ...ADD, ...set(9), ...END, //     if first < 0: first = i + k
-      ...get(6), ...i32(k), ...ADD, ...set(10), //     last = i + k
+      ...get(2), ...EQZ, ...IF, ...notControl, //   if state == 0: a control character
       ...ELSE,
-      ...get(2), ...i32(2), 0x76, ...load8(at.filters), ...set(7), //     bits = filters[state / 4]
-      ...get(7), ...EQZ, 0x04, 0x7f, ...i32(1), ...ELSE, ...get(0), ...pos, ...get(5), ...get(7), ...CALL, 1, ...END, //     (bits == 0 or filter(in, i + k + 1, limit, bits))
+      ...get(2), ...i32(2), 0x76, ...load8(at.filters), ...set(BITS), //     bits = filters[state / 4]
+      ...get(BITS), ...EQZ, 0x04, 0x7f, ...i32(1), ...ELSE, ...get(0), ...pos, ...get(5), ...get(BITS), ...CALL, 1, ...END, //     (bits == 0 or filter(in, i + 1, limit, bits))
       ...IF, //     if so: report
-      ...get(8), ...pos, 0x36, 2, 0, //       store(o, i + k + 1)
-      ...get(8), ...i32(-1), ...get(2), ...i32(2), 0x76, ...SUB, 0x36, 2, 4, //       store(o + 4, -1 - state / 4)
-      ...get(8), ...i32(8), ...ADD, ...set(8), //       o += 8
-      ...get(8), ...get(4), ...GE_U, ...IF, ...pos, ...set(6), ...BR, exitDepth, ...END, //       if o >= outEnd: i = i + k + 1, br $done
+      ...get(O), ...pos, 0x36, 2, 0, //       store(o, i + 1)
+      ...get(O), ...i32(-1), ...get(2), ...i32(2), 0x76, ...SUB, 0x36, 2, 4, //       store(o + 4, -1 - state / 4)
+      ...get(O), ...i32(8), ...ADD, ...set(O), //       o += 8
+      ...get(O), ...get(4), ...GE_U, ...IF, ...pos, ...set(I), ...BR, exitDepth + 4, ...END, //       if o >= outEnd: i = i + 1, br $done
       ...END,
       ...END,
       ...END, // end if state < 0
     ];
-  };
+  // prettier-ignore
+  const trigramBit = [ // the trigram bitmap's bit for in[i..i+2], letters folded
+    ...get(P), 0x28, 0, 0, ...i32(0x20202020), 0x72, ...i32(0xffffff), ...AND, ...i32(TRIGRAM_HASH_MULTIPLIER), 0x6c, ...i32(32 - TRIGRAM_HASH_BITS), 0x76, 0x22, H,
+    ...i32(3), 0x76, ...load8(at.trigrams), ...get(H), ...i32(7), ...AND, 0x76, ...i32(1), ...AND,
+  ];
   // prettier-ignore
   const scan = [
     ...get(2), ...i32(2), ...SHL, ...set(2), // the table's cells in bytes
-    ...get(3), ...set(8),
-    ...i32(-1), ...set(9), ...i32(-1), ...set(10),
+    ...get(3), ...set(O),
+    ...i32(-1), ...set(FIRST), ...i32(-1), ...set(LAST),
     ...BLOCK, // $done
-    ...BLOCK, //   $tail
-    ...LOOP, //     $fours
-    ...get(6), ...i32(4), ...ADD, ...get(1), ...GT_U, ...BR_IF, 1, // if i + 4 > len: br $tail
-    ...get(0), ...get(6), ...ADD, ...set(11), // p = in + i
-    ...unit(0, 6), ...unit(1, 6), ...unit(2, 6), ...unit(3, 6),
-    ...get(6), ...i32(4), ...ADD, ...set(6), // i += 4
+    ...LOOP, //   $main
+    ...BLOCK, //     $skip
+    ...LOOP, //       $steps: the automaton, until it is back at the root past `until`
+    ...get(I), ...get(1), ...GE_U, ...IF, ...get(I), ...set(FLOOR), ...BR, 4, ...END, // if i >= len: floor = i, br $done
+    ...get(I), ...get(UNTIL), ...GE_U, ...get(2), ...EQZ, ...AND, ...BR_IF, 1, // if i >= until and state == 0: br $skip
+    ...get(0), ...get(I), ...ADD, ...set(P),
+    ...step(3),
+    ...get(I), ...i32(1), ...ADD, ...set(I), // i++
     ...BR, 0,
     ...END,
     ...END,
-    ...LOOP, //   $ones
-    ...get(6), ...get(1), ...GE_U, ...BR_IF, 1, // if i >= len: br $done
-    ...get(0), ...get(6), ...ADD, ...set(11),
-    ...unit(0, 5),
-    ...get(6), ...i32(1), ...ADD, ...set(6), // i++
+    ...get(I), ...set(FLOOR), // the automaton has seen everything before floor
+    ...LOOP, //     $pass: over bytes that begin no gram
+    ...get(I), ...get(1), ...GE_U, ...BR_IF, 2, // if i >= len: br $done
+    ...get(0), ...get(I), ...ADD, ...set(P),
+    ...get(I), ...i32(4), ...ADD, ...get(1), 0x4d, ...IF, // if i + 4 <= len and no byte of in[i..i+3] begins anything: i += 4
+    ...get(P), 0x2f, 0, 0, ...load8(at.pairs), ...get(P), 0x2f, 0, 1, ...load8(at.pairs), 0x72,
+    ...get(P), 0x2f, 0, 2, ...load8(at.pairs), 0x72, ...get(P), 0x2f, 0, 3, ...load8(at.pairs), 0x72,
+    ...EQZ, ...IF, ...get(I), ...i32(4), ...ADD, ...set(I), ...BR, 2, ...END,
+    ...END,
+    ...get(P), 0x2f, 0, 0, ...load8(at.pairs), 0x22, V, ...IF, // v = PAIRS[in[i] | in[i+1] << 8]; if v != 0
+    ...get(V), ...i32(GRAM_CONTROL), ...AND, ...IF, ...notControl, ...END,
+    ...get(V), ...i32(GRAM_DIRECT), ...AND, 0x04, 0x7f, ...i32(1), ...ELSE, ...get(V), ...i32(GRAM_TRIGRAM), ...AND, 0x04, 0x7f, ...trigramBit, ...ELSE, ...i32(0), ...END, ...END,
+    ...IF, //       a gram: the automaton from GRAM_OFFSET_LIMIT back (not before floor) through i
+    ...get(I), ...i32(1), ...ADD, ...set(UNTIL),
+    ...get(I), ...i32(GRAM_OFFSET_LIMIT), ...SUB, ...get(FLOOR), ...get(I), ...i32(GRAM_OFFSET_LIMIT), ...SUB, ...get(FLOOR), 0x4e, 0x1b, ...set(I), // i = max(i - LIMIT, floor)
+    ...i32(0), ...set(2),
+    ...BR, 3, // br $main
+    ...END,
+    ...END,
+    ...get(I), ...i32(1), ...ADD, ...set(I), // i++
     ...BR, 0,
+    ...END,
     ...END,
     ...END,
     ...i32(0), ...get(2), ...i32(2), 0x76, 0x36, 2, 0, // mem[0] = state / 4
-    ...i32(4), ...get(6), 0x36, 2, 0, // mem[4] = i
-    ...i32(8), ...get(9), 0x36, 2, 0, // mem[8] = first
-    ...i32(12), ...get(10), 0x36, 2, 0, // mem[12] = last
-    ...get(8), ...get(3), ...SUB, ...i32(3), 0x76, // (o - out) >> 3
+    ...i32(4), ...get(I), 0x36, 2, 0, // mem[4] = i
+    ...i32(8), ...get(FIRST), 0x36, 2, 0, // mem[8] = first
+    ...i32(12), ...get(LAST), 0x36, 2, 0, // mem[12] = last
+    ...i32(16), ...get(FLOOR), 0x36, 2, 0, // mem[16] = floor
+    ...get(O), ...get(3), ...SUB, ...i32(3), 0x76, // (o - out) >> 3
     ...END,
   ];
   // filter (mayPass). Params: 0 in, 1 at, 2 limit, 3 bits. Locals: 4 p, 5 to, 6 n, 7 kind.
@@ -202,12 +228,12 @@ function moduleBytes(pages: number, at: Layout): Uint8Array {
     ...get(6), ...i32(5), ...GE_U,
     ...END,
   ];
-  const scanCode = [1, 6, 0x7f, ...scan]; // one group of six i32 locals, then the body
+  const scanCode = [1, 10, 0x7f, ...scan]; // one group of ten i32 locals, then the body
   const filterCode = [1, 4, 0x7f, ...filter];
   // prettier-ignore
   return Uint8Array.from([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, [2, 0x60, 6, ...Array(6).fill(0x7f), 1, 0x7f, 0x60, 4, ...Array(4).fill(0x7f), 1, 0x7f]),
+    ...section(1, [2, 0x60, 7, ...Array(7).fill(0x7f), 1, 0x7f, 0x60, 4, ...Array(4).fill(0x7f), 1, 0x7f]),
     ...section(2, [1, ...name("env"), ...name("memory"), 0x02, 0x00, ...leb(pages)]),
     ...section(3, [2, 0, 1]),
     ...section(7, [1, ...name("scan"), 0x00, 0]),
@@ -225,21 +251,23 @@ interface WasmApi {
 /**
  * A scanner over the automaton's table, whose columns are the classes `classOf` gives ASCII
  * characters (control characters other than 0x9b included: 0x9b gets their class here), with
- * the filter bits of each row.
+ * the filter bits of each row and the keywords' gram tables (keyword-grams.ts).
  */
-export function createWasmScanner(delta: Int32Array, classOf: Uint8Array, rowFilters: Uint8Array): WasmScanner | undefined {
+export function createWasmScanner(delta: Int32Array, classOf: Uint8Array, rowFilters: Uint8Array, grams: GramTables): WasmScanner | undefined {
   try {
     const WebAssembly = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
     if (!WebAssembly) return undefined;
-    const filters = 16 + 512 + 256;
-    const layout: Layout = { classes: 16, kinds: 16 + 512, filters, table: (filters + rowFilters.length + 3) & ~3 };
+    const filters = 32 + 512 + 256;
+    const pairs = (filters + rowFilters.length + 3) & ~3;
+    const trigrams = pairs + grams.pairs.length;
+    const layout: Layout = { classes: 32, kinds: 32 + 512, filters, pairs, trigrams, table: (trigrams + grams.trigrams.length + 3) & ~3 };
     const inputBase = layout.table + delta.length * 4;
-    const outBase = (inputBase + WASM_INPUT_CHARS + FILTER_LOOKAHEAD + 64 + 7) & ~7;
+    const outBase = (inputBase + GRAM_OFFSET_LIMIT + WASM_INPUT_CHARS + FILTER_LOOKAHEAD + 64 + 7) & ~7;
     const bytes = outBase + OUT_PAIRS * 8;
     const pages = Math.ceil(bytes / 65536);
     const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
     const instance = new WebAssembly.Instance(new WebAssembly.Module(moduleBytes(pages, layout)), { env: { memory } });
-    const scanFn = instance.exports.scan as (input: number, len: number, state: number, out: number, outEnd: number, limit: number) => number;
+    const scanFn = instance.exports.scan as (input: number, len: number, state: number, out: number, outEnd: number, limit: number, start: number) => number;
     // Cells and classes in bytes: the loop adds them and loads, with no multiplication between.
     new Int32Array(memory.buffer, layout.table, delta.length).set(delta.map((v) => (v >= 0 ? v * 4 : -4 * (-v - 1) - 1)));
     const heap = Buffer.from(memory.buffer);
@@ -248,19 +276,32 @@ export function createWasmScanner(delta: Int32Array, classOf: Uint8Array, rowFil
     for (let c = 0; c < 256; c++) classes[c] = 4 * (c < 128 ? classOf[c]! : isControlByte(c) ? controlClass : 0);
     heap.set(BYTE_KINDS, layout.kinds);
     heap.set(rowFilters, layout.filters);
+    heap.set(grams.pairs, layout.pairs);
+    heap.set(grams.trigrams, layout.trigrams);
     const words = new Int32Array(memory.buffer);
     return {
       scan(text, from, to, state, hits) {
+        // A negative state: the loop was passing over bytes, and the automaton may restart up to
+        // -state - 1 characters before `from` (what it has not seen), copied in front.
+        const back = state < 0 ? Math.min(-state - 1, from) : 0;
+        const base = from - back;
         const maxPairs = Math.min(OUT_PAIRS, hits.length >> 1);
-        const length = Math.min(to - from, WASM_INPUT_CHARS);
+        const length = back + Math.min(to - from, WASM_INPUT_CHARS);
         // Past what is scanned, as much as the filters look ahead (they read no further than `limit`).
-        const limit = Math.min(to - from, length + FILTER_LOOKAHEAD);
-        heap.write(text.slice(from, from + limit), inputBase, limit, "latin1");
-        const count = scanFn(inputBase, length, state, outBase, outBase + maxPairs * 8, limit);
+        const limit = Math.min(to - base, length + FILTER_LOOKAHEAD);
+        heap.write(text.slice(base, base + limit), inputBase, limit, "latin1");
+        heap.fill(0, inputBase + limit, inputBase + limit + 4); // what the gram loads read past the text
+        const count = scanFn(inputBase, length, Math.max(state, 0), outBase, outBase + maxPairs * 8, limit, back);
         hits.set(words.subarray(outBase >> 2, (outBase >> 2) + count * 2));
-        const first = words[2]!;
-        const last = words[3]!;
-        return { count, next: from + words[1]!, state: words[0]!, firstControl: first < 0 ? -1 : from + first, lastControl: last < 0 ? -1 : from + last };
+        if (back > 0) for (let h = 0; h < count * 2; h += 2) hits[h]! -= back;
+        const [end, next, first, last, floor] = [words[0]!, base + words[1]!, words[2]!, words[3]!, base + words[4]!];
+        return {
+          count,
+          next,
+          state: end !== 0 ? end : -Math.min(next - floor, GRAM_OFFSET_LIMIT) - 1,
+          firstControl: first < 0 ? -1 : base + first,
+          lastControl: last < 0 ? -1 : base + last,
+        };
       },
     };
   } catch {

@@ -1,0 +1,79 @@
+// The skip tables of the keyword loop (keyword-scan-wasm.ts): for each keyword one short piece
+// ("gram") that every occurrence of it contains within its first GRAM_OFFSET_LIMIT + 3 characters,
+// so that most of a text can be passed over with two independent loads per byte instead of a
+// chain of automaton steps. A two-character keyword is its own gram; a longer one contributes
+// its rarest three characters (by a fixed estimate of how common each character is in text and
+// code) at an offset of at most GRAM_OFFSET_LIMIT. Contract: wherever a keyword occurs (ASCII,
+// any case) starting at s, `PAIRS[byte(g) | byte(g + 1) << 8]` has GRAM_DIRECT, or has GRAM_TRIGRAM
+// and the trigram bit of the three bytes at g is set, for some g in [s, s + GRAM_OFFSET_LIMIT].
+// Other bytes may pass too (the automaton then finds nothing there). Control bytes (isControlByte)
+// are marked GRAM_CONTROL. Pure; never throws.
+import { isControlByte } from "./keyword-filters.ts";
+
+/** How far into a keyword its gram may begin: the loop restarts the automaton this far back. */
+export const GRAM_OFFSET_LIMIT = 3;
+/** PAIRS bits: a control byte here; a two-character keyword here; check the trigram bitmap. */
+export const GRAM_CONTROL = 0x80;
+export const GRAM_DIRECT = 1;
+export const GRAM_TRIGRAM = 2;
+/** Bits of the trigram bitmap (a hash of the three bytes, letters folded to lower case). */
+export const TRIGRAM_HASH_BITS = 15;
+export const TRIGRAM_HASH_MULTIPLIER = 0x9e3779b1 | 0;
+
+/** Characters from most to least common in text and code; any other character counts as rare. */
+const COMMON_FIRST = " etaoinsrhldcumfpgwybvkxjqz0123456789";
+
+/** The hash of three bytes b0 | b1 << 8 | b2 << 16, folded as the loop folds them (| 0x20 each). */
+export function trigramHash(threeBytes: number): number {
+  return Math.imul((threeBytes | 0x202020) & 0xffffff, TRIGRAM_HASH_MULTIPLIER) >>> (32 - TRIGRAM_HASH_BITS);
+}
+
+function rarity(c: string): number {
+  const at = COMMON_FIRST.indexOf(c);
+  return at === -1 ? COMMON_FIRST.length + 4 : at;
+}
+
+function caseVariants(c: number): number[] {
+  return c >= 97 && c <= 122 ? [c, c - 32] : [c];
+}
+
+export interface GramTables {
+  /** 65,536 bytes, indexed by two bytes of text (the first in the low byte). */
+  pairs: Uint8Array;
+  /** 2 ** TRIGRAM_HASH_BITS bits. */
+  trigrams: Uint8Array;
+}
+
+/** The tables for these keywords (lower case; keywords with characters past 127 are left out, as the automaton leaves them). */
+export function gramTables(keywords: readonly string[]): GramTables {
+  const pairs = new Uint8Array(65536);
+  const trigrams = new Uint8Array((1 << TRIGRAM_HASH_BITS) >> 3);
+  const markPair = (a: number, b: number, bit: number) => {
+    for (const x of caseVariants(a)) for (const y of caseVariants(b)) pairs[x | (y << 8)]! |= bit;
+  };
+  for (const keyword of keywords) {
+    const lower = keyword.toLowerCase();
+    if (lower.length === 0 || /[^\x00-\x7f]/.test(lower)) continue;
+    if (lower.length === 1) {
+      // Not produced by the rule set; marked for every next byte so the contract still holds.
+      for (let b = 0; b < 256; b++) markPair(lower.charCodeAt(0), b, GRAM_DIRECT);
+      continue;
+    }
+    if (lower.length === 2) {
+      markPair(lower.charCodeAt(0), lower.charCodeAt(1), GRAM_DIRECT);
+      continue;
+    }
+    let best = 0;
+    let bestScore = -Infinity;
+    for (let o = 0; o <= Math.min(GRAM_OFFSET_LIMIT, lower.length - 3); o++) {
+      const score = rarity(lower[o]!) + rarity(lower[o + 1]!) + rarity(lower[o + 2]!);
+      if (score > bestScore) [best, bestScore] = [o, score];
+    }
+    const [a, b, c] = [lower.charCodeAt(best), lower.charCodeAt(best + 1), lower.charCodeAt(best + 2)];
+    markPair(a, b, GRAM_TRIGRAM);
+    const h = trigramHash(a | (b << 8) | (c << 16));
+    trigrams[h >> 3]! |= 1 << (h & 7);
+  }
+  for (let c = 0; c < 256; c++) if (isControlByte(c)) for (let b = 0; b < 256; b++) pairs[c | (b << 8)]! |= GRAM_CONTROL;
+  return { pairs, trigrams };
+}
