@@ -5,12 +5,15 @@
 //   Median over 5 runs of 2,000 judgements; judgeUsP50 and the best run's p99 beside it.
 // - redactMBps: streaming redaction of mixed command output (build and test logs, JSON, git
 //   log, source, base64, a secret every ~20 KB) in 64 KB chunks with the full rule set and two
-//   configured keys (target >= 200). Median of 3 runs over 24 MB; the best run beside it.
+//   configured keys (target >= 200). Median of 3 runs over 24 MB; the best run beside it. First,
+//   the secrets the scanner finds in a 512 KB sample must be exactly those of the rule-by-rule
+//   reference scan (bench/support/secret-reference.ts): redactSecretsChecked says how many.
 import { hostPlatform } from "../app/main/permissions/path-facts.ts";
 import { callSubjects, decide } from "../app/main/permissions/policy.ts";
 import { SecretScanner } from "../app/main/permissions/redaction.ts";
 import { loadShellParser } from "../app/main/permissions/shell-parser.ts";
 import type { PermissionRule } from "../app/main/store/index.ts";
+import { referenceSpans } from "./support/secret-reference.ts";
 
 const COMMAND =
   "cd packages/app && NODE_ENV=test npm test -- --reporter=dot --silent > test-output.log 2>&1 && git status --short | grep -v '^??' ; make build && ls -la dist/ | wc -l || echo 'build failed' >&2";
@@ -107,8 +110,13 @@ async function main(): Promise<void> {
   judgeRun(500); // warm-up
   const judgeRuns = Array.from({ length: 5 }, () => judgeRun(2000));
 
-  const scanner = new SecretScanner({ literals: ["local-server-key-7f3a9c", "another-configured-key-99"] });
+  const literals = ["local-server-key-7f3a9c", "another-configured-key-99"];
+  const scanner = new SecretScanner({ literals });
   const text = mixedOutput(24 * 1024 * 1024);
+  const sample = `${text.slice(0, 512 * 1024)}\nX-Api-Key: ${literals[0]}\n`;
+  const found = JSON.stringify(scanner.find(sample).map(({ start, end }) => ({ start, end })));
+  const reference = referenceSpans(sample, literals);
+  if (found !== JSON.stringify(reference)) throw new Error(`the scanner found ${found}, the reference ${JSON.stringify(reference)}`);
   redactRun(text.slice(0, 2_000_000), scanner); // warm-up
   const redactRuns: number[] = [];
   for (let i = 0; i < 3; i++) redactRuns.push(redactRun(text, scanner));
@@ -122,6 +130,7 @@ async function main(): Promise<void> {
       redactMBps: Math.round(median(redactRuns)),
       redactMBpsBest: Math.round(Math.max(...redactRuns)),
       redactRules: scanner.ruleCount,
+      redactSecretsChecked: reference.length,
     }),
   );
 }

@@ -1,9 +1,13 @@
 // The keyword automaton's WebAssembly loop against its JavaScript loop on random text: the same
 // keyword hits in the same order whatever the hit buffer's size (stopping early when the buffer
-// fills and resuming), and control characters never missed. Keyword filters: the loops' check
+// fills and resuming), and control characters never missed. The grams it skips by: every keyword
+// of the rule set has one near its start, and a keyword cut by a call's end is still found. Keyword filters: the loops' check
 // never drops a hit the exact checks would keep, and both loops drop the same ones.
 import { describe, expect, it } from "vitest";
 import { KeywordAutomaton } from "../../app/main/permissions/keyword-automaton.ts";
+import { GRAM_DIRECT, GRAM_TRIGRAM, gramTables, trigramHash } from "../../app/main/permissions/keyword-grams.ts";
+import { WASM_INPUT_CHARS } from "../../app/main/permissions/keyword-scan-wasm.ts";
+import { SecretScanner } from "../../app/main/permissions/redaction.ts";
 import { assignmentFollows, FILTER_ASSIGNMENT, FILTER_TOKEN_AFTER, isControlByte, isTokenChar, mayPass } from "../../app/main/permissions/keyword-filters.ts";
 
 let seed = 777;
@@ -89,6 +93,54 @@ describe("the keyword loop in WebAssembly", () => {
     }
   });
 });
+
+describe("passing over text that begins no keyword's gram", () => {
+  it("finds a keyword whose gram lies past a WebAssembly call's end, wherever the keyword is cut", () => {
+    // The rare letters put each keyword's gram at a different offset (0 to GRAM_OFFSET_LIMIT).
+    const keywords = ["qzvee", "eqzve", "eeqzv", "eeeqzvee", "ey", "s."];
+    const { pairs, trigrams } = gramTables(keywords);
+    const gramAt = (k: string) => [0, 1, 2, 3].find((o) => pairs[k.charCodeAt(o) | (k.charCodeAt(o + 1) << 8)] === GRAM_TRIGRAM && o + 3 <= k.length && bitOf(trigrams, k, o));
+    expect(keywords.slice(0, 4).map(gramAt)).toEqual([0, 1, 2, 3]);
+    for (const keyword of keywords) {
+      for (let cut = 1; cut < keyword.length; cut++) {
+        for (const filler of ["e", "a b\n"]) {
+          const before = filler.repeat(WASM_INPUT_CHARS).slice(0, WASM_INPUT_CHARS - cut);
+          const text = `${before}${keyword.toUpperCase()}${filler.repeat(50)}`;
+          const wasm = new KeywordAutomaton(keywords);
+          const js = new KeywordAutomaton(keywords);
+          (js as unknown as { wasm: null }).wasm = null;
+          const a = scanAll(wasm, text, 9000);
+          expect(a.found, `${keyword} cut after ${cut}`).toEqual(scanAll(js, text, 9000).found);
+          expect(a.found).toContain(before.length);
+        }
+      }
+    }
+  });
+
+  it("every keyword of the rule set, in any case, has its gram within GRAM_OFFSET_LIMIT of its start", () => {
+    const scanner = new SecretScanner({ literals: ["a-configured-KEY-value-42", "short~key"] });
+    const keywords = (scanner as unknown as { automaton: KeywordAutomaton }).automaton.keywords;
+    const { pairs, trigrams } = gramTables(keywords);
+    const misses: string[] = [];
+    for (const keyword of keywords) {
+      const mixed = [...keyword].map((c) => (random() < 0.5 ? c.toUpperCase() : c)).join("");
+      const text = `${mixed}\u0000`;
+      const passes = [0, 1, 2, 3].some((g) => {
+        if (g + 1 >= text.length) return false;
+        const v = pairs[(text.charCodeAt(g) & 0xff) | ((text.charCodeAt(g + 1) & 0xff) << 8)]!;
+        return (v & GRAM_DIRECT) !== 0 || ((v & GRAM_TRIGRAM) !== 0 && bitOf(trigrams, text, g));
+      });
+      if (!passes) misses.push(keyword);
+    }
+    expect(keywords.length).toBeGreaterThan(200);
+    expect(misses).toEqual([]);
+  });
+});
+
+function bitOf(trigrams: Uint8Array, text: string, at: number): boolean {
+  const h = trigramHash((text.charCodeAt(at) & 0xff) | ((text.charCodeAt(at + 1) & 0xff) << 8) | ((text.charCodeAt(at + 2) & 0xff) << 16));
+  return ((trigrams[h >> 3]! >> (h & 7)) & 1) === 1;
+}
 
 const FILTER_PIECES = [
   "key",

@@ -1,13 +1,15 @@
 // Redaction with gitleaks' rules, private key blocks, configured keys and secret-looking
 // environment values: each class found in whole text, and in a stream cut at every point (the
 // streamed output always equals the whole-text result, so nothing unredacted is ever emitted),
-// through terminal colours, and with keys cut short. Also the vendored data's provenance.
+// through terminal colours, and with keys cut short; what is found equals a rule-by-rule reference
+// scan. Also the vendored data's provenance.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { KeywordAutomaton } from "../../app/main/permissions/keyword-automaton.ts";
 import { looksSecretName, SecretScanner, secretEnvValues } from "../../app/main/permissions/redaction.ts";
 import { RULE_SOURCE, secretRules } from "../../app/main/permissions/secret-rules.ts";
+import { referenceSpans } from "../../bench/support/secret-reference.ts";
 
 let seed = 12345;
 const random = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
@@ -190,6 +192,33 @@ describe("the keyword loop", () => {
     expect(wasm.wasm, "WebAssembly is available here").toBeTruthy();
     expect(wasm.found.length).toBe(4000 * 10 * 2);
     expect(wasm.found).toEqual(js.found);
+  });
+});
+
+describe("against the rule-by-rule reference scan", () => {
+  it("finds exactly the secrets that every rule's expression finds over the whole text", () => {
+    const filler = [
+      "const apiKey = process.env.API_KEY; // read the key from the environment, never log it",
+      '{"id": 7, "token_count": 812, "api_version": "v2", "auth": "none"}',
+      "Author: Dev Person <dev@example.com>",
+      "    Fix the key handling in the parser (#812)",
+      `commit ${pick("0123456789abcdef", 40)}`,
+      pick(ALNUM + "+/", 76),
+      "diff --git a/src/auth/session.ts b/src/auth/session.ts",
+      "  \u2713 test/unit/parser.test.ts > handles tasks. (12 ms)",
+    ];
+    const lines: string[] = [];
+    for (const [kind, text] of samples) {
+      if (kind === "private key") continue; // blocks, not expressions: the reference does not cover them
+      for (let i = 0; i < 6; i++) lines.push(filler[Math.floor(random() * filler.length)]!);
+      lines.push(text);
+    }
+    lines.push("curl -H 'x-api-key: my-local-server-key-123' http://localhost");
+    const text = lines.join("\n");
+    const found = scanner.find(text).map(({ start, end }) => ({ start, end }));
+    const reference = referenceSpans(text, ["my-local-server-key-123"]);
+    expect(reference.length).toBeGreaterThanOrEqual(samples.length - 2);
+    expect(found).toEqual(reference);
   });
 });
 

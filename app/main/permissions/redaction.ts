@@ -9,7 +9,7 @@
 // caller's to chunk (a stream keeps each step bounded).
 import { KeywordAutomaton } from "./keyword-automaton.ts";
 import { assignmentFollows, FILTER_ASSIGNMENT, FILTER_TOKEN_AFTER, isTokenChar, isWordish } from "./keyword-filters.ts";
-import { allowed, secretRules, shannonEntropy, type SecretRule } from "./secret-rules.ts";
+import { keepsFinding, secretRules, type SecretRule } from "./secret-rules.ts";
 import { applySpans, type ControlPositions, type Redaction, type SecretSpan } from "./secret-spans.ts";
 import { SecretStream, type SecretStreamOptions } from "./secret-stream.ts";
 
@@ -176,12 +176,7 @@ export class SecretScanner {
   private accept(rule: SecretRule, text: string, m: RegExpExecArray, offset: number, spans: SecretSpan[]): void {
     const group = rule.hasGroups ? (rule.secretGroup > 0 ? rule.secretGroup : m.findIndex((g, i) => i > 0 && g !== undefined && g.length > 0)) : 0;
     const secret = group > 0 && m[group] !== undefined ? m[group] : m[0];
-    if (rule.entropy > 0 && ((rule.id.startsWith("generic") && !/\d/.test(secret)) || shannonEntropy(secret) <= rule.entropy)) return;
-    const lineStart = text.lastIndexOf("\n", m.index) + 1;
-    const lineEnd = text.indexOf("\n", m.index + m[0].length);
-    const line = text.slice(lineStart, lineEnd === -1 ? undefined : lineEnd);
-    const { global } = secretRules();
-    if (allowed(global, secret, m[0], line) || rule.allowlists.some((a) => allowed(a, secret, m[0], line))) return;
+    if (!keepsFinding(rule, text, m, secret)) return;
     let start = m.index;
     let end = m.index + m[0].length;
     if (group > 0 && m[group] !== undefined && rule.indices) {

@@ -192,6 +192,20 @@ export function shannonEntropy(text: string): number {
   return entropy;
 }
 
+/**
+ * Whether a match of `rule` in `text` is a secret, as gitleaks decides: its secret (`secret`,
+ * the match or its secret group) has enough entropy (and a digit, for the generic rules), and no
+ * allowlist of the rule or the global one says otherwise.
+ */
+export function keepsFinding(rule: SecretRule, text: string, m: RegExpExecArray, secret: string): boolean {
+  if (rule.entropy > 0 && ((rule.id.startsWith("generic") && !/\d/.test(secret)) || shannonEntropy(secret) <= rule.entropy)) return false;
+  const lineStart = text.lastIndexOf("\n", m.index) + 1;
+  const lineEnd = text.indexOf("\n", m.index + m[0].length);
+  const line = text.slice(lineStart, lineEnd === -1 ? undefined : lineEnd);
+  const { global } = secretRules();
+  return !allowed(global, secret, m[0], line) && !rule.allowlists.some((a) => allowed(a, secret, m[0], line));
+}
+
 /** Whether an allowlist says a finding is not a secret. */
 export function allowed(list: Allowlist, secret: string, match: string, line: string): boolean {
   const target = list.target === "match" ? match : list.target === "line" ? line : secret;
