@@ -28,9 +28,22 @@ export function trigramHash(threeBytes: number): number {
   return Math.imul((threeBytes | 0x202020) & 0xffffff, TRIGRAM_HASH_MULTIPLIER) >>> (32 - TRIGRAM_HASH_BITS);
 }
 
+/** The most common letter pairs of English text, most common first. */
+const COMMON_PAIRS = "th he in er an re on at en nd ti es or te of ed is it al ar st to nt ng se ha as ou io le ve co me de hi ri ro ic ne ea ra ce li ch ll be ma si om ur".split(" ");
+
 function rarity(c: string): number {
   const at = COMMON_FIRST.indexOf(c);
   return at === -1 ? COMMON_FIRST.length + 4 : at;
+}
+
+/**
+ * How rarely a trigram should occur in text (higher: rarer). Its first two characters weigh
+ * most: they are what the loop tests at every byte (PAIRS); the bitmap checks the third.
+ */
+function gramScore(gram: string): number {
+  const pair = gram.slice(0, 2);
+  const common = COMMON_PAIRS.indexOf(pair);
+  return 2 * (rarity(gram[0]!) + rarity(gram[1]!)) + rarity(gram[2]!) - (common === -1 ? 0 : 60 - common);
 }
 
 function caseVariants(c: number): number[] {
@@ -66,7 +79,7 @@ export function gramTables(keywords: readonly string[]): GramTables {
     let best = 0;
     let bestScore = -Infinity;
     for (let o = 0; o <= Math.min(GRAM_OFFSET_LIMIT, lower.length - 3); o++) {
-      const score = rarity(lower[o]!) + rarity(lower[o + 1]!) + rarity(lower[o + 2]!);
+      const score = gramScore(lower.slice(o, o + 3));
       if (score > bestScore) [best, bestScore] = [o, score];
     }
     const [a, b, c] = [lower.charCodeAt(best), lower.charCodeAt(best + 1), lower.charCodeAt(best + 2)];

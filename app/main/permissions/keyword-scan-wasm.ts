@@ -1,26 +1,41 @@
 // The keyword automaton's inner loop as a tiny WebAssembly module (built here, byte by byte, so
-// there is no compiler in the build): one table load per character at native speed, several
-// times what the same loop does in JavaScript. The DFA table and the text (as bytes: characters
-// past 127 fall in class 0, as in the JavaScript loop) live in one WebAssembly memory; hits come
-// back as (position after the keyword, encoded state) pairs. Control characters (CONTROL_BYTES:
-// what terminal-text.ts sanitizes away, carriage returns and escapes included) have a class whose
-// transitions are all -1 (see keyword-automaton.ts), so the loop notes where the first and last
-// are only when it meets one, and the bash tool learns whether a chunk is plain text without
-// scanning it again. A hit whose row has filter bits (keyword-filters.ts) is reported only when
-// `filter` says a rule may match there (`mayPass`, on the same bytes). `createWasmScanner`
-// returns undefined where WebAssembly is unavailable; the caller then uses its JavaScript loop.
-// Never throws.
+// there is no compiler in the build). The DFA table, the gram tables (keyword-grams.ts) and the
+// text (as bytes: characters past 127 fall in class 0, as in the JavaScript loop) live in one
+// WebAssembly memory; hits come back as (position after the keyword, encoded state) pairs. The
+// loop passes over bytes that begin no keyword's gram (two independent loads per byte, four bytes
+// at a time), and runs the automaton (one dependent table load per byte) only from
+// GRAM_OFFSET_LIMIT before a gram until it is back at its root: every keyword occurrence starts
+// at most that far before its gram, and one that began under way keeps the automaton off the root.
+// Control characters (what terminal-text.ts sanitizes away, carriage returns and escapes included)
+// are noted where they are (first and last), by the gram tables while passing and by their
+// class (all transitions -1, see keyword-automaton.ts) in the automaton, so the bash tool learns
+// whether a chunk is plain text without scanning it again. A hit whose row has filter bits
+// (keyword-filters.ts) is reported only when `filter` says a rule may match there (`mayPass`, on
+// the same bytes). A call ending while passing returns a negative state: the next copies up to
+// GRAM_OFFSET_LIMIT bytes before its start, which the automaton has not seen, so a keyword cut by
+// the call's end is found. `createWasmScanner` returns undefined where WebAssembly is unavailable;
+// the caller then uses its JavaScript loop (the whole automaton). Never throws.
 //
-//   scan(in, len, state, out, outEnd, limit) -> hits
-//     first = last = -1
+//   scan(in, len, state, out, outEnd, limit, start) -> hits    (in[0, start): the bytes copied before)
 //     (the table's cells and CLASSES are kept in bytes, times 4: no multiplication on the chain
 //     of dependent loads; hits and the final state go back in the automaton's units)
-//     for i in 0..len: state = mem32[TABLE + state + CLASSES[mem8[in+i]]]
-//                      if state < 0: state = -state - 1
-//                                    if state == 0: (first < 0: first = i); last = i     (a control character)
-//                                    elif FILTERS[state] == 0 or filter(in, i+1, limit, FILTERS[state]):
-//                                      store (i+1, -state - 1) at out; out += 8; if out >= outEnd: break
-//     mem32[0] = state; mem32[4] = i; mem32[8] = first; mem32[12] = last; return hits written
+//     i = until = floor = 0; first = last = -1
+//     loop: while i < len and (i < until or state != 0):                           (the automaton)
+//             state = mem32[TABLE + state + CLASSES[in[i]]]
+//             if state < 0: state = -state - 1
+//                           if state == 0: note a control character at i (if i >= start)
+//                           elif FILTERS[state] == 0 or filter(in, i+1, limit, FILTERS[state]):
+//                             store (i+1, -state - 1) at out; out += 8; if out >= outEnd: i++, stop
+//             i++
+//           floor = i
+//           while i < len:                                                          (passing)
+//             if PAIRS of in[i..i+1], in[i+1..i+2], in[i+2..i+3], in[i+3..i+4] are all 0: i += 4; continue
+//             v = PAIRS[in[i] | in[i+1] << 8]
+//             if v & CONTROL: note a control character at i (if i >= start)
+//             if v & DIRECT or (v & TRIGRAM and the trigram bit of in[i..i+2]):
+//               until = i + 1; i = max(i - GRAM_OFFSET_LIMIT, floor); state = 0; continue loop
+//             i++
+//     mem32[0] = state; mem32[4] = i; mem32[8] = first; mem32[12] = last; mem32[16] = floor
 //   filter(in, at, limit, bits) -> 1 when a rule may match after the keyword ending at `at`
 //     (mayPass in keyword-filters.ts: the same checks over BYTE_KINDS, reading in[at, limit) only)
 
@@ -36,7 +51,7 @@ export interface ScanStep {
   count: number;
   /** Where the scan stopped (early when the hit buffer filled). */
   next: number;
-  /** The automaton's state there. */
+  /** What to resume from there (pass it back to `scan`): the automaton's state, or, negative, how far back it may restart. */
   state: number;
   /** Positions of the first and last control characters in text[from, next), or -1. */
   firstControl: number;
