@@ -146,7 +146,8 @@ export class KeywordAutomaton {
    * control characters scanned (-1 when none).
    */
   scan(text: string, from: number, to: number, hits: Int32Array, state = 0): ScanStep {
-    if (this.wasm === undefined) this.wasm = (this.controlsInKeywords ? undefined : createWasmScanner(this.delta, this.classOf, this.rowFilters, gramTables(this.keywords))) ?? null;
+    if (this.wasm === undefined)
+      this.wasm = (this.controlsInKeywords ? undefined : createWasmScanner(this.delta, this.classOf, this.rowFilters, gramTables(this.keywords))) ?? null;
     if (this.wasm) return this.scanWasm(this.wasm, text, from, to, hits, state);
     const { delta, classOf, classes, outStart, outEnd, outputs, lengths, rowFilters } = this;
     const max = hits.length - 2;

@@ -29,7 +29,9 @@ export function trigramHash(threeBytes: number): number {
 }
 
 /** The most common letter pairs of English text, most common first. */
-const COMMON_PAIRS = "th he in er an re on at en nd ti es or te of ed is it al ar st to nt ng se ha as ou io le ve co me de hi ri ro ic ne ea ra ce li ch ll be ma si om ur".split(" ");
+const COMMON_PAIRS = "th he in er an re on at en nd ti es or te of ed is it al ar st to nt ng se ha as ou io le ve co me de hi ri ro ic ne ea ra ce li ch ll be ma si om ur".split(
+  " ",
+);
 
 function rarity(c: string): number {
   const at = COMMON_FIRST.indexOf(c);
@@ -66,7 +68,7 @@ export function gramTables(keywords: readonly string[]): GramTables {
   };
   for (const keyword of keywords) {
     const lower = keyword.toLowerCase();
-    if (lower.length === 0 || /[^\x00-\x7f]/.test(lower)) continue;
+    if (lower.length === 0 || [...lower].some((c) => c.charCodeAt(0) > 127)) continue;
     if (lower.length === 1) {
       // Not produced by the rule set; marked for every next byte so the contract still holds.
       for (let b = 0; b < 256; b++) markPair(lower.charCodeAt(0), b, GRAM_DIRECT);

@@ -39,7 +39,17 @@
 //   filter(in, at, limit, bits) -> 1 when a rule may match after the keyword ending at `at`
 //     (mayPass in keyword-filters.ts: the same checks over BYTE_KINDS, reading in[at, limit) only)
 
-import { BYTE_KINDS, FILTER_ASSIGNMENT, FILTER_LOOKAHEAD, FILTER_TOKEN_AFTER, isControlByte, KIND_BEFORE_OPERATOR, KIND_BEFORE_VALUE, KIND_OPERATOR, KIND_TOKEN } from "./keyword-filters.ts";
+import {
+  BYTE_KINDS,
+  FILTER_ASSIGNMENT,
+  FILTER_LOOKAHEAD,
+  FILTER_TOKEN_AFTER,
+  isControlByte,
+  KIND_BEFORE_OPERATOR,
+  KIND_BEFORE_VALUE,
+  KIND_OPERATOR,
+  KIND_TOKEN,
+} from "./keyword-filters.ts";
 import { GRAM_CONTROL, GRAM_DIRECT, GRAM_OFFSET_LIMIT, GRAM_TRIGRAM, type GramTables, TRIGRAM_HASH_BITS, TRIGRAM_HASH_MULTIPLIER } from "./keyword-grams.ts";
 
 /** Characters copied into WebAssembly memory per call. */
