@@ -95,6 +95,19 @@ describe("streaming", () => {
     for (const piece of pieces(secret)) expect(expected).not.toContain(piece);
   });
 
+  it("a long push, taken in pieces, redacts secrets across the pieces' ends exactly as whole text", () => {
+    const secret = `ghp_${pick(ALNUM, 36)}`;
+    for (const shift of [-30, -20, -5, 0, 5]) {
+      let text = "";
+      for (const end of [30_000, 60_000, 90_000]) text += `${"plain output line\n".repeat(2000)}`.slice(0, end - text.length + shift) + `token: ${secret}\n`;
+      text += "tail\n".repeat(100);
+      const expected = scanner.redact(text).text;
+      expect(expected).not.toContain(secret.slice(4, 20));
+      expect(streamed(text, [])).toBe(expected);
+      expect(streamed(text, [7, 70_001])).toBe(expected);
+    }
+  });
+
   it("holds back only what could still be a secret; a pause releases up to the last blank", () => {
     const stream = scanner.stream();
     const first = stream.push("Password for deploy: ");

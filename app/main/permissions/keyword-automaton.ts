@@ -3,10 +3,11 @@
 // their keywords. Characters outside ASCII never match a keyword character. Built once per rule
 // set; `scan` allocates nothing but its small result (hits go to the caller's buffer) and runs its
 // loop in WebAssembly where it can (keyword-scan-wasm.ts: there, most bytes are passed over by
-// the keywords' grams, keyword-grams.ts, and the automaton runs only near them). The same pass reports where control
-// characters are (isControlByte), for callers that need to know whether text is plain: control
-// characters that no keyword has get a class of their own whose every transition is the "hit"
-// -1 (the root, which no keyword ends at), so the WebAssembly loop notes them off its hot path.
+// the keywords' grams, keyword-grams.ts, and the automaton runs only near them). The same pass
+// reports where control characters are (isControlByte), for callers that need to know whether
+// text is plain: control characters that no keyword has get a class of their own whose every
+// transition is the "hit" -1 (the root, which no keyword ends at), so the WebAssembly loop notes
+// them off its hot path.
 // Keywords may carry a filter (keyword-filters.ts): a hit is then reported only where what follows
 // may let a rule match, so the many hits that lead nowhere never leave the loop. Never throws.
 
@@ -142,8 +143,8 @@ export class KeywordAutomaton {
   /**
    * Finds every keyword occurrence in text[from, to): returns how many values were written to
    * `hits` as (keyword id, start) pairs, where the scan stopped (early when `hits` is nearly
-   * full), the state to resume from there (opaque: pass it back), and the positions of the first and last
-   * control characters scanned (-1 when none).
+   * full), the state to resume from there (opaque: pass it back), and the positions of the
+   * first and last control characters scanned (-1 when none).
    */
   scan(text: string, from: number, to: number, hits: Int32Array, state = 0): ScanStep {
     if (this.wasm === undefined)
