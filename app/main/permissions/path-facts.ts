@@ -73,12 +73,37 @@ export function realPathOf(p: string, platform: PathPlatform): string {
   return p;
 }
 
+/** A POSIX path that path.resolve would return unchanged: absolute, no `.`/`..`/empty segments. */
+const NOT_NORMAL = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
+const POSIX = path.sep === "/";
+
+/** path.resolve(p), without its work (and garbage) when `p` is already absolute and normal. */
+export function resolved(p: string): string {
+  return POSIX && p.charCodeAt(0) === 47 && !NOT_NORMAL.test(p) ? p : path.resolve(p);
+}
+
+/**
+ * `child` relative to `parent` with `/`, or null when outside (or when the relative path starts
+ * with `..`, as path.relative's answer was read). Both are absolute and normal (resolved or real);
+ * on POSIX the answer is found by comparing prefixes, without path.relative's garbage.
+ */
 function relativeInside(child: string, parent: string, fold: boolean): string | null {
-  const rel = path.relative(fold ? parent.toLowerCase() : parent, fold ? child.toLowerCase() : child);
-  if (rel.startsWith("..") || path.isAbsolute(rel)) return null;
-  // Keep the child's own spelling.
-  const own = rel === "" ? "." : child.slice(child.length - rel.length);
-  return own.split(path.sep).join("/");
+  if (!POSIX || NOT_NORMAL.test(child) || NOT_NORMAL.test(parent) || child.charCodeAt(0) !== 47 || parent.charCodeAt(0) !== 47) {
+    const rel = path.relative(fold ? parent.toLowerCase() : parent, fold ? child.toLowerCase() : child);
+    if (rel.startsWith("..") || path.isAbsolute(rel)) return null;
+    // Keep the child's own spelling.
+    const own = rel === "" ? "." : child.slice(child.length - rel.length);
+    return own.split(path.sep).join("/");
+  }
+  const from = fold ? parent.toLowerCase() : parent;
+  const to = fold ? child.toLowerCase() : child;
+  if (from === to) return ".";
+  // Where the relative part starts in `to`: after the parent and its separator.
+  const at = from.length === 1 ? 1 : from.length + 1;
+  if (!to.startsWith(from) || (from.length > 1 && to.charCodeAt(from.length) !== 47)) return null;
+  if (to.startsWith("..", at)) return null;
+  // Keep the child's own spelling (folding may change a string's length: count from the end).
+  return child.slice(child.length - (to.length - at));
 }
 
 /** The project folder, absolute, and its real path: computed once for the many paths of one call. */
@@ -88,13 +113,13 @@ export interface ProjectRoot {
 }
 
 export function projectRoot(projectDir: string, platform: PathPlatform): ProjectRoot {
-  const root = path.resolve(projectDir);
+  const root = resolved(projectDir);
   return { root, realRoot: realPathOf(root, platform) };
 }
 
 export function pathFacts(absPath: string, projectDir: string, platform: PathPlatform, project: ProjectRoot = projectRoot(projectDir, platform)): PathFacts {
   const fold = foldsCase(platform);
-  const given = path.resolve(absPath);
+  const given = resolved(absPath);
   const { root, realRoot } = project;
   const real = realPathOf(given, platform);
   const relative = relativeInside(real, realRoot, fold);
@@ -106,13 +131,15 @@ export interface ProtectedPath {
   warning: string;
 }
 
+const PACKAGE_MANAGER_SETTINGS = new Set([".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"]);
+const HOOK_LISTS = new Set([".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml"]);
 const CODE_FILES: [test: (segments: string[]) => boolean, warning: string][] = [
   [(s) => s.includes(".git"), "files in .git/ (config, hooks) make git run programs"],
   [(s) => s.includes(".husky"), ".husky/ holds git hooks that run on commit"],
   [(s) => s.at(-2) === ".vscode" && s.at(-1) === "tasks.json", ".vscode/tasks.json defines commands the editor runs"],
   [(s) => s.at(-1) === ".envrc", ".envrc is run by direnv when you enter the folder"],
-  [(s) => [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"].includes(s.at(-1)!), "package manager settings can name programs to run (script-shell, hooks)"],
-  [(s) => [".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml"].includes(s.at(-1)!), "this file names hooks that run on commit"],
+  [(s) => PACKAGE_MANAGER_SETTINGS.has(s.at(-1)!), "package manager settings can name programs to run (script-shell, hooks)"],
+  [(s) => HOOK_LISTS.has(s.at(-1)!), "this file names hooks that run on commit"],
 ];
 
 /**
