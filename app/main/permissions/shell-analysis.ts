@@ -5,10 +5,15 @@
 // with literal words, quoted strings without expansion, `&&`, `||`, `;`, `&`, `|`, redirections
 // to and from files, assignments with literal values, `[ ]` tests over literal words, comments);
 // anything else adds a reason, and commands found inside it are still listed (`nested`) so that
-// deny rules see them. Pure apart from the parser; never throws.
+// deny rules see them. Pure apart from the parser; never throws. The checks of characters
+// (shell-text-checks.ts), of redirections (shell-redirects.ts) and of tests (shell-test-checks.ts)
+// live in modules of their own; this one walks the statements and tracks the working folder.
 import path from "node:path";
 import { CHANGES_FOLDER } from "./command-knowledge.ts";
 import { parseShell, type SyntaxNode } from "./shell-parser.ts";
+import { judgeFileRedirect } from "./shell-redirects.ts";
+import { testVerdict } from "./shell-test-checks.ts";
+import { afterContinuations, characterReasons, lookAlikeWarning, skippedTextReason } from "./shell-text-checks.ts";
 import { COMPUTED_REASONS, describeNode, wordOf, type ShellWord } from "./shell-words.ts";
 
 export type { ShellWord } from "./shell-words.ts";
@@ -62,9 +67,6 @@ export interface ShellWhere {
 /** Longer command lines are not parsed: they are asked about, whatever the rules. */
 export const MAX_JUDGED_COMMAND_CHARS = 32_000;
 
-/** `[[ a -eq b ]]` and its kin evaluate both operands as arithmetic. */
-const ARITHMETIC_TESTS = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
-
 const NESTED_REASONS: Record<string, string> = {
   subshell: "runs a subshell ( ... )",
   compound_statement: "groups commands in { ... }",
@@ -81,16 +83,6 @@ const NESTED_REASONS: Record<string, string> = {
   ERROR: "could not be read as bash (a syntax error)",
 };
 
-// Control characters other than tab and newline: bash and the parser may read them differently.
-// eslint-disable-next-line no-control-regex -- control characters are what is looked for
-const CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/;
-// Zero-width, invisible and direction-changing characters: the dialog would not show them.
-// eslint-disable-next-line no-misleading-character-class -- single code points are meant, joiners included
-const INVISIBLE = /[\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]/;
-
-const WRITE_OPERATORS = new Set([">", ">>", ">|", "&>", "&>>"]);
-const NOT_FILES = /^\/dev\/(?:null|stdout|stderr|tty|fd\/\d+)$/;
-
 /** Where later commands run: after this statement succeeded, failed, or either. */
 type Flow = { success: Cwd[]; failure: Cwd[]; any: Cwd[] };
 
@@ -101,65 +93,23 @@ export function analyzeShell(source: string, where: ShellWhere): ShellScript {
     script.opaque.push(`is longer than ${MAX_JUDGED_COMMAND_CHARS} characters, too long to judge`);
     return script;
   }
-  const control = CONTROL.exec(source);
-  if (control) reasons.add(`contains a control character (${codePoint(control[0])}), which bash and the dialog may read differently`);
-  const invisible = INVISIBLE.exec(source);
-  if (invisible) reasons.add(`contains an invisible or direction-changing character (${codePoint(invisible[0])})`);
-  const lookAlike = /[\u0080-\uffff]/.test(source) ? /[\u0080-\uffff]/.exec(source.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, "")) : null;
-  if (lookAlike) script.warnings.push(`Contains a character outside ASCII (${codePoint(lookAlike[0])}) outside quotes: it may look like another one.`);
+  for (const reason of characterReasons(source)) reasons.add(reason);
+  const lookAlike = lookAlikeWarning(source);
+  if (lookAlike) script.warnings.push(lookAlike);
 
   const root = parseShell(source);
   new Walker(source, where, script, reasons).statement(root, [where.cwd], false);
-  if (reasons.size === 0) checkCoverage(root, source, reasons);
+  if (reasons.size === 0) {
+    const skipped = skippedTextReason(root, source);
+    if (skipped) reasons.add(skipped);
+  }
   script.opaque = [...reasons];
   return script;
 }
 
-function codePoint(char: string): string {
-  return `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
-}
-
-/**
- * Every character the parser left outside a token must be a blank, a newline or a line
- * continuation; two words may only be joined by a blank. Otherwise bash and the parser disagree
- * about where words end (`te\<newline>st` is one word to bash, two to the parser).
- */
-function checkCoverage(root: SyntaxNode, source: string, reasons: Set<string>): void {
-  let pos = 0;
-  let skipped = false;
-  const visit = (n: SyntaxNode): void => {
-    if (skipped) return;
-    if (n.children.length > 0) {
-      for (const child of n.children) visit(child);
-      return;
-    }
-    if (n.start < pos) return;
-    if (!onlyBlanks(source, pos, n.start)) skipped = true;
-    pos = n.end;
-  };
-  visit(root);
-  if (skipped || !onlyBlanks(source, pos, source.length)) reasons.add("contains text the parser skipped, which bash may read differently");
-}
-
-/** Whether source[from, to) is only blanks, newlines and line continuations (`\` newline). */
-function onlyBlanks(source: string, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) {
-    const c = source.charCodeAt(i);
-    if (c === 32 || c === 9 || c === 10) continue;
-    if (c === 92 && i + 1 < to && source.charCodeAt(i + 1) === 10) {
-      i++;
-      continue;
-    }
-    return false;
-  }
-  return true;
-}
-
-/** Where the line continuations (`\` newline) that follow `from` end, not past `to`. */
-function afterContinuations(source: string, from: number, to: number): number {
-  let at = from;
-  while (at + 2 <= to && source.charCodeAt(at) === 92 && source.charCodeAt(at + 1) === 10) at += 2;
-  return at;
+/** A statement after which the folder is what it was. */
+function stay(cwds: Cwd[]): Flow {
+  return { success: cwds, failure: cwds, any: cwds };
 }
 
 class Walker {
@@ -181,11 +131,10 @@ class Walker {
 
   /** Visits a statement run in `cwds`; returns the folders after it (when it succeeded, and in any case). */
   statement(node: SyntaxNode, cwds: Cwd[], nested: boolean): Flow {
-    const same = { success: cwds, failure: cwds, any: cwds };
     if (node.broken) {
       this.reasons.add(NESTED_REASONS.ERROR!);
       this.nestedIn(node);
-      return same;
+      return stay(cwds);
     }
     switch (node.type) {
       case "program":
@@ -197,23 +146,24 @@ class Walker {
           if (child.named) this.statement(child, cwds, nested);
           else if (child.type !== "|" && child.type !== "|&") this.unexpected(child);
         }
-        return same;
+        return stay(cwds);
       case "redirected_statement": {
         // The parser hangs a trailing redirection on a whole list (`cd x && echo > f`), where
         // bash gives it to the last command: judge it in every folder either may mean.
-        let flow = same;
+        let flow: Flow | undefined;
         const redirects: SyntaxNode[] = [];
         for (const child of node.children) {
           if (child.field === "redirect" || child.type.endsWith("_redirect")) redirects.push(child);
           else if (child.named) flow = this.statement(child, cwds, nested);
           else this.unexpected(child);
         }
+        flow ??= stay(cwds);
         for (const r of redirects) this.redirect(r, union(cwds, flow.any), nested);
         return flow;
       }
       case "negated_command": {
         const inner = node.children.find((c) => c.named);
-        const flow = inner ? this.statement(inner, cwds, nested) : same;
+        const flow = inner ? this.statement(inner, cwds, nested) : stay(cwds);
         return { success: flow.failure, failure: flow.success, any: flow.any };
       }
       case "command":
@@ -221,37 +171,38 @@ class Walker {
       case "variable_assignment":
       case "variable_assignments":
         this.assignments(node, this.script.assignments);
-        return same;
+        return stay(cwds);
       case "declaration_command":
         this.declaration(node);
-        return same;
+        return stay(cwds);
       case "test_command":
         this.test(node);
-        return same;
+        return stay(cwds);
       case "comment":
-        return same;
+        return stay(cwds);
       default: {
         this.reasons.add(NESTED_REASONS[node.type] ?? `contains ${describeNode(node)}`);
         this.nestedIn(node);
-        return same;
+        return stay(cwds);
       }
     }
   }
 
   private sequence(children: SyntaxNode[], cwds: Cwd[], nested: boolean): Flow {
     let current = cwds;
-    let last: Flow = { success: cwds, failure: cwds, any: cwds };
-    children.forEach((child, i) => {
+    let last: Flow | undefined;
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i]!;
       if (!child.named) {
         if (child.type !== ";" && child.type !== "&" && child.type !== "\n") this.unexpected(child);
-        return;
+        continue;
       }
       const background = children[i + 1]?.type === "&";
       const flow = this.statement(child, current, nested);
       if (!background) current = flow.any;
-      last = background ? { success: current, failure: current, any: current } : flow;
-    });
-    return last;
+      last = background ? stay(current) : flow;
+    }
+    return last ?? stay(cwds);
   }
 
   private list(node: SyntaxNode, cwds: Cwd[], nested: boolean): Flow {
@@ -259,7 +210,7 @@ class Walker {
     if (!left || !op || !right || node.children.length !== 3) {
       this.reasons.add(NESTED_REASONS.ERROR!);
       this.nestedIn(node);
-      return { success: cwds, failure: cwds, any: cwds };
+      return stay(cwds);
     }
     const l = this.statement(left, cwds, nested);
     if (op.type === "&&") {
@@ -271,7 +222,7 @@ class Walker {
       return { success: union(l.success, r.success), failure: r.failure, any: union(l.any, r.any) };
     }
     this.unexpected(op);
-    return { success: cwds, failure: cwds, any: cwds };
+    return stay(cwds);
   }
 
   private command(node: SyntaxNode, cwds: Cwd[], nested: boolean): Flow {
@@ -301,7 +252,7 @@ class Walker {
     this.script.commands.push({ words, assignments, cwds, nested, text: this.text(node) });
     const name = words[0]?.value;
     if (name && CHANGES_FOLDER.has(name)) return this.changeFolder(name, words.slice(1), cwds);
-    return { success: cwds, failure: cwds, any: cwds };
+    return stay(cwds);
   }
 
   /** `cd DIR`, `pushd DIR`: later relative paths are judged against DIR. */
@@ -362,33 +313,10 @@ class Walker {
 
   /** `[ -f x ]` and `[[ ... ]]` over literal words have no effect; anything computed is opaque. */
   private test(node: SyntaxNode): void {
-    const literal = (n: SyntaxNode): boolean => {
-      if (
-        ["simple_expansion", "expansion", "command_substitution", "process_substitution", "arithmetic_expansion", "ansi_c_string", "translated_string"].includes(n.type) ||
-        n.broken
-      )
-        return false;
-      if (n.type === "word" && /(?:^|[^\\])[*?[{]/.test(this.text(n))) return false; // wildcards and braces expand
-      return n.children.every(literal);
-    };
-    if (!literal(node)) {
-      this.reasons.add("contains a test over values only known when it runs");
-      this.nestedIn(node);
-      return;
-    }
-    // Literal words can still run code: `[[ ... -eq ... ]]` evaluates its operands as arithmetic
-    // and `-v` its operand as a subscript, and both expand `$(...)` in them, quoted or not
-    // (`[[ 'a[$(rm x)]' -eq 0 ]]`); a plain name is evaluated again as an expression.
-    const doubleBracket = node.children[0]?.type === "[[";
-    const evaluates = (n: SyntaxNode): boolean => {
-      const operator = n.children.find((c) => c.type === "test_operator");
-      const operands = n.children.filter((c) => c.named && c !== operator && !["binary_expression", "unary_expression", "parenthesized_expression"].includes(c.type));
-      const op = operator ? this.text(operator) : "";
-      if (op === "-v") return operands.some((o) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(this.text(o)));
-      if (doubleBracket && ARITHMETIC_TESTS.has(op)) return operands.some((o) => !/^-?[0-9]+$/.test(this.text(o)));
-      return n.children.some(evaluates);
-    };
-    if (evaluates(node)) this.reasons.add("contains a test that evaluates a value as arithmetic or an array subscript, which can run commands");
+    const verdict = testVerdict(node, this.source);
+    if (!verdict) return;
+    this.reasons.add(verdict.reason);
+    if (verdict.computed) this.nestedIn(node);
   }
 
   private redirect(node: SyntaxNode, cwds: Cwd[], nested: boolean): void {
@@ -397,26 +325,11 @@ class Walker {
       this.nestedIn(node);
       return;
     }
-    const operator = node.children.find((c) => !c.named)?.type ?? "";
-    const destination = node.children.find((c) => c.named && c.type !== "file_descriptor");
-    if (operator === ">&-" || operator === "<&-") return;
-    if (!destination) {
-      this.reasons.add(`contains a redirection bash reads differently (${this.text(node)})`);
-      return;
-    }
-    const target = wordOf(destination, this.source, this.reasons);
-    this.substitutionsIn(destination);
-    if (operator === ">&" || operator === "<&") {
-      if (target.value !== null && /^(?:\d+|-)$/.test(target.value)) return; // 2>&1: a descriptor, not a file
-      if (operator === "<&") return void this.reasons.add(`contains a redirection bash reads differently (${this.text(node)})`);
-    } else if (!WRITE_OPERATORS.has(operator) && operator !== "<") {
-      return void this.reasons.add(`contains a redirection bash reads differently (${this.text(node)})`);
-    }
-    if (target.value === null) return;
-    if (target.glob) return void this.reasons.add("redirects to a file name with wildcards, which bash expands when it runs");
-    if (NOT_FILES.test(target.value)) return;
-    const kind = operator === "<" ? "read" : "write";
-    this.script.redirects.push({ kind, operator, target, cwds: nested ? [null] : cwds });
+    const verdict = judgeFileRedirect(node, this.source, this.reasons);
+    if (verdict.destination) this.substitutionsIn(verdict.destination);
+    if (verdict.reason) this.reasons.add(verdict.reason);
+    const file = verdict.file;
+    if (file) this.script.redirects.push({ kind: file.access, operator: file.operator, target: file.target, cwds: nested ? [null] : cwds });
   }
 
   /** Commands inside `$(...)`, `<(...)` anywhere below `node`: listed for deny rules. */
@@ -449,6 +362,9 @@ class Walker {
   }
 }
 
+/** The folders of both, each once, in order (no new array when `b` adds nothing to a single folder). */
 function union(a: Cwd[], b: Cwd[]): Cwd[] {
-  return a === b ? a : [...new Set([...a, ...b])];
+  if (a === b) return a;
+  if (a.length === 1 && b.every((cwd) => cwd === a[0])) return a;
+  return [...new Set([...a, ...b])];
 }

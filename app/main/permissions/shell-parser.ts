@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Language, Parser, type Tree } from "web-tree-sitter";
+import { Language, Parser, type Tree, type TreeCursor } from "web-tree-sitter";
 
 export const GRAMMAR_FILES = { runtime: "web-tree-sitter.wasm", bash: "tree-sitter-bash.wasm" } as const;
 
@@ -143,21 +143,41 @@ export function parseShell(command: string, options: { publicApi?: boolean } = {
     if (binding && !options.publicApi && Array.isArray(handles) && handles.length === 4 && typeof treeAddress === "number") {
       return walkDirect(binding, treeAddress, handles as number[]);
     }
-    return walk({
-      typeId: () => cursor.nodeTypeId,
-      start: () => cursor.startIndex,
-      end: () => cursor.endIndex,
-      fieldId: () => cursor.currentFieldId,
-      missing: () => cursor.nodeIsMissing,
-      firstChild: () => cursor.gotoFirstChild(),
-      nextSibling: () => cursor.gotoNextSibling(),
-      parent: () => void cursor.gotoParent(),
-    });
+    publicCursor = cursor;
+    return walk(publicReader);
   } finally {
+    publicCursor = undefined;
     cursor.delete();
     tree.delete();
   }
 }
+
+/** The cursor `publicReader` reads: set by parseShell for the one walk it makes. */
+let publicCursor: TreeCursor | undefined;
+const publicReader: CursorReader = {
+  typeId: () => publicCursor!.nodeTypeId,
+  start: () => publicCursor!.startIndex,
+  end: () => publicCursor!.endIndex,
+  fieldId: () => publicCursor!.currentFieldId,
+  missing: () => publicCursor!.nodeIsMissing,
+  firstChild: () => publicCursor!.gotoFirstChild(),
+  nextSibling: () => publicCursor!.gotoNextSibling(),
+  parent: () => void publicCursor!.gotoParent(),
+};
+
+/** The module and tree `directReader` reads: set by walkDirect for the one walk it makes. */
+let direct: Binding | undefined;
+let directTree = 0;
+const directReader: CursorReader = {
+  typeId: () => direct!._ts_tree_cursor_current_node_type_id_wasm(directTree),
+  start: () => direct!._ts_tree_cursor_start_index_wasm(directTree),
+  end: () => direct!._ts_tree_cursor_end_index_wasm(directTree),
+  fieldId: () => direct!._ts_tree_cursor_current_field_id_wasm(directTree),
+  missing: () => direct!._ts_tree_cursor_current_node_is_missing_wasm(directTree) === 1,
+  firstChild: () => direct!._ts_tree_cursor_goto_first_child_wasm(directTree) === 1,
+  nextSibling: () => direct!._ts_tree_cursor_goto_next_sibling_wasm(directTree) === 1,
+  parent: () => void direct!._ts_tree_cursor_goto_parent_wasm(directTree),
+};
 
 /**
  * The same walk calling web-tree-sitter's module directly. Its cursor functions read the cursor
@@ -168,23 +188,24 @@ export function parseShell(command: string, options: { publicApi?: boolean } = {
  * from it, so `cursor.delete()` frees the cursor as it now is (a move may have grown its stack).
  */
 function walkDirect(b: Binding, tree: number, handles: number[]): SyntaxNode {
+  direct = b;
+  directTree = tree;
   try {
-    return walk({
-      typeId: () => b._ts_tree_cursor_current_node_type_id_wasm(tree),
-      start: () => b._ts_tree_cursor_start_index_wasm(tree),
-      end: () => b._ts_tree_cursor_end_index_wasm(tree),
-      fieldId: () => b._ts_tree_cursor_current_field_id_wasm(tree),
-      missing: () => b._ts_tree_cursor_current_node_is_missing_wasm(tree) === 1,
-      firstChild: () => b._ts_tree_cursor_goto_first_child_wasm(tree) === 1,
-      nextSibling: () => b._ts_tree_cursor_goto_next_sibling_wasm(tree) === 1,
-      parent: () => void b._ts_tree_cursor_goto_parent_wasm(tree),
-    });
+    return walk(directReader);
   } finally {
+    direct = undefined;
     for (let i = 0; i < 4; i++) handles[i] = b.getValue(transferBuffer + 4 * i, "i32");
   }
 }
 
+/**
+ * The children being collected, of every node on the walk's path: each node's are copied out into
+ * an array of their exact length when its last child is done (no array grown push by push).
+ */
+const pending: SyntaxNode[] = [];
+
 function walk(c: CursorReader): SyntaxNode {
+  pending.length = 0;
   // Each getter is a call into WebAssembly: ask for ids and look the names up here.
   const copy = (depth: number): SyntaxNode => {
     const id = c.typeId();
@@ -202,11 +223,12 @@ function walk(c: CursorReader): SyntaxNode {
       children: NO_CHILDREN,
     };
     if (depth <= MAX_DEPTH && c.firstChild()) {
-      const children: SyntaxNode[] = [];
-      do children.push(copy(depth + 1));
+      const mark = pending.length;
+      do pending.push(copy(depth + 1));
       while (c.nextSibling());
       c.parent();
-      node.children = children;
+      node.children = pending.slice(mark);
+      pending.length = mark;
     }
     return node;
   };
