@@ -172,24 +172,50 @@ export function denyMatches(pattern: BashPattern, words: readonly string[], fold
   const name = foldCase ? (pattern.foldedName ??= commandName(pattern.words[0]!, true)) : (pattern.name ??= commandName(pattern.words[0]!, false));
   if (pattern.globs[0] ? !wordGlob(name).test(words[0]!) : name !== words[0]) return false;
   const fold = (s: string) => (foldCase ? s.toLowerCase() : s);
-  const operands = words.slice(1).filter((w) => !w.startsWith("-") || w === "-");
-  const options = words.slice(1).filter((w) => w.startsWith("-") && w !== "-");
-  const shortLetters = new Set(options.filter((o) => /^-[^-]/.test(o)).flatMap((o) => [...o.slice(1)]));
-  let at = 0;
+  // The operands are the words after the name that are not options; the rule's operands are
+  // looked for among them in order, its options anywhere.
+  let letters: Set<string> | undefined;
+  let at = 1;
   for (let i = 1; i < pattern.words.length; i++) {
     const want = pattern.words[i]!;
-    if (want.startsWith("-") && want !== "-") {
+    if (isOption(want)) {
       if (want.startsWith("--")) {
-        if (!options.some((o) => o === want || o.startsWith(`${want}=`))) return false;
-      } else if (![...want.slice(1)].every((letter) => shortLetters.has(letter))) return false;
+        if (!hasLongOption(words, want)) return false;
+      } else {
+        letters ??= shortOptionLetters(words);
+        if (![...want.slice(1)].every((letter) => letters!.has(letter))) return false;
+      }
       continue;
     }
     const re = pattern.globs[i] ? wordGlob(want) : undefined;
-    while (at < operands.length && !(re ? re.test(operands[at]!) : fold(operands[at]!) === fold(want))) at++;
-    if (at === operands.length) return false;
+    while (at < words.length && (isOption(words[at]!) || !(re ? re.test(words[at]!) : fold(words[at]!) === fold(want)))) at++;
+    if (at === words.length) return false;
     at++;
   }
   return true;
+}
+
+function isOption(word: string): boolean {
+  return word.startsWith("-") && word !== "-";
+}
+
+/** `--name` or `--name=value` among the words after the command's name. */
+function hasLongOption(words: readonly string[], name: string): boolean {
+  for (let i = 1; i < words.length; i++) {
+    const o = words[i]!;
+    if (isOption(o) && o.startsWith(name) && (o.length === name.length || o.charCodeAt(name.length) === 61)) return true;
+  }
+  return false;
+}
+
+/** The letters of the short options (`-rf`: r and f) among the words after the command's name. */
+function shortOptionLetters(words: readonly string[]): Set<string> {
+  const letters = new Set<string>();
+  for (let i = 1; i < words.length; i++) {
+    const o = words[i]!;
+    if (isOption(o) && /^-[^-]/.test(o)) for (const letter of o.slice(1)) letters.add(letter);
+  }
+  return letters;
 }
 
 /** A command word as a deny rule sees it: quotes gone, a path reduced to its name. */

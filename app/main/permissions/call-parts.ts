@@ -20,6 +20,7 @@ import {
   pathFacts,
   projectRoot,
   protectedPath,
+  resolvedFrom,
   type PathFacts,
   type PathPlatform,
   type ProtectedPath,
@@ -164,7 +165,7 @@ function bashSubjects(s: CallSubjects, command: string, projectDir: string, plat
         s.reasons.push(`${r.kind === "write" ? "writes" : "reads"} ${r.target.value} in a folder only known when it runs`);
         continue;
       }
-      const target = r.target.tilde ? path.join(platform.home, r.target.value!.slice(1)) : path.resolve(cwd ?? "/", r.target.value!);
+      const target = r.target.tilde ? path.join(platform.home, r.target.value!.slice(1)) : resolvedFrom(cwd ?? "/", r.target.value!);
       const facts = factsOf(target);
       const part: PathPart = { kind: "path", access: r.kind, tool: r.kind === "write" ? "write" : "read", facts, display: display(facts), viaRedirection: true };
       if (r.kind === "write") {
@@ -174,19 +175,22 @@ function bashSubjects(s: CallSubjects, command: string, projectDir: string, plat
       s.parts.push(part);
     }
   }
-  for (const c of script.commands) {
+  for (let i = 0; i < script.commands.length; i++) {
+    const c = script.commands[i]!;
     const forms = denyForms(c.words);
     s.unknownCommand ||= forms.unknown;
-    for (const form of forms.forms) {
+    for (let j = 0; j < forms.forms.length; j++) {
+      const form = forms.forms[j]!;
       form[0] = commandName(form[0]!, s.foldCase); // the form is this call's own
       s.denyForms.push(form);
     }
     if (!c.nested) s.parts.push(commandPart(c, factsOf, platform, writes));
   }
-  for (const p of s.parts) {
+  for (let i = 0; i < s.parts.length; i++) {
+    const p = s.parts[i]!;
     if (p.kind === "path" && p.protection) s.warnings.push(p.protection.warning);
+    else if (p.kind === "command") s.subjects.push(p.text);
   }
-  s.subjects = s.parts.filter((p) => p.kind === "command").map((p) => p.text);
   s.outsideProject = s.parts.some((p) => p.kind === "path" && !p.facts.inside);
   s.opaque = s.reasons.length > 0;
   return s;

@@ -25,7 +25,8 @@ const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/;
 
 export function allowForm(command: ShellCommand): AllowForm {
   let words = command.words;
-  const assignments = [...command.assignments];
+  // The command's own list until a wrapper adds to it (`env A=1 cmd`): then a copy.
+  let assignments = command.assignments;
   const wrappers: string[] = [];
   let blocked: string | undefined;
   if (words.some((w) => w.value === null)) blocked = "some of its words are computed when it runs";
@@ -41,6 +42,7 @@ export function allowForm(command: ShellCommand): AllowForm {
       // `time` is a keyword: `time VAR=v cmd` sets VAR for cmd, like `env VAR=v cmd`.
       const assignment = name === "env" || name === "time" ? ASSIGNMENT.exec(w) : null;
       if (assignment) {
+        if (assignments === command.assignments) assignments = [...assignments];
         assignments.push({ name: assignment[1]!, value: assignment[2]! });
         i++;
       } else if (w === "--") {
@@ -108,6 +110,20 @@ export function denyForms(words: readonly ShellWord[], depth = 0): DenyForms {
   return out;
 }
 
+/** The commands a string of shell code runs (`bash -c CODE`, `eval`, `trap CODE`), collected at depth + 1. */
+function runShellString(text: string | null | undefined, out: DenyForms, depth: number): void {
+  if (text === null || text === undefined) return void (out.unknown = true);
+  const inner = analyzeShell(text, { cwd: "/", home: "/" });
+  if (inner.opaque.some((r) => r.startsWith("is longer than"))) out.unknown = true;
+  for (const command of inner.commands)
+    collect(
+      command.words.map((w) => w.value),
+      out,
+      depth + 1,
+    );
+}
+
+/** Collects `words` and every command inside it; `words` becomes a form (the caller's no more). */
 function collect(words: (string | null)[], out: DenyForms, depth: number): void {
   if (words.length === 0) return;
   const name = words[0];
@@ -119,23 +135,14 @@ function collect(words: (string | null)[], out: DenyForms, depth: number): void 
     out.unknown = true;
     return;
   }
-  out.forms.push(words.map((w) => w ?? "\u0000"));
+  // The form is the caller's to change (its name is normalized there): `words` is this call's own.
+  out.forms.push(words.includes(null) ? words.map((w) => w ?? "\u0000") : (words as string[]));
   if (depth >= MAX_NESTING) {
     if (INTERPRETERS.has(name) || name in RUNS_ARGUMENTS || name in PASS_THROUGH) out.unknown = true;
     return;
   }
   const args = words.slice(1);
-  const shellString = (text: string | null | undefined) => {
-    if (text === null || text === undefined) return void (out.unknown = true);
-    const inner = analyzeShell(text, { cwd: "/", home: "/" });
-    if (inner.opaque.some((r) => r.startsWith("is longer than"))) out.unknown = true;
-    for (const command of inner.commands)
-      collect(
-        command.words.map((w) => w.value),
-        out,
-        depth + 1,
-      );
-  };
+  const shellString = (text: string | null | undefined) => runShellString(text, out, depth);
 
   if (SHELLS.has(name) || name === "su" || name === "script") {
     const c = args.findIndex((w) => w !== null && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(w));

@@ -64,10 +64,10 @@ export function realPathOf(p: string, platform: PathPlatform): string {
   const rest: string[] = [];
   for (let guard = 0; guard < 4096; guard++) {
     const real = platform.realpath(existing);
-    if (real !== undefined) return rest.length === 0 ? real : path.join(real, ...rest);
+    if (real !== undefined) return rest.length === 0 ? real : path.join(real, ...rest.reverse());
     const parent = path.dirname(existing);
     if (parent === existing) return p;
-    rest.unshift(path.basename(existing));
+    rest.push(path.basename(existing));
     existing = parent;
   }
   return p;
@@ -80,6 +80,12 @@ const POSIX = path.sep === "/";
 /** path.resolve(p), without its work (and garbage) when `p` is already absolute and normal. */
 export function resolved(p: string): string {
   return POSIX && p.charCodeAt(0) === 47 && !NOT_NORMAL.test(p) ? p : path.resolve(p);
+}
+
+/** path.resolve(folder, p) for an absolute folder, without its garbage when the result is normal. */
+export function resolvedFrom(folder: string, p: string): string {
+  if (!POSIX || folder.charCodeAt(0) !== 47) return path.resolve(folder, p);
+  return resolved(p.charCodeAt(0) === 47 ? p : folder.length === 1 ? `/${p}` : `${folder}/${p}`);
 }
 
 /**

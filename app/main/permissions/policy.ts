@@ -164,8 +164,9 @@ function allowRuleFor(part: CallPart, toolName: string, allows: PermissionRule[]
   }
   if (part.kind === "name") return allows.find((r) => (r.tool === toolName || r.tool === "*") && nameMatches(r.pattern, part.name));
   if (part.protection) return undefined;
-  const tools = part.access === "write" ? EDIT_TOOLS : new Set([part.viaRedirection ? "read" : toolName]);
-  return allows.find((r) => (tools.has(r.tool) || r.tool === "*") && pathRuleMatches(r.pattern, part, s, false));
+  const readTool = part.viaRedirection ? "read" : toolName;
+  const writes = part.access === "write";
+  return allows.find((r) => ((writes ? EDIT_TOOLS.has(r.tool) : r.tool === readTool) || r.tool === "*") && pathRuleMatches(r.pattern, part, s, false));
 }
 
 const nameMatchers = new Map<string, (name: string) => boolean>();
@@ -181,10 +182,35 @@ function nameMatches(pattern: string, name: string): boolean {
   return match(name);
 }
 
-const pathMatchers = new Map<string, (subject: string) => boolean>();
+/** Compiled path rules, by the home folder, the way paths compare (case, Windows: 0-3), and the pattern. */
+const pathMatchers = new Map<string, Map<string, (subject: string) => boolean>[]>();
+let pathMatcherCount = 0;
 
 function expandHome(pattern: string, home: string): string {
   return pattern === "~" ? home : pattern.startsWith("~/") ? path.join(home, pattern.slice(2)) : pattern;
+}
+
+function pathMatcher(pattern: string, s: CallSubjects): (subject: string) => boolean {
+  const home = s.platform.home ?? homedir();
+  const windows = s.platform.platform === "win32";
+  let byKind = pathMatchers.get(home);
+  if (!byKind) pathMatchers.set(home, (byKind = [new Map(), new Map(), new Map(), new Map()]));
+  const byPattern = byKind[(s.foldCase ? 1 : 0) + (windows ? 2 : 0)]!;
+  let match = byPattern.get(pattern);
+  if (!match) {
+    const expanded = expandHome(pattern.trim(), home);
+    const glob = picomatch(expanded, { dot: true, nocase: s.foldCase, windows });
+    const dir = path.isAbsolute(expanded) ? undefined : expanded.replace(/\/\*\*$/, "");
+    const fold = s.foldCase;
+    const foldedDir = dir !== undefined && fold ? dir.toLowerCase() : dir;
+    match = (subject) => glob(subject) || (foldedDir !== undefined && (fold ? subject.toLowerCase() : subject) === foldedDir);
+    if (++pathMatcherCount > 2000) {
+      pathMatchers.clear();
+      pathMatcherCount = 0;
+    }
+    byPattern.set(pattern, match);
+  }
+  return match;
 }
 
 /**
@@ -193,20 +219,10 @@ function expandHome(pattern: string, home: string): string {
  */
 function pathRuleMatches(pattern: string, part: PathPart, s: CallSubjects, deny: boolean): boolean {
   if (pattern === "*" || pattern === "**") return true;
-  const expanded = expandHome(pattern.trim(), s.platform.home ?? homedir());
-  const key = `${s.foldCase ? "i" : "c"}${s.platform.platform === "win32" ? "w" : ""}:${expanded}`;
-  let match = pathMatchers.get(key);
-  if (!match) {
-    const glob = picomatch(expanded, { dot: true, nocase: s.foldCase, windows: s.platform.platform === "win32" });
-    const dir = path.isAbsolute(expanded) ? undefined : expanded.replace(/\/\*\*$/, "");
-    const fold = (x: string) => (s.foldCase ? x.toLowerCase() : x);
-    match = (subject) => glob(subject) || (dir !== undefined && fold(subject) === fold(dir));
-    if (pathMatchers.size > 2000) pathMatchers.clear();
-    pathMatchers.set(key, match);
-  }
+  const match = pathMatcher(pattern, s);
   const f = part.facts;
-  const forms = [f.relative, f.real, ...(deny ? [f.givenRelative, f.given] : [])];
-  return forms.some((form) => form !== null && match(form));
+  if ((f.relative !== null && match(f.relative)) || match(f.real)) return true;
+  return deny && ((f.givenRelative !== null && match(f.givenRelative)) || match(f.given));
 }
 
 export interface ProposedRule {

@@ -10,6 +10,7 @@
 // live in modules of their own; this one walks the statements and tracks the working folder.
 import path from "node:path";
 import { CHANGES_FOLDER } from "./command-knowledge.ts";
+import { resolvedFrom } from "./path-facts.ts";
 import { parseShell, type SyntaxNode } from "./shell-parser.ts";
 import { judgeFileRedirect } from "./shell-redirects.ts";
 import { testVerdict } from "./shell-test-checks.ts";
@@ -229,7 +230,9 @@ class Walker {
     const words: ShellWord[] = [];
     const assignments: Assignment[] = [];
     let previousWordEnd = -1;
-    for (const child of node.children) {
+    const children = node.children;
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i]!;
       // Two words with no blank between them are one word to bash (`te\<newline>st`).
       const wordLike = child.named && !child.type.endsWith("_redirect") && child.type !== "comment";
       if (wordLike && previousWordEnd >= 0 && child.start === afterContinuations(this.source, previousWordEnd, child.start)) {
@@ -238,7 +241,8 @@ class Walker {
       previousWordEnd = wordLike ? child.end : -1;
       if (child.type === "variable_assignment") this.assignments(child, assignments);
       else if (child.type === "command_name") {
-        for (const part of child.children) {
+        for (let j = 0; j < child.children.length; j++) {
+          const part = child.children[j]!;
           words.push(wordOf(part, this.source, this.reasons));
           this.substitutionsIn(part);
         }
@@ -271,7 +275,7 @@ class Walker {
         targets = [null];
       } else {
         const target = word.tilde ? path.join(this.where.home, word.value.slice(1)) : word.value;
-        targets = cwds.map((cwd) => (cwd === null && !path.isAbsolute(target) ? null : path.resolve(cwd ?? "/", target)));
+        targets = cwds.map((cwd) => (cwd === null && !path.isAbsolute(target) ? null : resolvedFrom(cwd ?? "/", target)));
       }
     }
     return { success: targets, failure: cwds, any: union(targets, cwds) };
@@ -335,7 +339,8 @@ class Walker {
   /** Commands inside `$(...)`, `<(...)` anywhere below `node`: listed for deny rules. */
   private substitutionsIn(node: SyntaxNode): void {
     if (node.type === "command_substitution" || node.type === "process_substitution") return this.nestedIn(node);
-    for (const child of node.children) {
+    for (let i = 0; i < node.children.length; i++) {
+      const child = node.children[i]!;
       if (child.type === "command_substitution" || child.type === "process_substitution") this.nestedIn(child);
       else this.substitutionsIn(child);
     }
@@ -362,9 +367,14 @@ class Walker {
   }
 }
 
-/** The folders of both, each once, in order (no new array when `b` adds nothing to a single folder). */
+/** The folders of both, each once, in order (`a` itself when it already is that). */
 function union(a: Cwd[], b: Cwd[]): Cwd[] {
   if (a === b) return a;
-  if (a.length === 1 && b.every((cwd) => cwd === a[0])) return a;
+  if (distinct(a) && b.every((cwd) => a.includes(cwd))) return a;
   return [...new Set([...a, ...b])];
+}
+
+function distinct(cwds: Cwd[]): boolean {
+  for (let i = 1; i < cwds.length; i++) if (cwds.lastIndexOf(cwds[i - 1]!) !== i - 1) return false;
+  return true;
 }
