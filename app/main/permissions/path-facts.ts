@@ -64,7 +64,7 @@ export function realPathOf(p: string, platform: PathPlatform): string {
   const rest: string[] = [];
   for (let guard = 0; guard < 4096; guard++) {
     const real = platform.realpath(existing);
-    if (real !== undefined) return rest.length === 0 ? real : path.join(real, ...rest.reverse());
+    if (real !== undefined) return rest.length === 0 ? real : below(real, rest.reverse());
     const parent = path.dirname(existing);
     if (parent === existing) return p;
     rest.push(path.basename(existing));
@@ -93,6 +93,16 @@ export function resolvedFrom(folder: string, p: string): string {
  * with `..`, as path.relative's answer was read). Both are absolute and normal (resolved or real);
  * on POSIX the answer is found by comparing prefixes, without path.relative's garbage.
  */
+/** path.join(folder, ...names), the names being path segments (basenames). */
+function below(folder: string, names: string[]): string {
+  if (!POSIX || folder.charCodeAt(0) !== 47 || NOT_NORMAL.test(folder) || !names.every(plainName)) return path.join(folder, ...names);
+  return `${folder.length === 1 ? "" : folder}/${names.join("/")}`;
+}
+
+function plainName(name: string): boolean {
+  return name !== "" && name !== "." && name !== ".." && !name.includes("/");
+}
+
 function relativeInside(child: string, parent: string, fold: boolean): string | null {
   if (!POSIX || NOT_NORMAL.test(child) || NOT_NORMAL.test(parent) || child.charCodeAt(0) !== 47 || parent.charCodeAt(0) !== 47) {
     const rel = path.relative(fold ? parent.toLowerCase() : parent, fold ? child.toLowerCase() : child);

@@ -70,7 +70,8 @@ export function decide(input: { toolName: string; subjects: CallSubjects; rules:
   const warnings = [...s.warnings];
   const ask = (reasons: string[]): PolicyDecision => ({ action: "ask", by: "default", reasons, warnings });
 
-  for (const rule of rules) {
+  for (let i = 0; i < rules.length; i++) {
+    const rule = rules[i]!;
     if (rule.action !== "deny") continue;
     const hit = denyHit(rule, toolName, s);
     if (hit !== undefined) {
@@ -109,7 +110,8 @@ export function decide(input: { toolName: string; subjects: CallSubjects; rules:
     else if (modeAllows(mode, toolName, "no-parts")) byMode = true;
     else ok = false;
   }
-  for (const part of s.parts) {
+  for (let i = 0; i < s.parts.length; i++) {
+    const part = s.parts[i]!;
     const rule = s.opaque ? undefined : allowRuleFor(part, toolName, allows, s);
     if (rule) {
       used.push(rule);
@@ -141,14 +143,18 @@ function denyHit(rule: PermissionRule, toolName: string, s: CallSubjects): strin
   if (anyTool && (rule.pattern === "*" || rule.pattern === "**")) return "";
   if ((rule.tool === "bash" || anyTool) && toolName === "bash") {
     const pattern = parseBashPattern(rule.pattern);
-    const form = s.denyForms.find((f) => denyMatches(pattern, f, s.foldCase));
-    if (form) return `the line runs "${form.join(" ").slice(0, 200)}"`;
+    for (let i = 0; i < s.denyForms.length; i++) {
+      const form = s.denyForms[i]!;
+      if (denyMatches(pattern, form, s.foldCase)) return `the line runs "${form.join(" ").slice(0, 200)}"`;
+    }
   }
-  for (const part of s.parts) {
+  for (let i = 0; i < s.parts.length; i++) {
+    const part = s.parts[i]!;
     if (part.kind === "name" && (rule.tool === toolName || anyTool) && nameMatches(rule.pattern, part.name)) return ""; // the rule names it
   }
   if (PATH_TOOLS.has(rule.tool) || anyTool) {
-    for (const part of s.parts) {
+    for (let i = 0; i < s.parts.length; i++) {
+      const part = s.parts[i]!;
       if (part.kind !== "path") continue;
       if (pathRuleMatches(rule.pattern, part, s, true)) return `${part.display}${part.facts.real !== part.facts.given ? ` (really ${part.facts.real})` : ""}`;
     }
@@ -160,13 +166,21 @@ function denyHit(rule: PermissionRule, toolName: string, s: CallSubjects): strin
 function allowRuleFor(part: CallPart, toolName: string, allows: PermissionRule[], s: CallSubjects): PermissionRule | undefined {
   if (part.kind === "command") {
     if (part.blocked || part.needsNoRule) return undefined;
-    return allows.find((r) => (r.tool === "bash" || r.tool === "*") && allowMatches(parseBashPattern(r.pattern), part));
+    for (let i = 0; i < allows.length; i++) {
+      const r = allows[i]!;
+      if ((r.tool === "bash" || r.tool === "*") && allowMatches(parseBashPattern(r.pattern), part)) return r;
+    }
+    return undefined;
   }
   if (part.kind === "name") return allows.find((r) => (r.tool === toolName || r.tool === "*") && nameMatches(r.pattern, part.name));
   if (part.protection) return undefined;
   const readTool = part.viaRedirection ? "read" : toolName;
   const writes = part.access === "write";
-  return allows.find((r) => ((writes ? EDIT_TOOLS.has(r.tool) : r.tool === readTool) || r.tool === "*") && pathRuleMatches(r.pattern, part, s, false));
+  for (let i = 0; i < allows.length; i++) {
+    const r = allows[i]!;
+    if (((writes ? EDIT_TOOLS.has(r.tool) : r.tool === readTool) || r.tool === "*") && pathRuleMatches(r.pattern, part, s, false)) return r;
+  }
+  return undefined;
 }
 
 const nameMatchers = new Map<string, (name: string) => boolean>();

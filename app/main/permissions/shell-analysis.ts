@@ -98,7 +98,8 @@ export function analyzeShell(source: string, where: ShellWhere): ShellScript {
   const lookAlike = lookAlikeWarning(source);
   if (lookAlike) script.warnings.push(lookAlike);
 
-  const root = parseShell(source);
+  // Nothing of the tree is kept (words and texts are strings): its nodes are reused objects.
+  const root = parseShell(source, { transient: true });
   new Walker(source, where, script, reasons).statement(root, [where.cwd], false);
   if (reasons.size === 0) {
     const skipped = skippedTextReason(root, source);

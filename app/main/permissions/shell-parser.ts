@@ -129,8 +129,10 @@ interface CursorReader {
 /**
  * Parses a command line into plain nodes, walked with one tree cursor; the tree itself is freed
  * at once. `publicApi` forces the walk through web-tree-sitter's public cursor (for tests).
+ * `transient`: the nodes are reused objects, valid only until the next transient parse (for a
+ * caller that reads the tree and keeps nothing of it, as shell analysis does: no garbage made).
  */
-export function parseShell(command: string, options: { publicApi?: boolean } = {}): SyntaxNode {
+export function parseShell(command: string, options: { publicApi?: boolean; transient?: boolean } = {}): SyntaxNode {
   if (!parser) throw new Error("The shell parser is not loaded: await loadShellParser() first.");
   // Handing the text over through a callback, whole, is several times faster than passing the
   // string itself (which the binding feeds to the parser in small pieces).
@@ -141,10 +143,10 @@ export function parseShell(command: string, options: { publicApi?: boolean } = {
   const treeAddress = (tree as unknown as Record<number, unknown>)[0];
   try {
     if (binding && !options.publicApi && Array.isArray(handles) && handles.length === 4 && typeof treeAddress === "number") {
-      return walkDirect(binding, treeAddress, handles as number[]);
+      return walkDirect(binding, treeAddress, handles as number[], options.transient === true);
     }
     publicCursor = cursor;
-    return walk(publicReader);
+    return walk(publicReader, options.transient === true);
   } finally {
     publicCursor = undefined;
     cursor.delete();
@@ -187,11 +189,11 @@ const directReader: CursorReader = {
  * synchronous), so the buffer stays the cursor's; at the end the cursor's handles are read back
  * from it, so `cursor.delete()` frees the cursor as it now is (a move may have grown its stack).
  */
-function walkDirect(b: Binding, tree: number, handles: number[]): SyntaxNode {
+function walkDirect(b: Binding, tree: number, handles: number[], transient: boolean): SyntaxNode {
   direct = b;
   directTree = tree;
   try {
-    return walk(directReader);
+    return walk(directReader, transient);
   } finally {
     direct = undefined;
     for (let i = 0; i < 4; i++) handles[i] = b.getValue(transferBuffer + 4 * i, "i32");
@@ -204,30 +206,54 @@ function walkDirect(b: Binding, tree: number, handles: number[]): SyntaxNode {
  */
 const pending: SyntaxNode[] = [];
 
-function walk(c: CursorReader): SyntaxNode {
+/**
+ * The nodes and children arrays of transient parses, reused from one to the next (up to
+ * POOLED_NODES of each; a larger tree gets fresh objects for the rest).
+ */
+const nodePool: SyntaxNode[] = [];
+const childrenPool: SyntaxNode[][] = [];
+const POOLED_NODES = 4096;
+
+function walk(c: CursorReader, transient: boolean): SyntaxNode {
   pending.length = 0;
+  let nodesUsed = 0;
+  let arraysUsed = 0;
   // Each getter is a call into WebAssembly: ask for ids and look the names up here.
   const copy = (depth: number): SyntaxNode => {
     const id = c.typeId();
     const type = typeNames[id] ?? "ERROR";
     const start = c.start();
     const end = c.end();
-    const node: SyntaxNode = {
-      type,
-      named: typeNamed[id] ?? true,
-      // Only a node the parser invented (MISSING) or an empty one can be zero-width.
-      broken: type === "ERROR" || depth > MAX_DEPTH || (start === end && c.missing()),
-      field: fieldNames[c.fieldId()] ?? null,
-      start,
-      end,
-      children: NO_CHILDREN,
-    };
+    // Only a node the parser invented (MISSING) or an empty one can be zero-width.
+    const broken = type === "ERROR" || depth > MAX_DEPTH || (start === end && c.missing());
+    const field = fieldNames[c.fieldId()] ?? null;
+    let node: SyntaxNode;
+    if (transient && nodesUsed < POOLED_NODES) {
+      node = nodePool[nodesUsed] ??= { type, named: true, broken: false, field: null, start: 0, end: 0, children: NO_CHILDREN };
+      nodesUsed++;
+      node.type = type;
+      node.named = typeNamed[id] ?? true;
+      node.broken = broken;
+      node.field = field;
+      node.start = start;
+      node.end = end;
+      node.children = NO_CHILDREN;
+    } else {
+      node = { type, named: typeNamed[id] ?? true, broken, field, start, end, children: NO_CHILDREN };
+    }
     if (depth <= MAX_DEPTH && c.firstChild()) {
       const mark = pending.length;
       do pending.push(copy(depth + 1));
       while (c.nextSibling());
       c.parent();
-      node.children = pending.slice(mark);
+      if (transient && arraysUsed < POOLED_NODES) {
+        const children = (childrenPool[arraysUsed++] ??= []);
+        // Overwritten in place, then cut: emptying it first would free its storage.
+        const count = pending.length - mark;
+        for (let i = 0; i < count; i++) children[i] = pending[mark + i]!;
+        if (children.length > count) children.length = count;
+        node.children = children;
+      } else node.children = pending.slice(mark);
       pending.length = mark;
     }
     return node;
