@@ -47,4 +47,24 @@ describe("parseShell", () => {
     for (let i = 0; i < 300; i++) expect(parseShell(i % 2 ? long : "ls -la").type).toBe("program");
     expect(parseShell(long)).toEqual(expected);
   });
+
+  it("gives the same nodes when parsing into reused objects (transient), whatever the previous tree's shape", () => {
+    // Every corpus command, then the same ones from the largest tree down: the reused nodes and
+    // children arrays grow, shrink and change kind from one parse to the next.
+    const commands = [...corpusCommands, ...extra];
+    for (const command of [...commands, ...[...commands].reverse()]) {
+      const transient = structuredClone(parseShell(command, { transient: true }));
+      expect(transient, command).toEqual(parseShell(command));
+    }
+  });
+
+  it("reuses the nodes of the previous transient parse and leaves other trees alone", () => {
+    const kept = parseShell("echo kept > out.txt");
+    const keptCopy = structuredClone(kept);
+    const first = parseShell("ls -la", { transient: true });
+    const second = parseShell("cat a | wc -l", { transient: true });
+    expect(second).toBe(first);
+    expect(second.children[0]!.type).toBe("pipeline");
+    expect(kept).toEqual(keptCopy);
+  });
 });

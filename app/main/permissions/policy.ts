@@ -18,6 +18,7 @@ import picomatch from "picomatch";
 import type { PermissionRule } from "../store/index.ts";
 import { allowMatches, denyMatches, describeBashRule, legacyTextMatches, parseBashPattern, quotePatternWord } from "./bash-rules.ts";
 import { callSubjects, EDIT_TOOLS, PATH_TOOLS, READ_ONLY_TOOLS, type CallPart, type CallSubjects, type CommandPart, type PathPart } from "./call-parts.ts";
+import { globTest } from "./path-globs.ts";
 import { CODE_RUNNING_OPTIONS, destructiveWarning, HAS_SUBCOMMANDS, INTERPRETERS, isCodeRunningOption, RUNS_CODE_SUBCOMMANDS } from "./command-knowledge.ts";
 
 export { callSubjects, EDIT_TOOLS, READ_ONLY_TOOLS, type CallPart, type CallSubjects };
@@ -213,7 +214,7 @@ function pathMatcher(pattern: string, s: CallSubjects): (subject: string) => boo
   let match = byPattern.get(pattern);
   if (!match) {
     const expanded = expandHome(pattern.trim(), home);
-    const glob = picomatch(expanded, { dot: true, nocase: s.foldCase, windows });
+    const glob = globTest(expanded, { dot: true, nocase: s.foldCase, windows });
     const dir = path.isAbsolute(expanded) ? undefined : expanded.replace(/\/\*\*$/, "");
     const fold = s.foldCase;
     const foldedDir = dir !== undefined && fold ? dir.toLowerCase() : dir;

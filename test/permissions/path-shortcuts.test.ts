@@ -1,0 +1,116 @@
+// The judge's shortcuts around node:path and picomatch (path-facts.ts, path-globs.ts) answer
+// exactly what the library calls they replace, for normal and abnormal paths, case-folding
+// platforms (a character whose lower case is longer), paths beside the project whose names start
+// like it, names starting with `..`, the root as project, and globs on Windows-style input.
+import path from "node:path";
+import picomatch from "picomatch";
+import { describe, expect, it } from "vitest";
+import { pathFacts, realPathOf, resolved, resolvedFrom, type PathPlatform } from "../../app/main/permissions/path-facts.ts";
+import { globTest } from "../../app/main/permissions/path-globs.ts";
+
+const PATHS = [
+  "/",
+  "/p",
+  "/proj",
+  "/proj/",
+  "/proj/a",
+  "/proj/a/b.txt",
+  "/proj/./a",
+  "/proj/a/..",
+  "/proj/../proj/a",
+  "/proj//a",
+  "/proj/..foo",
+  "/proj/..",
+  "/proj/.",
+  "/project/a",
+  "/projx",
+  "/Proj/A",
+  "/proj/İx",
+  "/PROJ/İx/ß",
+  "//proj",
+  "relative/x",
+  "",
+];
+const FOLDERS = ["/", "/proj", "/proj/a", "/proj/", "/proj/./a", "/Proj"];
+const NAMES = ["x", "x/y", "../x", "./x", "x/", "/abs", "/abs/../y", "..x", ".", "..", "a//b", "İ"];
+
+describe("path shortcuts", () => {
+  it("resolved and resolvedFrom equal path.resolve", () => {
+    for (const p of PATHS) expect(resolved(p), p).toBe(path.resolve(p));
+    for (const folder of FOLDERS) for (const name of NAMES) expect(resolvedFrom(folder, name), `${folder} + ${name}`).toBe(path.resolve(folder, name));
+  });
+
+  it("pathFacts relates paths to the project as path.relative did, folded or not", () => {
+    // The implementation before the shortcuts, as the oracle.
+    const relativeInside = (child: string, parent: string, fold: boolean): string | null => {
+      const rel = path.relative(fold ? parent.toLowerCase() : parent, fold ? child.toLowerCase() : child);
+      if (rel.startsWith("..") || path.isAbsolute(rel)) return null;
+      const own = rel === "" ? "." : child.slice(child.length - rel.length);
+      return own.split(path.sep).join("/");
+    };
+    for (const platformName of ["linux", "darwin"] as const) {
+      const fold = platformName === "darwin";
+      // Every path exists and is its own real path, except under /proj/link, which is /elsewhere.
+      const platform: PathPlatform = {
+        platform: platformName,
+        home: "/home/u",
+        realpath: (p) => (p.startsWith("/proj/link") ? `/elsewhere${p.slice("/proj/link".length)}` : p),
+      };
+      for (const project of ["/", "/proj", "/Proj", "/proj/a"]) {
+        for (const p of [...PATHS.filter((x) => x.startsWith("/")), "/proj/link/x", "/proj/link"]) {
+          const facts = pathFacts(p, project, platform);
+          const given = path.resolve(p);
+          const real = given.startsWith("/proj/link") ? `/elsewhere${given.slice("/proj/link".length)}` : given;
+          const root = path.resolve(project);
+          expect(facts, `${platformName} ${project} ${p}`).toEqual({
+            given,
+            real,
+            relative: relativeInside(real, root, fold),
+            givenRelative: relativeInside(given, root, fold),
+            inside: relativeInside(real, root, fold) !== null,
+          });
+        }
+      }
+    }
+  });
+
+  it("realPathOf joins the missing part to the nearest existing ancestor as path.join did", () => {
+    const platform: PathPlatform = { platform: "linux", home: "/h", realpath: (p) => (p === "/a" ? "/real/a" : p === "/" ? "/" : undefined) };
+    expect(realPathOf("/a/b/c.txt", platform)).toBe(path.join("/real/a", "b", "c.txt"));
+    expect(realPathOf("/x/y", platform)).toBe("/x/y");
+    expect(realPathOf("/a/../b", { ...platform, realpath: (p) => (p === "/a" ? "/r" : undefined) })).toBe(path.join("/r", "..", "b"));
+    expect(realPathOf("/a/b", { ...platform, realpath: (p) => (p === "/a" ? "/r/./s/" : undefined) })).toBe(path.join("/r/./s/", "b"));
+  });
+
+  it("globTest answers as picomatch's matcher", () => {
+    const globs = ["packages/**", "*.ts", "src/*.{ts,tsx}", ".env", "**/.env*", "/abs/**", "a/b", "docs/[a-c]*.md", "!x", "**"];
+    const inputs = [
+      "packages/a/b.ts",
+      "packages",
+      "x.ts",
+      ".x.ts",
+      "src/a.tsx",
+      ".env",
+      "a/.env.local",
+      "/abs/x",
+      "a/b",
+      "A/B",
+      "docs/b1.md",
+      "x",
+      "",
+      "packages\\a\\b.ts",
+      "a\\.env",
+    ];
+    for (const glob of globs) {
+      for (const options of [
+        { dot: true, nocase: false, windows: false },
+        { dot: true, nocase: true, windows: false },
+        { dot: true, nocase: true, windows: true },
+      ]) {
+        const reference = picomatch(glob, options);
+        const test = globTest(glob, options);
+        for (const input of inputs) expect(test(input), `${glob} ${JSON.stringify(options)} ${input}`).toBe(reference(input));
+      }
+    }
+  });
+});
