@@ -206,8 +206,9 @@ const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * `printf -v 'a[$(rm x)]' 1`, `read 'a[$(rm x)]'`, `declare -i n='a[$(rm x)]'`. And `let`, whose
  * plain names are evaluated again, recursively, as expressions. A null word was computed.
  */
+const computedOrSubscript = (w: string | null) => w === null || /[[$`]/.test(w);
+
 export function evaluatesCode(name: string, args: readonly (string | null)[]): boolean {
-  const computedOrSubscript = (w: string | null) => w === null || /[[$`]/.test(w);
   switch (name) {
     case "let":
       return true;

@@ -37,7 +37,7 @@ export function wordOf(node: SyntaxNode, source: string, reasons: Set<string>): 
     fail(out, reasons, "uses brace expansion ({a,b} or {1..3})");
     return out;
   }
-  append(node, source, out, reasons, true);
+  append(node, source, out, reasons, true, raw);
   return out;
 }
 
@@ -46,8 +46,7 @@ function fail(out: ShellWord, reasons: Set<string>, reason: string): void {
   reasons.add(reason);
 }
 
-function append(node: SyntaxNode, source: string, out: ShellWord, reasons: Set<string>, first: boolean): void {
-  const text = source.slice(node.start, node.end);
+function append(node: SyntaxNode, source: string, out: ShellWord, reasons: Set<string>, first: boolean, text = source.slice(node.start, node.end)): void {
   switch (node.type) {
     case "word":
     case "number":
