@@ -5,10 +5,19 @@
 // known to be equivalent). Scope a run to files with `--mutate`, e.g.
 // `LATHE_MUTATE=loop npx stryker run --mutate app/main/loop/coercion.ts`.
 
+/**
+ * The permissions service and the four files only it uses answer the app (dialogs, questions,
+ * the rules screen); only the whole-app tests reach them. They are their own target, judged by
+ * those tests, so that the judge and redaction (the rest of the folder) are judged by fast unit
+ * tests alone (vitest.mutation.config.ts says which tests each target leaves out).
+ */
+const PERMISSIONS_APP = ["permissions-service", "questions", "call-summary", "mcp-rules", "rule-migration"].map((file) => `app/main/permissions/${file}.ts`);
+
 /** Which folder is mutated, and which tests judge it. */
 const TARGETS = {
   loop: { mutate: ["app/main/loop/**/*.ts", "!app/main/loop/test/**"], dir: "app/main/loop" },
-  permissions: { mutate: ["app/main/permissions/**/*.ts"], dir: "test/permissions" },
+  permissions: { mutate: ["app/main/permissions/**/*.ts", ...PERMISSIONS_APP.map((file) => `!${file}`)], dir: "test/permissions" },
+  "permissions-app": { mutate: PERMISSIONS_APP, dir: "test/permissions" },
   store: { mutate: ["app/main/store/**/*.ts"], dir: "test/store" },
 };
 
@@ -32,6 +41,9 @@ const config = {
   reporters: ["clear-text", "progress", "html", "json"],
   htmlReporter: { fileName: `reports/mutation/${name}.html` },
   jsonReporter: { fileName: `reports/mutation/${name}.json` },
+  // With --incremental, a later run (e.g. scoped with --mutate to one file) reuses this run's
+  // results for unchanged code and tests, and keeps the results of files it does not mutate.
+  incrementalFile: `reports/mutation/${name}-incremental.json`,
   thresholds: { high: 90, low: 85, break: 85 },
   // One folder per target, so two targets can run at once.
   tempDirName: `.stryker-tmp/${name}`,
