@@ -17,8 +17,9 @@ const SLOW_TESTS: Record<string, string[]> = {
   // The permissions service and the files only it uses (stryker.config.mjs): judged by the
   // whole-app tests, the only ones that reach them.
   "permissions-app": [],
-  // A writer killed with SIGKILL in a child process.
-  store: ["crash.test.ts"],
+  // A writer killed with SIGKILL in a child process; a 100,000-message session built and read
+  // whole (a minute and more per test here).
+  store: ["crash.test.ts", "paging.test.ts"],
 };
 
 const target = process.env.LATHE_MUTATE ?? "loop";
