@@ -37,6 +37,9 @@ const config = {
   // The machine is shared by several people at once: two workers at most.
   concurrency: Number(process.env.LATHE_MUTATE_CONCURRENCY ?? 2),
   timeoutMS: 20_000,
+  // The dry run of a whole folder's tests can take longer than Stryker's 5 minutes on a loaded
+  // machine (permissions-app's whole-app tests did).
+  dryRunTimeoutMinutes: 30,
   timeoutFactor: 2,
   reporters: ["clear-text", "progress", "html", "json"],
   htmlReporter: { fileName: `reports/mutation/${name}.html` },
