@@ -16,7 +16,8 @@ const noElectron = {
 };
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "out/", "dist/", "coverage/", "screenshots/"] },
+  // reports/ and .stryker-tmp/: mutation reports and Stryker's copies of the project during a run.
+  { ignores: ["node_modules/", "out/", "dist/", "coverage/", "screenshots/", "reports/", ".stryker-tmp/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
