@@ -6,7 +6,7 @@
 import { getEventListeners } from "node:events";
 import { Type } from "@sinclair/typebox";
 import { setTimeout as delay } from "node:timers/promises";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { AgentMessage, AssistantMessage, ToolCall, ToolResultMessage } from "../../../shared/agent-types.ts";
 import { AbandonedToolError, defaultConvertToLlm, emptyAssistantMessage, executeToolCalls, type AgentTool } from "../index.ts";
 import { activeToolNamesByMessage, addedToolNamesThrough } from "../tool-activation.ts";
@@ -16,7 +16,6 @@ import { scriptedModelInfo } from "./scripted-model.ts";
 
 const results = (messages: readonly AgentMessage[]) => messages.filter((m): m is ToolResultMessage => m.role === "toolResult");
 const textOf = (m: ToolResultMessage) => m.content.map((c) => (c.type === "text" ? c.text : "")).join("");
-const timeouts = () => process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
 
 describe("a sequential batch", () => {
   it("answers an unknown tool with its own error and runs the next call", async () => {
@@ -86,16 +85,24 @@ describe("after an abort", () => {
     ["throws in time", "interrupted", "interrupted"],
   ])("a call that %s leaves no grace timer running", async (_label, throws, text) => {
     const controller = new AbortController();
-    const before = timeouts();
-    const { messages } = await runScript({
-      steps: [{ toolCalls: [{ name: "stopping", id: "c1" }] }, { text: "never" }],
-      tools: [stopping(controller, 10, throws)],
-      // A grace far longer than the test: a timer left running would still be there at the end.
-      config: { abortGraceMs: 600_000 },
-      signal: controller.signal,
-    });
-    expect(textOf(results(messages)[0]!)).toBe(text);
-    expect(timeouts()).toBe(before);
+    const set = vi.spyOn(globalThis, "setTimeout");
+    const clear = vi.spyOn(globalThis, "clearTimeout");
+    try {
+      const { messages } = await runScript({
+        steps: [{ toolCalls: [{ name: "stopping", id: "c1" }] }, { text: "never" }],
+        tools: [stopping(controller, 10, throws)],
+        // A grace no other timer of the run uses, so the grace timer is the one set with it.
+        config: { abortGraceMs: 600_000 },
+        signal: controller.signal,
+      });
+      expect(textOf(results(messages)[0]!)).toBe(text);
+      const graceTimers = set.mock.calls.flatMap(([, ms], i) => (ms === 600_000 ? [set.mock.results[i]!.value as unknown] : []));
+      expect(graceTimers).toHaveLength(1);
+      expect(clear.mock.calls.map(([timer]) => timer)).toContain(graceTimers[0]);
+    } finally {
+      set.mockRestore();
+      clear.mockRestore();
+    }
   });
 
   it("a call that throws without an abort leaves no abort listener on the caller's signal", async () => {
