@@ -27,7 +27,7 @@ import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { GitRunner } from "../app/main/checkpoints/git-runner.ts";
 import { joinNul } from "../app/main/checkpoints/path-bytes.ts";
-import { parseStatus } from "../app/main/checkpoints/shadow-repo.ts";
+import { parseStatus } from "../app/main/checkpoints/git-output.ts";
 import { duSync, makeSampleProject, sampleFileName } from "./support/sample-project.ts";
 
 const FILES = Number(process.env.BENCH_FILES ?? 20_000);

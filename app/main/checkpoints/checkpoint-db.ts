@@ -11,7 +11,7 @@ import Database from "better-sqlite3";
 import { Buffer } from "node:buffer";
 import { chmodSync, existsSync, mkdirSync, renameSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { Change, ChangeStatus, LargeFile } from "./shadow-repo.ts";
+import type { Change, ChangeStatus, LargeFile } from "./shadow-types.ts";
 import { createPrivateFile } from "../store/private-folder.ts";
 
 /** baseline: a project's first; before/after: a turn's; preview: taken to plan a rewind; rewind: the state just before one (its undo point); restored: just after it. */

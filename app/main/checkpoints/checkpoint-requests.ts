@@ -12,7 +12,7 @@ import { ServiceError } from "../../shared/errors.ts";
 import type { CheckpointService, SessionSource } from "./checkpoint-service.ts";
 import { GitError } from "./git-runner.ts";
 import type { Rewinder } from "./rewinder.ts";
-import { CheckpointError } from "./shadow-repo.ts";
+import { CheckpointError } from "./shadow-types.ts";
 
 /** What a rewind needs of the sessions: their transcripts, and the conversation side (note or fork). */
 export interface RewindSessions extends SessionSource {

@@ -25,7 +25,8 @@ import { MAX_DIFF_FILE_BYTES } from "../tools/file-jobs.ts";
 import { CheckpointDb, type CheckpointKind, type CheckpointRow } from "./checkpoint-db.ts";
 import { checkpointsDir, GitError, GitRunner } from "./git-runner.ts";
 import { displayPath, fromPathId, pathId, pathKey } from "./path-bytes.ts";
-import { CheckpointError, ShadowRepo, type Change, type ChangeStatus, type LargeFile } from "./shadow-repo.ts";
+import { ShadowRepo } from "./shadow-repo.ts";
+import { CheckpointError, type Change, type ChangeStatus, type LargeFile } from "./shadow-types.ts";
 import { attribute, turnsOf, type SessionLineage, type TurnInfo } from "./turns.ts";
 import { turnCheckpointKey, type TurnScope } from "./turn-hooks.ts";
 

@@ -20,7 +20,8 @@ import type { ComputePool } from "../workers/compute-pool.ts";
 import type { FileState } from "../workers/file-state-jobs.ts";
 import { GitError } from "./git-runner.ts";
 import { displayPath } from "./path-bytes.ts";
-import { CheckpointError, type BlobReader } from "./shadow-repo.ts";
+import type { BlobReader } from "./blob-reader.ts";
+import { CheckpointError } from "./shadow-types.ts";
 
 export interface RewindStep {
   /** base64url of the path bytes. */

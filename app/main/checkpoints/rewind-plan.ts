@@ -16,7 +16,7 @@
 //   rewind never changes a file whose content it could not put back on undo.
 import { Buffer } from "node:buffer";
 import { pathKey } from "./path-bytes.ts";
-import type { LargeFile, TreeDiffEntry } from "./shadow-repo.ts";
+import type { LargeFile, TreeDiffEntry } from "./shadow-types.ts";
 
 export type PlanAction = "restore" | "remove" | "keep";
 

@@ -22,7 +22,8 @@ import { GitError } from "./git-runner.ts";
 import { displayPath, fromPathId, pathId, pathKey, splitNul } from "./path-bytes.ts";
 import { applyRewindSteps, type ApplyOutcome, type RewindStep } from "./rewind-apply.ts";
 import { applyDecisions, planRewind, type Interval, type PlannedFile } from "./rewind-plan.ts";
-import { CheckpointError, type ShadowRepo } from "./shadow-repo.ts";
+import type { ShadowRepo } from "./shadow-repo.ts";
+import { CheckpointError } from "./shadow-types.ts";
 import { turnsOf } from "./turns.ts";
 
 export interface PreviewFile {
