@@ -36,7 +36,9 @@ const CONFIG_MARKER = "# lathe-checkpoints v3";
  *   cost of a first snapshot is per object, not per byte, and stores 3.7 times more).
  * index.version 4: a smaller index (paths prefix-compressed), read and written by every call.
  * splitIndex: a turn's update-index and write-tree write only the entries that changed (about
- *   150 KB) instead of the whole index of every file (about 1.6 MB for 20,000 files).
+ *   150 KB) instead of the whole index of every file (about 1.6 MB for 20,000 files); a shared
+ *   index replaced (once a fifth of the entries changed) is deleted at once (sharedIndexExpire):
+ *   only one git process uses this index at a time (ShadowRepo.exclusive).
  * sharedRepository 0600: the store is private (objects 0400, folders 0700).
  */
 export const SHADOW_CONFIG = `[core]
@@ -55,6 +57,8 @@ export const SHADOW_CONFIG = `[core]
 	sharedRepository = 0600
 [index]
 	version = 4
+[splitIndex]
+	sharedIndexExpire = now
 [gc]
 	auto = 0
 [user]

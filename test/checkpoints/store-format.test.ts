@@ -1,0 +1,126 @@
+// The shadow repository's own format, checked with git itself: the commits Lathe writes from Node
+// (loose-object.ts) are valid and chained, so `git gc` keeps every checkpoint; the index is split
+// (a turn rewrites only its changed part); a bulk store's git calls get the longer time bound of
+// first-snapshot.ts, a turn's the default; a git call past its bound is stopped, not waited on.
+import { execFileSync } from "node:child_process";
+import { chmodSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { bulkStoreTimeoutMs } from "../../app/main/checkpoints/first-snapshot.ts";
+import { GitError, GitRunner, type GitOptions } from "../../app/main/checkpoints/git-runner.ts";
+import { commitBody } from "../../app/main/checkpoints/loose-object.ts";
+import { ShadowRepo } from "../../app/main/checkpoints/shadow-repo.ts";
+import { bash, cleanup, FakeSession, makeService, snapshot, tempDir, write } from "./helpers.ts";
+
+const dirs: string[] = [];
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((c) => c()));
+  cleanup(...dirs.splice(0));
+});
+
+function setup() {
+  const project = tempDir("lathe-cp-format-");
+  const data = tempDir("lathe-cp-format-data-");
+  dirs.push(project, data);
+  const { cp, rewinder } = makeService(data);
+  closers.push(() => cp.close());
+  const gitDir = path.join(data, "checkpoints", "projects", "1.git");
+  const git = (...args: string[]) => execFileSync("git", [`--git-dir=${gitDir}`, ...args], { encoding: "utf8", env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } });
+  return { project, data, gitDir, git, cp, rewinder, session: new FakeSession(cp, project) };
+}
+
+describe("the checkpoint store's format", () => {
+  it("writes valid, chained commits that git gc keeps: a rewind after gc restores exactly", async () => {
+    const { project, gitDir, git, cp, rewinder, session } = setup();
+    write(project, "a.txt", "1\n");
+    write(project, "dir/b.txt", "b\n");
+    session.user("first");
+    await session.turn([{ name: "bash" }], () => bash(project, "echo 2 > a.txt; echo new > dir/c.txt"));
+    const expected = snapshot(project);
+    const second = session.user("second");
+    await session.turn([{ name: "bash" }], () => bash(project, "echo 3 > a.txt; rm dir/b.txt; echo d > d.txt"));
+    session.user("third");
+    await session.turn([{ name: "bash" }], () => bash(project, "echo 4 > a.txt"));
+    // Every checkpoint's commit names its tree; the commits form one chain from HEAD.
+    const rows = cp.db.projectRange(1, 0, Number.MAX_SAFE_INTEGER);
+    expect(rows.length).toBeGreaterThanOrEqual(4);
+    for (const row of rows) expect(git("rev-parse", `${row.commit}^{tree}`).trim()).toBe(row.tree);
+    const chain = git("rev-list", "HEAD").trim().split("\n");
+    for (const row of rows) expect(chain).toContain(row.commit);
+    expect(git("cat-file", "-p", "HEAD")).toMatch(/^tree [0-9a-f]{40}\nparent [0-9a-f]{40}\nauthor Lathe <checkpoints@lathe\.invalid> \d+ \+0000\ncommitter /);
+    // git's strictest check of every object, then a gc that drops whatever nothing reaches.
+    execFileSync("git", [`--git-dir=${gitDir}`, "fsck", "--strict", "--no-dangling", "--no-progress"], { stdio: "pipe" });
+    git("-c", "gc.pruneExpire=now", "gc", "--prune=now", "--quiet");
+    expect(readdirSync(path.join(gitDir, "objects", "pack")).some((f) => f.endsWith(".pack"))).toBe(true);
+    for (const row of rows) expect(git("cat-file", "-t", row.tree).trim()).toBe("tree");
+    // Rewind to before the second message: the state after the first turn comes back.
+    const preview = await rewinder.preview(session, session.sessionId, { position: second });
+    const result = await rewinder.apply(session, preview.previewId, { restore: [], destination: "project" });
+    expect("done" in result).toBe(true);
+    expect(snapshot(project)).toEqual(expected);
+  }, 60_000);
+
+  it("keeps a commit message to one bounded line whatever a key holds", () => {
+    const body = commitBody("a".repeat(40), null, `after 1:call\n\0\x1bnext${"x".repeat(500)}`, new Date(0)).toString("utf8");
+    const message = body.split("\n\n")[1]!;
+    expect(message.endsWith("\n")).toBe(true);
+    expect(message.slice(0, -1)).not.toMatch(/[\u0000-\u001f]/);
+    expect(message.length).toBeLessThanOrEqual(201);
+    expect(body.startsWith(`tree ${"a".repeat(40)}\nauthor Lathe <checkpoints@lathe.invalid> 0 +0000\n`)).toBe(true);
+  });
+
+  it("splits the index: a turn rewrites the changed entries, not the index of every file", async () => {
+    const { project, gitDir, session } = setup();
+    for (let i = 0; i < 600; i++) write(project, `src/d${i % 6}/file-with-a-long-name-${i}.ts`, `export const x${i} = ${i};\n`);
+    session.user("go");
+    await session.turn([{ name: "bash" }], () => bash(project, "echo changed >> src/d1/file-with-a-long-name-1.ts"));
+    const shared = readdirSync(gitDir).filter((f) => f.startsWith("sharedindex."));
+    expect(shared.length).toBe(1);
+    expect(statSync(path.join(gitDir, "index")).size * 4).toBeLessThan(statSync(path.join(gitDir, shared[0]!)).size);
+  }, 60_000);
+});
+
+describe("time bounds of the store's git calls", () => {
+  it("gives a bulk store 120 s plus 1 s per MB, and a turn's calls the default", async () => {
+    expect(bulkStoreTimeoutMs(0)).toBe(120_000);
+    expect(bulkStoreTimeoutMs(200 * 1024 * 1024)).toBe(320_000);
+    const project = tempDir("lathe-cp-bounds-");
+    const data = tempDir("lathe-cp-bounds-data-");
+    dirs.push(project, data);
+    const calls: { command: string; timeoutMs: number | undefined }[] = [];
+    class Recording extends GitRunner {
+      override run(args: string[], options: GitOptions = {}) {
+        calls.push({ command: args.filter((a) => !a.startsWith("-") && !a.includes("=")).join(" "), timeoutMs: options.timeoutMs });
+        return super.run(args, options);
+      }
+    }
+    const repo = new ShadowRepo(path.join(data, "1.git"), project, new Recording(path.join(data, "no-hooks")));
+    const content = "x".repeat(4096);
+    for (let i = 0; i < 600; i++) write(project, `f${i}.txt`, content);
+    await repo.capture("first", 1e9, []);
+    const bulk = calls.filter((c) => c.command === "update-index");
+    expect(bulk.length).toBeGreaterThan(0);
+    const megabytes = Math.ceil((600 * 4096) / (1024 * 1024));
+    for (const c of bulk) expect(c.timeoutMs).toBe(120_000 + megabytes * 1_000);
+    calls.length = 0;
+    write(project, "f1.txt", "changed");
+    await repo.capture("turn", 1e9, []);
+    expect(calls.map((c) => c.command)).toEqual(["status", "update-index", "write-tree"]);
+    for (const c of calls) expect(c.timeoutMs).toBeUndefined();
+  }, 60_000);
+
+  it("stops a git call that outlives its bound with a timeout error", async () => {
+    const data = tempDir("lathe-cp-slow-git-");
+    dirs.push(data);
+    const slowGit = path.join(data, "slow-git");
+    writeFileSync(slowGit, "#!/bin/sh\nexec sleep 30\n");
+    chmodSync(slowGit, 0o755);
+    const runner = new GitRunner(path.join(data, "no-hooks"), slowGit);
+    const started = Date.now();
+    const error = await runner.run(["update-index"], { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GitError);
+    expect((error as GitError).failure).toBe("timeout");
+    expect(Date.now() - started).toBeLessThan(25_000);
+  });
+});
