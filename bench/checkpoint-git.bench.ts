@@ -1,13 +1,13 @@
 // The checkpoint store's git work, variant against variant, on one project; prints ONE JSON line.
 // Run with `npm run bench:checkpoint-git` (BENCH_FILES / BENCH_MB for a smaller project,
-// BENCH_VARIANTS to choose, e.g. "before,after,bulk-single"). It answers "which git settings and
+// BENCH_VARIANTS to choose, e.g. "v2,after,after-unsplit,level0"; default "v2,after"). It answers "which git settings and
 // which sequence of git calls" with figures, where bench:checkpoints measures the service as built.
 //
 // Each variant has a shadow repository of its own over the same project (20,000 files / 200 MB):
-// - first: a first snapshot into a new store (status, update-index of every file, write-tree,
-//   commit-tree), BENCH_FIRST_RUNS (3) times, variants alternated run after run;
+// - first: a first snapshot into a new store (status, update-index of every file, write-tree, the
+//   commit), BENCH_FIRST_RUNS (3) times, variants alternated run after run;
 // - turn: after 10 files changed, the capture of a turn (status, update-index of what it listed,
-//   write-tree, commit-tree), BENCH_TURNS (15) times, variants alternated (their order swapped
+//   write-tree, the commit), BENCH_TURNS (15) times, variants alternated (their order swapped
 //   every turn), plus the bare `git status` of each variant and `git diff-files` (the smallest
 //   git call that still lstat()s every tracked file: the floor of any "what changed" without a
 //   file-system monitor, which Lathe must not run) for scale;
@@ -15,12 +15,18 @@
 // Wall times are medians and minima in ms; cpuMs is git's CPU time (user + system, from
 // /proc/self/stat of this process's finished children: 10 ms ticks, so averaged over the runs).
 // The variants:
-//   before: the store as it was (loose objects at zlib level 1, one update-index, `status -uall`,
-//           so the untracked cache is never used);
-//   after: what shadow-repo.ts does now (a first snapshot streamed into one pack by two
-//          update-index processes in parallel, the untracked cache used by status);
+//   after: the store as shipped: app/main/checkpoints/shadow-repo.ts itself (its configuration
+//          from shadow-layout.ts, its sequence of calls: status, update-index, write-tree, the
+//          commit written from Node; a first snapshot by first-snapshot.ts);
+//   after-unsplit: `after` with core.splitIndex off in that configuration (the split's share);
+//   v2 (historic: the store before the split index and the Node-written commit): a first
+//      snapshot streamed into packs by two update-index processes, the untracked cache used by
+//      status, a whole index written by every call, `commit-tree` as a fourth process;
+//   level0: v2 with its packs and objects uncompressed (core/pack.compression=0);
+//   before (historic: the first store): loose objects at zlib level 1, one update-index,
+//          `status -uall`, so the untracked cache is never used;
 //   loose0: `before` with loose objects stored uncompressed (core.looseCompression=0);
-//   bulk-single: `after` with one update-index process only.
+//   bulk-single: v2 with one update-index process only.
 import { execFileSync } from "node:child_process";
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -28,17 +34,19 @@ import path from "node:path";
 import { GitRunner } from "../app/main/checkpoints/git-runner.ts";
 import { joinNul } from "../app/main/checkpoints/path-bytes.ts";
 import { parseStatus } from "../app/main/checkpoints/git-output.ts";
+import { ShadowRepo } from "../app/main/checkpoints/shadow-repo.ts";
 import { duSync, makeSampleProject, sampleFileName } from "./support/sample-project.ts";
 
 const FILES = Number(process.env.BENCH_FILES ?? 20_000);
 const TOTAL_MB = Number(process.env.BENCH_MB ?? 200);
 const TURNS = Number(process.env.BENCH_TURNS ?? 15);
 const FIRST_RUNS = Number(process.env.BENCH_FIRST_RUNS ?? 3);
-const VARIANTS = (process.env.BENCH_VARIANTS ?? "before,after").split(",");
+const VARIANTS = (process.env.BENCH_VARIANTS ?? "v2,after").split(",");
 const work = mkdtempSync(path.join(tmpdir(), "lathe-checkpoint-git-bench-"));
 const project = path.join(work, "project");
 const git = new GitRunner(path.join(work, "no-hooks"));
 
+/** A historic store: its own configuration and sequence of calls (capture below). */
 interface Variant {
   config: string;
   statusArgs: string[];
@@ -69,12 +77,39 @@ const BASE_CONFIG = `[core]
 `;
 const LEVEL1 = "[core]\n\tlooseCompression = 1\n\tcompression = 1\n[pack]\n\tcompression = 1\n";
 const STATUS = ["status", "--porcelain=v2", "-z", "--no-renames", "--ignore-submodules=all"];
-const ALL: Record<string, Variant> = {
+const HISTORIC: Record<string, Variant> = {
   before: { config: BASE_CONFIG + LEVEL1, statusArgs: ["-uall"], firstProcesses: 1, bulk: false },
-  after: { config: `${BASE_CONFIG + LEVEL1}[status]\n\tshowUntrackedFiles = all\n`, statusArgs: [], firstProcesses: 2, bulk: true },
+  v2: { config: `${BASE_CONFIG + LEVEL1}[status]\n\tshowUntrackedFiles = all\n`, statusArgs: [], firstProcesses: 2, bulk: true },
+  level0: { config: `${BASE_CONFIG}[core]\n\tlooseCompression = 0\n\tcompression = 0\n[pack]\n\tcompression = 0\n[status]\n\tshowUntrackedFiles = all\n`, statusArgs: [], firstProcesses: 2, bulk: true },
   loose0: { config: `${BASE_CONFIG}[core]\n\tlooseCompression = 0\n\tcompression = 0\n`, statusArgs: ["-uall"], firstProcesses: 1, bulk: false },
   "bulk-single": { config: `${BASE_CONFIG + LEVEL1}[status]\n\tshowUntrackedFiles = all\n`, statusArgs: [], firstProcesses: 1, bulk: true },
 };
+const SHIPPED = ["after", "after-unsplit"];
+const SHIPPED_STATUS = ["-c", "status.showUntrackedFiles=all", ...STATUS];
+/** The shipped store of each "after" variant (the one the turns use: the last first snapshot's). */
+const shipped = new Map<string, ShadowRepo>();
+
+/** A new, empty store of `name`: laid out as the variant lays it out. */
+async function newVariantStore(name: string): Promise<string> {
+  if (!SHIPPED.includes(name)) return newStore(`${name}.git`, HISTORIC[name]!);
+  const gitDir = path.join(work, `${name}.git`);
+  rmSync(gitDir, { recursive: true, force: true });
+  const repo = new ShadowRepo(gitDir, project, git);
+  await repo.ready();
+  if (name === "after-unsplit") {
+    const config = path.join(gitDir, "config");
+    writeFileSync(config, readFileSync(config, "utf8").replace("splitIndex = true", "splitIndex = false"));
+  }
+  shipped.set(name, repo);
+  return gitDir;
+}
+
+/** One capture of variant `name`; returns the number of paths it stored. */
+async function captureVariant(name: string, gitDir: string): Promise<number> {
+  const repo = shipped.get(name);
+  if (!repo) return capture(gitDir, HISTORIC[name]!);
+  return (await repo.capture("bench", Number.MAX_SAFE_INTEGER, [])).changes.length;
+}
 
 function childCpuMs(): number {
   const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]!.split(" ");
@@ -97,7 +132,7 @@ function newStore(name: string, variant: Variant): string {
 const run = (gitDir: string, args: string[], options: { input?: Buffer; env?: Record<string, string> } = {}) =>
   git.run(args, { ...options, timeoutMs: 900_000, globalArgs: [`--git-dir=${gitDir}`, `--work-tree=${project}`] });
 
-/** One capture as the variant takes it; returns the number of paths it stored. */
+/** One capture as a historic variant takes it; returns the number of paths it stored. */
 async function capture(gitDir: string, variant: Variant): Promise<number> {
   const status = await run(gitDir, [...STATUS, ...variant.statusArgs]);
   const paths = [...parseStatus(status.stdout).values()].map((c) => c.path);
@@ -138,7 +173,8 @@ async function timed<T>(action: () => Promise<T>): Promise<{ ms: number; cpuMs: 
 }
 
 async function main() {
-  for (const name of VARIANTS) if (!ALL[name]) throw new Error(`unknown variant ${name}: one of ${Object.keys(ALL).join(", ")}`);
+  for (const name of VARIANTS)
+    if (!HISTORIC[name] && !SHIPPED.includes(name)) throw new Error(`unknown variant ${name}: one of ${[...SHIPPED, ...Object.keys(HISTORIC)].join(", ")}`);
   const load = [loadavg()[0]!];
   makeSampleProject(project, FILES, TOTAL_MB);
   execFileSync("sync");
@@ -151,8 +187,8 @@ async function main() {
   for (let r = 0; r < FIRST_RUNS; r++) {
     const order = r % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
     for (const name of order) {
-      const gitDir = newStore(`${name}.git`, ALL[name]!);
-      const result = await timed(() => capture(gitDir, ALL[name]!));
+      const gitDir = await newVariantStore(name);
+      const result = await timed(() => captureVariant(name, gitDir));
       if (result.value !== FILES) throw new Error(`${name}: the first snapshot stored ${result.value} files, not ${FILES}`);
       first[name]!.ms.push(result.ms);
       first[name]!.cpu.push(result.cpuMs);
@@ -170,12 +206,11 @@ async function main() {
     const order = t % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
     for (const name of order) {
       const gitDir = path.join(work, `${name}.git`);
-      const variant = ALL[name]!;
-      const status = await timed(() => run(gitDir, [...STATUS, ...variant.statusArgs]));
+      const status = await timed(() => run(gitDir, HISTORIC[name] ? [...STATUS, ...HISTORIC[name].statusArgs] : SHIPPED_STATUS));
       turn[name]!.statusMs.push(status.ms);
       turn[name]!.statusCpu.push(status.cpuMs);
       const before = duSync(path.join(gitDir, "objects"));
-      const result = await timed(() => capture(gitDir, variant));
+      const result = await timed(() => captureVariant(name, gitDir));
       if (result.value !== 10) throw new Error(`${name}: a turn's capture stored ${result.value} files, not 10`);
       turn[name]!.ms.push(result.ms);
       turn[name]!.cpu.push(result.cpuMs);
