@@ -80,7 +80,12 @@ const STATUS = ["status", "--porcelain=v2", "-z", "--no-renames", "--ignore-subm
 const HISTORIC: Record<string, Variant> = {
   before: { config: BASE_CONFIG + LEVEL1, statusArgs: ["-uall"], firstProcesses: 1, bulk: false },
   v2: { config: `${BASE_CONFIG + LEVEL1}[status]\n\tshowUntrackedFiles = all\n`, statusArgs: [], firstProcesses: 2, bulk: true },
-  level0: { config: `${BASE_CONFIG}[core]\n\tlooseCompression = 0\n\tcompression = 0\n[pack]\n\tcompression = 0\n[status]\n\tshowUntrackedFiles = all\n`, statusArgs: [], firstProcesses: 2, bulk: true },
+  level0: {
+    config: `${BASE_CONFIG}[core]\n\tlooseCompression = 0\n\tcompression = 0\n[pack]\n\tcompression = 0\n[status]\n\tshowUntrackedFiles = all\n`,
+    statusArgs: [],
+    firstProcesses: 2,
+    bulk: true,
+  },
   loose0: { config: `${BASE_CONFIG}[core]\n\tlooseCompression = 0\n\tcompression = 0\n`, statusArgs: ["-uall"], firstProcesses: 1, bulk: false },
   "bulk-single": { config: `${BASE_CONFIG + LEVEL1}[status]\n\tshowUntrackedFiles = all\n`, statusArgs: [], firstProcesses: 1, bulk: true },
 };

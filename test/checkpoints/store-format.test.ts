@@ -26,7 +26,8 @@ function setup() {
   const { cp, rewinder } = makeService(data);
   closers.push(() => cp.close());
   const gitDir = path.join(data, "checkpoints", "projects", "1.git");
-  const git = (...args: string[]) => execFileSync("git", [`--git-dir=${gitDir}`, ...args], { encoding: "utf8", env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } });
+  const git = (...args: string[]) =>
+    execFileSync("git", [`--git-dir=${gitDir}`, ...args], { encoding: "utf8", env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } });
   return { project, data, gitDir, git, cp, rewinder, session: new FakeSession(cp, project) };
 }
 
@@ -82,7 +83,7 @@ describe("the checkpoint store's format", () => {
 });
 
 describe("time bounds of the store's git calls", () => {
-  it("gives a bulk store 120 s plus 1 s per MB, and a turn's calls the default", async () => {
+  it("gives a first snapshot 10 minutes to list the files and 120 s plus 1 s per MB to store them, and a turn's calls the default", async () => {
     expect(bulkStoreTimeoutMs(0)).toBe(120_000);
     expect(bulkStoreTimeoutMs(200 * 1024 * 1024)).toBe(320_000);
     const project = tempDir("lathe-cp-bounds-");
@@ -103,6 +104,8 @@ describe("time bounds of the store's git calls", () => {
     expect(bulk.length).toBeGreaterThan(0);
     const megabytes = Math.ceil((600 * 4096) / (1024 * 1024));
     for (const c of bulk) expect(c.timeoutMs).toBe(120_000 + megabytes * 1_000);
+    expect(calls.find((c) => c.command === "status")?.timeoutMs).toBe(600_000);
+    expect(calls.find((c) => c.command === "write-tree")?.timeoutMs).toBe(120_000 + megabytes * 1_000);
     calls.length = 0;
     write(project, "f1.txt", "changed");
     await repo.capture("turn", 1e9, []);

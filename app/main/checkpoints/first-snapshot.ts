@@ -9,9 +9,11 @@
 // than per byte: zlib's set-up of each object's stream, SHA-1 (git's collision-detecting one) and
 // the kernel's open/read; compression level 0 costs the same CPU as level 1 and stores 3.7 times
 // more, so level 1 it is.
-// Time bound: a first snapshot of a large project may legitimately take minutes on a slow disk or
-// a loaded machine, so each of its git calls may take 120 s plus 1 s per MB to store (at least
-// 1 MB/s of progress); past that it is stopped (GitError "timeout"), never left to hang.
+// Time bounds: a first snapshot of a large project may legitimately take minutes on a slow disk or
+// a loaded machine, so its status (listing every file) may take 10 minutes and each of its
+// storing calls (and its write-tree) 120 s plus 1 s per MB to store (at least 1 MB/s of
+// progress); past that a call is stopped (GitError "timeout"), never left to hang. A turn's
+// calls keep GitRunner's 120 s.
 // Contract: resolves when every path is in the index; rejects with the GitError of the first call
 // that failed; the temporary index is removed either way. The caller holds the repository.
 import { Buffer } from "node:buffer";
@@ -24,6 +26,8 @@ import { joinNul } from "./path-bytes.ts";
 /** From this many files to store at once, objects go into packs. */
 export const BULK_MIN_FILES = 500;
 const BASE_TIMEOUT_MS = 120_000;
+/** The bound on a first snapshot's status. */
+export const FIRST_STATUS_TIMEOUT_MS = 600_000;
 /** The slowest progress accepted: 1 MB per second. */
 const MS_PER_MB = 1_000;
 let tempIndexCount = 0;

@@ -35,7 +35,7 @@ import { Buffer } from "node:buffer";
 import { lstat, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { BlobReader } from "./blob-reader.ts";
-import { BULK_MIN_FILES, storeMany } from "./first-snapshot.ts";
+import { BULK_MIN_FILES, bulkStoreTimeoutMs, FIRST_STATUS_TIMEOUT_MS, storeMany } from "./first-snapshot.ts";
 import { GitError, type GitRunner } from "./git-runner.ts";
 import { parseRawDiff, parseStatus } from "./git-output.ts";
 import { writeCommit } from "./loose-object.ts";
@@ -139,7 +139,10 @@ export class ShadowRepo {
     // Every untracked file listed (as -uall would), given by configuration so that status can use
     // the untracked cache (git 2.37+ uses it for "all" only when the configuration asks for it):
     // folders whose mtime did not change are not read again.
-    const status = await git(["-c", "status.showUntrackedFiles=all", "status", "--porcelain=v2", "-z", "--no-renames", "--ignore-submodules=all"]);
+    // A first snapshot's status lists every file of a project of any size: the longer bound.
+    const status = await git(["-c", "status.showUntrackedFiles=all", "status", "--porcelain=v2", "-z", "--no-renames", "--ignore-submodules=all"], {
+      timeoutMs: head ? undefined : FIRST_STATUS_TIMEOUT_MS,
+    });
     const candidates = parseStatus(status.stdout);
     const prevLarge = new Map(previousLarge.map((f) => [f.path, f]));
     for (const f of previousLarge) if (!candidates.has(f.path)) candidates.set(f.path, { path: Buffer.from(f.path, "latin1"), inHead: false });
@@ -179,11 +182,12 @@ export class ShadowRepo {
     const headTree = head ? await this.#treeOf(head) : null;
     // Nothing stored changed: the last capture stands (large files may still have changed).
     if (head && headTree && toAdd.length === 0 && toRemove.length === 0) return { commit: head, tree: headTree, changes, large };
-    const tree = (await this.git(["write-tree"])).stdout.toString("utf8").trim();
+    const tree = (await this.git(["write-tree"], { timeoutMs: toAdd.length >= BULK_MIN_FILES ? bulkStoreTimeoutMs(bytesToAdd) : undefined })).stdout.toString("utf8").trim();
     // Content identical to the last capture (a file saved unchanged): same commit, modified files dropped.
     if (head && headTree === tree) return { commit: head, tree, changes: changes.filter((c) => c.large), large };
     const commit = await writeCommit(this.gitDir, tree, head, message).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOSPC" || error.code === "EDQUOT") throw new GitError("disk-full", "The disk is full: the checkpoint store could not be written. Free some space and try again.");
+      if (error.code === "ENOSPC" || error.code === "EDQUOT")
+        throw new GitError("disk-full", "The disk is full: the checkpoint store could not be written. Free some space and try again.");
       throw new GitError("failed", `The checkpoint could not be written to ${this.gitDir}: ${error.message}`);
     });
     await this.#setHead(commit);
