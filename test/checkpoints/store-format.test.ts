@@ -66,6 +66,7 @@ describe("the checkpoint store's format", () => {
     const body = commitBody("a".repeat(40), null, `after 1:call\n\0\x1bnext${"x".repeat(500)}`, new Date(0)).toString("utf8");
     const message = body.split("\n\n")[1]!;
     expect(message.endsWith("\n")).toBe(true);
+    // eslint-disable-next-line no-control-regex -- control characters are what must be absent
     expect(message.slice(0, -1)).not.toMatch(/[\u0000-\u001f]/);
     expect(message.length).toBeLessThanOrEqual(201);
     expect(body.startsWith(`tree ${"a".repeat(40)}\nauthor Lathe <checkpoints@lathe.invalid> 0 +0000\n`)).toBe(true);

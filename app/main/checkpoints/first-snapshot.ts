@@ -16,7 +16,7 @@
 // calls keep GitRunner's 120 s.
 // Contract: resolves when every path is in the index; rejects with the GitError of the first call
 // that failed; the temporary index is removed either way. The caller holds the repository.
-import { Buffer } from "node:buffer";
+import type { Buffer } from "node:buffer";
 import { rm } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";

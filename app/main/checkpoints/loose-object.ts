@@ -20,6 +20,7 @@ const MAX_MESSAGE = 200;
 /** The body of a commit object: `tree`, then `parent` (if any), author, committer, a blank line, the message. */
 export function commitBody(tree: string, parent: string | null, message: string, when: Date): Buffer {
   const seconds = Math.floor(when.getTime() / 1000);
+  // eslint-disable-next-line no-control-regex -- control characters are what is replaced
   const line = message.replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, MAX_MESSAGE);
   const lines = [`tree ${tree}`];
   if (parent) lines.push(`parent ${parent}`);
