@@ -3,7 +3,7 @@
 // (a turn rewrites only its changed part); a bulk store's git calls get the longer time bound of
 // first-snapshot.ts, a turn's the default; a git call past its bound is stopped, not waited on.
 import { execFileSync } from "node:child_process";
-import { chmodSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { bulkStoreTimeoutMs } from "../../app/main/checkpoints/first-snapshot.ts";
@@ -72,6 +72,30 @@ describe("the checkpoint store's format", () => {
     expect(body.startsWith(`tree ${"a".repeat(40)}\nauthor Lathe <checkpoints@lathe.invalid> 0 +0000\n`)).toBe(true);
   });
 
+  it("rebuilds an unreadable index (corrupt, or its shared part gone) from the last capture and keeps the store", async () => {
+    const notices: string[] = [];
+    const project = tempDir("lathe-cp-index-");
+    const data = tempDir("lathe-cp-index-data-");
+    dirs.push(project, data);
+    const { cp } = makeService(data, notices);
+    closers.push(() => cp.close());
+    const session = new FakeSession(cp, project);
+    const gitDir = path.join(data, "checkpoints", "projects", "1.git");
+    for (let i = 0; i < 20; i++) write(project, `f${i}.txt`, `${i}\n`);
+    session.user("one");
+    await session.turn([{ name: "bash" }], () => write(project, "f1.txt", "one\n"));
+    writeFileSync(path.join(gitDir, "index"), "DIRC garbage");
+    session.user("two");
+    await session.turn([{ name: "bash" }], () => write(project, "f2.txt", "two\n"));
+    for (const name of readdirSync(gitDir).filter((f) => f.startsWith("sharedindex."))) rmSync(path.join(gitDir, name));
+    session.user("three");
+    await session.turn([{ name: "bash" }], () => write(project, "f3.txt", "three\n"));
+    expect(notices).toEqual([]);
+    expect(readdirSync(data + "/checkpoints/projects").filter((f) => f.includes("damaged"))).toEqual([]);
+    const turns = await cp.sessionChanges(session, session.sessionId);
+    expect(turns.map((t) => t.files.map((f) => `${f.status} ${f.path}`))).toEqual([["modified f1.txt"], ["modified f2.txt"], ["modified f3.txt"]]);
+  }, 60_000);
+
   it("splits the index: a turn rewrites the changed entries, not the index of every file", async () => {
     const { project, gitDir, session } = setup();
     for (let i = 0; i < 600; i++) write(project, `src/d${i % 6}/file-with-a-long-name-${i}.ts`, `export const x${i} = ${i};\n`);
@@ -122,9 +146,10 @@ describe("time bounds of the store's git calls", () => {
     chmodSync(slowGit, 0o755);
     const runner = new GitRunner(path.join(data, "no-hooks"), slowGit);
     const started = Date.now();
-    const error = await runner.run(["update-index"], { timeoutMs: 300 }).catch((e: unknown) => e);
+    const error = await runner.run(["-c", "status.showUntrackedFiles=all", "status"], { timeoutMs: 300 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GitError);
     expect((error as GitError).failure).toBe("timeout");
+    expect((error as GitError).message).toMatch(/^git status took longer than/);
     expect(Date.now() - started).toBeLessThan(25_000);
   });
 });

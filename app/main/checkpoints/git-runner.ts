@@ -133,7 +133,7 @@ export class GitRunner {
       const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
       const timer = setTimeout(() => {
         child.kill("SIGKILL");
-        finish(new GitError("timeout", `git ${args[0]} took longer than ${Math.round(timeoutMs / 1000)} s and was stopped.`));
+        finish(new GitError("timeout", `git ${commandName(args)} took longer than ${Math.round(timeoutMs / 1000)} s and was stopped.`));
       }, timeoutMs);
       child.stdout!.on("data", (chunk: Buffer) => out.push(chunk));
       child.stderr!.on("data", (chunk: Buffer) => {
@@ -145,7 +145,7 @@ export class GitRunner {
         const stderr = Buffer.concat(err).toString("utf8");
         const exit = code ?? -1;
         if (exit === 0 || options.okCodes?.includes(exit)) return finish({ stdout: Buffer.concat(out), stderr, code: exit });
-        finish(classify(args[0] ?? "", stderr, code, signal));
+        finish(classify(commandName(args), stderr, code, signal));
       });
       // A child that exits before reading all its input makes stdin fail with EPIPE: the exit code says why.
       child.stdin!.on("error", () => undefined);
@@ -153,6 +153,11 @@ export class GitRunner {
       else child.stdin!.end();
     });
   }
+}
+
+/** The command's name for messages: the first word that is not an option ("-c name=value" skipped). */
+function commandName(args: readonly string[]): string {
+  return args.find((a, i) => !a.startsWith("-") && args[i - 1] !== "-c") ?? "";
 }
 
 function spawnError(error: unknown, cwd: string): GitError {

@@ -32,7 +32,7 @@
 // GitError / CheckpointError with a message for a person; none blocks the main thread (git runs as
 // a child process, file checks are async).
 import { Buffer } from "node:buffer";
-import { lstat, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { lstat, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { BlobReader } from "./blob-reader.ts";
 import { BULK_MIN_FILES, bulkStoreTimeoutMs, FIRST_STATUS_TIMEOUT_MS, storeMany } from "./first-snapshot.ts";
@@ -123,6 +123,12 @@ export class ShadowRepo {
       try {
         return await this.#capture(message, maxFileBytes, previousLarge, background);
       } catch (error) {
+        // The index is only a cache of the last capture (its files' stat data): one that cannot be
+        // read is rebuilt from HEAD, and the store is kept (status then compares contents once).
+        if (error instanceof GitError && this.#indexUnreadable(error.stderr)) {
+          await this.#rebuildIndex();
+          return this.#capture(message, maxFileBytes, previousLarge, background);
+        }
         // A git killed mid-write leaves index.lock; a file changing under git can fail one read.
         if (error instanceof GitError && error.failure === "failed") {
           await rm(join(this.gitDir, "index.lock"), { force: true });
@@ -131,6 +137,17 @@ export class ShadowRepo {
         throw error;
       }
     }
+  }
+
+  #indexUnreadable(stderr: string): boolean {
+    return stderr.includes("sharedindex.") || /^fatal: index file corrupt$/m.test(stderr) || stderr.includes(`${join(this.gitDir, "index")}: `);
+  }
+
+  async #rebuildIndex(): Promise<void> {
+    const shared = (await readdir(this.gitDir).catch(() => [])).filter((name) => name.startsWith("sharedindex."));
+    await Promise.all(["index", "index.lock", ...shared].map((name) => rm(join(this.gitDir, name), { force: true })));
+    const head = await this.head();
+    if (head) await this.git(["read-tree", head]);
   }
 
   async #capture(message: string, maxFileBytes: number, previousLarge: readonly LargeFile[], background: boolean): Promise<Capture> {
