@@ -37,12 +37,18 @@ describe("the checkpoint store's format", () => {
     write(project, "a.txt", "1\n");
     write(project, "dir/b.txt", "b\n");
     session.user("first");
-    await session.turn([{ name: "bash" }], () => bash(project, "echo 2 > a.txt; echo new > dir/c.txt"));
+    await session.turn([{ name: "bash" }], () => {
+      bash(project, "echo 2 > a.txt; echo new > dir/c.txt");
+    });
     const expected = snapshot(project);
     const second = session.user("second");
-    await session.turn([{ name: "bash" }], () => bash(project, "echo 3 > a.txt; rm dir/b.txt; echo d > d.txt"));
+    await session.turn([{ name: "bash" }], () => {
+      bash(project, "echo 3 > a.txt; rm dir/b.txt; echo d > d.txt");
+    });
     session.user("third");
-    await session.turn([{ name: "bash" }], () => bash(project, "echo 4 > a.txt"));
+    await session.turn([{ name: "bash" }], () => {
+      bash(project, "echo 4 > a.txt");
+    });
     // Every checkpoint's commit names its tree; the commits form one chain from HEAD.
     const rows = cp.db.projectRange(1, 0, Number.MAX_SAFE_INTEGER);
     expect(rows.length).toBeGreaterThanOrEqual(4);
@@ -100,7 +106,9 @@ describe("the checkpoint store's format", () => {
     const { project, gitDir, session } = setup();
     for (let i = 0; i < 600; i++) write(project, `src/d${i % 6}/file-with-a-long-name-${i}.ts`, `export const x${i} = ${i};\n`);
     session.user("go");
-    await session.turn([{ name: "bash" }], () => bash(project, "echo changed >> src/d1/file-with-a-long-name-1.ts"));
+    await session.turn([{ name: "bash" }], () => {
+      bash(project, "echo changed >> src/d1/file-with-a-long-name-1.ts");
+    });
     const shared = readdirSync(gitDir).filter((f) => f.startsWith("sharedindex."));
     expect(shared.length).toBe(1);
     expect(statSync(path.join(gitDir, "index")).size * 4).toBeLessThan(statSync(path.join(gitDir, shared[0]!)).size);
