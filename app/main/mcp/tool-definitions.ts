@@ -6,11 +6,13 @@
 // meta-schemas are compiled to code, once) and without the schema's regular
 // expressions (`pattern`, `patternProperties`: a hostile one could hang the main process on the
 // model's arguments; the server checks them itself). A tool that cannot be used is kept with its
-// `error`, so settings and tool_search can say why. Never throws.
+// `error`, so settings and tool_search can say why. Checking a call's arguments has a work budget
+// (argument-check-budget.ts): a check past it fails closed with an error for the model. Never throws.
 import { createHash } from "node:crypto";
 import Schema from "typebox/schema";
 import { Settings } from "typebox/system";
 import { exceedsBounds } from "../../shared/json-bounds.ts";
+import { argumentCheckLimit, budgetProblem, meteredSchema, runMetered, type MeteredSchema } from "./argument-check-budget.ts";
 import { schemaExpansionError } from "./schema-expansion.ts";
 
 Settings.Set({ useAcceleration: false });
@@ -148,18 +150,20 @@ export function readToolDefinition(server: string, name: string, raw: Record<str
   // Compiled on the first call (listing a thousand tools must stay fast); a failure then makes
   // the tool unusable from that moment, with the reason.
   let validator: Validator | undefined;
+  let metered: MeteredSchema | undefined;
   const definition: McpToolDefinition = {
     ...base,
     inputSchema: schema.forModel,
     checkArguments: (args) => {
       if (definition.error) return [`- (the tool): ${definition.error}`];
       try {
-        validator ??= Schema.Compile(schema.checked as never);
+        metered ??= meteredSchema(schema.checked);
+        validator ??= Schema.Compile(metered.schema as never);
       } catch (error) {
         definition.error = `Lathe cannot compile its input schema: ${String((error as Error)?.message ?? error).slice(0, 300)}`;
         return [`- (the tool): ${definition.error}`];
       }
-      return checkWith(validator, args);
+      return checkWith(validator, args, argumentCheckLimit(metered.objects, args));
     },
   };
   return definition;
@@ -250,9 +254,11 @@ function withoutRegexes(schema: unknown): unknown {
   return out;
 }
 
-function checkWith(validator: Validator, args: unknown): string[] | null {
+function checkWith(validator: Validator, args: unknown, limit: number): string[] | null {
   try {
-    const [valid, errors] = validator.Errors(args);
+    const metered = runMetered(limit, () => validator.Errors(args));
+    if (!metered.ok) return [budgetProblem(metered.limit)];
+    const [valid, errors] = metered.value;
     if (valid) return null;
     const useful = errors.some((e) => e.keyword !== "boolean") ? errors.filter((e) => e.keyword !== "boolean") : errors;
     const lines = useful.slice(0, 10).map((e) => {
