@@ -11,7 +11,14 @@
 // - perCallOverheadMs: median time of a call through Lathe (argument check against the server's
 //   schema, the call, the result bounded to content) minus the median of the same call through the
 //   SDK's own Client and stdio transport, over 10 alternated rounds of 100 calls each;
-//   perCallMs gives both medians, perCallMinOverheadMs the smallest round difference.
+//   perCallMs gives both medians, perCallMinOverheadMs the smallest round difference;
+// - argumentCheck: CPU time of checking a call's arguments against a recursive schema that reads
+//   the same data twice per level (`properties.c.allOf: [{$ref: "#"}, {$ref: "#"}]`), medians of
+//   5 alternated runs: `unboundedDepth16CpuMs` is bare TypeBox on 16 levels (as Lathe checked
+//   before its budget; each level doubles it, so 64 levels would never end), `depth16CpuMs` and
+//   `depth64CpuMs` Lathe's check (stopped at its budget), `paddedCpuMs` the worst case: 40 levels
+//   and an array of 50,000 numbers beside them, which raise the budget to its maximum.
+// `npm run bench:mcp -- argument-check` runs only the argumentCheck figures.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { spawnSync } from "node:child_process";
@@ -25,6 +32,8 @@ import type { LlmContext } from "../app/main/loop/index.ts";
 import { McpConfigStore } from "../app/main/mcp/config-store.ts";
 import { parseMcpServers } from "../app/main/mcp/config.ts";
 import { McpService } from "../app/main/mcp/mcp-service.ts";
+import { readToolDefinition } from "../app/main/mcp/tool-definitions.ts";
+import Schema from "typebox/schema";
 import { noSecretStore } from "../app/main/settings/settings-service.ts";
 import { openStore } from "../app/main/store/index.ts";
 import { createCodingTools } from "../app/main/tools/index.ts";
@@ -58,6 +67,12 @@ function buildFixture(): string {
   const snapshot = spawnSync(process.execPath, ["--snapshot-blob", blob, "--build-snapshot", bundle], { encoding: "utf8" });
   if (snapshot.status !== 0) throw new Error(`the snapshot failed: ${snapshot.stderr}`);
   return blob;
+}
+
+if (process.argv.includes("argument-check")) {
+  clearInterval(sampler);
+  console.log(JSON.stringify({ argumentCheck: argumentCheck() }));
+  process.exit(0);
 }
 
 const blob = buildFixture();
@@ -199,6 +214,41 @@ async function callOverhead(): Promise<{ lathe: number; sdk: number; overhead: n
   return { lathe: median(lathe), sdk: median(sdk), overhead: median(lathe) - median(sdk), minOverhead: Math.min(...differences) };
 }
 
+function cpuMsOf(fn: () => unknown): number {
+  const cpu = process.cpuUsage();
+  fn();
+  const used = process.cpuUsage(cpu);
+  return (used.user + used.system) / 1000;
+}
+
+function argumentCheck(): Record<string, number> {
+  const schema = { type: "object", properties: { c: { allOf: [{ $ref: "#" }, { $ref: "#" }] }, pad: { type: "array" } } };
+  const nested = (depth: number): Record<string, unknown> => {
+    let value: Record<string, unknown> = {};
+    for (let i = 0; i < depth; i++) value = { c: value };
+    return value;
+  };
+  const tool = readToolDefinition("bench", "recursive", { name: "recursive", inputSchema: schema });
+  const bare = Schema.Compile(schema as never);
+  const cases: Record<string, () => unknown> = {
+    unboundedDepth16CpuMs: () => {
+      if (!bare.Check(nested(16))) throw new Error("unexpected");
+    },
+    depth16CpuMs: () => {
+      if (!tool.checkArguments(nested(16))?.[0]?.includes("too deeply nested")) throw new Error("not stopped");
+    },
+    depth64CpuMs: () => {
+      if (!tool.checkArguments(nested(64))?.[0]?.includes("too deeply nested")) throw new Error("not stopped");
+    },
+    paddedCpuMs: () => {
+      if (!tool.checkArguments({ ...nested(40), pad: Array.from({ length: 50_000 }, () => 0) })?.[0]?.includes("150,000 steps")) throw new Error("not stopped");
+    },
+  };
+  const times: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+  for (let run = 0; run < 5; run++) for (const [name, fn] of Object.entries(cases)) times[name]!.push(cpuMsOf(fn));
+  return Object.fromEntries(Object.entries(times).map(([name, list]) => [name, Number(median(list).toFixed(1))]));
+}
+
 const connects: { ms: number; cpuMs: number }[] = [];
 const sdkConnects: number[] = [];
 for (let i = 0; i < 5; i++) {
@@ -207,6 +257,7 @@ for (let i = 0; i < 5; i++) {
 }
 const first = await firstRequests();
 const calls = await callOverhead();
+const argumentCheckCpu = argumentCheck();
 clearInterval(sampler);
 
 const round = (n: number, digits = 2) => Number(n.toFixed(digits));
@@ -223,6 +274,7 @@ console.log(
     perCallOverheadMs: round(calls.overhead, 3),
     perCallMinOverheadMs: round(calls.minOverhead, 3),
     perCallMs: { lathe: round(calls.lathe, 3), sdk: round(calls.sdk, 3) },
+    argumentCheck: argumentCheckCpu,
     peakRssMB: round(peakRss / 1024 / 1024, 1),
   }),
 );

@@ -21,7 +21,14 @@ const doublingAllOf = { type: "object", properties: { c: { allOf: [{ $ref: "#" }
 // Two anyOf branches that each recurse into the same property.
 const doublingAnyOf = {
   type: "object",
-  $defs: { node: { anyOf: [{ type: "object", properties: { c: { $ref: "#/$defs/node" } } }, { type: "object", properties: { c: { $ref: "#/$defs/node" } } }] } },
+  $defs: {
+    node: {
+      anyOf: [
+        { type: "object", properties: { c: { $ref: "#/$defs/node" } } },
+        { type: "object", properties: { c: { $ref: "#/$defs/node" } } },
+      ],
+    },
+  },
   properties: { c: { $ref: "#/$defs/node" } },
 };
 const tree = {
@@ -73,8 +80,18 @@ describe("the meter", () => {
   it("sizes the budget by the schema's objects times the arguments' values, within fixed bounds", () => {
     expect(countValues({ a: [1, 2, { b: null }], c: "x" })).toBe(7);
     expect(argumentCheckLimit(3, {})).toBe(MIN_ARGUMENT_CHECK_STEPS);
-    expect(argumentCheckLimit(100, Array.from({ length: 100 }, () => 0))).toBe(4 * 100 * 101);
-    expect(argumentCheckLimit(5, Array.from({ length: 1_000_000 }, () => 0))).toBe(MAX_ARGUMENT_CHECK_STEPS);
+    expect(
+      argumentCheckLimit(
+        100,
+        Array.from({ length: 100 }, () => 0),
+      ),
+    ).toBe(4 * 100 * 101);
+    expect(
+      argumentCheckLimit(
+        5,
+        Array.from({ length: 1_000_000 }, () => 0),
+      ),
+    ).toBe(MAX_ARGUMENT_CHECK_STEPS);
   });
 });
 
@@ -86,7 +103,9 @@ describe("checking a call's arguments", () => {
       // Without the budget this check would not end (2^64 evaluations).
       const problems = d.checkArguments(nested(64));
       expect(problems).toHaveLength(1);
-      expect(problems![0]).toMatch(/^- \(the arguments object\): the arguments are too deeply nested \(or too large\) for this tool's schema: checking them would take more than 20,000 steps/);
+      expect(problems![0]).toMatch(
+        /^- \(the arguments object\): the arguments are too deeply nested \(or too large\) for this tool's schema: checking them would take more than 20,000 steps/,
+      );
       // The meter is released: a shallow call is checked as usual afterwards, errors and all.
       expect(d.checkArguments(nested(3))).toBeNull();
       expect(d.checkArguments(nested(3, 5))!.join("\n")).toMatch(/c\.c\.c: must be object; received number 5/);
