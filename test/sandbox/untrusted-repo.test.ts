@@ -45,11 +45,11 @@ describeWhen(needsLinux(), "a repository created inside the sandbox", () => {
     const run = await runTool(bash, { command: `git init -q && git config core.fsmonitor 'touch ${dir}/PWNED' && echo made` });
     expect(run.text).toContain("made");
     const gitDir = path.join(dir, ".git");
-    expect(run.text).toContain(`[Sandbox: This command created a git repository (${gitDir}) inside the sandbox.`);
+    expect(run.text).toContain(`[Sandbox: This command created or rewrote a git repository (${gitDir}) inside the sandbox.`);
     expect(run.text).toContain("review .git/config");
     expect(done(run).sandbox?.createdRepository).toMatchObject({ path: gitDir });
     expect(f.service.untrustedRepositories.find(dir)).toBe(gitDir);
-    expect(f.service.repositoryWarning(dir)).toContain(`the git repository ${gitDir} was created by a command inside the sandbox`);
+    expect(f.service.repositoryWarning(dir)).toContain(`the git repository ${gitDir} was created or rewritten by a command inside the sandbox`);
 
     // Kept in the data folder: a new Lathe knows it too.
     const restarted = new SandboxService({ settings: () => f.settings, dataDir: f.dataDir, home: f.home, tmpRoot: f.root });
@@ -84,10 +84,46 @@ describeWhen(needsLinux(), "a repository created inside the sandbox", () => {
         port: f.service,
       });
     expect(question().placement).toBe("outside");
-    expect(question().crossing?.message).not.toContain("created by a command inside the sandbox");
+    expect(question().crossing?.message).not.toContain("by a command inside the sandbox");
     await runTool(bash, { command: "git init -q" });
     expect(question().crossing?.rule).toBe("real-machine");
-    expect(question().crossing?.message).toContain(`the git repository ${path.join(dir, ".git")} was created by a command inside the sandbox`);
+    expect(question().crossing?.message).toContain(`the git repository ${path.join(dir, ".git")} was created or rewritten by a command inside the sandbox`);
+  });
+
+  it("notices repositories made in sub-folders (git init, or the files by hand), and one whose config a command rewrote", async () => {
+    const { dir, bash } = project();
+    const vendored = path.join(dir, "vendor", "lib");
+    execFileSync("git", ["init", "-q", vendored]);
+    // Made before the command by more than the scan's clock slack (50 ms): not the command's.
+    await new Promise((r) => setTimeout(r, 200));
+    const plain = await runTool(bash, { command: `git -C vendor/lib status --short | wc -l; mkdir -p src/a && echo x > src/a/f` });
+    expect(done(plain).sandbox?.createdRepository).toBeUndefined();
+    expect(f.service.repositoryWarning(dir)).toBeUndefined();
+
+    const byGit = await runTool(bash, { command: `mkdir sub && git init -q sub && git -C sub config core.fsmonitor 'touch ${dir}/PWNED' && echo made` });
+    const subGit = path.join(dir, "sub", ".git");
+    expect(byGit.text).toContain(`[Sandbox: This command created or rewrote a git repository (${subGit}) inside the sandbox.`);
+    expect(done(byGit).sandbox?.createdRepository).toMatchObject({ path: subGit });
+
+    const byHand = await runTool(bash, {
+      command: `mkdir -p deep/er/.git/hooks deep/er/.git/objects deep/er/.git/refs && printf 'ref: refs/heads/main\n' > deep/er/.git/HEAD && printf '[core]\n\tfsmonitor = touch ${dir}/PWNED\n' > deep/er/.git/config`,
+    });
+    expect(done(byHand).sandbox?.createdRepository?.path).toBe(path.join(dir, "deep", "er", ".git"));
+
+    const rewritten = await runTool(bash, { command: `git -C vendor/lib config core.hooksPath /tmp` });
+    expect(done(rewritten).sandbox?.createdRepository?.path).toBe(path.join(vendored, ".git"));
+
+    // All three are untrusted: a question about running a command outside the sandbox here names them.
+    const warning = f.service.repositoryWarning(dir)!;
+    for (const repo of [subGit, path.join(dir, "deep", "er", ".git"), path.join(vendored, ".git")]) expect(warning).toContain(repo);
+    // git as Lathe runs it (its runner's safe settings) in the made repository runs nothing it names.
+    const { GitRunner } = await import("../../app/main/checkpoints/git-runner.ts");
+    const runner = new GitRunner(path.join(f.root, `hooks-${n}`));
+    await runner.run(["status", "--short"], { cwd: path.join(dir, "sub") }).catch(() => undefined);
+    expect(existsSync(path.join(dir, "PWNED"))).toBe(false);
+    // Plain git there would have run it: the threat is real.
+    execFileSync("git", ["-C", path.join(dir, "sub"), "status", "--short"], { env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } });
+    expect(existsSync(path.join(dir, "PWNED"))).toBe(true);
   });
 
   it("(measured) an empty read-only mount at a missing .git would leave an empty .git folder behind", () => {

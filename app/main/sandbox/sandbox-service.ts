@@ -11,6 +11,7 @@ import { DEFAULT_REAL_MACHINE_COMMANDS } from "./command-needs.ts";
 import { detectSandbox, type DetectedSandbox } from "./detect.ts";
 import { defaultHiddenPaths, expandConfiguredPath } from "./rules.ts";
 import { SessionSandbox } from "./session-sandbox.ts";
+import { NestedRepositories } from "./nested-repositories.ts";
 import { UntrustedRepositories } from "./untrusted-repos.ts";
 
 export interface Placed {
@@ -48,6 +49,7 @@ export class SandboxService {
   readonly home: string;
   /** Git repositories sandboxed commands created (kept in the data folder, hidden from commands). */
   readonly untrustedRepositories: UntrustedRepositories;
+  private readonly nestedRepositories = new NestedRepositories();
 
   constructor(options: SandboxServiceOptions) {
     this.o = options;
@@ -118,6 +120,7 @@ export class SandboxService {
         networkAllowed: (projectId) => this.networkAllowed(projectId),
         takePlacement: (sessionId, toolCallId) => this.takePlacement(sessionId, toolCallId),
         markUntrustedRepository: (gitDir) => this.untrustedRepositories.mark(gitDir),
+        nestedRepositoriesChangedSince: (projectDir, moment) => this.nestedRepositories.changedSince(projectDir, moment),
         home: this.home,
         tmpRoot: this.o.tmpRoot ?? tmpdir(),
       },

@@ -36,8 +36,8 @@ export interface SandboxLaunch {
   kill?: (pid: number) => Promise<void>;
   /** Sandboxed only: whether a failed command's output shows a refusal of the sandbox. */
   explain?: (output: string) => SandboxBlock | undefined;
-  /** Sandboxed only, once the command has ended: the git repository it created, if any (marked untrusted). */
-  after?: () => { path: string; message: string } | undefined;
+  /** Sandboxed only, once the command has ended: the git repositories it created (at the project's top or below), if any, marked untrusted. */
+  after?: () => Promise<{ path: string; message: string } | undefined>;
 }
 
 /** The bash tool's view of the sandbox. */
@@ -54,6 +54,8 @@ export interface SessionSandboxDeps {
   takePlacement(sessionId: number, toolCallId: string): { placement: SandboxPlacement; reason?: string } | undefined;
   /** Records a git repository a sandboxed command created (untrusted-repos.ts). */
   markUntrustedRepository(gitDir: string): void;
+  /** Repositories below the project's top created or rewritten since a moment (nested-repositories.ts). */
+  nestedRepositoriesChangedSince(projectDir: string, moment: number): Promise<string[]>;
   home: string;
   tmpRoot: string;
 }
@@ -111,11 +113,14 @@ export class SessionSandbox implements CommandSandbox {
     const explain = (output: string) => explainRefusal(output, rules, this.deps.home);
     const projectDir = this.scope.projectDir;
     const before = snapshotRepository(projectDir);
-    const after = () => {
-      const created = createdRepository(projectDir, before);
-      if (!created) return undefined;
-      this.deps.markUntrustedRepository(created);
-      return { path: created, message: createdRepositoryMessage(created) };
+    const startedAt = Date.now();
+    const after = async () => {
+      const top = createdRepository(projectDir, before);
+      const nested = await this.deps.nestedRepositoriesChangedSince(projectDir, startedAt);
+      const created = [...(top ? [top] : []), ...nested];
+      if (created.length === 0) return undefined;
+      for (const gitDir of created) this.deps.markUntrustedRepository(gitDir);
+      return { path: created[0]!, message: createdRepositoryMessage(created) };
     };
     if (status.kind === "seatbelt") {
       return { file: status.executable, args: [...seatbeltArgs(rules), ...commandLine], env, details, explain, after };

@@ -12,8 +12,9 @@
 // in Lathe's data folder (hidden from the sandbox) so the mark survives a restart. The mark lapses
 // when that `.git` is removed or replaced (another inode or birth time), e.g. re-created outside
 // the sandbox.
-// Only the project's top is checked (git looks for a repository upwards from where it runs, so a
-// repository in a sub-folder is used only by git run inside that sub-folder). Never throws.
+// Repositories in sub-folders (used by git run inside them) are found by repository-scan.ts and
+// marked here the same way; a question about running a command outside the sandbox names every
+// marked repository in the project. Never throws.
 import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
@@ -50,11 +51,20 @@ export function createdRepository(projectDir: string, before: RepositorySnapshot
   return undefined;
 }
 
-/** What the model and the card are told about a repository created in the sandbox. */
-export function createdRepositoryMessage(gitDir: string): string {
+const MAX_NAMED = 5;
+
+function named(paths: string[]): string {
+  const shown = paths.slice(0, MAX_NAMED).join(", ");
+  return paths.length > MAX_NAMED ? `${shown} and ${paths.length - MAX_NAMED} more` : shown;
+}
+
+/** What the model and the card are told about repositories created (or rewritten) in the sandbox. */
+export function createdRepositoryMessage(gitDirs: string | string[]): string {
+  const list = typeof gitDirs === "string" ? [gitDirs] : gitDirs;
+  const subject = list.length === 1 ? `a git repository (${list[0]})` : `git repositories (${named(list)})`;
   return (
-    `This command created a git repository (${gitDir}) inside the sandbox. Its config and hooks were written by a sandboxed command, ` +
-    "and git run outside the sandbox obeys them (core.fsmonitor, core.hooksPath, filters, hooks run programs): review .git/config, .git/info and .git/hooks before running git there outside the sandbox. " +
+    `This command created or rewrote ${subject} inside the sandbox. Its config and hooks were written by a sandboxed command, ` +
+    "and git run outside the sandbox in that folder obeys them (core.fsmonitor, core.hooksPath, filters, hooks run programs): review .git/config, .git/info and .git/hooks before running git there outside the sandbox. " +
     "Lathe treats it as untrusted: it forks no worktree from it, and a command allowed to run outside the sandbox in this project says so in its question."
   );
 }
@@ -91,18 +101,29 @@ export class UntrustedRepositories {
   find(dir: string): string | undefined {
     for (const candidate of [path.join(dir, ".git"), dir]) {
       const mark = this.marks.find((m) => m.path === candidate);
-      if (!mark) continue;
-      const stat = safeLstat(candidate);
-      if (stat && stat.dev === mark.dev && stat.ino === mark.ino && stat.birthtimeMs === mark.born) return candidate;
+      if (mark && this.isStill(mark)) return candidate;
     }
     return undefined;
   }
 
+  /** Marked repositories in `projectDir` or below it that are still the ones marked. */
+  within(projectDir: string): string[] {
+    const prefix = projectDir.endsWith(path.sep) ? projectDir : projectDir + path.sep;
+    return this.marks.filter((m) => (m.path === projectDir || m.path.startsWith(prefix)) && this.isStill(m)).map((m) => m.path);
+  }
+
   /** For a question about running a command outside the sandbox in `projectDir`. */
   warning(projectDir: string): string | undefined {
-    const gitDir = this.find(projectDir);
-    if (!gitDir) return undefined;
-    return `Warning: the git repository ${gitDir} was created by a command inside the sandbox; git run outside it obeys its config and hooks (they can run any program). Review .git/config and .git/hooks first.`;
+    const top = this.find(projectDir);
+    const all = [...new Set([...(top ? [top] : []), ...this.within(projectDir)])];
+    if (all.length === 0) return undefined;
+    const subject = all.length === 1 ? `the git repository ${all[0]} was` : `the git repositories ${named(all)} were`;
+    return `Warning: ${subject} created or rewritten by a command inside the sandbox; git run outside the sandbox in that folder obeys its config and hooks (they can run any program). Review .git/config and .git/hooks first.`;
+  }
+
+  private isStill(mark: Mark): boolean {
+    const stat = safeLstat(mark.path);
+    return stat !== undefined && stat.dev === mark.dev && stat.ino === mark.ino && stat.birthtimeMs === mark.born;
   }
 
   private save(): void {

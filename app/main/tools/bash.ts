@@ -275,7 +275,7 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
         // A failure the sandbox caused is explained after the exit status.
         const blocked = !timedOut && !aborted && (exitSignal || exitCode !== 0) ? launch?.explain?.(output.text) : undefined;
         if (blocked && details.sandbox) details.sandbox.blocked = blocked;
-        const created = launch?.after?.();
+        const created = await launch?.after?.();
         if (created && details.sandbox) details.sandbox.createdRepository = created;
         const note = (blocked ? `\n\n${refusalNote(blocked)}` : "") + (created ? `\n\n[Sandbox: ${created.message}]` : "");
         if (timedOut) {

@@ -6,8 +6,9 @@ import { type EditJob, type EditJobResult, type FileDiffJob, type FileDiffJobRes
 import { type GrepJob, type GrepJobResult, runGrepJob } from "../tools/grep-match.ts";
 import { type ContentDiffJob, type ContentDiffJobResult, type FileStatesJob, type FileStatesJobResult, runContentDiffJob, runFileStatesJob } from "./file-state-jobs.ts";
 import { type ProcessTreeJob, type ProcessTreeResult, runProcessTreeJob } from "../tools/process-tree-jobs.ts";
+import { type RepositoryScanJob, type RepositoryScanResult, runRepositoryScanJob } from "../sandbox/repository-scan.ts";
 
-export type ComputeJob = EditJob | FileDiffJob | GrepJob | FileStatesJob | ContentDiffJob | ProcessTreeJob;
+export type ComputeJob = EditJob | FileDiffJob | GrepJob | FileStatesJob | ContentDiffJob | ProcessTreeJob | RepositoryScanJob;
 
 export type ComputeResult<J extends ComputeJob> = J extends EditJob
   ? EditJobResult
@@ -21,9 +22,13 @@ export type ComputeResult<J extends ComputeJob> = J extends EditJob
           ? ContentDiffJobResult
           : J extends ProcessTreeJob
             ? ProcessTreeResult
-            : never;
+            : J extends RepositoryScanJob
+              ? RepositoryScanResult
+              : never;
 
-export function runComputeJob(job: ComputeJob): EditJobResult | FileDiffJobResult | GrepJobResult | FileStatesJobResult | ContentDiffJobResult | ProcessTreeResult {
+export function runComputeJob(
+  job: ComputeJob,
+): EditJobResult | FileDiffJobResult | GrepJobResult | FileStatesJobResult | ContentDiffJobResult | ProcessTreeResult | RepositoryScanResult {
   switch (job.kind) {
     case "edit":
       return runEditJob(job);
@@ -38,6 +43,8 @@ export function runComputeJob(job: ComputeJob): EditJobResult | FileDiffJobResul
     case "processFamily":
     case "waitingForInput":
       return runProcessTreeJob(job);
+    case "repositoryScan":
+      return runRepositoryScanJob(job);
   }
 }
 
