@@ -58,6 +58,6 @@ export interface BashSandboxDetails {
   blocked?: SandboxBlock;
   /** Why the command ran outside a sandbox (full auto, the user's choice, no sandbox here). */
   outsideReason?: string;
-  /** Set when the command created a git repository at the project's top (untrusted-repos.ts). */
+  /** Set when the command created (or rewrote) a git repository at the project's top or in a sub-folder (untrusted-repos.ts); `path` is the first. */
   createdRepository?: { path: string; message: string };
 }
