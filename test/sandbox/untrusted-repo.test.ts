@@ -126,6 +126,25 @@ describeWhen(needsLinux(), "a repository created inside the sandbox", () => {
     expect(existsSync(path.join(dir, "PWNED"))).toBe(true);
   });
 
+  it("notices a repository made elsewhere earlier and moved into a sub-folder", async () => {
+    const { dir, bash } = project();
+    await runTool(bash, { command: `mkdir -p "$TMPDIR/prep/a/b" && git init -q "$TMPDIR/prep/a/b" && git -C "$TMPDIR/prep/a/b" config core.fsmonitor 'touch ${dir}/PWNED'` });
+    await new Promise((r) => setTimeout(r, 200));
+    const moved = await runTool(bash, { command: `mv "$TMPDIR/prep/a" moved-in` });
+    expect(done(moved).sandbox?.createdRepository?.path).toBe(path.join(dir, "moved-in", "b", ".git"));
+  });
+
+  it("says in the question when a project has more folders than the scan reads", async () => {
+    const bounded = new SandboxService({ settings: () => f.settings, dataDir: path.join(f.root, "bounded-data"), home: f.home, tmpRoot: f.root, maxScanDirs: 3 });
+    const dir = path.join(f.root, `p${++n}`);
+    for (let i = 0; i < 5; i++) mkdirSync(path.join(dir, `d${i}`), { recursive: true });
+    const bash = createBashTool({ projectDir: dir, env: { HOME: f.home }, sandbox: bounded.forSession({ sessionId: 900, projectId: 900, projectDir: dir }) });
+    await runTool(bash, { command: "true" });
+    expect(bounded.repositoryWarning(dir)).toMatch(
+      /^Warning: Lathe's check for git repositories made by sandboxed commands in sub-folders stops at 3 folders, and this project has more/,
+    );
+  });
+
   it("(measured) an empty read-only mount at a missing .git would leave an empty .git folder behind", () => {
     const dir = path.join(f.root, "measure");
     const empty = path.join(f.root, "measure-empty");

@@ -3,7 +3,8 @@
 // process never walks a large project. One scan per project at a time (their states follow each
 // other; scans of commands that end together wait in turn). If the pool cannot run the job (no
 // worker, or it took too long), the scan runs here after all: a repository a sandboxed command
-// made must not go unnoticed. Never throws.
+// made must not go unnoticed. A project's first scan is made when a session opens there
+// (`prime`), so that the first command's scan knows what was there before it. Never throws.
 import { type ComputePool, computePool } from "../workers/compute-pool.ts";
 import { type RepositoryScanResult, type RepositoryScanState, runRepositoryScanJob } from "./repository-scan.ts";
 
@@ -13,16 +14,29 @@ export class NestedRepositories {
   private readonly states = new Map<string, RepositoryScanState>();
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly pool: () => ComputePool;
+  private readonly maxDirs: number | undefined;
 
-  constructor(pool: () => ComputePool = computePool) {
+  constructor(pool: () => ComputePool = computePool, maxDirs?: number) {
     this.pool = pool;
+    this.maxDirs = maxDirs;
+  }
+
+  /** Scans `projectDir` once, unless it has been: what is there now is not reported later. */
+  prime(projectDir: string): Promise<unknown> {
+    if (this.states.has(projectDir) || this.queues.has(projectDir)) return this.queues.get(projectDir) ?? Promise.resolve();
+    return this.changedSince(projectDir, Number.POSITIVE_INFINITY);
+  }
+
+  /** Whether the last scan of `projectDir` stopped at its folder bound. */
+  incomplete(projectDir: string): boolean {
+    return this.states.get(projectDir)?.complete === false;
   }
 
   /** Repositories below `projectDir` created, replaced or rewritten since `commandStartedAt`. */
   changedSince(projectDir: string, commandStartedAt: number): Promise<string[]> {
     const previous = this.queues.get(projectDir) ?? Promise.resolve();
     const next = previous.then(async () => {
-      const job = { kind: "repositoryScan" as const, projectDir, commandStartedAt, previous: this.states.get(projectDir) };
+      const job = { kind: "repositoryScan" as const, projectDir, commandStartedAt, previous: this.states.get(projectDir), ...(this.maxDirs ? { maxDirs: this.maxDirs } : {}) };
       let result: RepositoryScanResult;
       try {
         result = (await this.pool().run(job, { timeoutMs: JOB_TIMEOUT_MS })) as RepositoryScanResult;

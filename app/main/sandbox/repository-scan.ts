@@ -1,9 +1,11 @@
 // Finds git repositories a sandboxed command created or rewrote in a SUB-folder of the project
 // (the project's top is handled by untrusted-repos.ts): a `.git` (folder or file) or a bare
 // repository's layout (HEAD, objects, refs) anywhere below the top, born during the command (a new
-// or replaced one), or an existing one whose config, hooks folder, `commondir` or
-// `config.worktree` changed during it. git uses such a repository when it runs inside that
-// folder, outside the sandbox too, and obeys its config and hooks.
+// or replaced one), one that was not there at the previous scan and was moved in during it (its
+// own ctime or a folder's between it and the top moved: made elsewhere earlier, then renamed in),
+// or an existing one whose config, hooks folder, `commondir` or `config.worktree` changed during
+// it. git uses such a repository when it runs inside that folder, outside the sandbox too, and
+// obeys its config and hooks.
 // Incremental, so a 20,000-file project is not read in full after every command: the previous
 // scan's folders are `lstat`ed, and only those changed since (a folder's ctime moves when an entry
 // is added, removed or renamed in it) are read again, new sub-folders in full. The first scan of a
@@ -70,11 +72,21 @@ function since(stats: Stats | undefined, moment: number): boolean {
 }
 
 /** Whether the repository at `repo` (a `.git` entry or a bare repository's folder) was created or rewritten since `moment`. */
-function changedSince(repo: string, stats: Stats, moment: number): boolean {
+function changedSince(repo: string, stats: Stats, moment: number, top: string, isNew: boolean): boolean {
   if (stats.birthtimeMs > 0 && atOrAfter(stats.birthtimeMs, moment)) return true;
+  if (isNew && movedIn(repo, stats, moment, top)) return true;
   // A `.git` file names its git folder: changed, it names another one.
   if (!stats.isDirectory()) return atOrAfter(stats.ctimeMs, moment);
   return RUNNABLE_ENTRIES.some((name) => since(lstat(path.join(repo, name)), moment));
+}
+
+/** Whether `repo`, or a folder between it and `top`, was renamed (or changed) since `moment`. */
+function movedIn(repo: string, stats: Stats, moment: number, top: string): boolean {
+  if (atOrAfter(stats.ctimeMs, moment)) return true;
+  for (let dir = path.dirname(repo); dir !== top && dir.startsWith(top); dir = path.dirname(dir)) {
+    if (since(lstat(dir), moment)) return true;
+  }
+  return false;
 }
 
 /** The identity and state of what git would run from: a change of it is a creation, a replacement or a rewrite. */
@@ -154,7 +166,8 @@ export function runRepositoryScanJob(job: RepositoryScanJob): RepositoryScanResu
     const stats = lstat(repo);
     if (!stats) continue;
     signatures[repo] = signature(repo, stats);
-    if (changedSince(repo, stats, job.commandStartedAt) && previous?.repositories[repo] !== signatures[repo]) changed.push(repo);
+    const seen = previous?.repositories[repo];
+    if (changedSince(repo, stats, job.commandStartedAt, top, seen === undefined) && seen !== signatures[repo]) changed.push(repo);
   }
   return { state: { startedAt, dirs, repositories: signatures, complete }, changed, read };
 }

@@ -12,6 +12,7 @@ import { detectSandbox, type DetectedSandbox } from "./detect.ts";
 import { defaultHiddenPaths, expandConfiguredPath } from "./rules.ts";
 import { SessionSandbox } from "./session-sandbox.ts";
 import { NestedRepositories } from "./nested-repositories.ts";
+import { MAX_SCAN_DIRS } from "./repository-scan.ts";
 import { UntrustedRepositories } from "./untrusted-repos.ts";
 
 export interface Placed {
@@ -37,6 +38,8 @@ export interface SandboxServiceOptions {
   tmpRoot?: string;
   /** Replaces detection (tests). */
   detect?: () => DetectedSandbox;
+  /** Folders the scan for repositories made in sub-folders reads at most (repository-scan.ts; tests). */
+  maxScanDirs?: number;
 }
 
 const MAX_PENDING = 1000;
@@ -49,17 +52,21 @@ export class SandboxService {
   readonly home: string;
   /** Git repositories sandboxed commands created (kept in the data folder, hidden from commands). */
   readonly untrustedRepositories: UntrustedRepositories;
-  private readonly nestedRepositories = new NestedRepositories();
+  private readonly nestedRepositories: NestedRepositories;
 
   constructor(options: SandboxServiceOptions) {
     this.o = options;
     this.home = options.home ?? homedir();
     this.untrustedRepositories = new UntrustedRepositories(path.join(options.dataDir, "untrusted-repositories.json"));
+    this.nestedRepositories = new NestedRepositories(undefined, options.maxScanDirs);
   }
 
   /** For a question about running a command outside the sandbox: a repository created inside it. */
   repositoryWarning(projectDir: string): string | undefined {
-    return this.untrustedRepositories.warning(projectDir);
+    const warning = this.untrustedRepositories.warning(projectDir);
+    if (!this.nestedRepositories.incomplete(projectDir)) return warning;
+    const partial = `Lathe's check for git repositories made by sandboxed commands in sub-folders stops at ${(this.o.maxScanDirs ?? MAX_SCAN_DIRS).toLocaleString("en-US")} folders, and this project has more: one made beyond them would not be named here.`;
+    return warning ? `${warning} ${partial}` : `Warning: ${partial}`;
   }
 
   status(): DetectedSandbox {
@@ -113,6 +120,8 @@ export class SandboxService {
   }
 
   forSession(scope: { sessionId: number; projectId: number; projectDir: string }): SessionSandbox {
+    // Off the main thread; the first command's scan waits for it.
+    if (this.status().available) void this.nestedRepositories.prime(scope.projectDir);
     return new SessionSandbox(
       {
         status: () => this.status(),
