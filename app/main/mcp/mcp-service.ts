@@ -12,7 +12,7 @@
 // user; nothing else throws.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { homedir } from "node:os";
-import type { McpCallSummary, McpList, McpServerView } from "../../shared/ipc/mcp-schemas.ts";
+import type { McpCallSummary, McpList } from "../../shared/ipc/mcp-schemas.ts";
 import { ServiceError } from "../../shared/errors.ts";
 import type { AnyAgentTool } from "../loop/index.ts";
 import type { SecretStore } from "./config-store.ts";
@@ -20,11 +20,13 @@ import type { SettingsStore } from "../store/settings.ts";
 import { parseMcpServers } from "./config.ts";
 import { findConfigFiles, readConfigSource } from "./config-files.ts";
 import { isProjectFile, reviewImport } from "./import-review.ts";
-import { McpConfigStore, type McpScope, type McpServerRecord } from "./config-store.ts";
+import { McpConfigStore, type McpScope } from "./config-store.ts";
 import { McpConnection } from "./connection.ts";
 import { createMcpAgentTool, createUnavailableTool, type McpCallRunner } from "./mcp-tool.ts";
 import type { McpToolDefinition } from "./tool-definitions.ts";
 import { createToolSearchTool, TOOL_SEARCH, type SearchableServer, type ToolSearchCatalog } from "./tool-search.ts";
+import { connectionsInScope, serverOfName, unavailableReason } from "./server-scope.ts";
+import { serverView } from "./server-view.ts";
 
 export interface McpServiceOptions {
   settings: SettingsStore;
@@ -121,7 +123,7 @@ export class McpService {
     for (const name of names) {
       if (!name.startsWith("mcp__") || offered.has(name)) continue;
       offered.add(name);
-      tools.push(createUnavailableTool(name, this.unavailableReason(scope.projectId, name), (n) => this.resolve(scope.projectId, n), this.run));
+      tools.push(createUnavailableTool(name, unavailableReason(this.inScope(scope.projectId), name), (n) => this.resolve(scope.projectId, n), this.run));
     }
     return tools;
   }
@@ -142,7 +144,7 @@ export class McpService {
         return { server: definition.server, tool: definition.name, description: definition.summary, annotations: definition.annotations };
       }
     }
-    const server = this.serverOfName(
+    const server = serverOfName(
       [...this.connections.values()].map((c) => c.connection),
       modelName,
     );
@@ -161,7 +163,7 @@ export class McpService {
     const servers = this.config
       .all()
       .filter((r) => r.scope === "user" || r.projectId === projectId)
-      .map((r) => this.view(r));
+      .map((r) => serverView(r, this.connections.get(r.id)?.connection));
     return { servers, canStoreSecrets: this.config.canStoreSecrets };
   }
 
@@ -264,7 +266,7 @@ export class McpService {
 
   /** The definition behind a stand-in, once its server is started; throws why the tool cannot be used. */
   private async resolve(projectId: number, modelName: string): Promise<McpToolDefinition> {
-    const connection = this.serverOfName(this.inScope(projectId), modelName);
+    const connection = serverOfName(this.inScope(projectId), modelName);
     if (!connection) throw new Error(`The tool ${modelName} belongs to an MCP server that is not configured for this project (any more), or is disabled.`);
     await connection.connect();
     const definition = connection.tools().find((t) => t.modelName === modelName);
@@ -281,27 +283,12 @@ export class McpService {
     return definition;
   }
 
-  private unavailableReason(projectId: number, modelName: string): string {
-    const connection = this.serverOfName(this.inScope(projectId), modelName);
-    if (!connection) return "its server is not configured for this project";
-    const status = connection.status();
-    return status.state === "failed" ? `server ${connection.name} failed: ${status.error?.split("\n")[0] ?? ""}` : `server ${connection.name} is ${status.state}`;
-  }
-
-  private serverOfName(connections: McpConnection[], modelName: string): McpConnection | undefined {
-    return connections.filter((c) => modelName.startsWith(`mcp__${c.name}__`)).sort((a, b) => b.name.length - a.name.length)[0];
-  }
-
-  /** The enabled servers a session of the project uses; a project's server shadows a user server of the same name. */
+  /** The enabled servers a session of the project uses (server-scope.ts). */
   private inScope(projectId: number): McpConnection[] {
-    const byName = new Map<string, McpConnection>();
-    for (const { connection } of this.connections.values()) {
-      if (connection.spec.disabled) continue;
-      const isProject = connection.id.startsWith(`project/${projectId}/`);
-      if (!isProject && !connection.id.startsWith("user/")) continue;
-      if (isProject || !byName.has(connection.name)) byName.set(connection.name, connection);
-    }
-    return [...byName.values()];
+    return connectionsInScope(
+      [...this.connections.values()].map((c) => c.connection),
+      projectId,
+    );
   }
 
   private async ready(projectId: number): Promise<void> {
@@ -362,40 +349,6 @@ export class McpService {
         console.error("[mcp] a tool listener failed:", error);
       }
     }
-  }
-
-  private view(record: McpServerRecord): McpServerView {
-    const connection = this.connections.get(record.id)?.connection;
-    const spec = record.spec;
-    const values = (map: Record<string, string> | undefined, encrypted: string[]) =>
-      Object.entries(map ?? {}).map(([name, value]) => (encrypted.includes(name) ? { name, encrypted: true } : { name, value, encrypted: false }));
-    const status = connection?.status() ?? { state: spec.disabled ? ("disabled" as const) : ("idle" as const), stderrTail: "", toolCount: 0 };
-    if (record.secretError && status.state !== "failed") status.error = record.secretError;
-    return {
-      id: record.id,
-      name: spec.name,
-      scope: record.scope,
-      projectId: record.projectId,
-      transport: spec.transport,
-      ...(spec.command !== undefined ? { command: spec.command } : {}),
-      ...(spec.args ? { args: spec.args } : {}),
-      ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
-      ...(spec.url !== undefined ? { url: spec.url } : {}),
-      env: values(spec.env, record.encrypted.env),
-      headers: values(spec.headers, record.encrypted.headers),
-      disabled: spec.disabled,
-      loadAllTools: spec.loadAllTools,
-      timeoutMs: spec.timeoutMs,
-      status,
-      tools: (connection?.tools() ?? []).map((t) => ({
-        name: t.name,
-        modelName: t.modelName,
-        ...(t.title ? { title: t.title } : {}),
-        summary: t.summary,
-        annotations: t.annotations,
-        ...(t.error ? { error: t.error } : {}),
-      })),
-    };
   }
 
   private scopeProject(scope: McpScope, projectId: number | undefined): number | null {
