@@ -7,67 +7,27 @@
 // rest (pages.ts), what waits to be written, and what is live. Nothing here reads a whole session
 // except starting a run (the agent needs its transcript), forks and exports.
 // Delete is a soft delete (undo: restore); deleted sessions are purged after PURGE_AFTER_MS.
+// Beside it: its options and ports (sessions-options.ts), the models (session-models.ts), making a
+// session live (new-live-session.ts), a stored session's context size (stored-context.ts).
 import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, isAbsolute } from "node:path";
-import type { AgentMessage, AssistantMessage, CustomMessage, ImageContent, Model } from "../../shared/agent-types.ts";
-import { COMPACTION, COMPACTION_UNDO, compactionDetails, compactionStateOf, type ActiveCompaction } from "../../shared/compaction.ts";
-import type { LiveSnapshot, PermissionRequest, Session, SessionState } from "../../shared/ipc/contract.ts";
-import type { StreamFn } from "../loop/index.ts";
-import type { SessionEventPort } from "./event-port.ts";
+import type { AgentMessage, ImageContent, Model } from "../../shared/agent-types.ts";
+import { COMPACTION, COMPACTION_UNDO } from "../../shared/compaction.ts";
+import type { LiveSnapshot, Session, SessionState } from "../../shared/ipc/contract.ts";
 import { ServiceError } from "../../shared/errors.ts";
-import { BUILTIN_MODELS, customModel, findModel, listModels, type ProviderSettings } from "../providers/index.ts";
-import { StoreError, type MessagePage, type PageOptions, type ProjectInfo, type SessionStore, type TranscriptPage } from "../store/index.ts";
-import { createCodingTools, type OutputRedactor } from "../tools/index.ts";
-import { outputFolderFor, sweepOutputFolders } from "./output-folders.ts";
+import { StoreError, type MessagePage, type PageOptions, type ProjectInfo, type TranscriptPage } from "../store/index.ts";
+import { createCodingTools } from "../tools/index.ts";
+import { sweepOutputFolders } from "./output-folders.ts";
 import { broadFolderWarning, resolveProjectFolder, type ResolvedFolder } from "./project-folder.ts";
-import type { SandboxService } from "../sandbox/sandbox-service.ts";
 import { rerunRequestText, sandboxedCommand } from "../sandbox/rerun.ts";
-import { contextTokensOfTail } from "./context.ts";
 import { loadProjectInstructions } from "./system-prompt.ts";
-import { LiveSession, type SessionScope, type ToolHooks } from "./live-session.ts";
-import type { SessionToolSource } from "./session-tools.ts";
-import type { SessionLineage, TurnCheckpoints } from "./checkpoint-port.ts";
-
-export interface PermissionsPort {
-  hooks(scope: SessionScope): ToolHooks;
-  pendingFor(sessionId: number): PermissionRequest[];
-  /** Called when a session's run is aborted or the session goes away: its dialogs close. */
-  cancelSession(sessionId: number): void;
-}
-
-/** What sessions read of the user's settings (a port: the settings service satisfies it). */
-export interface SessionSettings {
-  providerSettings(): ProviderSettings;
-  readonly defaultModel: string | null;
-  readonly autoCompact: boolean;
-}
-
-export interface SessionsServiceOptions {
-  store: SessionStore;
-  hub: SessionEventPort;
-  settings: SessionSettings;
-  streamFn: StreamFn;
-  permissions: PermissionsPort;
-  env?: Record<string, string | undefined>;
-  bashTimeoutMs?: number;
-  /** Where sessions' commands run; without it, directly. */
-  sandbox?: SandboxService;
-  /** Tools besides the coding tools (MCP servers and tool_search); their base names are stored with each new session. */
-  toolSource?: SessionToolSource;
-  /** Checkpoints of every turn that may change files (a port: the checkpoint service satisfies it). */
-  checkpoints?: TurnCheckpoints;
-  /** A run ended (for "done" notifications while the window is hidden). */
-  onRunEnd?: (session: Session | undefined, last: AssistantMessage | undefined) => void;
-  /** Applied to terminal logs before they are stored (secret redaction). */
-  redact?: (text: string) => string;
-  /** How long a deleted session can be restored before it is removed for good (default 10 min). */
-  purgeAfterMs?: number;
-  /** Redacts secrets from bash output as it streams. */
-  secrets?: () => OutputRedactor;
-  /** Where bash saves full outputs, one folder per session (deleted with the session). */
-  outputRoot?: string;
-}
+import type { LiveSession } from "./live-session.ts";
+import { createLiveSession } from "./new-live-session.ts";
+import type { SessionLineage } from "./checkpoint-port.ts";
+import { SessionModels } from "./session-models.ts";
+import type { SessionsServiceOptions } from "./sessions-options.ts";
+import { storedContextTokens } from "./stored-context.ts";
 
 /** Deleted sessions stay restorable this long (the window's Undo lasts seconds; a quit in between keeps both). */
 export const PURGE_AFTER_MS = 10 * 60_000;
@@ -82,12 +42,14 @@ export class SessionsService {
   private readonly live = new Map<number, LiveSession>();
   private readonly o: SessionsServiceOptions;
   private readonly purgeTimer: ReturnType<typeof setInterval> | undefined;
+  private readonly modelChoice: SessionModels;
 
   /** The start-up sweep of saved-output folders (awaited by tests). */
   readonly swept: Promise<number>;
 
   constructor(options: SessionsServiceOptions) {
     this.o = options;
+    this.modelChoice = new SessionModels(options.settings, options.env);
     // Saved-output folders of sessions removed for good go too (a crash between the two, or a
     // database restored from a backup, leaves them behind): swept at start and after each purge.
     this.swept = options.outputRoot && !options.store.readOnly ? sweepOutputFolders(options.outputRoot, (id) => this.hasSession(id)).catch(() => 0) : Promise.resolve(0);
@@ -149,54 +111,23 @@ export class SessionsService {
     return this.o.store.openProject(path, basename(path) || path);
   }
 
-  // Models
+  // Models (session-models.ts)
 
   models(): Model[] {
-    return listModels(this.o.settings.providerSettings());
+    return this.modelChoice.models();
   }
 
   /** Models that can be reached: hosted ones whose provider has a key, and those a server listed. */
   usableModels(): Model[] {
-    const usable = this.providerUsable();
-    return this.models().filter((m) => usable(m.provider));
+    return this.modelChoice.usableModels();
   }
 
-  private providerUsable(): (provider: string) => boolean {
-    const env = this.o.env ?? process.env;
-    const settings = this.o.settings.providerSettings();
-    return (provider) => {
-      if (provider === "anthropic") return Boolean(settings.anthropic?.apiKey || env.ANTHROPIC_API_KEY);
-      if (provider === "openai") return Boolean(settings.openai?.apiKey || env.OPENAI_API_KEY);
-      return (settings.custom ?? []).some((c) => c.id === provider);
-    };
-  }
-
-  /**
-   * A model by "provider/id": one of the registry's, or, for a known provider, a model id it does
-   * not list (typed by the person), with that provider's API and conservative limits.
-   */
   resolveModel(ref: string | null | undefined): Model | undefined {
-    if (!ref) return undefined;
-    const slash = ref.indexOf("/");
-    if (slash <= 0 || slash === ref.length - 1) return undefined;
-    const provider = ref.slice(0, slash);
-    const id = ref.slice(slash + 1).trim();
-    const settings = this.o.settings.providerSettings();
-    const found = findModel(provider, id, settings);
-    if (found || !id) return found;
-    if (provider === "anthropic" || provider === "openai") {
-      const like = BUILTIN_MODELS.find((m) => m.provider === provider)!;
-      return { ...like, id, name: id, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } };
-    }
-    const server = settings.custom?.find((c) => c.id === provider);
-    return server ? customModel(server, { id }) : undefined;
+    return this.modelChoice.resolveModel(ref);
   }
 
-  /** The default for new sessions: the user's choice, else the first model of a provider with a key. */
   defaultModel(): Model | undefined {
-    const chosen = this.resolveModel(this.o.settings.defaultModel);
-    if (chosen) return chosen;
-    return this.usableModels()[0];
+    return this.modelChoice.defaultModel();
   }
 
   // Sessions
@@ -265,32 +196,10 @@ export class SessionsService {
       model: session.model,
       queued: { steering: [], followUp: [] },
       pendingPermissions: pending,
-      contextTokens: opened ? this.storedContextTokens(opened) : 0,
+      contextTokens: opened ? storedContextTokens(opened, (range) => this.o.store.readPage(sessionId, range)) : 0,
       contextWindow: model?.contextWindow ?? 0,
       instructionFiles: project ? loadProjectInstructions(project.folder).map((f) => f.path) : [],
     };
-  }
-
-  /**
-   * Context tokens of a stored session from its newest messages: back to the last answer with
-   * usage (usually in the page); for sessions whose provider reports none, at most 5,000 messages
-   * back (the figure is then an estimate of those; a run computes it exactly).
-   */
-  private storedContextTokens(opened: TranscriptPage): number {
-    const state = compactionStateOf(opened.compactions);
-    const entry = opened.compactions.find((c) => c.position === state.activeIndex)?.message;
-    const details = entry ? compactionDetails(entry.details) : null;
-    const active: ActiveCompaction | undefined = entry && details && state.activeIndex !== null ? { index: state.activeIndex, entry: entry as CustomMessage, details } : undefined;
-    const atEnd = opened.first + opened.messages.length === opened.total;
-    let first = atEnd ? opened.first : opened.total;
-    let tail: AgentMessage[] = atEnd ? opened.messages : [];
-    for (let read = 0; ; read++) {
-      const tokens = contextTokensOfTail(tail, first, active, first === 0 || read >= 5);
-      if (tokens !== null) return tokens;
-      const before = this.o.store.readPage(opened.session.id, { before: first, limit: 1000 });
-      tail = [...before.messages, ...tail];
-      first = before.first;
-    }
   }
 
   /** Starts a run, or (while one is going) steers it. */
@@ -488,46 +397,7 @@ export class SessionsService {
   private liveSession(sessionId: number): LiveSession {
     const existing = this.live.get(sessionId);
     if (existing) return existing;
-    const session = this.o.store.getSession(sessionId);
-    if (!session) throw new ServiceError("not-found", `Session ${sessionId} does not exist.`);
-    // The agent holds the whole transcript (the model's view is computed from it).
-    const opened = { session, messages: this.o.store.readMessages(sessionId) };
-    const project = this.o.store.getProject(opened.session.projectId);
-    if (!project) throw new ServiceError("not-found", `The project of session ${sessionId} is gone.`);
-    const model = this.resolveModel(opened.session.model) ?? this.defaultModel();
-    if (!model) {
-      throw new ServiceError(
-        "unavailable",
-        "No model is available: add an Anthropic or OpenAI key, or a local server, in Settings → Providers (or set ANTHROPIC_API_KEY / OPENAI_API_KEY).",
-      );
-    }
-    if (!opened.session.model) this.o.store.setSessionModel(sessionId, `${model.provider}/${model.id}`);
-    const live = new LiveSession({
-      sessionId,
-      projectId: project.id,
-      projectDir: project.folder,
-      messages: opened.messages,
-      baseToolNames: opened.session.baseToolNames,
-      model,
-      store: this.o.store,
-      hub: this.o.hub,
-      streamFn: this.o.streamFn,
-      hooks: (scope) => this.o.permissions.hooks(scope),
-      autoCompact: () => this.o.settings.autoCompact,
-      bashTimeoutMs: this.o.bashTimeoutMs,
-      redact: this.o.redact,
-      sandbox: this.o.sandbox?.forSession({ sessionId, projectId: project.id, projectDir: project.folder }),
-      toolSource: this.o.toolSource,
-      secrets: this.o.secrets,
-      outputDir: this.o.outputRoot ? outputFolderFor(this.o.outputRoot, sessionId) : undefined,
-      checkpoints: this.o.checkpoints,
-      onStateChange: (s) => this.o.hub.emit("session.state", s.state(this.o.permissions.pendingFor(s.sessionId))),
-      onRunEnd: (s, last) => {
-        const info = this.o.store.getSession(s.sessionId);
-        if (info) this.o.hub.emit("session.updated", info);
-        this.o.onRunEnd?.(info, last);
-      },
-    });
+    const live = createLiveSession(this.o, this.modelChoice, sessionId);
     this.live.set(sessionId, live);
     return live;
   }
