@@ -96,7 +96,7 @@ describeWhen(chromiumMissing() ?? sandboxMissing(), "the sandbox in the window",
     await h.send("init please");
     const note = card("init-repo.sh").getByRole("alert", { name: "Repository created in the sandbox" });
     await note.waitFor({ timeout: 20_000 });
-    expect(await note.innerText()).toContain(`created a git repository (${join(e2e.project, ".git")}) inside the sandbox`);
+    expect(await note.innerText()).toContain(`created or rewrote a git repository (${join(e2e.project, ".git")}) inside the sandbox`);
     expect(await note.innerText()).toContain("review .git/config");
     await h.transcript().getByText("Made a repository.").waitFor({ timeout: 15_000 });
     await h.idle();

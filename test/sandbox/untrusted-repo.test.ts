@@ -64,7 +64,8 @@ describeWhen(needsLinux(), "a repository created inside the sandbox", () => {
     execFileSync("git", ["init", "-q", dir]);
     expect(f.service.untrustedRepositories.find(dir)).toBeUndefined();
     expect(restarted.untrustedRepositories.find(dir)).toBeUndefined();
-  });
+    // Several sandboxed commands, each followed by a scan in a worker thread: slow on a loaded machine.
+  }, 60_000);
 
   it("notices a bare repository's layout made at the project's top", async () => {
     const { dir, bash } = project();
@@ -124,7 +125,7 @@ describeWhen(needsLinux(), "a repository created inside the sandbox", () => {
     // Plain git there would have run it: the threat is real.
     execFileSync("git", ["-C", path.join(dir, "sub"), "status", "--short"], { env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } });
     expect(existsSync(path.join(dir, "PWNED"))).toBe(true);
-  });
+  }, 60_000);
 
   it("notices a repository made elsewhere earlier and moved into a sub-folder", async () => {
     const { dir, bash } = project();
