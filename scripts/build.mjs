@@ -6,6 +6,8 @@
 //                          (app/main/workers/compute-pool.ts looks for it there)
 //   out/main/sdk-{anthropic,openai}.cjs, out/host/chunk-*.mjs  the provider SDKs, loaded on
 //                          first use (app/main/providers/sdk.ts), so start-up does not parse them
+//   out/main/mcp-sdk.cjs, out/host/mcp-sdk-modules-*.mjs  the MCP SDK and what a connection needs
+//                          with it, loaded at the first MCP server start (app/main/mcp/mcp-sdk.ts)
 //   out/renderer/          the React renderer (Vite)
 //   out/main/wasm/, out/host/wasm/  the bash grammar (web-tree-sitter + tree-sitter-bash, WebAssembly),
 //                          found beside the bundle at run time (app/main/permissions/shell-parser.ts)
@@ -31,14 +33,19 @@ const native = ["electron", "better-sqlite3", "node-pty"];
 const SDKS = { "@anthropic-ai/sdk": "sdk-anthropic.cjs", openai: "sdk-openai.cjs" };
 // The import() in sdk.ts becomes a small module that require()s the file when called (a kept
 // import() would load it as ESM, where `default` is the whole exports object, and not from asar).
+// The MCP side the same way: its dynamic import of ./mcp-sdk-modules.ts (all of the SDK a
+// connection uses) becomes a require of out/main/mcp-sdk.cjs, whose exports are the module's.
+const MCP_SDK = "mcp-sdk.cjs";
 const lazySdks = {
   name: "lazy-sdks",
   setup(b) {
     b.onResolve({ filter: /^(@anthropic-ai\/sdk|openai)$/ }, (args) =>
       args.kind === "dynamic-import" && args.importer.endsWith("sdk.ts") ? { path: SDKS[args.path], namespace: "lazy-sdk" } : undefined,
     );
-    b.onLoad({ filter: /.*/, namespace: "lazy-sdk" }, (args) => ({ contents: `module.exports = require("./${args.path}").default;`, loader: "js" }));
-    b.onResolve({ filter: /^\.\/sdk-[a-z]+\.cjs$/ }, (args) => ({ path: args.path, external: true }));
+    b.onLoad({ filter: /^sdk-/, namespace: "lazy-sdk" }, (args) => ({ contents: `module.exports = require("./${args.path}").default;`, loader: "js" }));
+    b.onResolve({ filter: /^\.\/mcp-sdk-modules\.ts$/ }, (args) => (args.kind === "dynamic-import" ? { path: MCP_SDK, namespace: "lazy-sdk" } : undefined));
+    b.onLoad({ filter: /^mcp-sdk\.cjs$/, namespace: "lazy-sdk" }, (args) => ({ contents: `module.exports = require("./${args.path}");`, loader: "js" }));
+    b.onResolve({ filter: /^\.\/(sdk-[a-z]+|mcp-sdk)\.cjs$/ }, (args) => ({ path: args.path, external: true }));
   },
 };
 
@@ -77,6 +84,7 @@ await Promise.all([
       sourcemap: false,
     }),
   ),
+  esbuild({ ...common, entryPoints: ["app/main/mcp/mcp-sdk-modules.ts"], outfile: `${out}/main/${MCP_SDK}`, format: "cjs", sourcemap: false }),
   esbuild({ ...common, entryPoints: ["app/preload/index.ts"], outfile: `${out}/preload/index.cjs`, format: "cjs", sourcemap: false }),
   esbuild({
     ...common,

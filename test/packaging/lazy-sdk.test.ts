@@ -1,13 +1,16 @@
 // The provider SDKs are not part of start-up (issue 16): the CommonJS main bundle requires each from
 // a file of its own only when a provider is first used, the host's ESM bundle has them in chunks,
 // and both load when needed: the built host, testing an Anthropic provider at a closed port, gets
-// a connection failure (the SDK ran), not a missing module.
+// a connection failure (the SDK ran), not a missing module. The MCP SDK likewise (with zod, Ajv and
+// the tool-list reader): out of both start-up bundles, loaded at the first MCP server start, which
+// works in the built host.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectHost, startHostProcess } from "../support/host-process.ts";
+import { FIXTURE } from "../mcp/support/mcp-harness.ts";
 
 const root = path.join(import.meta.dirname, "..", "..");
 let out: string;
@@ -54,6 +57,56 @@ describe("provider SDKs load on first use", () => {
       expect(tested.data?.ok).toBe(false);
       expect(tested.data?.message).not.toMatch(/module|Cannot find|is not a constructor/i);
       expect(tested.data?.message).toMatch(/connect|reach|refused|network|fetch/i);
+      connection.close();
+    } finally {
+      host.child.kill("SIGTERM");
+      await host.exited;
+    }
+  }, 60_000);
+});
+
+/** A string of the MCP SDK's own code (the tool-list notice's method name), in no Lathe module. */
+const MCP_MARKER = "notifications/tools/list_changed";
+
+/** The host's files the entry loads before serving: index.mjs and the static imports of what it imports. */
+function hostStartFiles(dir: string): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(path.join(dir, file), "utf8");
+    // Static imports, and the entry's own import() of the cli chunk (its one dynamic import).
+    for (const m of text.matchAll(/(?:^|\n)import\s[^;]*?from\s*"\.\/([^"]+)"|(?:^|\n)import\s*"\.\/([^"]+)"/g)) visit(m[1] ?? m[2]!);
+    if (file === "index.mjs") for (const m of text.matchAll(/import\("\.\/([^"]+)"\)/g)) visit(m[1]!);
+  };
+  visit("index.mjs");
+  return [...seen];
+}
+
+describe("the MCP SDK loads at the first server start", () => {
+  it("is outside both start-up bundles, in a file or chunk loaded by import()", () => {
+    const main = readFileSync(path.join(out, "main", "index.cjs"), "utf8");
+    expect(main).not.toContain(MCP_MARKER);
+    expect(main).toContain('require("./mcp-sdk.cjs")');
+    const sdk = createRequire(path.join(out, "main", "index.cjs"))("./mcp-sdk.cjs") as Record<string, unknown>;
+    expect(readFileSync(path.join(out, "main", "mcp-sdk.cjs"), "utf8")).toContain(MCP_MARKER);
+    for (const name of ["Client", "StreamableHTTPClientTransport", "StdioTransport", "McpError", "readToolList"]) expect(typeof sdk[name]).toBe("function");
+    const startFiles = hostStartFiles(path.join(out, "host"));
+    expect(startFiles.some((f) => f.startsWith("cli-"))).toBe(true);
+    for (const file of startFiles) expect(readFileSync(path.join(out, "host", file), "utf8")).not.toContain(MCP_MARKER);
+    expect(readdirSync(path.join(out, "host")).some((f) => f.startsWith("mcp-sdk-modules-") && readFileSync(path.join(out, "host", f), "utf8").includes(MCP_MARKER))).toBe(true);
+  });
+
+  it("starts a stdio server in the built host", async () => {
+    const data = mkdtempSync(path.join(out, "data-"));
+    const host = startHostProcess(data, [], { cli: path.join(out, "host", "index.mjs") });
+    try {
+      const connection = await connectHost(await host.url);
+      const imported = await connection.call<{ list: { servers: { status: { state: string; toolCount: number; error?: string } }[] } }>("mcp.import", {
+        text: JSON.stringify({ mcpServers: { fixture: FIXTURE } }),
+        scope: "user",
+      });
+      expect(imported.data?.list.servers[0]?.status).toMatchObject({ state: "connected", toolCount: 20 });
       connection.close();
     } finally {
       host.child.kill("SIGTERM");

@@ -1,22 +1,23 @@
-// McpConnection: one configured MCP server, through the official SDK's Client. A stdio server is a
-// child process with only the SDK's safe variables (PATH, HOME, …) plus its own `env`, started in
+// McpConnection: one configured MCP server, through the official SDK's Client (loaded at the first
+// start: mcp-sdk.ts). A stdio server is a child process with only the SDK's safe variables (PATH,
+// HOME, …) plus its own `env`, started in
 // its `cwd` (default: the project folder for a project's server, the home folder otherwise); a
 // Streamable HTTP server gets its `headers` on every request and answers of at most 16 MB.
 // States: disabled, idle (not started), connecting, connected, failed. A server that exits or
 // drops the connection becomes "failed" with its stderr tail and keeps its last tool listing; the
 // next call starts it again. `connect` and `close` never reject; `call` rejects only with an Error
 // whose message is written for the model (what happened, and what Lathe will do).
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError, ResultSchema, ToolListChangedNotificationSchema, type CallToolResult, type Progress } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
 import { statSync } from "node:fs";
 import path from "node:path";
 import stripAnsi from "strip-ansi";
 import { expandSpec, type McpServerSpec } from "./config.ts";
 import { boundedFetch, MAX_MESSAGE_BYTES } from "./bounded-fetch.ts";
-import { StdioTransport } from "./stdio-transport.ts";
-import { MAX_TOOLS_PER_SERVER, readToolList, type McpToolDefinition } from "./tool-definitions.ts";
+import { loadMcpSdk, type McpSdk } from "./mcp-sdk.ts";
+import type { StdioTransport } from "./stdio-transport.ts";
+import type { McpToolDefinition } from "./tool-definitions.ts";
 
 export type McpServerState = "disabled" | "idle" | "connecting" | "connected" | "failed";
 
@@ -63,6 +64,11 @@ function bounded(text: string): string {
   return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text;
 }
 
+/** The MCP error code of an SDK error (the SDK is loaded when it made one), or undefined. */
+function mcpErrorCode(sdk: McpSdk | undefined, error: unknown): number | undefined {
+  return sdk && error instanceof sdk.McpError ? error.code : undefined;
+}
+
 function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message || error.name;
   return String(error);
@@ -80,6 +86,8 @@ export class McpConnection {
   private closeReason: string | undefined;
   private definitions: McpToolDefinition[] = [];
   private client: Client | undefined;
+  /** The SDK, once a start loaded it (mcp-sdk.ts). */
+  private sdk: McpSdk | undefined;
   private stdio: StdioTransport | undefined;
   private connecting: Promise<void> | undefined;
   /** Bumped by every start and close, so events of an older client are ignored. */
@@ -179,10 +187,11 @@ export class McpConnection {
   private describeCallError(error: unknown, label: string, signal: AbortSignal | undefined, generation: number, startedAt: number): string {
     if (signal?.aborted) return `Cancelled: the run was stopped before ${label} answered; the server was told to cancel the call.`;
     const note = this.protocolNote && this.protocolNote.at >= startedAt ? ` The server also wrote output that is not MCP: ${this.protocolNote.text}` : "";
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    const code = mcpErrorCode(this.sdk, error);
+    if (code !== undefined && code === this.sdk?.ErrorCode.RequestTimeout) {
       return bounded(`No answer from the MCP server ${this.name} within ${Math.round(this.spec.timeoutMs / 1000)} s: the call to ${label} was cancelled.${note}`);
     }
-    const closed = (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) || generation !== this.generation || this.state === "failed";
+    const closed = (code !== undefined && code === this.sdk?.ErrorCode.ConnectionClosed) || generation !== this.generation || this.state === "failed";
     if (closed) {
       this.markFailed(generation, this.closeReason ?? this.exitReason());
       const tail = this.stderrTail();
@@ -193,7 +202,7 @@ export class McpConnection {
     if (error instanceof Error && (error.name === "ZodError" || error.name === "$ZodError")) {
       return bounded(`The MCP server ${this.name} answered ${label} with something that is not a valid tool result: ${messageOf(error).replace(/\s+/g, " ")}`);
     }
-    if (error instanceof McpError) return bounded(`The MCP server ${this.name} answered ${label} with an error: ${error.message}`);
+    if (code !== undefined) return bounded(`The MCP server ${this.name} answered ${label} with an error: ${messageOf(error)}`);
     // Anything else is the transport: an HTTP server that is down, or an answer over the size bound.
     const message = messageOf(error);
     this.markFailed(generation, `Connection lost: ${message}`);
@@ -214,7 +223,9 @@ export class McpConnection {
     try {
       if (this.o.startError) throw new Error(this.o.startError);
       const spec = expandSpec(this.spec, this.o.env);
-      client = new Client({ name: this.o.clientInfo.name, version: this.o.clientInfo.version }, { capabilities: {}, jsonSchemaValidator: noOutputValidation });
+      const sdk = (this.sdk = await loadMcpSdk());
+      if (generation !== this.generation) return;
+      client = new sdk.Client({ name: this.o.clientInfo.name, version: this.o.clientInfo.version }, { capabilities: {}, jsonSchemaValidator: noOutputValidation });
       this.client = client;
       client.onerror = (error) => {
         if (generation !== this.generation) return;
@@ -224,10 +235,10 @@ export class McpConnection {
         else this.protocolNote = { text: bounded(message).slice(0, 300), at: Date.now() };
       };
       client.onclose = () => this.markFailed(generation, this.closeReason ?? this.exitReason());
-      await client.connect(this.transport(spec), { timeout });
+      await client.connect(this.transport(sdk, spec), { timeout });
       await this.listTools(client, generation, timeout);
       if (generation !== this.generation) return;
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.relist(client!, generation, timeout));
+      client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => this.relist(client!, generation, timeout));
       this.state = "connected";
       this.o.onChange();
     } catch (error) {
@@ -244,9 +255,9 @@ export class McpConnection {
     }
   }
 
-  private transport(spec: McpServerSpec): Transport {
+  private transport(sdk: McpSdk, spec: McpServerSpec): Transport {
     if (spec.transport === "http") {
-      return new StreamableHTTPClientTransport(new URL(spec.url!), {
+      return new sdk.StreamableHTTPClientTransport(new URL(spec.url!), {
         requestInit: { headers: spec.headers ?? {} },
         fetch: boundedFetch(MAX_MESSAGE_BYTES, () => {
           this.closeReason = this.oversizedReason();
@@ -256,7 +267,7 @@ export class McpConnection {
     }
     const cwd = spec.cwd ? path.resolve(this.o.defaultCwd, spec.cwd) : this.o.defaultCwd;
     if (!isFolder(cwd)) throw new Error(`Cannot start the server in ${cwd}: there is no such folder${spec.cwd ? ' (its "cwd")' : ""}.`);
-    this.stdio = new StdioTransport({
+    this.stdio = new sdk.StdioTransport({
       command: spec.command!,
       args: spec.args ?? [],
       env: spec.env ?? {},
@@ -294,13 +305,14 @@ export class McpConnection {
   }
 
   private async listTools(client: Client, generation: number, timeout: number): Promise<void> {
+    const sdk = await loadMcpSdk();
     this.listedAt = Date.now();
     this.listings++;
     const raw: unknown[] = [];
     let cursor: string | undefined;
     const cursors = new Set<string>();
-    for (let page = 0; page < MAX_PAGES && raw.length < MAX_TOOLS_PER_SERVER; page++) {
-      const result = await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, ResultSchema, { timeout });
+    for (let page = 0; page < MAX_PAGES && raw.length < sdk.MAX_TOOLS_PER_SERVER; page++) {
+      const result = await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, sdk.ResultSchema, { timeout });
       const tools = (result as { tools?: unknown }).tools;
       if (!Array.isArray(tools)) throw new Error('Its answer to tools/list has no "tools" list.');
       raw.push(...tools);
@@ -310,7 +322,7 @@ export class McpConnection {
       cursor = next;
     }
     if (generation !== this.generation) return;
-    this.definitions = readToolList(this.name, raw);
+    this.definitions = sdk.readToolList(this.name, raw);
     this.o.onChange();
   }
 
@@ -329,8 +341,9 @@ export class McpConnection {
     const tail = this.stderrTail();
     const withTail = (text: string) => (tail ? `${text} Its last output on stderr:\n${tail}` : text);
     if ((error as NodeJS.ErrnoException)?.code === "ENOENT") return `Cannot start "${this.spec.command}": no such command (is it installed, and on Lathe's PATH?).`;
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return withTail(`No answer within ${Math.round(timeout / 1000)} s while starting.`);
-    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+    const code = mcpErrorCode(this.sdk, error);
+    if (code !== undefined && code === this.sdk?.ErrorCode.RequestTimeout) return withTail(`No answer within ${Math.round(timeout / 1000)} s while starting.`);
+    if (code !== undefined && code === this.sdk?.ErrorCode.ConnectionClosed) {
       return withTail(`The server ${this.stdio?.exitDescription() ?? "exited"} before it was ready.`);
     }
     const status = (error as { code?: unknown })?.code;
