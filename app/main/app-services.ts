@@ -51,7 +51,16 @@ export interface AppServicesOptions {
   detectSandbox?: () => DetectedSandbox;
   /** Bound of an MCP server's start (default 30 s). */
   mcpConnectTimeoutMs?: number;
+  /**
+   * "later": the work the first window does not need (AppServices.warmUp) waits for `warmUp()`
+   * (the transport calls it once the first page is on its way), the first request, or
+   * WARM_UP_LATEST_MS, whichever comes first. Default "now": it starts here.
+   */
+  warmUp?: "now" | "later";
 }
+
+/** The latest a deferred warm-up starts (see AppServicesOptions.warmUp). */
+export const WARM_UP_LATEST_MS = 3_000;
 
 /** What a read-only Lathe still answers: requests that only read. */
 const READ_ONLY_REQUESTS: ReadonlySet<RequestName> = new Set<RequestName>([
@@ -88,8 +97,14 @@ export interface AppServices {
   mcp: McpService;
   checkpoints: CheckpointService;
   rewinder: Rewinder;
-  /** Settles once interrupted rewinds are completed and git is found (or not). */
+  /** Settles once interrupted rewinds are completed and git is found (or not), after warmUp(). */
   checkpointsReady: Promise<void>;
+  /**
+   * Starts what the first window does not need: the bash grammar's load (the first command waits
+   * for it anyway), the user's MCP servers, and the checkpoints' checks (git found, interrupted
+   * rewinds completed: checkpointsReady). Idempotent; close() makes it a no-op.
+   */
+  warmUp(): void;
   notices: string[];
   close(): Promise<void>;
 }
@@ -149,9 +164,6 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       options.onPermissionRequest?.(sessionId);
     },
   });
-  // The bash grammar loads in the background now, so the first command is judged without waiting;
-  // a failure here is reported at that first command (PermissionsService refuses to guess).
-  loadShellParser().catch(() => undefined);
   const checkpoints = new CheckpointService({
     dataDir: options.dataDir,
     readOnly,
@@ -161,7 +173,10 @@ export function createAppServices(options: AppServicesOptions): AppServices {
   });
   const rewinder = new Rewinder(checkpoints, (dir) => sandbox.untrustedRepositories.find(dir));
   let checkpointsUnavailable: string | null = readOnly ? "This Lathe opened the data folder read-only: it takes no checkpoints and rewinds nothing." : null;
-  const checkpointsReady = (async () => {
+  // Started by the warm-up (a git process and the interrupted rewinds are not for the first window).
+  let startCheckpointChecks!: () => void;
+  let checkpointChecksStarted = false;
+  const checkpointsReady = new Promise<void>((resolve) => (startCheckpointChecks = resolve)).then(async () => {
     const missing = await checkpoints.git.run(["--version"]).then(
       () => null,
       (error: Error) => error.message,
@@ -175,7 +190,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       notices.push({ message });
       hub.emit("app.notice", { level: "warning", message });
     }
-  })();
+  });
   const sessions: SessionsService = new SessionsService({
     store,
     hub,
@@ -193,8 +208,20 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     secrets,
     outputRoot: path.join(options.dataDir, "bash-output"),
   });
-  // A read-only Lathe runs nothing: its MCP servers are listed, not started.
-  if (!readOnly) mcp.start();
+  let warmedUp = false;
+  const warmUp = () => {
+    if (warmedUp) return;
+    warmedUp = true;
+    checkpointChecksStarted = true;
+    startCheckpointChecks();
+    // The bash grammar loads in the background, so the first command is usually judged without
+    // waiting; a failure here is reported at that first command (PermissionsService refuses to guess).
+    loadShellParser().catch(() => undefined);
+    // A read-only Lathe runs nothing: its MCP servers are listed, not started.
+    if (!readOnly) mcp.start();
+  };
+  if (options.warmUp !== "later") warmUp();
+  const warmUpTimer = options.warmUp === "later" ? setTimeout(warmUp, WARM_UP_LATEST_MS).unref() : undefined;
 
   const ruleScopeId = (scope: "session" | "project" | "global", scopeId: number | undefined): number | null => {
     if (scope === "global") return null;
@@ -323,6 +350,11 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       };
     }
   }
+  // Any request means a window is up: the deferred warm-up starts with the first one.
+  for (const name of Object.keys(handlers) as RequestName[]) {
+    const handler = handlers[name] as (params: unknown) => unknown;
+    (handlers as Record<RequestName, (params: unknown) => unknown>)[name] = (params) => (warmUp(), handler(params));
+  }
   const router = new IpcRouter(handlers, (name, error) => console.error(`[ipc] ${name} failed:`, error));
   return {
     router,
@@ -336,13 +368,16 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     checkpoints,
     rewinder,
     checkpointsReady,
+    warmUp,
     get notices() {
       return notices.map((n) => n.message);
     },
     close: async () => {
+      warmedUp = true;
+      clearTimeout(warmUpTimer);
       await sessions.close();
       await mcp.close();
-      await checkpointsReady;
+      if (checkpointChecksStarted) await checkpointsReady;
       await checkpoints.close();
       store.close();
     },

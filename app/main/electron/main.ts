@@ -81,6 +81,8 @@ async function start(): Promise<void> {
       env: startEnvironment,
       pickFolder: pickFolder,
       readOnly,
+      // The bash grammar and the MCP servers start once the window is shown (createWindow).
+      warmUp: "later",
     });
   try {
     services = open(false);
@@ -157,7 +159,10 @@ function createWindow(ready: AppServices): void {
     }
   });
   const removeListener = ready.hub.add(batcher);
-  win.once("ready-to-show", () => win.show());
+  win.once("ready-to-show", () => {
+    win.show();
+    setImmediate(() => ready.warmUp());
+  });
   const remember = () => {
     if (win.isDestroyed()) return;
     saveWindowState(stateFile, { ...win.getNormalBounds(), maximized: win.isMaximized() });

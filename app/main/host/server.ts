@@ -70,6 +70,8 @@ export interface HostServerOptions {
   maxFrameBytes?: number;
   /** A failure of the host itself (not of a client); default console.error. */
   report?: (what: string, error: unknown) => void;
+  /** Called once, after the first answer to an HTTP request was sent (for work the first page need not wait for). */
+  onFirstPage?: () => void;
 }
 
 export interface HostServer {
@@ -101,8 +103,9 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
     },
     (req, res) => {
       res.on("error", () => res.destroy());
-      // The WebSocket server is loaded once the first page is on its way (see below).
-      if (!wssLoading) res.once("finish", () => setImmediate(loadWebSocketServer));
+      // The WebSocket server is loaded once the first page is on its way (see below), then the
+      // services' deferred work starts.
+      if (!wssLoading) res.once("finish", () => setImmediate(firstPageSent));
       const stateChanging = req.method !== "GET" && req.method !== "HEAD";
       const refusal = refuseRequest(req.socket.remoteAddress, req.headers, stateChanging);
       if (refusal) return answer(res, refusal.status, refusal.reason);
@@ -125,6 +128,13 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
       wss = created;
       return created;
     }));
+  let firstPage = true;
+  const firstPageSent = () => {
+    void loadWebSocketServer().catch(() => undefined);
+    if (!firstPage) return;
+    firstPage = false;
+    options.onFirstPage?.();
+  };
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
     const refusal = refuseRequest(req.socket.remoteAddress, req.headers, true);

@@ -21,9 +21,21 @@ export interface RunningHost extends HostServer {
 
 export async function startHost(options: StartHostOptions): Promise<RunningHost> {
   const { rendererDir, port, host, token, timeouts, maxFrameBytes, report, ...rest } = options;
-  const services = createAppServices({ secrets: noSecretStore, version: "dev", ...rest, host: "browser" });
+  // The bash grammar and the MCP servers start once the first page was sent (app-services.ts).
+  const services = createAppServices({ secrets: noSecretStore, version: "dev", ...rest, host: "browser", warmUp: "later" });
   try {
-    const server = await startHostServer({ router: services.router, hub: services.hub, rendererDir, port, host, token, timeouts, maxFrameBytes, report });
+    const server = await startHostServer({
+      router: services.router,
+      hub: services.hub,
+      rendererDir,
+      port,
+      host,
+      token,
+      timeouts,
+      maxFrameBytes,
+      report,
+      onFirstPage: () => services.warmUp(),
+    });
     return {
       ...server,
       services,

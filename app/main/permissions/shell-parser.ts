@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Language, Parser, type Tree, type TreeCursor } from "web-tree-sitter";
+import type { Parser, Tree, TreeCursor } from "web-tree-sitter";
 
 export const GRAMMAR_FILES = { runtime: "web-tree-sitter.wasm", bash: "tree-sitter-bash.wasm" } as const;
 
@@ -67,6 +67,8 @@ export function grammarFilePaths(): { runtime: string; bash: string } {
 /** Loads the grammar once; later calls return the same promise. A failed load may be retried. */
 export function loadShellParser(): Promise<void> {
   loading ??= (async () => {
+    // Imported here, not with the app: its module is part of the loading the first window skips.
+    const { Language, Parser } = await import("web-tree-sitter");
     const files = grammarFilePaths();
     // Emscripten makes the options object the module itself: its exports land on it.
     const moduleObject: Record<string, unknown> = { wasmBinary: readFileSync(files.runtime) };

@@ -1,0 +1,76 @@
+// The deferred warm-up (issue 16, start to first page): with warmUp "later", the work the first
+// window does not need (the user's MCP servers, the bash grammar, the checkpoints' git check) waits
+// for warmUp(), the first request, or the headless host's first page; with the default it starts
+// with the services, as before.
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createAppServices, type AppServices } from "../../app/main/app-services.ts";
+import { startHost } from "../../app/main/host/start-host.ts";
+import { noSecretStore } from "../../app/main/settings/settings-service.ts";
+import { FIXTURE } from "../mcp/support/mcp-harness.ts";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A data folder whose settings hold one user MCP server (the fixture), saved by a closed app. */
+async function folderWithServer(): Promise<string> {
+  const root = realpathSync(mkdtempSync(path.join(tmpdir(), "lathe-warm-up-")));
+  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+  const dataDir = path.join(root, "data");
+  const first = createAppServices({ dataDir, secrets: noSecretStore, host: "browser", version: "test", env: {} });
+  const imported = await first.router.handle("mcp.import", { text: JSON.stringify({ mcpServers: { fixture: FIXTURE } }), scope: "user" });
+  expect(imported.ok).toBe(true);
+  await first.close();
+  return dataDir;
+}
+
+const serverState = (services: AppServices) => services.mcp.list().servers[0]!.status.state;
+
+describe("deferred warm-up", () => {
+  it("starts the user's MCP servers with the services by default", async () => {
+    const dataDir = await folderWithServer();
+    const services = createAppServices({ dataDir, secrets: noSecretStore, host: "browser", version: "test", env: {} });
+    cleanups.push(() => services.close());
+    expect(serverState(services)).toBe("connecting");
+    await services.checkpointsReady;
+  });
+
+  it("waits for the first request when it is 'later', and runs once", async () => {
+    const dataDir = await folderWithServer();
+    const services = createAppServices({ dataDir, secrets: noSecretStore, host: "browser", version: "test", env: {}, warmUp: "later" });
+    cleanups.push(() => services.close());
+    expect(serverState(services)).toBe("idle");
+    expect((await services.router.handle("app.info", {})).ok).toBe(true);
+    expect(serverState(services)).not.toBe("idle");
+    await services.checkpointsReady;
+    await vi.waitFor(() => expect(serverState(services)).toBe("connected"), { timeout: 20_000 });
+    services.warmUp();
+    expect(serverState(services)).toBe("connected");
+  }, 30_000);
+
+  it("closes without waiting for a warm-up that never ran, which then never runs", async () => {
+    const dataDir = await folderWithServer();
+    const services = createAppServices({ dataDir, secrets: noSecretStore, host: "browser", version: "test", env: {}, warmUp: "later" });
+    await services.close();
+    expect(() => services.warmUp()).not.toThrow();
+  });
+
+  it("the headless host warms up once its first page was sent", async () => {
+    const dataDir = await folderWithServer();
+    const rendererDir = mkdtempSync(path.join(tmpdir(), "lathe-warm-up-renderer-"));
+    cleanups.push(() => rmSync(rendererDir, { recursive: true, force: true }));
+    writeFileSync(path.join(rendererDir, "index.html"), "<!doctype html><title>Lathe</title>");
+    const host = await startHost({ dataDir, rendererDir, env: {} });
+    cleanups.push(() => host.close());
+    expect(serverState(host.services)).toBe("idle");
+    const page = await fetch(`${host.origin}/`);
+    expect(page.status).toBe(200);
+    await page.text();
+    await vi.waitFor(() => expect(serverState(host.services)).not.toBe("idle"), { timeout: 5_000 });
+    await host.services.checkpointsReady;
+  }, 30_000);
+});
