@@ -39,6 +39,8 @@ import { chunk, usageChunk } from "../test/providers/support/conversation.ts";
 import { sseData, startServer } from "../test/providers/support/sse-server.ts";
 
 const root = process.cwd();
+// Extra Chromium flags, to compare (for example the frame-rate flags of headless mode).
+const CHROMIUM_ARGS = (process.env.BENCH_UI_CHROMIUM_ARGS ?? "").split(/\s+/).filter(Boolean);
 const ROUNDS = Math.max(5, Number(process.env.BENCH_ROUNDS ?? 5));
 const DELTAS = 6000;
 const DELTAS_PER_PIECE = 40; // 40 deltas every 20 ms: 2,000 per second
@@ -142,44 +144,56 @@ const SCROLL_HISTORY = `new Promise((resolve) => {
   requestAnimationFrame(step);
 })`;
 
-type TraceEvent = { name: string; cat: string; ph: string; ts: number; dur?: number; pid: number; tid: number };
+type TraceEvent = { name: string; cat: string; ph: string; ts: number; dur?: number; tdur?: number; pid: number; tid: number };
 type Loaf = { ms: number; blockingMs: number; scripts: string[] };
 
-/** Main-thread busy time (ms) between consecutive frame marks of the page's renderer thread. */
-function frameTimes(trace: Buffer): number[] {
+/**
+ * Per frame (between consecutive frame marks of the page's renderer main thread): `wall`, the time
+ * the thread was inside a top-level task (wall clock, so it includes time the OS gave the thread's
+ * core to other processes), and `cpu`, the thread's own CPU time in those tasks (the trace's thread
+ * time, `tdur`, prorated when a task straddles a mark): the renderer's own work per frame.
+ */
+function frameTimes(trace: Buffer): { wall: number[]; cpu: number[] } {
   const events = (JSON.parse(trace.toString("utf8")) as { traceEvents: TraceEvent[] }).traceEvents;
   const marks = events.filter((e) => e.name === "lathe-frame").sort((a, b) => a.ts - b.ts);
-  if (marks.length < 2) return [];
+  if (marks.length < 2) return { wall: [], cpu: [] };
   const { pid, tid } = marks[0]!;
-  const tasks = events
+  const all = events
     .filter((e) => e.pid === pid && e.tid === tid && e.ph === "X" && e.name === "ThreadControllerImpl::RunTask" && e.dur !== undefined)
     .sort((a, b) => a.ts - b.ts);
-  const out: number[] = [];
+  // Tasks may nest: only the outermost ones count.
+  const tasks: TraceEvent[] = [];
+  for (const task of all) {
+    const outer = tasks.at(-1);
+    if (!outer || task.ts >= outer.ts + outer.dur!) tasks.push(task);
+  }
+  const wall: number[] = [];
+  const cpu: number[] = [];
   let t = 0;
   for (let i = 0; i + 1 < marks.length; i++) {
     const from = marks[i]!.ts;
     const to = marks[i + 1]!.ts;
     while (t < tasks.length && tasks[t]!.ts + tasks[t]!.dur! <= from) t++;
     let busy = 0;
-    let covered = from; // tasks may nest: count each microsecond once
+    let own = 0;
     for (let j = t; j < tasks.length && tasks[j]!.ts < to; j++) {
-      const start = Math.max(covered, tasks[j]!.ts);
-      const end = Math.min(to, tasks[j]!.ts + tasks[j]!.dur!);
-      if (end > start) {
-        busy += end - start;
-        covered = end;
-      }
+      const task = tasks[j]!;
+      const clipped = Math.min(to, task.ts + task.dur!) - Math.max(from, task.ts);
+      if (clipped <= 0) continue;
+      busy += clipped;
+      own += task.dur! > 0 ? ((task.tdur ?? task.dur!) * clipped) / task.dur! : 0;
     }
-    out.push(busy / 1000);
+    wall.push(busy / 1000);
+    cpu.push(own / 1000);
   }
-  return out;
+  return { wall, cpu };
 }
 
 const pct = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
 const round = (n: number) => Math.round(n * 10) / 10;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-const browser = await launchBrowser();
+const browser = await launchBrowser(CHROMIUM_ARGS);
 try {
   await call("settings.setProvider", { id: "local", kind: "compatible", name: "Local", baseUrl: model.baseUrl });
   await call("models.refresh", { provider: "local" });
@@ -212,7 +226,7 @@ try {
   const scrolled = await page.evaluate<{ scrolledPx: number; ms: number; reachedEnd: boolean; lastTitle: string }>(SCROLL_HISTORY);
   const scrollTrace = await browser.stopTracing();
   await page.evaluate(STOP_FRAMES);
-  const scrollFrames = frameTimes(scrollTrace).sort((a, b) => a - b);
+  const scrollFrames = frameTimes(scrollTrace).wall.sort((a, b) => a - b);
 
   // One streamed turn in the open session, its frames traced.
   // The same delay while this process only waits, as long as a streamed turn: the machine's floor.
@@ -224,7 +238,7 @@ try {
   };
   const streamInto = async (
     sessionId: number,
-  ): Promise<{ frames: number[]; intervals: number[]; loaf: Loaf[]; loopDelayP99Ms: number; loopDelayMaxMs: number; blockMaxMs: number }> => {
+  ): Promise<{ frames: number[]; framesCpu: number[]; intervals: number[]; loaf: Loaf[]; loopDelayP99Ms: number; loopDelayMaxMs: number; blockMaxMs: number }> => {
     await page.getByRole("textbox", { name: "Message to the agent" }).waitFor();
     await page.evaluate(START_FRAMES);
     await browser.startTracing(page, { categories: ["toplevel", "blink.user_timing"] });
@@ -240,7 +254,8 @@ try {
     runMs = Date.now() - started;
     const trace = await browser.stopTracing();
     const stopped = await page.evaluate<{ intervals: number[]; loaf: Loaf[] }>(STOP_FRAMES);
-    return { frames: frameTimes(trace).sort((a, b) => a - b), ...stopped, loopDelayP99Ms: loop.p99Ms, loopDelayMaxMs: loop.maxMs, blockMaxMs: loop.blockMaxMs };
+    const times = frameTimes(trace);
+    return { frames: times.wall.sort((a, b) => a - b), framesCpu: times.cpu.sort((a, b) => a - b), ...stopped, loopDelayP99Ms: loop.p99Ms, loopDelayMaxMs: loop.maxMs, blockMaxMs: loop.blockMaxMs };
   };
 
   // Rounds, alternated: open the 100k session, open the 10k one, stream a turn into a 10k session
@@ -250,6 +265,9 @@ try {
   const open100k: number[] = [];
   const roundP95: number[] = [];
   const emptyP95: number[] = [];
+  const roundCpuP95: number[] = [];
+  const emptyCpuP95: number[] = [];
+  const roundIntervalP95: number[] = [];
   const loopP99: number[] = [];
   const idleLoopP99: number[] = [];
   let loopMax = 0;
@@ -264,6 +282,8 @@ try {
     await fromHistory("Streamed into", 10_000 + r * 7 - 1);
     const streamed = await streamInto(target.id);
     roundP95.push(pct(streamed.frames, 0.95));
+    roundCpuP95.push(pct(streamed.framesCpu, 0.95));
+    roundIntervalP95.push(pct([...streamed.intervals].sort((a, b) => a - b), 0.95));
     loopP99.push(streamed.loopDelayP99Ms);
     idleLoopP99.push(await idleLoopDelayP99(Math.min(runMs, 10_000)));
     loopMax = Math.max(loopMax, streamed.loopDelayMaxMs);
@@ -275,8 +295,9 @@ try {
     await page.goto(`${host.origin}/?session=${fresh.id}#token=${host.token}`);
     const empty = await streamInto(fresh.id);
     emptyP95.push(pct(empty.frames, 0.95));
+    emptyCpuP95.push(pct(empty.framesCpu, 0.95));
     process.stderr.write(
-      `round ${r + 1}/${ROUNDS}: open 10k ${Math.round(open10k.at(-1)!)} ms, 100k ${Math.round(open100k.at(-1)!)} ms, frame p95 ${pct(streamed.frames, 0.95).toFixed(1)} ms, loop delay p99 ${streamed.loopDelayP99Ms.toFixed(1)} ms, longest block ${streamed.blockMaxMs.toFixed(1)} ms (empty session ${pct(empty.frames, 0.95).toFixed(1)} ms)\n`,
+      `round ${r + 1}/${ROUNDS}: open 10k ${Math.round(open10k.at(-1)!)} ms, 100k ${Math.round(open100k.at(-1)!)} ms, frame p95 ${pct(streamed.frames, 0.95).toFixed(1)} ms (renderer CPU ${pct(streamed.framesCpu, 0.95).toFixed(1)} ms, interval ${roundIntervalP95.at(-1)!.toFixed(1)} ms), loop delay p99 ${streamed.loopDelayP99Ms.toFixed(1)} ms, longest block ${streamed.blockMaxMs.toFixed(1)} ms (empty session ${pct(empty.frames, 0.95).toFixed(1)} ms)\n`,
     );
   }
   frames.sort((a, b) => a - b);
@@ -288,6 +309,13 @@ try {
       frameP95Ms: round(median(roundP95)),
       frameP95MinMs: round(Math.min(...roundP95)),
       frameP95EmptyMs: round(median(emptyP95)),
+      frameCpuP95Ms: round(median(roundCpuP95)),
+      frameCpuP95MinMs: round(Math.min(...roundCpuP95)),
+      frameCpuP95EmptyMs: round(median(emptyCpuP95)),
+      frameIntervalP95Ms: round(median(roundIntervalP95)),
+      longAnimationFrames: loaf.length,
+      longAnimationFrameP95Ms: round(pct(loaf.map((l) => l.ms).sort((a, b) => a - b), 0.95)),
+      chromiumArgs: CHROMIUM_ARGS.join(" ") || null,
       mainLoopDelayP99Ms: round(median(loopP99)),
       mainLoopDelayP99MinMs: round(Math.min(...loopP99)),
       mainLoopDelayMaxMs: round(loopMax),
@@ -302,6 +330,7 @@ try {
       slowFrames: frames.filter((f) => f > 16).length,
       frames: frames.length,
       worstFrame: worst ? `${worst.ms} ms: ${worst.scripts.join("; ") || "rendering"}` : null,
+      worstFrames: loaf.slice(1, 5).map((l) => `${l.ms} ms (blocking ${l.blockingMs}): ${l.scripts.join("; ") || "rendering"}`),
       vsyncIntervalP95Ms: round(pct(intervals, 0.95)),
       openSessionMs: round(openSessionMs),
       historyScrollP95Ms: round(pct(scrollFrames, 0.95)),
