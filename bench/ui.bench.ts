@@ -28,10 +28,11 @@
 //   (the machine's floor under its current load); mainBlockMaxMs is the longest stretch of CPU the
 //   host's main thread spent between two 1 ms ticks (bench/support/block-monitor.ts), median over
 //   the rounds: the host's own blocking, whatever the machine's load. BENCH_HOST_CPU_PROF=DIR
-//   writes the host's CPU profile of each measured window there.
+//   writes the host's CPU profile of each measured window there; BENCH_RENDERER_CPU_PROF=DIR the
+//   page's (the renderer main thread's, through the DevTools protocol) of each streamed turn.
 // Prints one JSON line. Needs Chromium (/usr/bin/chromium or CHROME_PATH).
 import { fork, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchBrowser } from "../test/support/browser.ts";
@@ -40,6 +41,8 @@ import { sseData, startServer } from "../test/providers/support/sse-server.ts";
 
 const root = process.cwd();
 // Extra Chromium flags, to compare (for example the frame-rate flags of headless mode).
+const RENDERER_PROFILES = process.env.BENCH_RENDERER_CPU_PROF;
+let profiles = 0;
 const CHROMIUM_ARGS = (process.env.BENCH_UI_CHROMIUM_ARGS ?? "").split(/\s+/).filter(Boolean);
 const ROUNDS = Math.max(5, Number(process.env.BENCH_ROUNDS ?? 5));
 const DELTAS = 6000;
@@ -242,6 +245,11 @@ try {
     await page.getByRole("textbox", { name: "Message to the agent" }).waitFor();
     await page.evaluate(START_FRAMES);
     await browser.startTracing(page, { categories: ["toplevel", "blink.user_timing"] });
+    const profiler = RENDERER_PROFILES ? await page.context().newCDPSession(page) : null;
+    if (profiler) {
+      await profiler.send("Profiler.enable");
+      await profiler.send("Profiler.start");
+    }
     await ask("monitorStart");
     const started = Date.now();
     await call("sessions.prompt", { sessionId, text: "bench" });
@@ -253,6 +261,11 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 300)); // the last batches reach the page
     runMs = Date.now() - started;
     const trace = await browser.stopTracing();
+    if (profiler) {
+      const { profile } = await profiler.send("Profiler.stop");
+      writeFileSync(join(RENDERER_PROFILES!, `renderer-${++profiles}.cpuprofile`), JSON.stringify(profile));
+      await profiler.detach();
+    }
     const stopped = await page.evaluate<{ intervals: number[]; loaf: Loaf[] }>(STOP_FRAMES);
     const times = frameTimes(trace);
     return { frames: times.wall.sort((a, b) => a - b), framesCpu: times.cpu.sort((a, b) => a - b), ...stopped, loopDelayP99Ms: loop.p99Ms, loopDelayMaxMs: loop.maxMs, blockMaxMs: loop.blockMaxMs };
