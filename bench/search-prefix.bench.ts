@@ -66,7 +66,14 @@ try {
       }),
     );
     db.close();
-    const result = { prefix: prefix || "none", indexMB: round(indexMB), mbPerMillionMessages: Math.round((indexMB / rows.length) * 1e6), buildCpuUsPerMessage: round(buildCpuUs), appendCpuUsPerMessage: round(appendCpuUs), queryMs };
+    const result = {
+      prefix: prefix || "none",
+      indexMB: round(indexMB),
+      mbPerMillionMessages: Math.round((indexMB / rows.length) * 1e6),
+      buildCpuUsPerMessage: round(buildCpuUs),
+      appendCpuUsPerMessage: round(appendCpuUs),
+      queryMs,
+    };
     log(JSON.stringify(result));
     results.push(result);
   }

@@ -161,9 +161,7 @@ function frameTimes(trace: Buffer): { wall: number[]; cpu: number[] } {
   const marks = events.filter((e) => e.name === "lathe-frame").sort((a, b) => a.ts - b.ts);
   if (marks.length < 2) return { wall: [], cpu: [] };
   const { pid, tid } = marks[0]!;
-  const all = events
-    .filter((e) => e.pid === pid && e.tid === tid && e.ph === "X" && e.name === "ThreadControllerImpl::RunTask" && e.dur !== undefined)
-    .sort((a, b) => a.ts - b.ts);
+  const all = events.filter((e) => e.pid === pid && e.tid === tid && e.ph === "X" && e.name === "ThreadControllerImpl::RunTask" && e.dur !== undefined).sort((a, b) => a.ts - b.ts);
   // Tasks may nest: only the outermost ones count.
   const tasks: TraceEvent[] = [];
   for (const task of all) {
@@ -268,7 +266,14 @@ try {
     }
     const stopped = await page.evaluate<{ intervals: number[]; loaf: Loaf[] }>(STOP_FRAMES);
     const times = frameTimes(trace);
-    return { frames: times.wall.sort((a, b) => a - b), framesCpu: times.cpu.sort((a, b) => a - b), ...stopped, loopDelayP99Ms: loop.p99Ms, loopDelayMaxMs: loop.maxMs, blockMaxMs: loop.blockMaxMs };
+    return {
+      frames: times.wall.sort((a, b) => a - b),
+      framesCpu: times.cpu.sort((a, b) => a - b),
+      ...stopped,
+      loopDelayP99Ms: loop.p99Ms,
+      loopDelayMaxMs: loop.maxMs,
+      blockMaxMs: loop.blockMaxMs,
+    };
   };
 
   // Rounds, alternated: open the 100k session, open the 10k one, stream a turn into a 10k session
@@ -296,7 +301,12 @@ try {
     const streamed = await streamInto(target.id);
     roundP95.push(pct(streamed.frames, 0.95));
     roundCpuP95.push(pct(streamed.framesCpu, 0.95));
-    roundIntervalP95.push(pct([...streamed.intervals].sort((a, b) => a - b), 0.95));
+    roundIntervalP95.push(
+      pct(
+        [...streamed.intervals].sort((a, b) => a - b),
+        0.95,
+      ),
+    );
     loopP99.push(streamed.loopDelayP99Ms);
     idleLoopP99.push(await idleLoopDelayP99(Math.min(runMs, 10_000)));
     loopMax = Math.max(loopMax, streamed.loopDelayMaxMs);
@@ -327,7 +337,12 @@ try {
       frameCpuP95EmptyMs: round(median(emptyCpuP95)),
       frameIntervalP95Ms: round(median(roundIntervalP95)),
       longAnimationFrames: loaf.length,
-      longAnimationFrameP95Ms: round(pct(loaf.map((l) => l.ms).sort((a, b) => a - b), 0.95)),
+      longAnimationFrameP95Ms: round(
+        pct(
+          loaf.map((l) => l.ms).sort((a, b) => a - b),
+          0.95,
+        ),
+      ),
       chromiumArgs: CHROMIUM_ARGS.join(" ") || null,
       mainLoopDelayP99Ms: round(median(loopP99)),
       mainLoopDelayP99MinMs: round(Math.min(...loopP99)),
