@@ -3,7 +3,7 @@
 // (a turn rewrites only its changed part); a bulk store's git calls get the longer time bound of
 // first-snapshot.ts, a turn's the default; a git call past its bound is stopped, not waited on.
 import { execFileSync } from "node:child_process";
-import { chmodSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { bulkStoreTimeoutMs } from "../../app/main/checkpoints/first-snapshot.ts";
@@ -104,7 +104,14 @@ describe("the checkpoint store's format", () => {
 
   it("splits the index: a turn rewrites the changed entries, not the index of every file", async () => {
     const { project, gitDir, session } = setup();
-    for (let i = 0; i < 600; i++) write(project, `src/d${i % 6}/file-with-a-long-name-${i}.ts`, `export const x${i} = ${i};\n`);
+    // Files older than the first snapshot's index, as a project's files usually are: git keeps the
+    // entries of files changed in the same second as the index ("racily clean") in the split part.
+    const past = new Date(Date.now() - 60_000);
+    for (let i = 0; i < 600; i++) {
+      const file = `src/d${i % 6}/file-with-a-long-name-${i}.ts`;
+      write(project, file, `export const x${i} = ${i};\n`);
+      utimesSync(path.join(project, file), past, past);
+    }
     session.user("go");
     await session.turn([{ name: "bash" }], () => {
       bash(project, "echo changed >> src/d1/file-with-a-long-name-1.ts");
