@@ -88,11 +88,6 @@ export function resolvedFrom(folder: string, p: string): string {
   return resolved(p.charCodeAt(0) === 47 ? p : folder.length === 1 ? `/${p}` : `${folder}/${p}`);
 }
 
-/**
- * `child` relative to `parent` with `/`, or null when outside (or when the relative path starts
- * with `..`, as path.relative's answer was read). Both are absolute and normal (resolved or real);
- * on POSIX the answer is found by comparing prefixes, without path.relative's garbage.
- */
 /** path.join(folder, ...names), the names being path segments (basenames). */
 function below(folder: string, names: string[]): string {
   if (!POSIX || folder.charCodeAt(0) !== 47 || NOT_NORMAL.test(folder) || !names.every(plainName)) return path.join(folder, ...names);
@@ -103,6 +98,11 @@ function plainName(name: string): boolean {
   return name !== "" && name !== "." && name !== ".." && !name.includes("/");
 }
 
+/**
+ * `child` relative to `parent` with `/`, or null when outside (or when the relative path starts
+ * with `..`, as path.relative's answer was read). Both are absolute and normal (resolved or real);
+ * on POSIX the answer is found by comparing prefixes, without path.relative's garbage.
+ */
 function relativeInside(child: string, parent: string, fold: boolean): string | null {
   if (!POSIX || NOT_NORMAL.test(child) || NOT_NORMAL.test(parent) || child.charCodeAt(0) !== 47 || parent.charCodeAt(0) !== 47) {
     const rel = path.relative(fold ? parent.toLowerCase() : parent, fold ? child.toLowerCase() : child);
