@@ -71,6 +71,17 @@ describe("defaults and modes", () => {
     expect(check("read", { path: "out-link/notes.txt" })).toMatchObject({ action: "ask" });
     expect(check("write", { path: "out-link/new.txt", content: "x" }, [], "auto-edit")).toMatchObject({ action: "ask" });
   });
+
+  it("a relative path rule allows files of the project only; an absolute one names its own folder; deny rules reach everywhere", () => {
+    const tsFiles = [rule("write", "**/*.txt", "allow"), rule("write", "*/**", "allow")];
+    expect(check("write", { path: "src/a.txt", content: "" }, tsFiles)).toMatchObject({ action: "allow", by: "rule" });
+    expect(check("write", { path: path.join(outside, "evil.txt"), content: "" }, tsFiles)).toMatchObject({ action: "ask" });
+    expect(check("write", { path: "out-link/evil.txt", content: "" }, tsFiles)).toMatchObject({ action: "ask" });
+    expect(check("write", { path: "src/../../outside/evil.txt", content: "" }, tsFiles)).toMatchObject({ action: "ask" });
+    expect(check("write", { path: path.join(outside, "evil.txt"), content: "" }, [rule("write", `${outside}/**`, "allow")])).toMatchObject({ action: "allow" });
+    expect(check("write", { path: "out-link/evil.txt", content: "" }, [rule("write", `${outside}/**`, "allow")])).toMatchObject({ action: "allow" });
+    expect(check("read", { path: path.join(outside, "notes.txt") }, [rule("read", "**/notes.txt", "deny")], "full-auto")).toMatchObject({ action: "deny" });
+  });
 });
 
 describe("bash rules are matched word by word", () => {

@@ -229,15 +229,23 @@ function pathMatcher(pattern: string, s: CallSubjects): (subject: string) => boo
 }
 
 /**
- * Allow rules see the real path (relative to the project when inside, and absolute); deny rules
- * also see the path as given, so a link cannot hide what it points to, nor be named to hide itself.
+ * Allow rules see the real path: relative to the project when inside, and absolute only for a
+ * pattern that is itself absolute (`/tmp/**`, `~/notes/**`), so a project rule for every `.ts` file never reaches
+ * `/home/me/x.ts`. Deny rules see every form, the path as given too, so a link can neither hide
+ * what it points to nor be named to hide itself.
  */
 function pathRuleMatches(pattern: string, part: PathPart, s: CallSubjects, deny: boolean): boolean {
   if (pattern === "*" || pattern === "**") return true;
   const match = pathMatcher(pattern, s);
   const f = part.facts;
-  if ((f.relative !== null && match(f.relative)) || match(f.real)) return true;
+  if (f.relative !== null && match(f.relative)) return true;
+  if ((deny || absolutePattern(pattern, s)) && match(f.real)) return true;
   return deny && ((f.givenRelative !== null && match(f.givenRelative)) || match(f.given));
+}
+
+function absolutePattern(pattern: string, s: CallSubjects): boolean {
+  const p = pattern.trim();
+  return p === "~" || p.startsWith("~/") || (s.platform.platform === "win32" ? path.win32.isAbsolute(p) : path.posix.isAbsolute(p));
 }
 
 export interface ProposedRule {
@@ -320,5 +328,6 @@ function describePathRule(tool: string, pattern: string, action: "allow" | "deny
     return `Denies every tool that reads or writes ${what} (read, write, edit, ls, find, grep and bash redirections), by the path as given or as it really is after symlinks${tool === "*" ? "; also every command" : ""}.`;
   }
   const tools = EDIT_TOOLS.has(tool) ? "write and edit (and bash redirections that write)" : tool === "*" ? "every tool" : tool;
-  return `Allows ${tools} on ${what}, judged by the real path after symlinks; never protected files such as .git/.`;
+  const where = what === "any path" || pattern.trim().startsWith("~") || pattern.trim().startsWith("/") ? what : `${what} inside the project`;
+  return `Allows ${tools} on ${where}, judged by the real path after symlinks; never protected files such as .git/.`;
 }
