@@ -113,4 +113,24 @@ describe("repository scan", () => {
       await broken.close();
     }
   });
+
+  it("knows the repositories its last scan found, shallowest first up to a limit, for read-only mounts", async () => {
+    const dir = project(0);
+    git("init", "-q", path.join(dir, "x", "y", "deep"));
+    git("init", "-q", path.join(dir, "top"));
+    git("init", "-q", "--bare", path.join(dir, "x", "bare.git"));
+    const broken = new ComputePool({ size: 1, workerFile: path.join(scratch.dir, "missing-worker.mjs") });
+    try {
+      const nested = new NestedRepositories(() => broken);
+      expect(nested.known(dir, 16)).toEqual([]);
+      await nested.prime(dir);
+      expect(nested.known(dir, 16).sort()).toEqual([path.join(dir, "top", ".git"), path.join(dir, "x", "bare.git"), path.join(dir, "x", "y", "deep", ".git")].sort());
+      expect(nested.known(dir, 2)).toEqual([path.join(dir, "top", ".git"), path.join(dir, "x", "bare.git")]);
+      rmSync(path.join(dir, "top"), { recursive: true });
+      await nested.changedSince(dir, Date.now());
+      expect(nested.known(dir, 16)).not.toContain(path.join(dir, "top", ".git"));
+    } finally {
+      await broken.close();
+    }
+  });
 });

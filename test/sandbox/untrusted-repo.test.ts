@@ -4,7 +4,7 @@
 // Also what was measured before choosing detection over prevention: an empty read-only mount at a
 // missing `.git` leaves an empty `.git` folder in the project.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeWhen, needsLinux } from "../support/requirements.ts";
@@ -111,12 +111,15 @@ describeWhen(needsLinux(), "a repository created inside the sandbox", () => {
     });
     expect(done(byHand).sandbox?.createdRepository?.path).toBe(path.join(dir, "deep", "er", ".git"));
 
-    const rewritten = await runTool(bash, { command: `git -C vendor/lib config core.hooksPath /tmp` });
-    expect(done(rewritten).sandbox?.createdRepository?.path).toBe(path.join(vendored, ".git"));
+    // A repository made outside Lathe after the last scan is not yet read-only: rewriting its config is noticed.
+    const late = path.join(dir, "late");
+    execFileSync("git", ["init", "-q", late]);
+    const rewritten = await runTool(bash, { command: `git -C late config core.hooksPath /tmp` });
+    expect(done(rewritten).sandbox?.createdRepository?.path).toBe(path.join(late, ".git"));
 
     // All three are untrusted: a question about running a command outside the sandbox here names them.
     const warning = f.service.repositoryWarning(dir)!;
-    for (const repo of [subGit, path.join(dir, "deep", "er", ".git"), path.join(vendored, ".git")]) expect(warning).toContain(repo);
+    for (const repo of [subGit, path.join(dir, "deep", "er", ".git"), path.join(late, ".git")]) expect(warning).toContain(repo);
     // git as Lathe runs it (its runner's safe settings) in the made repository runs nothing it names.
     const { GitRunner } = await import("../../app/main/checkpoints/git-runner.ts");
     const runner = new GitRunner(path.join(f.root, `hooks-${n}`));
@@ -125,6 +128,30 @@ describeWhen(needsLinux(), "a repository created inside the sandbox", () => {
     // Plain git there would have run it: the threat is real.
     execFileSync("git", ["-C", path.join(dir, "sub"), "status", "--short"], { env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } });
     expect(existsSync(path.join(dir, "PWNED"))).toBe(true);
+  }, 60_000);
+
+  it("keeps the sub-folder repositories it knows read-only: a hook or config cannot be edited in place", async () => {
+    const { dir, bash } = project();
+    const vendored = path.join(dir, "vendor", "lib");
+    execFileSync("git", ["init", "-q", vendored]);
+    const hook = path.join(vendored, ".git", "hooks", "pre-commit");
+    writeFileSync(hook, "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    const config = readFileSync(path.join(vendored, ".git", "config"), "utf8");
+    // The first command's scan learns of the repository; from the next command on it is read-only.
+    await new Promise((r) => setTimeout(r, 200));
+    await runTool(bash, { command: "true" });
+
+    const edited = await runTool(bash, { command: `echo 'touch ${dir}/PWNED' >> vendor/lib/.git/hooks/pre-commit` });
+    expect(readFileSync(hook, "utf8")).toBe("#!/bin/sh\nexit 0\n");
+    expect(done(edited).sandbox?.blocked).toMatchObject({ rule: "read-only" });
+    expect(done(edited).sandbox?.blocked?.message).toContain("the git repository vendor/lib/.git (a repository in a sub-folder)");
+    const configured = await runTool(bash, { command: `git -C vendor/lib config core.fsmonitor 'touch ${dir}/PWNED'` });
+    expect(configured.text).toMatch(/read-only file system/i);
+    expect(readFileSync(path.join(vendored, ".git", "config"), "utf8")).toBe(config);
+    // The rest of the sub-folder stays writable, and reading the repository works.
+    const work = await runTool(bash, { command: "echo x > vendor/lib/file && git -C vendor/lib status --short" });
+    expect(work.text).toContain("?? file");
+    expect(f.service.repositoryWarning(dir)).toBeUndefined();
   }, 60_000);
 
   it("notices a repository made elsewhere earlier and moved into a sub-folder", async () => {

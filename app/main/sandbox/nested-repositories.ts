@@ -5,6 +5,7 @@
 // worker, or it took too long), the scan runs here after all: a repository a sandboxed command
 // made must not go unnoticed. A project's first scan is made when a session opens there
 // (`prime`), so that the first command's scan knows what was there before it. Never throws.
+import path from "node:path";
 import { type ComputePool, computePool } from "../workers/compute-pool.ts";
 import { type RepositoryScanResult, type RepositoryScanState, runRepositoryScanJob } from "./repository-scan.ts";
 
@@ -25,6 +26,19 @@ export class NestedRepositories {
   prime(projectDir: string): Promise<unknown> {
     if (this.states.has(projectDir) || this.queues.has(projectDir)) return this.queues.get(projectDir) ?? Promise.resolve();
     return this.changedSince(projectDir, Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * The repositories below `projectDir` that its last scan found (`.git` entries and bare
+   * repositories' folders), at most `limit`, shallowest first: each sandboxed command sees them
+   * read-only, so that it cannot edit a hook or config in place (which changes no folder time the
+   * scan could see). Empty until the first scan has ended.
+   */
+  known(projectDir: string, limit: number): string[] {
+    const repositories = Object.keys(this.states.get(projectDir)?.repositories ?? {});
+    if (repositories.length <= limit) return repositories;
+    const depth = (p: string) => p.split(path.sep).length;
+    return repositories.sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : 1)).slice(0, limit);
   }
 
   /** Whether the last scan of `projectDir` stopped at its folder bound. */

@@ -35,12 +35,15 @@ export function explainRefusal(output: string, rules: SandboxRules, home: string
       message: `The sandbox hides ${name} from commands (it holds credentials or Lathe's own data), so the command saw it empty or missing. To use it, ${RUN_OUTSIDE}.`,
     };
   }
-  const gitLine = find((l) => (READ_ONLY.test(l) ? (rules.readOnly ?? []).some((p) => mentions(l, p) || mentions(l, path.relative(rules.cwd, p))) : false));
+  const gitNamed = (l: string) => (rules.readOnly ?? []).find((p) => mentions(l, p) || mentions(l, path.relative(rules.cwd, p)));
+  const gitLine = find((l) => (READ_ONLY.test(l) ? gitNamed(l) !== undefined : false));
   if (gitLine) {
+    const where = path.relative(rules.cwd, gitNamed(gitLine)!);
+    const what = where === ".git" ? "the project's .git folder" : `the git repository ${where} (a repository in a sub-folder)`;
     return {
       rule: "read-only",
       evidence: clip(gitLine),
-      message: `The sandbox keeps the project's .git folder read-only: git reads its config and runs its hooks outside the sandbox too, and no diff shows them, so commands that write the repository (git add, commit, checkout, stash...) run outside the sandbox. ${RUN_OUTSIDE.charAt(0).toUpperCase()}${RUN_OUTSIDE.slice(1)}.`,
+      message: `The sandbox keeps ${what} read-only: git reads its config and runs its hooks outside the sandbox too, and no diff shows them, so commands that write the repository (git add, commit, checkout, stash...) run outside the sandbox. ${RUN_OUTSIDE.charAt(0).toUpperCase()}${RUN_OUTSIDE.slice(1)}.`,
     };
   }
   const readOnly = find((l) => READ_ONLY.test(l));

@@ -129,6 +129,7 @@ export class SandboxService {
         networkAllowed: (projectId) => this.networkAllowed(projectId),
         takePlacement: (sessionId, toolCallId) => this.takePlacement(sessionId, toolCallId),
         markUntrustedRepository: (gitDir) => this.untrustedRepositories.mark(gitDir),
+        knownNestedRepositories: (projectDir, limit) => this.nestedRepositories.known(projectDir, limit),
         nestedRepositoriesChangedSince: (projectDir, moment) => this.nestedRepositories.changedSince(projectDir, moment),
         home: this.home,
         tmpRoot: this.o.tmpRoot ?? tmpdir(),
