@@ -1,11 +1,14 @@
 // What must follow a keyword for a redaction rule to possibly match there, checked inside the
 // keyword loop so that most keyword hits ("key" in "key handling", "auth" in "Author:") never
-// reach JavaScript. Two checks, both cheap and bounded:
+// reach JavaScript. Three checks, all cheap and bounded:
 // - TOKEN_AFTER: a token character follows the keyword (rules whose match begins with it: `ghp_`,
 //   JWT's `ey`);
 // - ASSIGNMENT: an assignment-like operator follows within 24 characters, then a value of at least
-//   5 token characters (the `[\w.-]{0,50}?keyword...` rules: see `assignmentFollows`).
-// `assignmentFollows` and `isTokenChar` are the exact checks, on the text's characters (the
+//   5 token characters (the `[\w.-]{0,50}?keyword...` rules: see `assignmentFollows`);
+// - DIGIT_VALUE: the generic rule's assignment to its exact bounds, with a value of 10 characters
+//   or more holding a digit (`digitValueAssigned`: "apiKey = process.env.API_KEY" is not one).
+// A keyword's hits are reported when any of its bits' checks passes.
+// `assignmentFollows`, `digitValueAssigned` and `isTokenChar` are the exact checks, on the text's characters (the
 // scanner applies them again to every hit). `mayPass` is the loop's prefilter: the same checks on
 // each character's low byte (as the WebAssembly loop sees latin1 bytes), and "pass" whenever the
 // look-ahead would reach past `limit`; so whenever the exact check passes, `mayPass` passes too.
@@ -15,7 +18,9 @@
 export const FILTER_TOKEN_AFTER = 1;
 /** An assignment of a value must follow the keyword. */
 export const FILTER_ASSIGNMENT = 2;
-/** How far past a keyword the checks look (24 + 4 + 6 + 5 characters, rounded up). */
+/** The generic rule's assignment (digitValueAssigned) must follow the keyword. */
+export const FILTER_DIGIT_VALUE = 4;
+/** How far past a keyword the checks look (24 + 4 + 6 + 5 characters, rounded up; digitValueAssigned may look further, and passes where it would read past its limit). */
 export const FILTER_LOOKAHEAD = 40;
 
 /** Bits of BYTE_KINDS. */
@@ -23,6 +28,7 @@ export const KIND_BEFORE_OPERATOR = 1;
 export const KIND_OPERATOR = 2;
 export const KIND_BEFORE_VALUE = 4;
 export const KIND_TOKEN = 8;
+export const KIND_VALUE = 16;
 
 /**
  * Bytes that make a chunk of terminal output other than plain text: C0 controls but tab and line
@@ -36,6 +42,11 @@ export function isControlByte(c: number): boolean {
 /** [\w.-] */
 export function isWordish(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 45;
+}
+
+/** \w: [A-Za-z0-9_]. */
+export function isWordChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 }
 
 /** Characters of tokens and keys: [A-Za-z0-9_.~+/=-]. */
@@ -61,7 +72,7 @@ function isBeforeValue(c: number): boolean {
 /** Per byte value: which of the sets above it belongs to (KIND_* bits). */
 export const BYTE_KINDS: Uint8Array = Uint8Array.from({ length: 256 }, (_, c) => {
   if (c >= 128) return 0;
-  return (isBeforeOperator(c) ? KIND_BEFORE_OPERATOR : 0) | (isOperator(c) ? KIND_OPERATOR : 0) | (isBeforeValue(c) ? KIND_BEFORE_VALUE : 0) | (isTokenChar(c) ? KIND_TOKEN : 0);
+  return (isBeforeOperator(c) ? KIND_BEFORE_OPERATOR : 0) | (isOperator(c) ? KIND_OPERATOR : 0) | (isBeforeValue(c) ? KIND_BEFORE_VALUE : 0) | (isTokenChar(c) ? KIND_TOKEN : 0) | (isValueChar(c) ? KIND_VALUE : 0);
 });
 
 /**
@@ -82,9 +93,63 @@ export function mayPass(text: string, at: number, limit: number, filter: number)
   if ((filter & FILTER_TOKEN_AFTER) !== 0) {
     if (at >= limit || (BYTE_KINDS[text.charCodeAt(at) & 0xff]! & KIND_TOKEN) !== 0) return true;
   }
+  if ((filter & FILTER_DIGIT_VALUE) !== 0 && digitValueAt(text, at, limit, 0xff, true)) return true;
   if ((filter & FILTER_ASSIGNMENT) === 0) return false;
   if (at + FILTER_LOOKAHEAD > limit) return true;
   return assignmentAt(text, at, limit, 0xff);
+}
+
+/** A character of the generic rule's value, `[\w.=-]` or (any case) `[a-z0-9+/]`: a token character but ~. */
+function isValueChar(c: number): boolean {
+  return c !== 126 && isTokenChar(c);
+}
+
+/**
+ * The generic rule (`[\w.-]{0,50}?keyword(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|
+ * \?=|,)[\x60'"\s=]{0,5}([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})`, a match kept only when
+ * its value holds a digit) after a keyword ending at `from`, to its exact bounds: the operator is
+ * the first character that is not a gap character (word, blank, quote: what may stand between),
+ * at most 23 characters on; the value starts at most 9 characters after the operator's first (4
+ * of operator, 5 of quotes, blanks and =) and lies in one run of value characters, taking at
+ * least 10 of them with a digit. Whether such a run is there: false only where no kept match can
+ * be. As assignmentFollows, gap characters are ASCII ones.
+ */
+export function digitValueAssigned(text: string, from: number): boolean {
+  return digitValueAt(text, from, text.length, 0xffff, false);
+}
+
+/**
+ * digitValueAssigned over text[from, limit), each character code masked with `mask`; `past`:
+ * the answer where the check would read at or past `limit`, or a run goes on past 1,024.
+ */
+function digitValueAt(text: string, from: number, limit: number, mask: number, past: boolean): boolean {
+  if (past && from + 24 > limit) return true;
+  const gapEnd = Math.min(limit, from + 24);
+  let q = from;
+  while (q < gapEnd && isBeforeOperator(text.charCodeAt(q) & mask)) q++;
+  if (q === gapEnd) return false;
+  const op = text.charCodeAt(q) & mask;
+  if (op === 124 || op === 63) {
+    if (q + 1 >= limit) return past;
+    if ((text.charCodeAt(q + 1) & mask) !== (op === 124 ? 124 : 61)) return false;
+  } else if (!isOperator(op)) return false;
+  const last = q + 9;
+  for (let s = q + 1; s <= last; s++) {
+    if (s >= limit) return past;
+    if (!isValueChar(text.charCodeAt(s) & mask)) continue;
+    let digit = false;
+    let e = s;
+    for (;; e++) {
+      if (e >= limit) return past;
+      const c = text.charCodeAt(e) & mask;
+      if (!isValueChar(c)) break;
+      if (c >= 48 && c <= 57) digit = true;
+      if (digit && e + 1 - s >= 10) return true;
+      if (e - s >= 1024) return true;
+    }
+    s = e;
+  }
+  return false;
 }
 
 /** assignmentFollows over text[from, length), each character code masked with `mask`. */

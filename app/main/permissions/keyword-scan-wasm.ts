@@ -38,10 +38,12 @@
 //     mem32[0] = state; mem32[4] = i; mem32[8] = first; mem32[12] = last; mem32[16] = floor
 //   filter(in, at, limit, bits) -> 1 when a rule may match after the keyword ending at `at`
 //     (mayPass in keyword-filters.ts: the same checks over BYTE_KINDS, reading in[at, limit) only)
+//   digit(in, at, limit) -> filter's DIGIT_VALUE check (digitValueAt in keyword-filters.ts, on bytes)
 
 import {
   BYTE_KINDS,
   FILTER_ASSIGNMENT,
+  FILTER_DIGIT_VALUE,
   FILTER_LOOKAHEAD,
   FILTER_TOKEN_AFTER,
   isControlByte,
@@ -49,6 +51,7 @@ import {
   KIND_BEFORE_VALUE,
   KIND_OPERATOR,
   KIND_TOKEN,
+  KIND_VALUE,
 } from "./keyword-filters.ts";
 import { GRAM_CONTROL, GRAM_DIRECT, GRAM_OFFSET_LIMIT, GRAM_TRIGRAM, type GramTables, TRIGRAM_HASH_BITS, TRIGRAM_HASH_MULTIPLIER } from "./keyword-grams.ts";
 
@@ -123,6 +126,7 @@ const i32 = (n: number) => [0x41, ...sleb(n)];
 const load8 = (offset: number) => [0x2d, 0, ...leb(offset)];
 const [BLOCK, LOOP, IF, ELSE, END, BR, BR_IF, RETURN, CALL] = [[0x02, 0x40], [0x03, 0x40], [0x04, 0x40], [0x05], [0x0b], [0x0c], [0x0d], [0x0f], [0x10]];
 const [EQZ, LT_S, GE_U, GT_U, ADD, SUB, AND, SHL] = [[0x45], [0x48], [0x4f], [0x4b], [0x6a], [0x6b], [0x71], [0x74]];
+const [EQ, NE, LT_U, OR, SELECT] = [[0x46], [0x47], [0x49], [0x72], [0x1b]];
 
 function moduleBytes(pages: number, at: Layout): Uint8Array {
   // scan. Params: 0 in, 1 len, 2 state, 3 out, 4 outEnd, 5 limit, 6 start. Locals: 7 i, 8 bits,
@@ -229,6 +233,7 @@ function moduleBytes(pages: number, at: Layout): Uint8Array {
     ...get(1), ...get(2), ...GE_U, ...IF, ...i32(1), ...RETURN, ...END,
     ...kindAt([...get(0), ...get(1), ...ADD]), ...i32(KIND_TOKEN), ...AND, ...IF, ...i32(1), ...RETURN, ...END,
     ...END,
+    ...get(3), ...i32(FILTER_DIGIT_VALUE), ...AND, ...IF, ...get(0), ...get(1), ...get(2), ...CALL, 2, ...IF, ...i32(1), ...RETURN, ...END, ...END,
     ...get(3), ...i32(FILTER_ASSIGNMENT), ...AND, ...EQZ, ...IF, ...i32(0), ...RETURN, ...END,
     ...get(1), ...i32(FILTER_LOOKAHEAD), ...ADD, ...get(2), ...GT_U, ...IF, ...i32(1), ...RETURN, ...END,
     ...get(0), ...get(1), ...ADD, ...set(4), // p = in + at
@@ -253,16 +258,64 @@ function moduleBytes(pages: number, at: Layout): Uint8Array {
     ...get(6), ...i32(5), ...GE_U,
     ...END,
   ];
+  // digit (digitValueAt of keyword-filters.ts on bytes, `past` true). Params: 0 in, 1 at, 2 limit.
+  // Locals: 3 p (then q), 4 end, 5 gap end (then the last value start), 7 s, 8 e, 9 c, 10 digit, 11 op.
+  const [DP, DEND, DLAST, DS, DE, DC, DDIGIT, DOP] = [3, 4, 5, 7, 8, 9, 10, 11];
+  const kindIs = (local: number, kind: number) => [...get(local), ...load8(at.kinds), ...i32(kind), ...AND];
+  const ret = (n: number) => [...IF, ...i32(n), ...RETURN, ...END];
+  // prettier-ignore
+  const digit = [
+    ...get(0), ...get(1), ...ADD, ...set(DP), ...get(0), ...get(2), ...ADD, ...set(DEND), // p = in + at; end = in + limit
+    ...get(DP), ...i32(24), ...ADD, ...get(DEND), ...GT_U, ...ret(1), // the gap may reach past the limit: pass
+    ...get(DP), ...i32(24), ...ADD, ...set(DLAST),
+    ...BLOCK, ...LOOP, // over the gap to the operator
+    ...get(DP), ...get(DLAST), ...GE_U, ...ret(0),
+    ...get(DP), ...load8(0), ...set(DC), ...kindIs(DC, KIND_BEFORE_OPERATOR), ...EQZ, ...BR_IF, 1,
+    ...get(DP), ...i32(1), ...ADD, ...set(DP),
+    ...BR, 0,
+    ...END, ...END,
+    ...get(DP), ...load8(0), ...set(DOP),
+    ...get(DOP), ...i32(124), ...EQ, ...get(DOP), ...i32(63), ...EQ, ...OR, ...IF, // | and ? only as || and ?=
+    ...get(DP), ...i32(1), ...ADD, ...get(DEND), ...GE_U, ...ret(1),
+    ...get(DP), ...load8(1), ...i32(124), ...i32(61), ...get(DOP), ...i32(124), ...EQ, ...SELECT, ...NE, ...ret(0),
+    ...ELSE,
+    ...kindIs(DOP, KIND_OPERATOR), ...EQZ, ...ret(0),
+    ...END,
+    ...get(DP), ...i32(9), ...ADD, ...set(DLAST), // the value starts at most 9 after the operator's first character
+    ...get(DP), ...i32(1), ...ADD, ...set(DS),
+    ...BLOCK, ...LOOP, // each run of value characters starting there
+    ...get(DS), ...get(DLAST), ...GT_U, ...BR_IF, 1,
+    ...get(DS), ...get(DEND), ...GE_U, ...ret(1),
+    ...get(DS), ...load8(0), ...set(DC), ...kindIs(DC, KIND_VALUE), ...IF,
+    ...get(DS), ...set(DE), ...i32(0), ...set(DDIGIT),
+    ...BLOCK, ...LOOP,
+    ...get(DE), ...get(DEND), ...GE_U, ...ret(1),
+    ...get(DE), ...load8(0), ...set(DC), ...kindIs(DC, KIND_VALUE), ...EQZ, ...BR_IF, 1,
+    ...get(DC), ...i32(48), ...SUB, ...i32(10), ...LT_U, ...IF, ...i32(1), ...set(DDIGIT), ...END,
+    ...get(DDIGIT), ...get(DE), ...i32(1), ...ADD, ...get(DS), ...SUB, ...i32(10), ...GE_U, ...AND, ...ret(1), // a digit among 10 or more
+    ...get(DE), ...get(DS), ...SUB, ...i32(1024), ...GE_U, ...ret(1),
+    ...get(DE), ...i32(1), ...ADD, ...set(DE),
+    ...BR, 0,
+    ...END, ...END,
+    ...get(DE), ...set(DS),
+    ...END,
+    ...get(DS), ...i32(1), ...ADD, ...set(DS),
+    ...BR, 0,
+    ...END, ...END,
+    ...i32(0),
+    ...END,
+  ];
   const scanCode = [1, 10, 0x7f, ...scan]; // one group of ten i32 locals, then the body
   const filterCode = [1, 4, 0x7f, ...filter];
+  const digitCode = [1, 9, 0x7f, ...digit];
   // prettier-ignore
   return Uint8Array.from([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, [2, 0x60, 7, ...Array(7).fill(0x7f), 1, 0x7f, 0x60, 4, ...Array(4).fill(0x7f), 1, 0x7f]),
+    ...section(1, [3, 0x60, 7, ...Array(7).fill(0x7f), 1, 0x7f, 0x60, 4, ...Array(4).fill(0x7f), 1, 0x7f, 0x60, 3, ...Array(3).fill(0x7f), 1, 0x7f]),
     ...section(2, [1, ...name("env"), ...name("memory"), 0x02, 0x00, ...leb(pages)]),
-    ...section(3, [2, 0, 1]),
+    ...section(3, [3, 0, 1, 2]),
     ...section(7, [1, ...name("scan"), 0x00, 0]),
-    ...section(10, [2, ...leb(scanCode.length), ...scanCode, ...leb(filterCode.length), ...filterCode]),
+    ...section(10, [3, ...leb(scanCode.length), ...scanCode, ...leb(filterCode.length), ...filterCode, ...leb(digitCode.length), ...digitCode]),
   ]);
 }
 

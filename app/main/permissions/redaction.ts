@@ -8,7 +8,7 @@
 // text that arrives in chunks (secret-stream.ts). Pure; never throws; large texts are the
 // caller's to chunk (a stream keeps each step bounded).
 import { KeywordAutomaton } from "./keyword-automaton.ts";
-import { assignmentFollows, FILTER_ASSIGNMENT, FILTER_TOKEN_AFTER, isTokenChar, isWordish } from "./keyword-filters.ts";
+import { assignmentFollows, digitValueAssigned, FILTER_ASSIGNMENT, FILTER_DIGIT_VALUE, FILTER_TOKEN_AFTER, isTokenChar, isWordChar, isWordish } from "./keyword-filters.ts";
 import { keepsFinding, secretRules, type SecretRule } from "./secret-rules.ts";
 import { applySpans, type ControlPositions, type Redaction, type SecretSpan } from "./secret-spans.ts";
 import { SecretStream, type SecretStreamOptions } from "./secret-stream.ts";
@@ -25,7 +25,8 @@ export const MAX_KEY_BLOCK = 64 * 1024;
 /** Literal secrets shorter than this are not redacted (too likely to be ordinary words). */
 export const MIN_LITERAL_LENGTH = 8;
 
-type Target = { kind: "rule"; rule: SecretRule } | { kind: "literal"; value: string } | { kind: "key" };
+/** A rule's `index`: its place in `rules` (for the per-rule arrays of a scan). */
+type Target = { kind: "rule"; rule: SecretRule; index: number } | { kind: "literal"; value: string } | { kind: "key" };
 
 export class SecretScanner {
   private readonly automaton: KeywordAutomaton;
@@ -34,8 +35,10 @@ export class SecretScanner {
   private readonly rules: SecretRule[];
   private readonly nonAsciiLiterals: string[];
   private readonly hits = new Int32Array(8192);
-  /** Per prefixed rule: the keyword position last tried, within one `find`. */
-  private readonly lastTry = new Map<SecretRule, number>();
+  /** Per prefixed rule (by index): the keyword position last tried, valid while `lastTryScan[i]` is this `find`'s number. */
+  private readonly lastTry: Int32Array;
+  private readonly lastTryScan: Int32Array;
+  private scans = 0;
   /** How much trailing text a stream holds back so that every match there is complete. */
   readonly hold: number;
 
@@ -55,7 +58,11 @@ export class SecretScanner {
       }
       this.targets[id]!.push(target);
     };
-    for (const rule of rules) for (const keyword of rule.keywords) add(keyword, { kind: "rule", rule });
+    rules.forEach((rule, index) => {
+      for (const keyword of rule.keywords) add(keyword, { kind: "rule", rule, index });
+    });
+    this.lastTry = new Int32Array(rules.length);
+    this.lastTryScan = new Int32Array(rules.length);
     add("-----begin", { kind: "key" });
     const literals = [...new Set((options.literals ?? []).filter((l) => l.length >= MIN_LITERAL_LENGTH))];
     this.nonAsciiLiterals = literals.filter((l) => /[\u0080-\uffff]/.test(l));
@@ -72,7 +79,10 @@ export class SecretScanner {
    */
   find(text: string, from = 0, controls?: ControlPositions): SecretSpan[] {
     const spans: SecretSpan[] = [];
-    this.lastTry.clear();
+    if (++this.scans === 0x7fffffff) {
+      this.scans = 1;
+      this.lastTryScan.fill(0);
+    }
     const windows = new Map<SecretRule, number[]>();
     const hits = this.hits;
     if (controls) controls.first = controls.last = -1;
@@ -90,13 +100,15 @@ export class SecretScanner {
         for (const target of this.targets[keyword]!) {
           if (target.kind === "rule") {
             if (target.rule.keywordPrefix) {
-              this.runPrefixed(target.rule, text, start, start + this.automaton.keywords[keyword]!.length, spans);
+              this.runPrefixed(target.rule, target.index, text, start, start + this.automaton.keywords[keyword]!.length, spans);
               continue;
             }
             if (target.rule.keywordStart) {
               // Every such secret goes on after its keyword with token characters: most hits of
               // short keywords ("ey" in "key", "sk" in "task") end here without a regex call.
               if (target.rule.tokenAfterKeyword && !isTokenChar(text.charCodeAt(start + this.automaton.keywords[keyword]!.length))) continue;
+              // Its `\b` before a word character: "s." in "process.env" is no vault token.
+              if (target.rule.boundaryBefore && start > 0 && isWordChar(text.charCodeAt(start - 1))) continue;
               const re = target.rule.keywordStart;
               re.lastIndex = start;
               const m = re.exec(text);
@@ -137,13 +149,14 @@ export class SecretScanner {
   }
 
   /** Tries a `[\w.-]{0,50}?keyword...` rule once, where its match would begin for this keyword. */
-  private runPrefixed(rule: SecretRule, text: string, keywordAt: number, keywordEnd: number, spans: SecretSpan[]): void {
-    if (!assignmentFollows(text, keywordEnd)) return;
+  private runPrefixed(rule: SecretRule, index: number, text: string, keywordAt: number, keywordEnd: number, spans: SecretSpan[]): void {
+    if (rule.digitValue ? !digitValueAssigned(text, keywordEnd) : !assignmentFollows(text, keywordEnd)) return;
     let at = keywordAt;
     while (at > 0 && keywordAt - at < 50 && isWordish(text.charCodeAt(at - 1))) at--;
-    const last = this.lastTry.get(rule);
-    if (last !== undefined && last >= at) return; // the same run was tried for an earlier keyword
-    this.lastTry.set(rule, keywordAt);
+    // The same run was tried for an earlier keyword.
+    if (this.lastTryScan[index] === this.scans && this.lastTry[index]! >= at) return;
+    this.lastTryScan[index] = this.scans;
+    this.lastTry[index] = keywordAt;
     const re = rule.keywordPrefix!;
     re.lastIndex = at;
     const m = re.exec(text);
@@ -200,7 +213,7 @@ function keywordFilter(targets: Target[]): number {
   let filter = 0;
   for (const target of targets) {
     if (target.kind !== "rule") return 0;
-    if (target.rule.keywordPrefix) filter |= FILTER_ASSIGNMENT;
+    if (target.rule.keywordPrefix) filter |= target.rule.digitValue ? FILTER_DIGIT_VALUE : FILTER_ASSIGNMENT;
     else if (target.rule.keywordStart && target.rule.tokenAfterKeyword) filter |= FILTER_TOKEN_AFTER;
     else return 0;
   }

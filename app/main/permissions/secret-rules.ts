@@ -61,6 +61,25 @@ export interface SecretRule {
   keywordStart?: RegExp;
   /** With keywordStart: a token character follows the keyword in every match. */
   tokenAfterKeyword: boolean;
+  /** With keywordStart: the expression begins with `\b` and every keyword with a word character, so none follows a word character. */
+  boundaryBefore: boolean;
+  /**
+   * With keywordPrefix: the generic rule's shape (its keywords all letters, GENERIC_ASSIGNMENT
+   * after them) and a kept match's value must hold a digit, so keyword-filters.ts's
+   * digitValueAssigned bounds where it can be.
+   */
+  digitValue: boolean;
+}
+
+/** What follows the keywords in the generic rule (digitValueAssigned's shape). */
+const GENERIC_ASSIGNMENT = String.raw`)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})(?:[\x60'"\s;]|\\[nr]|$)`;
+
+function digitValueShape(r: VendoredRule): boolean {
+  const head = "[\\w.-]{0,50}?(?:";
+  const { source } = r.regex;
+  if (!r.id.startsWith("generic") || r.entropy <= 0 || !source.startsWith(head) || !source.endsWith(GENERIC_ASSIGNMENT)) return false;
+  // The keyword alternation matches letters only (so no gap character test is needed within it).
+  return /^[A-Za-z|()?:\-[\]]+$/.test(source.slice(head.length, source.length - GENERIC_ASSIGNMENT.length)) && r.secretGroup <= 1;
 }
 
 /**
@@ -151,6 +170,8 @@ export function secretRules(): { rules: SecretRule[]; global: Allowlist } {
       ...(prefixed ? { keywordPrefix: compile(r.regex, "y") } : {}),
       ...(!prefixed && start.starts ? { keywordStart: compile(r.regex, "y") } : {}),
       tokenAfterKeyword: !prefixed && start.starts && start.tokenAfter,
+      boundaryBefore: !prefixed && start.starts && r.regex.source.startsWith("\\b") && r.keywords.every((k) => /^\w/.test(k)),
+      digitValue: prefixed && digitValueShape(r),
     };
   });
   const g = vendored.globalAllowlist as { regexes: VendoredRegex[]; stopwords: string[] };
