@@ -29,6 +29,7 @@ export const KIND_OPERATOR = 2;
 export const KIND_BEFORE_VALUE = 4;
 export const KIND_TOKEN = 8;
 export const KIND_VALUE = 16;
+export const KIND_BEFORE_VALUE_OR_OPERATOR = 32;
 
 /**
  * Bytes that make a chunk of terminal output other than plain text: C0 controls but tab and line
@@ -69,10 +70,15 @@ function isBeforeValue(c: number): boolean {
   return c === 96 || c === 39 || c === 34 || c === 32 || c === 9 || c === 10 || c === 13 || c === 61;
 }
 
+/** After an operator's first character, before the value: = : > | ` ' " and ASCII blanks. */
+function isBeforeValueOrOperator(c: number): boolean {
+  return c === 61 || c === 58 || c === 62 || c === 124 || c === 96 || c === 39 || c === 34 || c === 32 || (c >= 9 && c <= 13);
+}
+
 /** Per byte value: which of the sets above it belongs to (KIND_* bits). */
 export const BYTE_KINDS: Uint8Array = Uint8Array.from({ length: 256 }, (_, c) => {
   if (c >= 128) return 0;
-  return (isBeforeOperator(c) ? KIND_BEFORE_OPERATOR : 0) | (isOperator(c) ? KIND_OPERATOR : 0) | (isBeforeValue(c) ? KIND_BEFORE_VALUE : 0) | (isTokenChar(c) ? KIND_TOKEN : 0) | (isValueChar(c) ? KIND_VALUE : 0);
+  return (isBeforeOperator(c) ? KIND_BEFORE_OPERATOR : 0) | (isOperator(c) ? KIND_OPERATOR : 0) | (isBeforeValue(c) ? KIND_BEFORE_VALUE : 0) | (isTokenChar(c) ? KIND_TOKEN : 0) | (isValueChar(c) ? KIND_VALUE : 0) | (isBeforeValueOrOperator(c) ? KIND_BEFORE_VALUE_OR_OPERATOR : 0);
 });
 
 /**
@@ -109,10 +115,12 @@ function isValueChar(c: number): boolean {
  * \?=|,)[\x60'"\s=]{0,5}([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})`, a match kept only when
  * its value holds a digit) after a keyword ending at `from`, to its exact bounds: the operator is
  * the first character that is not a gap character (word, blank, quote: what may stand between),
- * at most 23 characters on; the value starts at most 9 characters after the operator's first (4
- * of operator, 5 of quotes, blanks and =) and lies in one run of value characters, taking at
- * least 10 of them with a digit. Whether such a run is there: false only where no kept match can
- * be. As assignmentFollows, gap characters are ASCII ones.
+ * at most 23 characters on; after its first character come only operator characters, quotes,
+ * blanks and = up to the first other character, which begins the value's run of value characters
+ * (the value may take = signs before it), and the value starts at most 9 characters after the
+ * operator's first (4 of operator, 5 of the rest). Whether that run has at least 10 characters
+ * from there with a digit among them: false only where no kept match can be. As
+ * assignmentFollows, only ASCII characters count as gap and blank characters.
  */
 export function digitValueAssigned(text: string, from: number): boolean {
   return digitValueAt(text, from, text.length, 0xffff, false);
@@ -120,7 +128,7 @@ export function digitValueAssigned(text: string, from: number): boolean {
 
 /**
  * digitValueAssigned over text[from, limit), each character code masked with `mask`; `past`:
- * the answer where the check would read at or past `limit`, or a run goes on past 1,024.
+ * the answer where the check would read at or past `limit`, or go on past 1,024 characters.
  */
 function digitValueAt(text: string, from: number, limit: number, mask: number, past: boolean): boolean {
   if (past && from + 24 > limit) return true;
@@ -133,23 +141,23 @@ function digitValueAt(text: string, from: number, limit: number, mask: number, p
     if (q + 1 >= limit) return past;
     if ((text.charCodeAt(q + 1) & mask) !== (op === 124 ? 124 : 61)) return false;
   } else if (!isOperator(op)) return false;
-  const last = q + 9;
-  for (let s = q + 1; s <= last; s++) {
-    if (s >= limit) return past;
-    if (!isValueChar(text.charCodeAt(s) & mask)) continue;
-    let digit = false;
-    let e = s;
-    for (;; e++) {
-      if (e >= limit) return past;
-      const c = text.charCodeAt(e) & mask;
-      if (!isValueChar(c)) break;
-      if (c >= 48 && c <= 57) digit = true;
-      if (digit && e + 1 - s >= 10) return true;
-      if (e - s >= 1024) return true;
-    }
-    s = e;
+  let f = q + 1;
+  for (; ; f++) {
+    if (f >= limit || f - q > 1024) return past || f - q > 1024;
+    if (!isBeforeValueOrOperator(text.charCodeAt(f) & mask)) break;
   }
-  return false;
+  if (!isValueChar(text.charCodeAt(f) & mask)) return false;
+  let start = f;
+  while (start > q + 1 && (text.charCodeAt(start - 1) & mask) === 61) start--;
+  if (start > q + 9) return false;
+  let digit = false;
+  for (let e = f; ; e++) {
+    if (e >= limit) return past;
+    const c = text.charCodeAt(e) & mask;
+    if (!isValueChar(c)) return false;
+    if (c >= 48 && c <= 57) digit = true;
+    if ((digit && e + 1 - start >= 10) || e - start >= 1024) return true;
+  }
 }
 
 /** assignmentFollows over text[from, length), each character code masked with `mask`. */

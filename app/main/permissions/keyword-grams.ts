@@ -33,6 +33,19 @@ const COMMON_PAIRS = "th he in er an re on at en nd ti es or te of ed is it al a
   " ",
 );
 
+/**
+ * Trigrams common in English, in code and in build and test output (keywords such as, say,
+ * "launchdarkly" or "linkedin" contain them: a gram there would stop the loop at every
+ * "function" or "line"). A gram is one of these only when its keyword offers nothing else.
+ */
+const COMMON_TRIGRAMS = new Set(
+  (
+    "the and ing ion tio ent ati for her ter hat tha ere ate his con res ver all ons nce men ith ted ers pro thi wit are ess not ive was ect rea com eve per int est sta cti ica ist ear ain one our iti rat " +
+    "unc fun lin ine ame nam son jso git hub str ort por xpo imp ret urn tur err rro ror ses ssi sio ile fil ule odu mod dul ist tes est pac ack age ild bui uil ect ock oca loc cal ppo upp sup ead rea " +
+    "ype typ ser use req que ues val alu lue def efa fau ult art sta tar arn war rni ing ini nit abl ble log ogg ach ech ath pat sou our rce dat ata con onf nfi fig sto tor ore row own"
+  ).split(" "),
+);
+
 function rarity(c: string): number {
   const at = COMMON_FIRST.indexOf(c);
   return at === -1 ? COMMON_FIRST.length + 4 : at;
@@ -45,7 +58,7 @@ function rarity(c: string): number {
 function gramScore(gram: string): number {
   const pair = gram.slice(0, 2);
   const common = COMMON_PAIRS.indexOf(pair);
-  return 2 * (rarity(gram[0]!) + rarity(gram[1]!)) + rarity(gram[2]!) - (common === -1 ? 0 : 60 - common);
+  return 2 * (rarity(gram[0]!) + rarity(gram[1]!)) + rarity(gram[2]!) - (common === -1 ? 0 : 60 - common) - (COMMON_TRIGRAMS.has(gram) ? 200 : 0);
 }
 
 function caseVariants(c: number): number[] {
@@ -55,6 +68,13 @@ function caseVariants(c: number): number[] {
 export interface GramTables {
   /** 65,536 bytes, indexed by two bytes of text (the first in the low byte). */
   pairs: Uint8Array;
+  /**
+   * The loop's first test, four positions at a time: 65,536 bytes indexed as `pairs`, each with
+   * bit `1 << (third byte & 7)` set for the third byte of every gram starting with that pair (the
+   * low three bits are the same in both cases of a letter), all bits for a two-character keyword
+   * and a control byte. Zero where `pairs` could find nothing with that third byte.
+   */
+  buckets: Uint8Array;
   /** 2 ** TRIGRAM_HASH_BITS bits. */
   trigrams: Uint8Array;
 }
@@ -62,9 +82,16 @@ export interface GramTables {
 /** The tables for these keywords (lower case; keywords with characters past 127 are left out, as the automaton leaves them). */
 export function gramTables(keywords: readonly string[]): GramTables {
   const pairs = new Uint8Array(65536);
+  const buckets = new Uint8Array(65536);
   const trigrams = new Uint8Array((1 << TRIGRAM_HASH_BITS) >> 3);
-  const markPair = (a: number, b: number, bit: number) => {
-    for (const x of caseVariants(a)) for (const y of caseVariants(b)) pairs[x | (y << 8)]! |= bit;
+  /** `third`: the gram's third byte, or -1 for any. */
+  const markPair = (a: number, b: number, bit: number, third = -1) => {
+    for (const x of caseVariants(a)) {
+      for (const y of caseVariants(b)) {
+        pairs[x | (y << 8)]! |= bit;
+        buckets[x | (y << 8)]! |= third < 0 ? 0xff : 1 << (third & 7);
+      }
+    }
   };
   for (const keyword of keywords) {
     const lower = keyword.toLowerCase();
@@ -85,10 +112,16 @@ export function gramTables(keywords: readonly string[]): GramTables {
       if (score > bestScore) [best, bestScore] = [o, score];
     }
     const [a, b, c] = [lower.charCodeAt(best), lower.charCodeAt(best + 1), lower.charCodeAt(best + 2)];
-    markPair(a, b, GRAM_TRIGRAM);
+    markPair(a, b, GRAM_TRIGRAM, c);
     const h = trigramHash(a | (b << 8) | (c << 16));
     trigrams[h >> 3]! |= 1 << (h & 7);
   }
-  for (let c = 0; c < 256; c++) if (isControlByte(c)) for (let b = 0; b < 256; b++) pairs[c | (b << 8)]! |= GRAM_CONTROL;
-  return { pairs, trigrams };
+  for (let c = 0; c < 256; c++) {
+    if (!isControlByte(c)) continue;
+    for (let b = 0; b < 256; b++) {
+      pairs[c | (b << 8)]! |= GRAM_CONTROL;
+      buckets[c | (b << 8)] = 0xff;
+    }
+  }
+  return { pairs, buckets, trigrams };
 }

@@ -49,6 +49,7 @@ import {
   isControlByte,
   KIND_BEFORE_OPERATOR,
   KIND_BEFORE_VALUE,
+  KIND_BEFORE_VALUE_OR_OPERATOR,
   KIND_OPERATOR,
   KIND_TOKEN,
   KIND_VALUE,
@@ -114,6 +115,8 @@ interface Layout {
   table: number;
   /** 65,536 bytes: keyword-grams.ts's PAIRS. */
   pairs: number;
+  /** 65,536 bytes: keyword-grams.ts's BUCKETS. */
+  buckets: number;
   /** keyword-grams.ts's trigram bitmap. */
   trigrams: number;
 }
@@ -126,12 +129,16 @@ const i32 = (n: number) => [0x41, ...sleb(n)];
 const load8 = (offset: number) => [0x2d, 0, ...leb(offset)];
 const [BLOCK, LOOP, IF, ELSE, END, BR, BR_IF, RETURN, CALL] = [[0x02, 0x40], [0x03, 0x40], [0x04, 0x40], [0x05], [0x0b], [0x0c], [0x0d], [0x0f], [0x10]];
 const [EQZ, LT_S, GE_U, GT_U, ADD, SUB, AND, SHL] = [[0x45], [0x48], [0x4f], [0x4b], [0x6a], [0x6b], [0x71], [0x74]];
-const [EQ, NE, LT_U, OR, SELECT] = [[0x46], [0x47], [0x49], [0x72], [0x1b]];
+const [EQ, NE, LT_U, LE_U, OR, SELECT] = [[0x46], [0x47], [0x49], [0x4d], [0x72], [0x1b]];
 
 function moduleBytes(pages: number, at: Layout): Uint8Array {
   // scan. Params: 0 in, 1 len, 2 state, 3 out, 4 outEnd, 5 limit, 6 start. Locals: 7 i, 8 bits,
   // 9 o, 10 first, 11 last, 12 p (in + i), 13 floor, 14 v, 15 until, 16 h.
-  const [I, BITS, O, FIRST, LAST, P, FLOOR, V, UNTIL, H] = [7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
+  const [I, BITS, O, FIRST, LAST, P, FLOOR, V, UNTIL, H, STOP] = [7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17];
+  // prettier-ignore
+  const bucket = (j: number) => [ // BUCKETS[in[i+j] | in[i+j+1] << 8] & 1 << (in[i+j+2] & 7)
+    ...get(P), 0x2f, 0, j, ...load8(at.buckets), ...i32(1), ...get(P), ...load8(j + 2), ...i32(7), ...AND, ...SHL, ...AND,
+  ];
   const pos = [...get(I), ...i32(1), ...ADD]; // i + 1: after the character
   // prettier-ignore
   const notControl = [ // a control character at i (from `start` on: before it, the last call saw it)
@@ -186,11 +193,14 @@ function moduleBytes(pages: number, at: Layout): Uint8Array {
     ...LOOP, //     $pass: over bytes that begin no gram
     ...get(I), ...get(1), ...GE_U, ...BR_IF, 2, // if i >= len: br $done
     ...get(0), ...get(I), ...ADD, ...set(P),
-    ...get(I), ...i32(4), ...ADD, ...get(1), 0x4d, ...IF, // if i + 4 <= len and no byte of in[i..i+3] begins anything: i += 4
-    ...get(P), 0x2f, 0, 0, ...load8(at.pairs), ...get(P), 0x2f, 0, 1, ...load8(at.pairs), 0x72,
-    ...get(P), 0x2f, 0, 2, ...load8(at.pairs), 0x72, ...get(P), 0x2f, 0, 3, ...load8(at.pairs), 0x72,
+    ...get(1), ...set(STOP),
+    ...get(I), ...i32(4), ...ADD, ...get(1), 0x4d, ...IF, // if i + 4 <= len and no position of in[i..i+3] may begin a gram: i += 4
+    ...bucket(0), ...bucket(1), ...OR, ...bucket(2), ...OR, ...bucket(3), ...OR,
     ...EQZ, ...IF, ...get(I), ...i32(4), ...ADD, ...set(I), ...BR, 2, ...END,
+    ...get(I), ...i32(4), ...ADD, ...set(STOP), // else look at these four one by one
     ...END,
+    ...LOOP, //       $one: position i
+    ...get(0), ...get(I), ...ADD, ...set(P),
     ...get(P), 0x2f, 0, 0, ...load8(at.pairs), 0x22, V, ...IF, // v = PAIRS[in[i] | in[i+1] << 8]; if v != 0
     ...get(V), ...i32(GRAM_CONTROL), ...AND, ...IF, ...notControl, ...END,
     ...get(V), ...i32(GRAM_DIRECT), ...AND, 0x04, 0x7f, ...i32(1), ...ELSE, ...get(V), ...i32(GRAM_TRIGRAM), ...AND, 0x04, 0x7f, ...trigramBit, ...ELSE, ...i32(0), ...END, ...END,
@@ -198,10 +208,12 @@ function moduleBytes(pages: number, at: Layout): Uint8Array {
     ...get(I), ...i32(1), ...ADD, ...set(UNTIL),
     ...get(I), ...i32(GRAM_OFFSET_LIMIT), ...SUB, ...get(FLOOR), ...get(I), ...i32(GRAM_OFFSET_LIMIT), ...SUB, ...get(FLOOR), 0x4e, 0x1b, ...set(I), // i = max(i - LIMIT, floor)
     ...i32(0), ...set(2),
-    ...BR, 3, // br $main
+    ...BR, 4, // br $main
     ...END,
     ...END,
     ...get(I), ...i32(1), ...ADD, ...set(I), // i++
+    ...get(I), ...get(STOP), ...LT_U, ...BR_IF, 0, // the next of the four
+    ...END,
     ...BR, 0,
     ...END,
     ...END,
@@ -259,7 +271,7 @@ function moduleBytes(pages: number, at: Layout): Uint8Array {
     ...END,
   ];
   // digit (digitValueAt of keyword-filters.ts on bytes, `past` true). Params: 0 in, 1 at, 2 limit.
-  // Locals: 3 p (then q), 4 end, 5 gap end (then the last value start), 7 s, 8 e, 9 c, 10 digit, 11 op.
+  // Locals: 3 p (then q), 4 end, 5 gap end, 7 s (f, then where the value starts), 8 e, 9 c, 10 digit, 11 op.
   const [DP, DEND, DLAST, DS, DE, DC, DDIGIT, DOP] = [3, 4, 5, 7, 8, 9, 10, 11];
   const kindIs = (local: number, kind: number) => [...get(local), ...load8(at.kinds), ...i32(kind), ...AND];
   const ret = (n: number) => [...IF, ...i32(n), ...RETURN, ...END];
@@ -281,31 +293,36 @@ function moduleBytes(pages: number, at: Layout): Uint8Array {
     ...ELSE,
     ...kindIs(DOP, KIND_OPERATOR), ...EQZ, ...ret(0),
     ...END,
-    ...get(DP), ...i32(9), ...ADD, ...set(DLAST), // the value starts at most 9 after the operator's first character
     ...get(DP), ...i32(1), ...ADD, ...set(DS),
-    ...BLOCK, ...LOOP, // each run of value characters starting there
-    ...get(DS), ...get(DLAST), ...GT_U, ...BR_IF, 1,
-    ...get(DS), ...get(DEND), ...GE_U, ...ret(1),
-    ...get(DS), ...load8(0), ...set(DC), ...kindIs(DC, KIND_VALUE), ...IF,
-    ...get(DS), ...set(DE), ...i32(0), ...set(DDIGIT),
-    ...BLOCK, ...LOOP,
-    ...get(DE), ...get(DEND), ...GE_U, ...ret(1),
-    ...get(DE), ...load8(0), ...set(DC), ...kindIs(DC, KIND_VALUE), ...EQZ, ...BR_IF, 1,
-    ...get(DC), ...i32(48), ...SUB, ...i32(10), ...LT_U, ...IF, ...i32(1), ...set(DDIGIT), ...END,
-    ...get(DDIGIT), ...get(DE), ...i32(1), ...ADD, ...get(DS), ...SUB, ...i32(10), ...GE_U, ...AND, ...ret(1), // a digit among 10 or more
-    ...get(DE), ...get(DS), ...SUB, ...i32(1024), ...GE_U, ...ret(1),
-    ...get(DE), ...i32(1), ...ADD, ...set(DE),
-    ...BR, 0,
-    ...END, ...END,
-    ...get(DE), ...set(DS),
-    ...END,
+    ...BLOCK, ...LOOP, // f: the first character past the operator's first that is no operator, quote, blank or =
+    ...get(DS), ...get(DEND), ...GE_U, ...get(DS), ...get(DP), ...SUB, ...i32(1024), ...GT_U, ...OR, ...ret(1),
+    ...get(DS), ...load8(0), ...set(DC), ...kindIs(DC, KIND_BEFORE_VALUE_OR_OPERATOR), ...EQZ, ...BR_IF, 1,
     ...get(DS), ...i32(1), ...ADD, ...set(DS),
     ...BR, 0,
     ...END, ...END,
+    ...kindIs(DC, KIND_VALUE), ...EQZ, ...ret(0), // it begins the value's run
+    ...get(DS), ...set(DE), // e = f
+    ...BLOCK, ...LOOP, // start: back over = signs, not to the operator's first character
+    ...get(DS), ...get(DP), ...i32(1), ...ADD, ...LE_U, ...BR_IF, 1,
+    ...get(DS), ...i32(1), ...SUB, ...load8(0), ...i32(61), ...NE, ...BR_IF, 1,
+    ...get(DS), ...i32(1), ...SUB, ...set(DS),
+    ...BR, 0,
+    ...END, ...END,
+    ...get(DS), ...get(DP), ...i32(9), ...ADD, ...GT_U, ...ret(0), // the value starts at most 9 after the operator's first character
+    ...i32(0), ...set(DDIGIT),
+    ...LOOP, // the run from f: 10 or more from start, with a digit
+    ...get(DE), ...get(DEND), ...GE_U, ...ret(1),
+    ...get(DE), ...load8(0), ...set(DC), ...kindIs(DC, KIND_VALUE), ...EQZ, ...ret(0),
+    ...get(DC), ...i32(48), ...SUB, ...i32(10), ...LT_U, ...IF, ...i32(1), ...set(DDIGIT), ...END,
+    ...get(DDIGIT), ...get(DE), ...i32(1), ...ADD, ...get(DS), ...SUB, ...i32(10), ...GE_U, ...AND, ...ret(1),
+    ...get(DE), ...get(DS), ...SUB, ...i32(1024), ...GE_U, ...ret(1),
+    ...get(DE), ...i32(1), ...ADD, ...set(DE),
+    ...BR, 0,
+    ...END,
     ...i32(0),
     ...END,
   ];
-  const scanCode = [1, 10, 0x7f, ...scan]; // one group of ten i32 locals, then the body
+  const scanCode = [1, 11, 0x7f, ...scan]; // one group of eleven i32 locals, then the body
   const filterCode = [1, 4, 0x7f, ...filter];
   const digitCode = [1, 9, 0x7f, ...digit];
   // prettier-ignore
@@ -337,8 +354,9 @@ export function createWasmScanner(delta: Int32Array, classOf: Uint8Array, rowFil
     if (!WebAssembly) return undefined;
     const filters = 32 + 512 + 256;
     const pairs = (filters + rowFilters.length + 3) & ~3;
-    const trigrams = pairs + grams.pairs.length;
-    const layout: Layout = { classes: 32, kinds: 32 + 512, filters, pairs, trigrams, table: (trigrams + grams.trigrams.length + 3) & ~3 };
+    const buckets = pairs + grams.pairs.length;
+    const trigrams = buckets + grams.buckets.length;
+    const layout: Layout = { classes: 32, kinds: 32 + 512, filters, pairs, buckets, trigrams, table: (trigrams + grams.trigrams.length + 3) & ~3 };
     const inputBase = layout.table + delta.length * 4;
     const outBase = (inputBase + GRAM_OFFSET_LIMIT + WASM_INPUT_CHARS + FILTER_LOOKAHEAD + 64 + 7) & ~7;
     const bytes = outBase + OUT_PAIRS * 8;
@@ -355,6 +373,7 @@ export function createWasmScanner(delta: Int32Array, classOf: Uint8Array, rowFil
     heap.set(BYTE_KINDS, layout.kinds);
     heap.set(rowFilters, layout.filters);
     heap.set(grams.pairs, layout.pairs);
+    heap.set(grams.buckets, layout.buckets);
     heap.set(grams.trigrams, layout.trigrams);
     const words = new Int32Array(memory.buffer);
     return {
