@@ -35,6 +35,7 @@ const samples: [string, string, string][] = (() => {
   add("secret", 'db_password = "', "Zq8Wv3Rt6Yp1Lk", '"');
   add("secret", "API_TOKEN: ", "9f2c71e0b4d85a3361fe0c7b9a2d4e18");
   add("huggingface access token", "HF=", `hf_${pick("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", 34)}`);
+  add("vault service token", "VAULT_TOKEN ", `s.${pick(ALNUM, 24)}`);
   const key = `-----BEGIN RSA PRIVATE KEY-----\n${Array.from({ length: 6 }, () => pick(ALNUM + "+/", 64)).join("\n")}\n-----END RSA PRIVATE KEY-----`;
   add("private key", "", key);
   const escaped = `-----BEGIN PRIVATE KEY-----\\n${pick(ALNUM, 64)}\\n${pick(ALNUM, 40)}==\\n-----END PRIVATE KEY-----\\n`;
@@ -105,6 +106,28 @@ describe("streaming", () => {
       expect(expected).not.toContain(secret.slice(4, 20));
       expect(streamed(text, [])).toBe(expected);
       expect(streamed(text, [7, 70_001])).toBe(expected);
+    }
+  });
+
+  it("secrets whose checks look past a keyword (the generic rule's value, a web token) straddling a piece's or a WebAssembly call's end", () => {
+    const secrets = [
+      `db_password = "${pick(ALNUM, 10)}9Qz"`,
+      `Authorization: Bearer eyJ${pick(ALNUM, 30)}.eyJ${pick(ALNUM, 40)}.${pick(ALNUM, 43)}`,
+      "API_TOKEN: 9f2c71e0b4d85a3361fe0c7b9a2d4e18",
+    ];
+    const filler = "const apiKey = process.env.API_KEY; // the key handling (#12)\n".repeat(3000);
+    for (const secret of secrets) {
+      // Pieces are 30,000 characters; a WebAssembly call takes 65,536 of them.
+      for (const end of [30_000, 60_000, 65_536, 90_000]) {
+        for (const shift of [-40, -25, -12, -8, -3, 0, 3, 9, 20]) {
+          const at = end + shift;
+          const text = `${filler.slice(0, at)}${secret}\n${filler.slice(0, 2000)}`;
+          const expected = scanner.redact(text).text;
+          expect(expected).not.toContain(secret.slice(-12));
+          expect(streamed(text, [])).toBe(expected);
+          expect(streamed(text, [at + 5])).toBe(expected);
+        }
+      }
     }
   });
 
@@ -219,6 +242,9 @@ describe("against the rule-by-rule reference scan", () => {
       pick(ALNUM + "+/", 76),
       "diff --git a/src/auth/session.ts b/src/auth/session.ts",
       "  \u2713 test/unit/parser.test.ts > handles tasks. (12 ms)",
+      // "s." after a word character: no vault token (its expression begins with \b).
+      `const home = process.s.${pick(ALNUM, 24)}; os.${pick(ALNUM, 24)}`,
+      '"api_version": "v2"}',
     ];
     const lines: string[] = [];
     for (const [kind, text] of samples) {

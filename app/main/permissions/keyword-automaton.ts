@@ -36,6 +36,8 @@ export class KeywordAutomaton {
   private readonly outEnd: Int32Array;
   private readonly outputs: Int32Array;
   readonly keywords: readonly string[];
+  /** Per keyword: its FILTER_* bits. */
+  readonly filters: readonly number[];
   private readonly lengths: Int32Array;
   /**
    * Per table row (state * classes): the filter bits of the hits reported there, 0 when one of
@@ -51,6 +53,7 @@ export class KeywordAutomaton {
   /** `filters`: per keyword, FILTER_* bits of keyword-filters.ts (none: every hit is reported). */
   constructor(keywords: readonly string[], filters: readonly number[] = []) {
     this.keywords = keywords;
+    this.filters = filters;
     this.lengths = Int32Array.from(keywords, (k) => k.length);
     const classOf = new Uint8Array(ALPHABET);
     /** A character of each class (class 0: none). */
@@ -148,7 +151,7 @@ export class KeywordAutomaton {
    */
   scan(text: string, from: number, to: number, hits: Int32Array, state = 0): ScanStep {
     if (this.wasm === undefined)
-      this.wasm = (this.controlsInKeywords ? undefined : createWasmScanner(this.delta, this.classOf, this.rowFilters, gramTables(this.keywords))) ?? null;
+      this.wasm = (this.controlsInKeywords ? undefined : createWasmScanner(this.delta, this.classOf, this.rowFilters, gramTables(this.keywords, this.filters))) ?? null;
     if (this.wasm) return this.scanWasm(this.wasm, text, from, to, hits, state);
     const { delta, classOf, classes, outStart, outEnd, outputs, lengths, rowFilters } = this;
     const max = hits.length - 2;

@@ -78,7 +78,14 @@ function isBeforeValueOrOperator(c: number): boolean {
 /** Per byte value: which of the sets above it belongs to (KIND_* bits). */
 export const BYTE_KINDS: Uint8Array = Uint8Array.from({ length: 256 }, (_, c) => {
   if (c >= 128) return 0;
-  return (isBeforeOperator(c) ? KIND_BEFORE_OPERATOR : 0) | (isOperator(c) ? KIND_OPERATOR : 0) | (isBeforeValue(c) ? KIND_BEFORE_VALUE : 0) | (isTokenChar(c) ? KIND_TOKEN : 0) | (isValueChar(c) ? KIND_VALUE : 0) | (isBeforeValueOrOperator(c) ? KIND_BEFORE_VALUE_OR_OPERATOR : 0);
+  return (
+    (isBeforeOperator(c) ? KIND_BEFORE_OPERATOR : 0) |
+    (isOperator(c) ? KIND_OPERATOR : 0) |
+    (isBeforeValue(c) ? KIND_BEFORE_VALUE : 0) |
+    (isTokenChar(c) ? KIND_TOKEN : 0) |
+    (isValueChar(c) ? KIND_VALUE : 0) |
+    (isBeforeValueOrOperator(c) ? KIND_BEFORE_VALUE_OR_OPERATOR : 0)
+  );
 });
 
 /**

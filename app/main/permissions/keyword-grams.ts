@@ -4,11 +4,11 @@
 // chain of automaton steps. A two-character keyword is its own gram; a longer one contributes
 // its rarest three characters (by a fixed estimate of how common each character is in text and
 // code) at an offset of at most GRAM_OFFSET_LIMIT. Contract: wherever a keyword occurs (ASCII,
-// any case) starting at s, `PAIRS[byte(g) | byte(g + 1) << 8]` has GRAM_DIRECT, or has GRAM_TRIGRAM
+// any case) starting at s (a keyword reported only before a token character: followed by one), `PAIRS[byte(g) | byte(g + 1) << 8]` has GRAM_DIRECT, or has GRAM_TRIGRAM
 // and the trigram bit of the three bytes at g is set, for some g in [s, s + GRAM_OFFSET_LIMIT].
 // Other bytes may pass too (the automaton then finds nothing there). Control bytes (isControlByte)
 // are marked GRAM_CONTROL. Pure; never throws.
-import { isControlByte } from "./keyword-filters.ts";
+import { FILTER_TOKEN_AFTER, isControlByte, isTokenChar } from "./keyword-filters.ts";
 
 /** How far into a keyword its gram may begin: the loop restarts the automaton this far back. */
 export const GRAM_OFFSET_LIMIT = 3;
@@ -79,8 +79,15 @@ export interface GramTables {
   trigrams: Uint8Array;
 }
 
-/** The tables for these keywords (lower case; keywords with characters past 127 are left out, as the automaton leaves them). */
-export function gramTables(keywords: readonly string[]): GramTables {
+/**
+ * The tables for these keywords (lower case; keywords with characters past 127 are left out, as
+ * the automaton leaves them). `filters`: per keyword, its FILTER_* bits; a two-character keyword
+ * whose hits are reported only before a token character (FILTER_TOKEN_AFTER alone: "ey" of JSON
+ * web tokens) has the trigrams of itself and each token character for its gram, so the loop does
+ * not stop at every "key " or "they". Such a keyword is then found only where a token character
+ * follows it, or where the text ends after it (the loop reads a token character past the end).
+ */
+export function gramTables(keywords: readonly string[], filters: readonly number[] = []): GramTables {
   const pairs = new Uint8Array(65536);
   const buckets = new Uint8Array(65536);
   const trigrams = new Uint8Array((1 << TRIGRAM_HASH_BITS) >> 3);
@@ -93,7 +100,7 @@ export function gramTables(keywords: readonly string[]): GramTables {
       }
     }
   };
-  for (const keyword of keywords) {
+  for (const [id, keyword] of keywords.entries()) {
     const lower = keyword.toLowerCase();
     if (lower.length === 0 || [...lower].some((c) => c.charCodeAt(0) > 127)) continue;
     if (lower.length === 1) {
@@ -102,7 +109,17 @@ export function gramTables(keywords: readonly string[]): GramTables {
       continue;
     }
     if (lower.length === 2) {
-      markPair(lower.charCodeAt(0), lower.charCodeAt(1), GRAM_DIRECT);
+      const [a, b] = [lower.charCodeAt(0), lower.charCodeAt(1)];
+      if (filters[id] !== FILTER_TOKEN_AFTER) {
+        markPair(a, b, GRAM_DIRECT);
+        continue;
+      }
+      for (let t = 0; t < 128; t++) {
+        if (!isTokenChar(t)) continue;
+        markPair(a, b, GRAM_TRIGRAM, t);
+        const h = trigramHash(a | (b << 8) | (t << 16));
+        trigrams[h >> 3]! |= 1 << (h & 7);
+      }
       continue;
     }
     let best = 0;

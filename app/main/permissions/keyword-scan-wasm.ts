@@ -387,7 +387,9 @@ export function createWasmScanner(delta: Int32Array, classOf: Uint8Array, rowFil
         // Past what is scanned, as much as the filters look ahead (they read no further than `limit`).
         const limit = Math.min(to - base, length + FILTER_LOOKAHEAD);
         heap.write(text.slice(base, base + limit), inputBase, limit, "latin1");
-        heap.fill(0, inputBase + limit, inputBase + limit + 4); // what the gram loads read past the text
+        // What the gram loads read past the text: a token character, so that a keyword reported only
+        // before one (keyword-grams.ts) is still found at the end, where the filters pass it.
+        heap.fill(0x41, inputBase + limit, inputBase + limit + 4);
         const count = scanFn(inputBase, length, Math.max(state, 0), outBase, outBase + maxPairs * 8, limit, back);
         hits.set(words.subarray(outBase >> 2, (outBase >> 2) + count * 2));
         if (back > 0) for (let h = 0; h < count * 2; h += 2) hits[h]! -= back;
