@@ -61,6 +61,16 @@ function gramScore(gram: string): number {
   return 2 * (rarity(gram[0]!) + rarity(gram[1]!)) + rarity(gram[2]!) - (common === -1 ? 0 : 60 - common) - (COMMON_TRIGRAMS.has(gram) ? 200 : 0);
 }
 
+/**
+ * Token characters by their low three bits (alike in both cases of a letter; 7 goes to 0 to 3 by
+ * the next bits); every other byte, blanks and punctuation, in bucket 7.
+ */
+const THIRDS = Uint8Array.from({ length: 256 }, (_, c) => {
+  if (c >= 128 || !isTokenChar(c)) return 1 << 7;
+  const lower = c >= 65 && c <= 90 ? c + 32 : c;
+  return 1 << ((lower & 7) === 7 ? (lower >> 4) & 3 : lower & 7);
+});
+
 function caseVariants(c: number): number[] {
   return c >= 97 && c <= 122 ? [c, c - 32] : [c];
 }
@@ -70,11 +80,13 @@ export interface GramTables {
   pairs: Uint8Array;
   /**
    * The loop's first test, four positions at a time: 65,536 bytes indexed as `pairs`, each with
-   * bit `1 << (third byte & 7)` set for the third byte of every gram starting with that pair (the
-   * low three bits are the same in both cases of a letter), all bits for a two-character keyword
-   * and a control byte. Zero where `pairs` could find nothing with that third byte.
+   * the bit `thirds[c]` set for the third byte c of every gram starting with that pair, all bits
+   * for a two-character keyword and a control byte. Zero where `pairs` could find nothing with
+   * that third byte.
    */
   buckets: Uint8Array;
+  /** 256 bytes: each byte's bucket bit (both cases of a letter alike; blanks and punctuation but token characters in a bucket of their own). */
+  thirds: Uint8Array;
   /** 2 ** TRIGRAM_HASH_BITS bits. */
   trigrams: Uint8Array;
 }
@@ -96,7 +108,7 @@ export function gramTables(keywords: readonly string[], filters: readonly number
     for (const x of caseVariants(a)) {
       for (const y of caseVariants(b)) {
         pairs[x | (y << 8)]! |= bit;
-        buckets[x | (y << 8)]! |= third < 0 ? 0xff : 1 << (third & 7);
+        buckets[x | (y << 8)]! |= third < 0 ? 0xff : THIRDS[third]!;
       }
     }
   };
@@ -140,5 +152,5 @@ export function gramTables(keywords: readonly string[], filters: readonly number
       buckets[c | (b << 8)] = 0xff;
     }
   }
-  return { pairs, buckets, trigrams };
+  return { pairs, buckets, thirds: THIRDS, trigrams };
 }

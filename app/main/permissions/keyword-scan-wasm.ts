@@ -117,6 +117,8 @@ interface Layout {
   pairs: number;
   /** 65,536 bytes: keyword-grams.ts's BUCKETS. */
   buckets: number;
+  /** 256 bytes: keyword-grams.ts's THIRDS. */
+  thirds: number;
   /** keyword-grams.ts's trigram bitmap. */
   trigrams: number;
 }
@@ -136,8 +138,8 @@ function moduleBytes(pages: number, at: Layout): Uint8Array {
   // 9 o, 10 first, 11 last, 12 p (in + i), 13 floor, 14 v, 15 until, 16 h.
   const [I, BITS, O, FIRST, LAST, P, FLOOR, V, UNTIL, H, STOP] = [7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17];
   // prettier-ignore
-  const bucket = (j: number) => [ // BUCKETS[in[i+j] | in[i+j+1] << 8] & 1 << (in[i+j+2] & 7)
-    ...get(P), 0x2f, 0, j, ...load8(at.buckets), ...i32(1), ...get(P), ...load8(j + 2), ...i32(7), ...AND, ...SHL, ...AND,
+  const bucket = (j: number) => [ // BUCKETS[in[i+j] | in[i+j+1] << 8] & THIRDS[in[i+j+2]]
+    ...get(P), 0x2f, 0, j, ...load8(at.buckets), ...get(P), ...load8(j + 2), ...load8(at.thirds), ...AND,
   ];
   const pos = [...get(I), ...i32(1), ...ADD]; // i + 1: after the character
   // prettier-ignore
@@ -352,11 +354,12 @@ export function createWasmScanner(delta: Int32Array, classOf: Uint8Array, rowFil
   try {
     const WebAssembly = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
     if (!WebAssembly) return undefined;
-    const filters = 32 + 512 + 256;
+    const thirds = 32 + 512 + 256;
+    const filters = thirds + 256;
     const pairs = (filters + rowFilters.length + 3) & ~3;
     const buckets = pairs + grams.pairs.length;
     const trigrams = buckets + grams.buckets.length;
-    const layout: Layout = { classes: 32, kinds: 32 + 512, filters, pairs, buckets, trigrams, table: (trigrams + grams.trigrams.length + 3) & ~3 };
+    const layout: Layout = { classes: 32, kinds: 32 + 512, thirds, filters, pairs, buckets, trigrams, table: (trigrams + grams.trigrams.length + 3) & ~3 };
     const inputBase = layout.table + delta.length * 4;
     const outBase = (inputBase + GRAM_OFFSET_LIMIT + WASM_INPUT_CHARS + FILTER_LOOKAHEAD + 64 + 7) & ~7;
     const bytes = outBase + OUT_PAIRS * 8;
@@ -374,6 +377,7 @@ export function createWasmScanner(delta: Int32Array, classOf: Uint8Array, rowFil
     heap.set(rowFilters, layout.filters);
     heap.set(grams.pairs, layout.pairs);
     heap.set(grams.buckets, layout.buckets);
+    heap.set(grams.thirds, layout.thirds);
     heap.set(grams.trigrams, layout.trigrams);
     const words = new Int32Array(memory.buffer);
     return {

@@ -175,8 +175,23 @@ export function secretRules(): { rules: SecretRule[]; global: Allowlist } {
     };
   });
   const g = vendored.globalAllowlist as { regexes: VendoredRegex[]; stopwords: string[] };
-  compiled = { rules, global: { and: false, target: "secret", regexes: g.regexes.map((x) => compile(x)), stopwords: g.stopwords } };
+  compiled = { rules, global: { and: false, target: "secret", regexes: anyOf(g.regexes), stopwords: g.stopwords } };
   return compiled;
+}
+
+/**
+ * An allowlist's expressions as one (`allowed` asks whether any matches: one pass instead of
+ * one per expression; the global list has 13), case-insensitive ones as `(?i:...)` groups. Kept
+ * apart where that could change a meaning: a backreference, flags other than i.
+ */
+function anyOf(list: VendoredRegex[]): RegExp[] {
+  const single = () => list.map((x) => compile(x));
+  if (list.length < 2 || list.some((x) => /[^i]/.test(x.flags) || /\\(?:[1-9]|k<)/.test(x.source))) return single();
+  try {
+    return [new RegExp(list.map((x) => (x.flags === "i" ? `(?i:${x.source})` : `(?:${x.source})`)).join("|"))];
+  } catch {
+    return single();
+  }
 }
 
 function toAllowlist(a: VendoredAllowlist): Allowlist {
@@ -184,7 +199,7 @@ function toAllowlist(a: VendoredAllowlist): Allowlist {
   return {
     and: a.condition.toUpperCase() === "AND",
     target: a.regexTarget === "match" || a.regexTarget === "line" ? a.regexTarget : "secret",
-    regexes: a.regexes.map((x) => compile(x)),
+    regexes: anyOf(a.regexes),
     stopwords,
     ...(stopwords.length > 16 ? { stopwordFinder: new KeywordAutomaton(stopwords) } : {}),
   };
@@ -194,22 +209,31 @@ function toAllowlist(a: VendoredAllowlist): Allowlist {
 const asciiCounts = new Int32Array(128);
 
 export function shannonEntropy(text: string): number {
-  if (text.length === 0) return 0;
+  const n = text.length;
+  if (n === 0) return 0;
   // Counted per UTF-16 unit, as gitleaks counts per byte for the ASCII secrets rules find.
-  const others = new Map<number, number>();
-  asciiCounts.fill(0);
-  for (let i = 0; i < text.length; i++) {
+  let others: Map<number, number> | undefined;
+  for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c < 128) asciiCounts[c]!++;
-    else others.set(c, (others.get(c) ?? 0) + 1);
+    else (others ??= new Map()).set(c, (others.get(c) ?? 0) + 1);
   }
+  // Summed in the same order as always (ASCII by code, then the others as first seen); each
+  // count is cleared for the next call as it is read.
   let entropy = 0;
-  const add = (n: number) => {
-    const p = n / text.length;
+  for (let c = 0; c < 128; c++) {
+    const k = asciiCounts[c]!;
+    if (k === 0) continue;
+    asciiCounts[c] = 0;
+    const p = k / n;
     entropy -= p * Math.log2(p);
-  };
-  for (let c = 0; c < 128; c++) if (asciiCounts[c]! > 0) add(asciiCounts[c]!);
-  for (const n of others.values()) add(n);
+  }
+  if (others) {
+    for (const k of others.values()) {
+      const p = k / n;
+      entropy -= p * Math.log2(p);
+    }
+  }
   return entropy;
 }
 
