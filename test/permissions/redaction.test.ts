@@ -100,7 +100,9 @@ describe("streaming", () => {
     const secret = `ghp_${pick(ALNUM, 36)}`;
     for (const shift of [-30, -20, -5, 0, 5]) {
       let text = "";
-      for (const end of [30_000, 60_000, 90_000]) text += `${"plain output line\n".repeat(2000)}`.slice(0, end - text.length + shift) + `token: ${secret}\n`;
+      const piece = scanner.stream().pieceLength;
+      expect(piece).toBeGreaterThan(50_000);
+      for (const end of [piece, 2 * piece, 3 * piece]) text += `${"plain output line\n".repeat(10_000)}`.slice(0, end - text.length + shift) + `token: ${secret}\n`;
       text += "tail\n".repeat(100);
       const expected = scanner.redact(text).text;
       expect(expected).not.toContain(secret.slice(4, 20));
@@ -115,10 +117,11 @@ describe("streaming", () => {
       `Authorization: Bearer eyJ${pick(ALNUM, 30)}.eyJ${pick(ALNUM, 40)}.${pick(ALNUM, 43)}`,
       "API_TOKEN: 9f2c71e0b4d85a3361fe0c7b9a2d4e18",
     ];
-    const filler = "const apiKey = process.env.API_KEY; // the key handling (#12)\n".repeat(3000);
+    const filler = "const apiKey = process.env.API_KEY; // the key handling (#12)\n".repeat(4000);
     for (const secret of secrets) {
-      // Pieces are 30,000 characters; a WebAssembly call takes 65,536 of them.
-      for (const end of [30_000, 60_000, 65_536, 90_000]) {
+      // A push is taken in pieces of pieceLength; a WebAssembly call takes 65,536 characters.
+      const piece = scanner.stream().pieceLength;
+      for (const end of [piece, 65_536, 2 * piece]) {
         for (const shift of [-40, -25, -12, -8, -3, 0, 3, 9, 20]) {
           const at = end + shift;
           const text = `${filler.slice(0, at)}${secret}\n${filler.slice(0, 2000)}`;

@@ -31,11 +31,15 @@ export interface SecretStreamOptions {
 const CONTEXT = 512;
 const MAX_SWALLOWED_LINE = 64 * 1024;
 /**
- * A longer push is taken in pieces of this many characters: the text a step scans then stays
- * below V8's large-object size (128 KB), and building and collecting it costs less (measured:
- * about a sixth faster on 64 KB chunks; bench/permissions.bench.ts).
+ * A longer push is taken in pieces, each so long that what a step scans (the context, the held
+ * text and the piece) stays below this many characters: as two-byte characters, below V8's
+ * large-object size (128 KB), so building and collecting it costs less. Measured on 64 KB pushes
+ * (bench/permissions.bench.ts, alternated in one process): pieces of 30,000 characters were about
+ * a sixth faster than whole pushes; pieces to this bound (about 59,000) another tenth.
  */
-const PIECE = 30_000;
+const MAX_SCANNED = 62_000;
+/** The shortest piece, whatever the scanner holds back (a configured key of thousands of characters). */
+const MIN_PIECE = 8_192;
 // eslint-disable-next-line no-control-regex -- escape sequences are what is matched
 const ESCAPES = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[P^_][^\x1b]*\x1b\\|[@-Z\\-_])/g;
 
@@ -60,6 +64,11 @@ export class SecretStream {
     this.ansi = options.ansi === true;
   }
 
+  /** How long the pieces of a longer push are (see MAX_SCANNED). */
+  get pieceLength(): number {
+    return Math.max(MIN_PIECE, MAX_SCANNED - CONTEXT - this.scanner.hold);
+  }
+
   /** Characters received but not yet emitted. */
   get held(): number {
     return this.pending.length;
@@ -68,9 +77,10 @@ export class SecretStream {
   /** Adds text; `verified`: it is already redacted (see the header). Returns the settled text. */
   push(chunk: string, verified = false): string {
     this.outputHasControls = false;
-    if (chunk.length <= PIECE) return this.add(chunk, verified);
+    const piece = this.pieceLength;
+    if (chunk.length <= piece) return this.add(chunk, verified);
     let out = "";
-    for (let at = 0; at < chunk.length; at += PIECE) out += this.add(chunk.slice(at, at + PIECE), verified);
+    for (let at = 0; at < chunk.length; at += piece) out += this.add(chunk.slice(at, at + piece), verified);
     return out;
   }
 
