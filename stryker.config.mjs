@@ -6,12 +6,12 @@
 // `LATHE_MUTATE=loop npx stryker run --mutate app/main/loop/coercion.ts`.
 
 /**
- * The permissions service and the four files only it uses answer the app (dialogs, questions,
+ * The permissions service and the six files only it uses answer the app (dialogs, questions,
  * the rules screen); only the whole-app tests reach them. They are their own target, judged by
  * those tests, so that the judge and redaction (the rest of the folder) are judged by fast unit
  * tests alone (vitest.mutation.config.ts says which tests each target leaves out).
  */
-const PERMISSIONS_APP = ["permissions-service", "questions", "call-summary", "mcp-rules", "rule-migration"].map((file) => `app/main/permissions/${file}.ts`);
+const PERMISSIONS_APP = ["permissions-service", "call-judge", "output-redaction", "questions", "call-summary", "mcp-rules", "rule-migration"].map((file) => `app/main/permissions/${file}.ts`);
 
 /** Which folder is mutated, and which tests judge it. */
 const TARGETS = {

@@ -1,9 +1,9 @@
 // PermissionsService: the loop's beforeToolCall and afterToolCall for every session.
-// beforeToolCall decides allow, deny or ask (policy.ts); an "ask" becomes a permission request
-// event and waits until the user answers or the run is aborted. Requests live in Questions
-// (questions.ts), not in a window, so they survive a renderer reload; an answer to an unknown or
-// already answered request is refused. The bash grammar is loaded on the first bash call (once per
-// process). Stored rules from older versions are annotated once (rule-migration.ts).
+// beforeToolCall decides allow, deny or ask (call-judge.ts judges, policy.ts decides); an "ask"
+// becomes a permission request event and waits until the user answers or the run is aborted.
+// Requests live in Questions (questions.ts), not in a window, so they survive a renderer reload; an
+// answer to an unknown or already answered request is refused. Stored rules from older versions are
+// annotated once (rule-migration.ts).
 // Batches: when a call of an assistant message asks, every later call of that message is judged at
 // once (with the same argument preparation and validation the loop will apply), and all those that
 // ask are asked together, so a person answers the batch up front. The loop's contract is unchanged:
@@ -12,44 +12,28 @@
 // (same arguments, reasons, warnings and sandbox crossing); otherwise it asks again. Rules an answer
 // saves are saved at once, and questions those rules now answer are closed as covered.
 // afterToolCall redacts secrets from every tool's output before it reaches the model or the disk,
-// and says so (bash output is already redacted as it streams: the tool reports what it removed).
+// and says so (output-redaction.ts).
 // Every call that reaches a decision is written to the audit log. With a sandbox (options.sandbox),
 // sandbox-mode.ts adjusts each decision (never a firm one), the dialog says where the call would
-// run, and every allowed bash call's placement (in the sandbox, or outside) is recorded. A call to
-// an MCP server's tool is decided under rules for "mcp" (mcp-rules.ts), without the sandbox.
+// run, and every allowed bash call's placement (in the sandbox, or outside) is recorded.
 // A blocked call's result says why, and whether a decision denied it or the run was stopped.
 import { randomUUID } from "node:crypto";
 import type { AssistantMessage, ToolCall } from "../../shared/agent-types.ts";
 import type { PermissionRequest } from "../../shared/ipc/contract.ts";
 import type { McpCallSummary } from "../../shared/ipc/mcp-schemas.ts";
 import { ServiceError } from "../../shared/errors.ts";
-import {
-  toolCallsOf,
-  validateToolArguments,
-  type AfterToolCallResult,
-  type AgentLoopConfig,
-  type AnyAgentTool,
-  type BeforeToolCallContext,
-  type BeforeToolCallResult,
-} from "../loop/index.ts";
+import { toolCallsOf, type AfterToolCallResult, type AgentLoopConfig, type AnyAgentTool, type BeforeToolCallContext, type BeforeToolCallResult } from "../loop/index.ts";
 import type { PermissionRule, SessionStore } from "../store/index.ts";
-import { summarizeCall } from "./call-summary.ts";
-import { mcpPatternError, mcpProposedRule, mcpSubjects, mcpSummary, MCP_RULE_TOOL } from "./mcp-rules.ts";
-import { EDIT_TOOLS, callSubjects, decide, describeRule, proposeRule, type Decision, type PermissionMode } from "./policy.ts";
+import { CallJudge, questionKey, type JudgedCall, type PermissionScope } from "./call-judge.ts";
+import { mcpPatternError, MCP_RULE_TOOL } from "./mcp-rules.ts";
+import { redactToolOutput, type ToolOutput } from "./output-redaction.ts";
+import { EDIT_TOOLS, describeRule, type PermissionMode } from "./policy.ts";
 import { Questions, type Answer, type PermissionEventPort, type QuestionSpec, type UserDecision } from "./questions.ts";
-import { describeRedactions, type SecretScanner } from "./redaction.ts";
+import type { SecretScanner } from "./redaction.ts";
 import { migrateRules, ruleNote } from "./rule-migration.ts";
-import { loadShellParser } from "./shell-parser.ts";
-import { placementFor, planSandbox, requestInfo, sandboxDecision, type SandboxPlan, type SandboxPort } from "./sandbox-mode.ts";
+import { placementFor, type SandboxPort } from "./sandbox-mode.ts";
 
-export type { UserDecision };
-
-/** The session whose tool calls the hooks judge (the sessions service's SessionScope satisfies it). */
-export interface PermissionScope {
-  sessionId: number;
-  projectId: number;
-  projectDir: string;
-}
+export type { PermissionScope, UserDecision };
 
 /** A blocked call's result, with what blocked it: a decision ("denied") or a stopped run ("stopped"). */
 export interface PermissionBeforeResult extends BeforeToolCallResult {
@@ -86,26 +70,13 @@ interface Started {
   startedAt: number;
 }
 
-/** How one call is judged now. */
-type Judgement =
-  | { kind: "no-parser"; reason: string }
-  | {
-      kind: "judged";
-      toolName: string;
-      args: unknown;
-      mcp: McpCallSummary | undefined;
-      ruleTool: string;
-      subjects: ReturnType<typeof callSubjects>;
-      plan: SandboxPlan | undefined;
-      decision: Decision;
-    };
-
 /** Times a call is judged again after a rule answered its question before asking anew. */
 const MAX_REJUDGE = 3;
 
 export class PermissionsService {
   private readonly o: PermissionsServiceOptions;
   private readonly questions: Questions;
+  private readonly callJudge: CallJudge;
   private readonly started = new Map<string, Started>();
   private readonly writesPerTurn = new WeakMap<AssistantMessage, number>();
   /** Batches whose later calls were already judged together. */
@@ -113,6 +84,7 @@ export class PermissionsService {
 
   constructor(options: PermissionsServiceOptions) {
     this.o = options;
+    this.callJudge = new CallJudge(options);
     this.questions = new Questions(options.hub, (sessionId) => options.onPendingChange?.(sessionId));
     migrateRules(options.store);
   }
@@ -188,33 +160,6 @@ export class PermissionsService {
     return { ...rule, meaning: describeRule(rule), ...(note ? { note } : {}) };
   }
 
-  /** Judges one call against the rules and the mode as they are now. Never throws. */
-  private async judge(scope: PermissionScope, toolName: string, args: unknown): Promise<Judgement> {
-    const mcp = this.o.describeMcpTool?.(toolName);
-    if (toolName === "bash" && !mcp) {
-      try {
-        await loadShellParser();
-      } catch (error) {
-        // Without the grammar no command can be judged: refuse rather than guess.
-        return { kind: "no-parser", reason: `Lathe could not load its bash parser, so it cannot judge commands: ${(error as Error).message}` };
-      }
-    }
-    return this.judgeNow(scope, toolName, args, mcp);
-  }
-
-  private judgeNow(scope: PermissionScope, toolName: string, args: unknown, mcp: McpCallSummary | undefined): Judgement & { kind: "judged" } {
-    const ruleTool = mcp ? MCP_RULE_TOOL : toolName;
-    const subjects = mcp ? mcpSubjects(mcp) : callSubjects(toolName, args, scope.projectDir);
-    const rules = this.o.store.permissionRules.applicable({ sessionId: scope.sessionId, projectId: scope.projectId });
-    const mode = this.o.mode();
-    const port = this.o.sandbox;
-    // An MCP server's tool runs in the server's process, not in the sandbox.
-    const plan = port && !mcp ? planSandbox({ toolName, subjects, mode, scope, port }) : undefined;
-    const policy = decide({ toolName: ruleTool, subjects, rules, mode });
-    const decision = plan ? sandboxDecision(policy, plan, { toolName, subjects, mode }) : policy;
-    return { kind: "judged", toolName, args, mcp, ruleTool, subjects, plan, decision };
-  }
-
   private async before(
     scope: PermissionScope,
     assistantMessage: AssistantMessage,
@@ -245,7 +190,7 @@ export class PermissionsService {
 
     let countedWrite = false;
     for (let attempt = 0; ; attempt++) {
-      const judged = await this.judge(scope, toolName, args);
+      const judged = await this.callJudge.judge(scope, toolName, args);
       if (judged.kind === "no-parser") {
         audit(false, "policy: no shell parser", "blocked");
         return { block: true, reason: judged.reason, outcome: "denied" };
@@ -312,7 +257,7 @@ export class PermissionsService {
     message: AssistantMessage,
     toolCall: ToolCall,
     position: number,
-    judged: Judgement & { kind: "judged" },
+    judged: JudgedCall,
     tools: readonly AnyAgentTool[],
     signal: AbortSignal | undefined,
   ): Promise<Answer> {
@@ -321,12 +266,12 @@ export class PermissionsService {
     // Judged differently now (the files, the rules or the sandbox changed): that answer was for something else.
     if (kept) this.questions.forget(toolCall.id);
 
-    const specs: Promise<QuestionSpec | undefined>[] = [this.questionSpec(scope, message, toolCall.id, position, judged, signal)];
+    const specs: Promise<QuestionSpec | undefined>[] = [this.callJudge.questionSpec(scope, message, toolCall.id, position, judged, signal)];
     if (position >= 0 && !this.prejudged.has(message)) {
       this.prejudged.add(message);
       toolCallsOf(message).forEach((later, i) => {
         if (i <= position) return;
-        specs.push(this.prejudge(scope, message, i, later, tools, signal));
+        specs.push(this.callJudge.prejudge(scope, message, i, later, tools, signal));
       });
     }
     const asking = (await Promise.all(specs)).filter((s): s is QuestionSpec => s !== undefined);
@@ -339,126 +284,10 @@ export class PermissionsService {
     return own ? own.answer : { decision: "aborted" };
   }
 
-  /** Judges a later call of the batch now, with the loop's preparation; a spec when it would ask. */
-  private async prejudge(
-    scope: PermissionScope,
-    message: AssistantMessage,
-    position: number,
-    call: ToolCall,
-    tools: readonly AnyAgentTool[],
-    signal: AbortSignal | undefined,
-  ): Promise<QuestionSpec | undefined> {
-    if (call.argumentsError !== undefined) return undefined;
-    const tool = tools.find((t) => t.name === call.name);
-    if (!tool) return undefined;
-    let args: unknown;
-    try {
-      const raw = tool.prepareArguments ? tool.prepareArguments(call.arguments) : call.arguments;
-      const validation = validateToolArguments(tool.name, tool.parameters, raw);
-      if (!validation.ok) return undefined;
-      args = validation.value;
-    } catch {
-      return undefined;
-    }
-    const judged = await this.judge(scope, call.name, args);
-    if (judged.kind !== "judged" || judged.decision.action !== "ask") return undefined;
-    return this.questionSpec(scope, message, call.id, position, judged, signal);
-  }
-
-  private async questionSpec(
-    scope: PermissionScope,
-    message: AssistantMessage,
-    toolCallId: string,
-    position: number,
-    judged: Judgement & { kind: "judged" },
-    signal: AbortSignal | undefined,
-  ): Promise<QuestionSpec> {
-    const { toolName, args, subjects, decision, plan, mcp } = judged;
-    // The diff preview runs in a worker, bounded in time (call-summary.ts): never on this thread.
-    const summary = mcp ? mcpSummary(mcp) : await summarizeCall(toolName, args, subjects, { signal });
-    const proposed: { tool: string; pattern: string; meaning?: string[]; warning?: string } = mcp ? mcpProposedRule(mcp) : proposeRule(toolName, subjects);
-    const request: PermissionRequest = {
-      id: randomUUID(),
-      sessionId: scope.sessionId,
-      toolCallId,
-      toolName,
-      args,
-      summary,
-      ...(decision.reasons && decision.reasons.length > 0 ? { reasons: decision.reasons } : {}),
-      ...(decision.warnings && decision.warnings.length > 0 ? { warnings: decision.warnings } : {}),
-      proposedRule: {
-        tool: proposed.tool,
-        pattern: proposed.pattern,
-        ...(proposed.meaning ? { meaning: proposed.meaning } : {}),
-        ...(proposed.warning ? { warning: proposed.warning } : {}),
-      },
-      ...(plan ? { sandbox: requestInfo(plan) } : {}),
-      createdAt: Date.now(),
-    };
-    return {
-      request,
-      projectId: scope.projectId,
-      message,
-      position,
-      key: questionKey(judged),
-      ruleTool: judged.ruleTool,
-      allowedNow: () => {
-        try {
-          return this.judgeNow(scope, toolName, args, mcp).decision.action === "allow";
-        } catch {
-          return false;
-        }
-      },
-    };
-  }
-
-  private async after(toolCallId: string, result: { content: { type: string; text?: string }[]; details: unknown }, isError: boolean): Promise<AfterToolCallResult | undefined> {
+  private async after(toolCallId: string, result: ToolOutput, isError: boolean): Promise<AfterToolCallResult | undefined> {
     const started = this.started.get(toolCallId);
     this.started.delete(toolCallId);
     if (started) this.o.store.audit.finish(started.auditId, Math.round(performance.now() - started.startedAt), isError ? "error" : "ok");
-
-    const scanner = this.o.secrets();
-    // Details often repeat the output the content shows: count each kind where it was seen most.
-    const inContent: Record<string, number> = {};
-    const inDetails: Record<string, number> = {};
-    const adder = (into: Record<string, number>) => (more: Record<string, number>) => {
-      for (const [k, n] of Object.entries(more)) into[k] = (into[k] ?? 0) + n;
-    };
-    const content = result.content.map((block) => {
-      if (block.type !== "text" || typeof block.text !== "string") return block;
-      const r = scanner.redact(block.text);
-      adder(inContent)(r.found);
-      return { ...block, text: r.text };
-    });
-    const details = redactDeep(result.details, scanner, adder(inDetails));
-    const found: Record<string, number> = { ...inDetails };
-    for (const [k, n] of Object.entries(inContent)) found[k] = Math.max(n, found[k] ?? 0);
-    // What a tool redacted itself as its output streamed (bash).
-    const atSource = (result.details as { redactions?: unknown } | null | undefined)?.redactions;
-    if (atSource && typeof atSource === "object") {
-      for (const [k, n] of Object.entries(atSource)) if (typeof n === "number") found[k] = Math.max(n, found[k] ?? 0);
-    }
-    if (Object.keys(found).length === 0) return undefined;
-    const note = `\n[Lathe redacted ${describeRedactions(found)} from this output.]`;
-    return {
-      content: [...(content as AfterToolCallResult["content"] & object), { type: "text", text: note }],
-      details: details && typeof details === "object" ? { ...details, redactions: found } : details,
-    };
+    return redactToolOutput(result, this.o.secrets());
   }
-}
-
-function redactDeep(value: unknown, scanner: SecretScanner, add: (found: Record<string, number>) => void, depth = 0): unknown {
-  if (typeof value === "string") {
-    const r = scanner.redact(value);
-    add(r.found);
-    return r.text;
-  }
-  if (depth > 6 || value === null || typeof value !== "object") return value;
-  if (Array.isArray(value)) return value.map((v) => redactDeep(v, scanner, add, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === "redactions" ? v : redactDeep(v, scanner, add, depth + 1)]));
-}
-
-/** What a question was about: an answer applies only to a call judged exactly the same way. */
-function questionKey(j: Judgement & { kind: "judged" }): string {
-  return JSON.stringify([j.toolName, j.args, j.decision.reasons ?? [], j.decision.warnings ?? [], j.plan ? requestInfo(j.plan) : null]);
 }
