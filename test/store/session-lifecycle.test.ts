@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore, StoreError, type SessionStore } from "../../app/main/store/index.ts";
-import { tempDir, user } from "./helpers.ts";
+import { assistant, call, result, tempDir, user } from "./helpers.ts";
 
 let dir: string;
 let store: SessionStore;
@@ -123,5 +123,44 @@ describe("sessions", () => {
     expect(store.listSessions({ limit: 501, cursor: most.nextCursor! }).sessions).toHaveLength(2);
     expect(store.listSessions({ limit: 2, cursor: most.nextCursor! }).nextCursor).toBeNull();
     expect(store.listSessions().sessions).toHaveLength(50);
+  });
+});
+
+describe("forks", () => {
+  it("refuses a position that is not a message of the session, and a session that does not exist", () => {
+    const s = newSession();
+    store.appendMessages(s.id, [user("one"), user("two")]);
+    for (const position of [-1, 2, 0.5, Number.NaN]) expect(() => store.forkSession(s.id, position)).toThrow(new StoreError("invalid", `Session ${s.id} has no message at position ${position}.`));
+    expect(() => store.forkSession(9999, 0)).toThrow(new StoreError("not-found", "Session 9999 does not exist."));
+    expect(store.forkSession(s.id, 1).messageCount).toBe(2);
+    expect(store.listSessions().sessions).toHaveLength(2);
+  });
+
+  it("brings an assistant message's results along up to the next other message, and the times of the copied calls only", () => {
+    const s = newSession();
+    store.appendMessages(s.id, [
+      user("go"),
+      assistant("one call", [call("c1", "read")], 100),
+      result("c1", "read", "body"),
+      assistant("another", [call("c2", "read")], 7),
+      result("c2", "read", "more"),
+      assistant("last, with a call whose result never came", [call("c3", "read")], 1),
+    ]);
+    store.db.prepare("INSERT INTO tool_calls (session_id, tool_call_id, started_at, ended_at, is_error, outcome) VALUES (?, ?, 1, 2, 0, 'done')").run(s.id, "c1");
+    store.db.prepare("INSERT INTO tool_calls (session_id, tool_call_id, started_at, ended_at, is_error, outcome) VALUES (?, ?, 3, 4, 0, 'done')").run(s.id, "c2");
+    const fork = store.forkSession(s.id, 1);
+    expect(fork).toMatchObject({ forkPosition: 2, messageCount: 3, tokens: 100, parentSessionId: s.id });
+    expect(store.openSession(fork.id)!.toolCalls.map((t) => t.toolCallId)).toEqual(["c1"]);
+    // At the last message: nothing after it to bring along.
+    const atEnd = store.forkSession(s.id, 5);
+    expect(atEnd).toMatchObject({ forkPosition: 5, messageCount: 6, tokens: 108 });
+    expect(store.readMessages(atEnd.id)).toEqual(store.readMessages(s.id));
+  });
+
+  it("exports of a session that does not exist are refused", () => {
+    expect(() => store.exportJson(31337)).toThrow(new StoreError("not-found", "Session 31337 does not exist."));
+    expect(() => store.exportMarkdown(31337)).toThrow(new StoreError("not-found", "Session 31337 does not exist."));
+    expect(store.openSession(31337)).toBeUndefined();
+    expect(store.openPage(31337)).toBeUndefined();
   });
 });
