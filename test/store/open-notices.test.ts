@@ -56,3 +56,29 @@ describe("the interrupted-runs notice", () => {
     expect(second.notices).toEqual([]);
   });
 });
+
+describe("openStore's other paths", () => {
+  it("names the holder by the process title when no app name is given", () => {
+    const { store } = openStore({ dataDir: dir });
+    try {
+      expect(() => openStore({ dataDir: dir })).toThrow(expect.objectContaining({ name: "FolderLockedError", message: expect.stringContaining(`a Lathe process (${process.title})`) }));
+    } finally {
+      store.close();
+    }
+  });
+
+  it("a repair that fails closes the store, releases the folder, and says what failed", () => {
+    const [id] = crashedWith([1]);
+    {
+      const { store } = openStore({ dataDir: dir });
+      // Leave a running run whose last assistant message cannot be read.
+      store.db.prepare("INSERT INTO runs (session_id, started_at, status) VALUES (?, 1, 'running')").run(id);
+      store.db.prepare("UPDATE messages SET data = '{not json' WHERE role = 'assistant'").run();
+      store.close();
+    }
+    const failed = expect.objectContaining({ name: "StoreError", message: expect.stringMatching(/^finishing the runs interrupted when Lathe last stopped failed: /) });
+    expect(() => openStore({ dataDir: dir })).toThrow(failed);
+    // The folder was released: the next writer gets as far as the repair again, not "in use".
+    expect(() => openStore({ dataDir: dir })).toThrow(failed);
+  });
+});

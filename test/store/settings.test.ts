@@ -49,3 +49,10 @@ describe("settings", () => {
     expect(store.settings.get("big")).toBeUndefined();
   });
 });
+
+describe("settings when the database refuses", () => {
+  it("a delete that fails is a StoreError naming the key", () => {
+    store.db.exec("DROP TABLE settings");
+    expect(() => store.settings.delete("theme")).toThrow(expect.objectContaining({ name: "StoreError", message: expect.stringMatching(/^deleting the setting "theme" failed: /) }));
+  });
+});
