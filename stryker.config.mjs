@@ -11,7 +11,9 @@
  * those tests, so that the judge and redaction (the rest of the folder) are judged by fast unit
  * tests alone (vitest.mutation.config.ts says which tests each target leaves out).
  */
-const PERMISSIONS_APP = ["permissions-service", "call-judge", "output-redaction", "questions", "call-summary", "mcp-rules", "rule-migration"].map((file) => `app/main/permissions/${file}.ts`);
+const PERMISSIONS_APP = ["permissions-service", "call-judge", "output-redaction", "questions", "call-summary", "mcp-rules", "rule-migration"].map(
+  (file) => `app/main/permissions/${file}.ts`,
+);
 
 /** Which folder is mutated, and which tests judge it. */
 const TARGETS = {

@@ -9,7 +9,19 @@ import { tempDir } from "./helpers.ts";
 
 describe("encodeEvent", () => {
   it("logs only what the messages do not say, with its payload", () => {
-    for (const type of ["agent_start", "agent_end", "turn_start", "turn_end", "message_start", "message_update", "message_end", "tool_execution_start", "tool_execution_update", "tool_execution_end", "tool_call_phase"]) {
+    for (const type of [
+      "agent_start",
+      "agent_end",
+      "turn_start",
+      "turn_end",
+      "message_start",
+      "message_update",
+      "message_end",
+      "tool_execution_start",
+      "tool_execution_update",
+      "tool_execution_end",
+      "tool_call_phase",
+    ]) {
       expect(encodeEvent({ type } as SessionEvent)).toBeNull();
     }
     const retry = { type: "provider_retry", retry: { attempt: 2, maxAttempts: 5, delayMs: 10, error: "overloaded" } } as SessionEvent;

@@ -45,7 +45,14 @@ const answer: AssistantMessage = {
 
 const messages: AgentMessage[] = [
   { role: "user", content: "Please fix it", timestamp: T },
-  { role: "user", content: [{ type: "text", text: "look:" }, { type: "image", data: "AAAA", mimeType: "image/png" }], timestamp: Number.NaN },
+  {
+    role: "user",
+    content: [
+      { type: "text", text: "look:" },
+      { type: "image", data: "AAAA", mimeType: "image/png" },
+    ],
+    timestamp: Number.NaN,
+  },
   answer,
   {
     role: "toolResult",
@@ -96,7 +103,9 @@ describe("Markdown export", () => {
   it("an untitled session without a project, model or parent says only what it has", () => {
     const done: AssistantMessage = { ...assistant("ok"), content: [{ type: "text", text: "ok" }], stopReason: "stop", timestamp: T };
     const md = sessionToMarkdown(opened([done], { title: null, model: null, parentSessionId: null, forkPosition: null, cost: 0, tokens: 0, messageCount: 1 }), undefined);
-    expect(md).toBe("# Untitled session\n\nCreated: 2026-01-02 03:04:05 UTC  \nMessages: 1  \nTokens: 0  \nCost: $0.0000\n\n## Assistant · anthropic/claude-test · 2026-01-02 03:04:05 UTC\n\nok\n");
+    expect(md).toBe(
+      "# Untitled session\n\nCreated: 2026-01-02 03:04:05 UTC  \nMessages: 1  \nTokens: 0  \nCost: $0.0000\n\n## Assistant · anthropic/claude-test · 2026-01-02 03:04:05 UTC\n\nok\n",
+    );
   });
 });
 

@@ -19,7 +19,13 @@ function crashedWith(calls: number[]): number[] {
   const projectId = store.openProject("/p").id;
   const ids = calls.map((n) => {
     const id = store.createSession({ projectId }).id;
-    store.appendMessages(id, [user("go"), assistant("working", Array.from({ length: n }, (_, i) => call(`c${id}-${i}`, "read")))]);
+    store.appendMessages(id, [
+      user("go"),
+      assistant(
+        "working",
+        Array.from({ length: n }, (_, i) => call(`c${id}-${i}`, "read")),
+      ),
+    ]);
     store.db.prepare("INSERT INTO runs (session_id, started_at, status) VALUES (?, 1, 'running')").run(id);
     return id;
   });
@@ -33,7 +39,12 @@ describe("the interrupted-runs notice", () => {
     const { store, notices } = openStore({ dataDir: dir });
     store.close();
     expect(notices).toEqual([
-      { kind: "runs-interrupted", message: "1 session was interrupted when Lathe last stopped; 1 unfinished tool call was marked aborted.", sessionIds: [id], abortedToolResults: 1 },
+      {
+        kind: "runs-interrupted",
+        message: "1 session was interrupted when Lathe last stopped; 1 unfinished tool call was marked aborted.",
+        sessionIds: [id],
+        abortedToolResults: 1,
+      },
     ]);
   });
 
@@ -42,7 +53,12 @@ describe("the interrupted-runs notice", () => {
     const { store, notices } = openStore({ dataDir: dir });
     store.close();
     expect(notices).toEqual([
-      { kind: "runs-interrupted", message: "2 sessions were interrupted when Lathe last stopped; 3 unfinished tool calls were marked aborted.", sessionIds: ids, abortedToolResults: 3 },
+      {
+        kind: "runs-interrupted",
+        message: "2 sessions were interrupted when Lathe last stopped; 3 unfinished tool calls were marked aborted.",
+        sessionIds: ids,
+        abortedToolResults: 3,
+      },
     ]);
   });
 
@@ -61,7 +77,9 @@ describe("openStore's other paths", () => {
   it("names the holder by the process title when no app name is given", () => {
     const { store } = openStore({ dataDir: dir });
     try {
-      expect(() => openStore({ dataDir: dir })).toThrow(expect.objectContaining({ name: "FolderLockedError", message: expect.stringContaining(`a Lathe process (${process.title})`) }));
+      expect(() => openStore({ dataDir: dir })).toThrow(
+        expect.objectContaining({ name: "FolderLockedError", message: expect.stringContaining(`a Lathe process (${process.title})`) }),
+      );
     } finally {
       store.close();
     }

@@ -24,9 +24,7 @@ describe("permission rules", () => {
     expect(rule).toMatchObject({ tool: "read", pattern: "*", action: "allow", scope: "global", scopeId: null });
     expect(rule.createdAt).toBeGreaterThanOrEqual(before);
     expect(rule.createdAt).toBeLessThanOrEqual(Date.now());
-    expect(() => store.permissionRules.add({ tool: "read", action: "allow", scope: "global", scopeId: 3 })).toThrow(
-      new StoreError("invalid", "A global rule takes no scope id."),
-    );
+    expect(() => store.permissionRules.add({ tool: "read", action: "allow", scope: "global", scopeId: 3 })).toThrow(new StoreError("invalid", "A global rule takes no scope id."));
     expect(() => store.permissionRules.add({ tool: "bash", action: "deny", scope: "session", scopeId: null })).toThrow(
       new StoreError("invalid", "A session rule needs a scope id."),
     );

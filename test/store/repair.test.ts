@@ -40,7 +40,12 @@ describe("crash repair", () => {
 
   it("answers the last assistant message's calls that have no result, in source order", () => {
     const s = newSession();
-    store.appendMessages(s, [user("go"), assistant("early", [call("old", "read")]), assistant("three calls", [call("a", "read"), call("b", "bash"), call("c", "grep")]), result("b", "bash", "done")]);
+    store.appendMessages(s, [
+      user("go"),
+      assistant("early", [call("old", "read")]),
+      assistant("three calls", [call("a", "read"), call("b", "bash"), call("c", "grep")]),
+      result("b", "bash", "done"),
+    ]);
     expect(completeDanglingToolCalls(store.db, s, 500)).toBe(2);
     const messages = store.readMessages(s);
     expect(messages.slice(4)).toEqual([abortedToolResult("a", "read", 500), abortedToolResult("c", "grep", 500)]);
@@ -62,7 +67,12 @@ describe("crash repair", () => {
     store.appendMessages(s, [user("one"), assistant("two", [], 100), assistant("three", [], 50)]);
     store.db.prepare("UPDATE sessions SET message_count = 1, tokens = 0, cost = 0, updated_at = 0 WHERE id = ?").run(s);
     expect(reconcileCounters(store.db, s)).toBe(2);
-    const row = store.db.prepare("SELECT message_count AS n, tokens, cost, updated_at AS at FROM sessions WHERE id = ?").get(s) as { n: number; tokens: number; cost: number; at: number };
+    const row = store.db.prepare("SELECT message_count AS n, tokens, cost, updated_at AS at FROM sessions WHERE id = ?").get(s) as {
+      n: number;
+      tokens: number;
+      cost: number;
+      at: number;
+    };
     expect(row).toMatchObject({ n: 3, tokens: 150 });
     expect(row.cost).toBeCloseTo(0.00015);
     expect(row.at).toBeGreaterThan(0);

@@ -28,8 +28,14 @@ describe("SearchIndexer", () => {
     const a = store.createSession({ projectId }).id;
     const b = store.createSession({ projectId }).id;
     store.createSession({ projectId });
-    store.appendMessages(a, [1, 2, 3, 4, 5].map((n) => user(`a${n} word`)));
-    store.appendMessages(b, [1, 2, 3].map((n) => user(`b${n} word`)));
+    store.appendMessages(
+      a,
+      [1, 2, 3, 4, 5].map((n) => user(`a${n} word`)),
+    );
+    store.appendMessages(
+      b,
+      [1, 2, 3].map((n) => user(`b${n} word`)),
+    );
     const indexer = new SearchIndexer(store.db, { batchSize: 2 });
     expect(indexer.pendingCount()).toBe(8);
     expect(indexer.flushAll()).toBe(8);

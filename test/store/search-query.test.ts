@@ -15,7 +15,7 @@ describe("toFtsQueries", () => {
 
   it("input without a word is no query", () => {
     expect(toFtsQueries("")).toBeNull();
-    expect(toFtsQueries("  ** () \"\" ")).toBeNull();
+    expect(toFtsQueries('  ** () "" ')).toBeNull();
   });
 });
 

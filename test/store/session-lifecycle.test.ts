@@ -130,7 +130,8 @@ describe("forks", () => {
   it("refuses a position that is not a message of the session, and a session that does not exist", () => {
     const s = newSession();
     store.appendMessages(s.id, [user("one"), user("two")]);
-    for (const position of [-1, 2, 0.5, Number.NaN]) expect(() => store.forkSession(s.id, position)).toThrow(new StoreError("invalid", `Session ${s.id} has no message at position ${position}.`));
+    for (const position of [-1, 2, 0.5, Number.NaN])
+      expect(() => store.forkSession(s.id, position)).toThrow(new StoreError("invalid", `Session ${s.id} has no message at position ${position}.`));
     expect(() => store.forkSession(9999, 0)).toThrow(new StoreError("not-found", "Session 9999 does not exist."));
     expect(store.forkSession(s.id, 1).messageCount).toBe(2);
     expect(store.listSessions().sessions).toHaveLength(2);
