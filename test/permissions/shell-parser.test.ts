@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadShellParser, parseShell, shellParserWalk } from "../../app/main/permissions/shell-parser.ts";
+import { loadShellParser, parseShell, shellParserMemoryBytes, shellParserWalk } from "../../app/main/permissions/shell-parser.ts";
 
 const corpusDir = path.join(import.meta.dirname, "corpus");
 const corpusCommands = readdirSync(corpusDir)
@@ -47,6 +47,17 @@ describe("parseShell", () => {
     for (let i = 0; i < 300; i++) expect(parseShell(i % 2 ? long : "ls -la").type).toBe("program");
     expect(parseShell(long)).toEqual(expected);
   });
+
+  it("frees every tree it makes: the module's memory does not grow over many parses", () => {
+    // Each tree of this line takes ~4 KB of the module's memory: 2,000 of them kept would make it
+    // grow past the free part of its first 32 MB.
+    const line = Array.from({ length: 20 }, (_, i) => `cmd${i} --flag=${i} "arg ${i}" > out${i}.log`).join(" && ");
+    for (let i = 0; i < 50; i++) parseShell(line, { transient: true });
+    const before = shellParserMemoryBytes();
+    expect(before).toBeGreaterThan(0);
+    for (let i = 0; i < 3000; i++) parseShell(i % 3 ? line : "a && && b", { transient: i % 2 === 0 });
+    expect(shellParserMemoryBytes()).toBe(before);
+  }, 120_000);
 
   it("gives the same nodes when parsing into reused objects (transient), whatever the previous tree's shape", () => {
     // Every corpus command, then the same ones from the largest tree down: the reused nodes and

@@ -22,12 +22,24 @@ let parser: Parser | undefined;
 let typeNames: string[] = [];
 let typeNamed: boolean[] = [];
 let fieldNames: (string | null)[] = [];
-/** web-tree-sitter's own Emscripten module, when it has what the direct walk needs (see walkDirect). */
+/** web-tree-sitter's own Emscripten module, when it has what the direct parse needs (see parseDirect). */
 let binding: Binding | undefined;
-let transferBuffer = 0;
+let parserAddress = 0;
+let inputBuffer = 0;
 
-/** The functions of web-tree-sitter's module (0.27, pinned) the direct walk calls. */
+/** The functions of web-tree-sitter's module (0.27, pinned) the direct parse and walk call. */
 interface Binding {
+  _ts_parser_parse_wasm(parser: number, inputBuffer: number, oldTree: number, ranges: number, rangeCount: number): number;
+  _ts_tree_root_node_wasm(tree: number): void;
+  _ts_tree_cursor_new_wasm(tree: number): void;
+  _ts_tree_cursor_delete_wasm(tree: number): void;
+  _ts_tree_delete(tree: number): void;
+  /** Set around a parse: what the module's input callback (tree_sitter_parse_callback) calls. */
+  currentParseCallback: ((index: number) => string) | null;
+  currentProgressCallback: unknown;
+  currentLogCallback: unknown;
+  /** The view of its memory (replaced when the memory grows). */
+  HEAP8?: Int8Array;
   _ts_tree_cursor_goto_first_child_wasm(tree: number): number;
   _ts_tree_cursor_goto_next_sibling_wasm(tree: number): number;
   _ts_tree_cursor_goto_parent_wasm(tree: number): number;
@@ -36,10 +48,13 @@ interface Binding {
   _ts_tree_cursor_end_index_wasm(tree: number): number;
   _ts_tree_cursor_current_field_id_wasm(tree: number): number;
   _ts_tree_cursor_current_node_is_missing_wasm(tree: number): number;
-  _ts_init(): number;
-  getValue(address: number, type: "i32"): number;
 }
 const BINDING_FUNCTIONS = [
+  "_ts_parser_parse_wasm",
+  "_ts_tree_root_node_wasm",
+  "_ts_tree_cursor_new_wasm",
+  "_ts_tree_cursor_delete_wasm",
+  "_ts_tree_delete",
   "_ts_tree_cursor_goto_first_child_wasm",
   "_ts_tree_cursor_goto_next_sibling_wasm",
   "_ts_tree_cursor_goto_parent_wasm",
@@ -48,8 +63,6 @@ const BINDING_FUNCTIONS = [
   "_ts_tree_cursor_end_index_wasm",
   "_ts_tree_cursor_current_field_id_wasm",
   "_ts_tree_cursor_current_node_is_missing_wasm",
-  "_ts_init",
-  "getValue",
 ] as const;
 
 /** The two .wasm files, found beside the bundle or in node_modules. */
@@ -75,12 +88,16 @@ export function loadShellParser(): Promise<void> {
     await Parser.init(moduleObject);
     if (BINDING_FUNCTIONS.every((f) => typeof moduleObject[f] === "function")) {
       binding = moduleObject as unknown as Binding;
-      // The transfer buffer's address (the call only rewrites its first two words, as init did).
-      transferBuffer = binding._ts_init();
     }
     const language = await Language.load(readFileSync(files.bash));
     const p = new Parser();
     p.setLanguage(language);
+    // The parser's address and its input buffer's, which its own parse() passes to the module.
+    const addresses = p as unknown as Record<number, unknown>;
+    if (typeof addresses[0] === "number" && addresses[0] !== 0 && typeof addresses[1] === "number" && addresses[1] !== 0) {
+      parserAddress = addresses[0];
+      inputBuffer = addresses[1];
+    } else binding = undefined;
     typeNames = Array.from({ length: language.nodeTypeCount }, (_, id) => language.nodeTypeForId(id) ?? "ERROR");
     typeNamed = Array.from({ length: language.nodeTypeCount }, (_, id) => language.nodeTypeIsNamed(id));
     fieldNames = Array.from({ length: language.fieldCount + 1 }, (_, id) => language.fieldNameForId(id));
@@ -91,9 +108,14 @@ export function loadShellParser(): Promise<void> {
   return loading.then(() => undefined);
 }
 
-/** How parseShell walks trees: "direct" when web-tree-sitter's module offered what it needs. */
+/** How parseShell parses and walks: "direct" when web-tree-sitter's module offered what it needs. */
 export function shellParserWalk(): "direct" | "public" {
   return binding ? "direct" : "public";
+}
+
+/** The size of the module's memory (WebAssembly memory only grows): for tests that look for leaks. */
+export function shellParserMemoryBytes(): number | undefined {
+  return binding?.HEAP8?.length;
 }
 
 /** A syntax node copied out of the WebAssembly heap: plain data, safe to keep. */
@@ -130,29 +152,69 @@ interface CursorReader {
 
 /**
  * Parses a command line into plain nodes, walked with one tree cursor; the tree itself is freed
- * at once. `publicApi` forces the walk through web-tree-sitter's public cursor (for tests).
+ * at once. `publicApi` forces the parse and walk through web-tree-sitter's public API (for tests).
  * `transient`: the nodes are reused objects, valid only until the next transient parse (for a
  * caller that reads the tree and keeps nothing of it, as shell analysis does: no garbage made).
  */
 export function parseShell(command: string, options: { publicApi?: boolean; transient?: boolean } = {}): SyntaxNode {
   if (!parser) throw new Error("The shell parser is not loaded: await loadShellParser() first.");
+  if (binding && !options.publicApi) return parseDirect(binding, command, options.transient === true);
   // Handing the text over through a callback, whole, is several times faster than passing the
   // string itself (which the binding feeds to the parser in small pieces).
   const tree: Tree | null = parser.parse((index) => (index < command.length ? command.slice(index) : ""));
   if (!tree) throw new Error("The shell parser returned no tree.");
   const cursor = tree.walk();
-  const handles = (cursor as unknown as { handles?: unknown }).handles;
-  const treeAddress = (tree as unknown as Record<number, unknown>)[0];
   try {
-    if (binding && !options.publicApi && Array.isArray(handles) && handles.length === 4 && typeof treeAddress === "number") {
-      return walkDirect(binding, treeAddress, handles as number[], options.transient === true);
-    }
     publicCursor = cursor;
     return walk(publicReader, options.transient === true);
   } finally {
     publicCursor = undefined;
     cursor.delete();
     tree.delete();
+  }
+}
+
+/** The text being parsed by parseDirect, and the input callback that hands it to the module. */
+let parseInput = "";
+const feedInput = (index: number): string => (index === 0 ? parseInput : index < parseInput.length ? parseInput.slice(index) : "");
+
+/**
+ * The parse and walk calling web-tree-sitter's module directly, as its Parser.parse, Tree.walk and
+ * their delete() do, without the Tree, Node and TreeCursor objects (and their finalizer
+ * registrations) they make each time, which are garbage at once. The cursor's functions read the
+ * cursor from the module's transfer buffer, where `_ts_tree_cursor_new_wasm` left it and where
+ * each move writes it back; the public cursor copies it in and out around every call (four
+ * values each way), which made the walk cost as much as half the parse. Nothing else runs between
+ * these calls (they are synchronous), so the buffer stays the cursor's, and at the end it holds
+ * the cursor as it now is (a move may have grown its stack) for `_ts_tree_cursor_delete_wasm`.
+ */
+function parseDirect(b: Binding, command: string, transient: boolean): SyntaxNode {
+  parseInput = command;
+  b.currentParseCallback = feedInput;
+  b.currentProgressCallback = null;
+  b.currentLogCallback = null;
+  let tree: number;
+  try {
+    tree = b._ts_parser_parse_wasm(parserAddress, inputBuffer, 0, 0, 0);
+  } finally {
+    b.currentParseCallback = null;
+    parseInput = "";
+  }
+  if (!tree) throw new Error("The shell parser returned no tree.");
+  try {
+    // The root node into the transfer buffer, then a cursor on it in its place.
+    b._ts_tree_root_node_wasm(tree);
+    b._ts_tree_cursor_new_wasm(tree);
+    direct = b;
+    directTree = tree;
+    try {
+      return walk(directReader, transient);
+    } finally {
+      direct = undefined;
+      b._ts_tree_cursor_delete_wasm(tree);
+    }
+  } finally {
+    b._ts_tree_delete(tree);
   }
 }
 
@@ -169,7 +231,7 @@ const publicReader: CursorReader = {
   parent: () => void publicCursor!.gotoParent(),
 };
 
-/** The module and tree `directReader` reads: set by walkDirect for the one walk it makes. */
+/** The module and tree `directReader` reads: set by parseDirect for the one walk it makes. */
 let direct: Binding | undefined;
 let directTree = 0;
 const directReader: CursorReader = {
@@ -184,81 +246,81 @@ const directReader: CursorReader = {
 };
 
 /**
- * The same walk calling web-tree-sitter's module directly. Its cursor functions read the cursor
- * from the module's transfer buffer, where `tree.walk()` left it and where each move writes it
- * back; the public API copies it in and out around every call (four values each way), which made
- * the walk cost as much as half the parse. Nothing else runs between these calls (they are
- * synchronous), so the buffer stays the cursor's; at the end the cursor's handles are read back
- * from it, so `cursor.delete()` frees the cursor as it now is (a move may have grown its stack).
- */
-function walkDirect(b: Binding, tree: number, handles: number[], transient: boolean): SyntaxNode {
-  direct = b;
-  directTree = tree;
-  try {
-    return walk(directReader, transient);
-  } finally {
-    direct = undefined;
-    for (let i = 0; i < 4; i++) handles[i] = b.getValue(transferBuffer + 4 * i, "i32");
-  }
-}
-
-/**
- * The children being collected, of every node on the walk's path: each node's are copied out into
- * an array of their exact length when its last child is done (no array grown push by push).
+ * The children being collected, of every node on the walk's path (`pending[0, pendingTop)`): each
+ * node's are copied out into an array of their exact length when its last child is done (no
+ * array grown push by push). Only ever grows: cutting its length would free its storage.
  */
 const pending: SyntaxNode[] = [];
+let pendingTop = 0;
 
 /**
  * The nodes and children arrays of transient parses, reused from one to the next (up to
- * POOLED_NODES of each; a larger tree gets fresh objects for the rest).
+ * POOLED_NODES of each; a larger tree gets fresh objects for the rest). Children arrays are kept
+ * by their length, so a reused one is overwritten in place, never resized.
  */
 const nodePool: SyntaxNode[] = [];
-const childrenPool: SyntaxNode[][] = [];
+const childrenPools: SyntaxNode[][][] = [];
+/** Per length: how many of childrenPools[length] this parse took. */
+const childrenTaken: number[] = [];
 const POOLED_NODES = 4096;
 
+/** The state of the walk under way (one at a time: it is synchronous). */
+let reader: CursorReader = publicReader;
+let pooled = false;
+let nodesUsed = 0;
+let arraysUsed = 0;
+
 function walk(c: CursorReader, transient: boolean): SyntaxNode {
-  pending.length = 0;
-  let nodesUsed = 0;
-  let arraysUsed = 0;
-  // Each getter is a call into WebAssembly: ask for ids and look the names up here.
-  const copy = (depth: number): SyntaxNode => {
-    const id = c.typeId();
-    const type = typeNames[id] ?? "ERROR";
-    const start = c.start();
-    const end = c.end();
-    // Only a node the parser invented (MISSING) or an empty one can be zero-width.
-    const broken = type === "ERROR" || depth > MAX_DEPTH || (start === end && c.missing());
-    const field = fieldNames[c.fieldId()] ?? null;
-    let node: SyntaxNode;
-    if (transient && nodesUsed < POOLED_NODES) {
-      node = nodePool[nodesUsed] ??= { type, named: true, broken: false, field: null, start: 0, end: 0, children: NO_CHILDREN };
-      nodesUsed++;
-      node.type = type;
-      node.named = typeNamed[id] ?? true;
-      node.broken = broken;
-      node.field = field;
-      node.start = start;
-      node.end = end;
-      node.children = NO_CHILDREN;
-    } else {
-      node = { type, named: typeNamed[id] ?? true, broken, field, start, end, children: NO_CHILDREN };
-    }
-    if (depth <= MAX_DEPTH && c.firstChild()) {
-      const mark = pending.length;
-      do pending.push(copy(depth + 1));
-      while (c.nextSibling());
-      c.parent();
-      if (transient && arraysUsed < POOLED_NODES) {
-        const children = (childrenPool[arraysUsed++] ??= []);
-        // Overwritten in place, then cut: emptying it first would free its storage.
-        const count = pending.length - mark;
-        for (let i = 0; i < count; i++) children[i] = pending[mark + i]!;
-        if (children.length > count) children.length = count;
-        node.children = children;
-      } else node.children = pending.slice(mark);
-      pending.length = mark;
-    }
-    return node;
-  };
+  reader = c;
+  pooled = transient;
+  nodesUsed = 0;
+  arraysUsed = 0;
+  pendingTop = 0;
+  if (transient) childrenTaken.fill(0);
   return copy(0);
+}
+
+// Each getter is a call into WebAssembly: ask for ids and look the names up here.
+function copy(depth: number): SyntaxNode {
+  const c = reader;
+  const id = c.typeId();
+  const type = typeNames[id] ?? "ERROR";
+  const start = c.start();
+  const end = c.end();
+  // Only a node the parser invented (MISSING) or an empty one can be zero-width.
+  const broken = type === "ERROR" || depth > MAX_DEPTH || (start === end && c.missing());
+  const field = fieldNames[c.fieldId()] ?? null;
+  let node: SyntaxNode;
+  if (pooled && nodesUsed < POOLED_NODES) {
+    node = nodePool[nodesUsed] ??= { type, named: true, broken: false, field: null, start: 0, end: 0, children: NO_CHILDREN };
+    nodesUsed++;
+    node.type = type;
+    node.named = typeNamed[id] ?? true;
+    node.broken = broken;
+    node.field = field;
+    node.start = start;
+    node.end = end;
+    node.children = NO_CHILDREN;
+  } else {
+    node = { type, named: typeNamed[id] ?? true, broken, field, start, end, children: NO_CHILDREN };
+  }
+  if (depth <= MAX_DEPTH && c.firstChild()) {
+    const mark = pendingTop;
+    do pending[pendingTop++] = copy(depth + 1);
+    while (c.nextSibling());
+    c.parent();
+    const count = pendingTop - mark;
+    if (pooled && arraysUsed < POOLED_NODES) {
+      arraysUsed++;
+      const pool = (childrenPools[count] ??= []);
+      const taken = (childrenTaken[count] ?? 0) + 1;
+      childrenTaken[count] = taken;
+      let children = pool[taken - 1];
+      if (children) for (let i = 0; i < count; i++) children[i] = pending[mark + i]!;
+      else pool.push((children = pending.slice(mark, pendingTop)));
+      node.children = children;
+    } else node.children = pending.slice(mark, pendingTop);
+    pendingTop = mark;
+  }
+  return node;
 }
