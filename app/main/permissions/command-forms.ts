@@ -7,7 +7,7 @@
 //   name as bash finds it; `unknown` when one of them is computed when it runs (a variable, a
 //   substitution), which then matches every deny rule. Pure apart from parsing nested strings
 //   (the parser must be loaded); never throws.
-import { INTERPRETERS, isCodeRunningVariable, PASS_THROUGH, RUNS_ARGUMENTS, SHELLS, evaluatesCode } from "./command-knowledge.ts";
+import { EVALUATES_CODE, INTERPRETERS, isCodeRunningVariable, PASS_THROUGH, RUNS_ARGUMENTS, SHELLS, evaluatesCode } from "./command-knowledge.ts";
 import { analyzeShell, type Assignment, type ShellCommand, type ShellWord } from "./shell-analysis.ts";
 
 export interface AllowForm {
@@ -15,8 +15,6 @@ export interface AllowForm {
   globbed: boolean[];
   /** `NAME=value` prefixes, including those given to `env`. */
   assignments: Assignment[];
-  /** The pass-through wrappers removed, outermost first. */
-  wrappers: string[];
   /** Why no rule may allow this command. */
   blocked?: string;
 }
@@ -27,9 +25,8 @@ export function allowForm(command: ShellCommand): AllowForm {
   let words = command.words;
   // The command's own list until a wrapper adds to it (`env A=1 cmd`): then a copy.
   let assignments = command.assignments;
-  const wrappers: string[] = [];
   let blocked: string | undefined;
-  if (words.some((w) => w.value === null)) blocked = "some of its words are computed when it runs";
+  for (let i = 0; i < words.length; i++) if (words[i]!.value === null) blocked = "some of its words are computed when it runs";
 
   for (let guard = 0; guard < 8 && !blocked; guard++) {
     const name = words[0]?.value;
@@ -59,23 +56,27 @@ export function allowForm(command: ShellCommand): AllowForm {
     }
     i += spec.positional ?? 0;
     if (blocked || i >= words.length) break;
-    wrappers.push(name);
     words = words.slice(i);
   }
 
-  const values = words.map((w) => w.value ?? "");
+  const values: string[] = new Array<string>(words.length);
+  const globbed: boolean[] = new Array<boolean>(words.length);
+  for (let i = 0; i < words.length; i++) {
+    values[i] = words[i]!.value ?? "";
+    globbed[i] = words[i]!.glob;
+  }
   const name = values[0] ?? "";
   if (!blocked && words[0]?.glob) blocked = "its command name has wildcards, which bash expands when it runs";
   if (!blocked) blocked = runsCode(name, values);
-  if (!blocked) {
-    const risky = assignments.find((a) => isCodeRunningVariable(a.name));
-    if (risky) blocked = `it sets ${risky.name}, which can make programs run other code`;
+  for (let i = 0; i < assignments.length && !blocked; i++) {
+    if (isCodeRunningVariable(assignments[i]!.name)) blocked = `it sets ${assignments[i]!.name}, which can make programs run other code`;
   }
-  return { words: values, globbed: words.map((w) => w.glob), assignments, wrappers, blocked };
+  return { words: values, globbed, assignments, blocked };
 }
 
 /** Why a command that runs other code can never be allowed by a rule, or undefined. */
 function runsCode(name: string, words: string[]): string | undefined {
+  if (!RUNS_CODE_NAMES.has(name) && !(name in RUNS_ARGUMENTS)) return undefined;
   if (name in RUNS_ARGUMENTS) return `${name} ${RUNS_ARGUMENTS[name]}`;
   if (SHELLS.has(name)) {
     const options = words.slice(1).filter((w) => /^-[a-zA-Z]+$/.test(w));
@@ -86,6 +87,9 @@ function runsCode(name: string, words: string[]): string | undefined {
   if (name === "find" && words.some((w) => /^-(?:exec|execdir|ok|okdir)$/.test(w))) return "find -exec runs a command for each file it finds";
   return undefined;
 }
+
+/** The names runsCode looks further at (with RUNS_ARGUMENTS): any other runs no code by itself. */
+const RUNS_CODE_NAMES = new Set([...SHELLS, "env", "find"]);
 
 export interface DenyForms {
   forms: string[][];
@@ -102,11 +106,9 @@ export function denyForms(words: readonly ShellWord[], depth = 0): DenyForms {
   const out: DenyForms = { forms: [], unknown: false };
   // A command name with wildcards is whatever file bash finds: unknown.
   if (words[0]?.glob) out.unknown = true;
-  collect(
-    words.map((w) => w.value),
-    out,
-    depth,
-  );
+  const values: (string | null)[] = new Array<string | null>(words.length);
+  for (let i = 0; i < words.length; i++) values[i] = words[i]!.value;
+  collect(values, out, depth);
   return out;
 }
 
@@ -122,6 +124,9 @@ function runShellString(text: string | null | undefined, out: DenyForms, depth: 
       depth + 1,
     );
 }
+
+/** The commands collect looks inside by name (with EVALUATES_CODE, PASS_THROUGH and RUNS_ARGUMENTS). */
+const LOOKED_INSIDE = new Set([...SHELLS, "su", "script", "eval", "trap", "alias", "mapfile", "readarray", "watch", "find"]);
 
 /** Collects `words` and every command inside it; `words` becomes a form (the caller's no more). */
 function collect(words: (string | null)[], out: DenyForms, depth: number): void {
@@ -141,6 +146,8 @@ function collect(words: (string | null)[], out: DenyForms, depth: number): void 
     if (INTERPRETERS.has(name) || name in RUNS_ARGUMENTS || name in PASS_THROUGH) out.unknown = true;
     return;
   }
+  // Every name looked at below is one of these: any other command runs no other (nothing made).
+  if (!LOOKED_INSIDE.has(name) && !EVALUATES_CODE.has(name) && !(name in PASS_THROUGH) && !(name in RUNS_ARGUMENTS)) return;
   const args = words.slice(1);
   const shellString = (text: string | null | undefined) => runShellString(text, out, depth);
 

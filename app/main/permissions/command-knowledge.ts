@@ -208,7 +208,11 @@ const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  */
 const computedOrSubscript = (w: string | null) => w === null || /[[$`]/.test(w);
 
+/** The names evaluatesCode knows; for any other it is false. */
+export const EVALUATES_CODE = new Set(["let", "declare", "typeset", "local", "export", "readonly", "read", "unset", "mapfile", "readarray", "printf", "test", "["]);
+
 export function evaluatesCode(name: string, args: readonly (string | null)[]): boolean {
+  if (!EVALUATES_CODE.has(name)) return false;
   switch (name) {
     case "let":
       return true;

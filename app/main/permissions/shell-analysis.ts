@@ -109,9 +109,24 @@ export function analyzeShell(source: string, where: ShellWhere): ShellScript {
   return script;
 }
 
+/**
+ * The words of the commands being read (a command inside a word's substitution is read before the
+ * word is done): each command's are copied out of `wordScratch[firstWord, wordTop)` at their exact
+ * length. Only ever grows: cutting its length would free its storage.
+ */
+const wordScratch: ShellWord[] = [];
+let wordTop = 0;
+
+/** The assignments of a command that has none: shared, never changed (allowForm copies before adding). */
+const NO_ASSIGNMENTS: Assignment[] = Object.freeze([]) as unknown as Assignment[];
+
+/** The last Flow `stay` made: flows are never changed, and most statements leave the same folders. */
+let lastStay: Flow = { success: [], failure: [], any: [] };
+
 /** A statement after which the folder is what it was. */
 function stay(cwds: Cwd[]): Flow {
-  return { success: cwds, failure: cwds, any: cwds };
+  if (lastStay.any !== cwds) lastStay = { success: cwds, failure: cwds, any: cwds };
+  return lastStay;
 }
 
 class Walker {
@@ -228,8 +243,9 @@ class Walker {
   }
 
   private command(node: SyntaxNode, cwds: Cwd[], nested: boolean): Flow {
-    const words: ShellWord[] = [];
-    const assignments: Assignment[] = [];
+    // Gathered in the shared scratch array, then copied out at their exact length.
+    const firstWord = wordTop;
+    let assignments: Assignment[] | undefined;
     let previousWordEnd = -1;
     const children = node.children;
     for (let i = 0; i < children.length; i++) {
@@ -240,23 +256,25 @@ class Walker {
         this.reasons.add("joins words across a line continuation, which the parser reads differently from bash");
       }
       previousWordEnd = wordLike ? child.end : -1;
-      if (child.type === "variable_assignment") this.assignments(child, assignments);
+      if (child.type === "variable_assignment") this.assignments(child, (assignments ??= []));
       else if (child.type === "command_name") {
         for (let j = 0; j < child.children.length; j++) {
           const part = child.children[j]!;
-          words.push(wordOf(part, this.source, this.reasons));
+          wordScratch[wordTop++] = wordOf(part, this.source, this.reasons);
           this.substitutionsIn(part);
         }
       } else if (child.type.endsWith("_redirect")) this.redirect(child, cwds, nested);
       else if (child.type === "comment") continue;
       else if (child.named) {
-        words.push(wordOf(child, this.source, this.reasons));
+        wordScratch[wordTop++] = wordOf(child, this.source, this.reasons);
         this.substitutionsIn(child);
       } else this.unexpected(child);
     }
-    this.script.commands.push({ words, assignments, cwds, nested, text: this.text(node) });
-    const name = words[0]?.value;
-    if (name && CHANGES_FOLDER.has(name)) return this.changeFolder(name, words.slice(1), cwds);
+    const own = wordScratch.slice(firstWord, wordTop);
+    wordTop = firstWord;
+    this.script.commands.push({ words: own, assignments: assignments ?? NO_ASSIGNMENTS, cwds, nested, text: this.text(node) });
+    const name = own[0]?.value;
+    if (name && CHANGES_FOLDER.has(name)) return this.changeFolder(name, own.slice(1), cwds);
     return stay(cwds);
   }
 
@@ -371,8 +389,23 @@ class Walker {
 /** The folders of both, each once, in order (`a` itself when it already is that). */
 function union(a: Cwd[], b: Cwd[]): Cwd[] {
   if (a === b) return a;
-  if (distinct(a) && b.every((cwd) => a.includes(cwd))) return a;
-  return [...new Set([...a, ...b])];
+  if (a.length + b.length > 32) {
+    if (distinct(a) && b.every((cwd) => a.includes(cwd))) return a;
+    return [...new Set([...a, ...b])];
+  }
+  let out: Cwd[] | undefined;
+  for (let i = 0; i < a.length; i++) {
+    if (out === undefined && a.indexOf(a[i]!) === i) continue;
+    out ??= a.slice(0, i);
+    if (!out.includes(a[i]!)) out.push(a[i]!);
+  }
+  for (let i = 0; i < b.length; i++) {
+    const cwd = b[i]!;
+    if ((out ?? a).includes(cwd)) continue;
+    out ??= a.slice();
+    out.push(cwd);
+  }
+  return out ?? a;
 }
 
 function distinct(cwds: Cwd[]): boolean {

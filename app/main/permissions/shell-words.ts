@@ -11,8 +11,6 @@ export interface ShellWord {
   glob: boolean;
   /** Starts with an unquoted `~` or `~/`: bash replaces it with the home folder. */
   tilde: boolean;
-  /** The source text, as typed. */
-  raw: string;
 }
 
 /** Why a node's value is not known before it runs, by node type. */
@@ -29,7 +27,7 @@ export const COMPUTED_REASONS: Record<string, string> = {
 
 export function wordOf(node: SyntaxNode, source: string, reasons: Set<string>): ShellWord {
   const raw = source.slice(node.start, node.end);
-  const out: ShellWord = { value: "", glob: false, tilde: false, raw };
+  const out: ShellWord = { value: "", glob: false, tilde: false };
   // Brace expansion spans the parser's pieces (`r{m,}` is three words to it): look at the whole
   // word with its quoted parts blanked out (no brace at all: nothing to look for).
   const unquotedText = raw.includes("{") ? raw.replace(/\\[\s\S]|'[^']*'|"(?:[^"\\]|\\[\s\S])*"/g, (m) => "_".repeat(m.length)) : "";
