@@ -80,6 +80,32 @@ describe("path shortcuts", () => {
     expect(realPathOf("/x/y", platform)).toBe("/x/y");
     expect(realPathOf("/a/../b", { ...platform, realpath: (p) => (p === "/a" ? "/r" : undefined) })).toBe(path.join("/r", "..", "b"));
     expect(realPathOf("/a/b", { ...platform, realpath: (p) => (p === "/a" ? "/r/./s/" : undefined) })).toBe(path.join("/r/./s/", "b"));
+    // The walk before the shortcut (dirname up to the nearest existing ancestor, then path.join
+    // of the names), as the oracle: every path against file systems where different ancestors
+    // exist and are links to other places (the root, a normal path, an abnormal answer).
+    const oracle = (p: string, realpath: (p: string) => string | undefined): string => {
+      const rest: string[] = [];
+      for (let existing = p; ; existing = path.dirname(existing)) {
+        const real = realpath(existing);
+        if (real !== undefined) return rest.length === 0 ? real : path.join(real, ...rest.reverse());
+        if (path.dirname(existing) === existing) return p;
+        rest.push(path.basename(existing));
+      }
+    };
+    const systems: Record<string, string>[] = [
+      {},
+      { "/": "/" },
+      { "/": "/", "/proj": "/proj", "/proj/a": "/data/a" },
+      { "/": "/", "/proj": "/" },
+      { "/": "/", "/proj": "/r/./s/", "/Proj": "/other" },
+      { "/proj/a/b.txt": "/x.txt", "/proj/a": "/y", "/": "/" },
+    ];
+    for (const system of systems) {
+      const realpath = (p: string) => system[p];
+      for (const p of [...PATHS.filter((x) => x.startsWith("/")), "/proj/a/b/c/d.txt", "/proj/a/b.txt/x"]) {
+        expect(realPathOf(p, { platform: "linux", home: "/h", realpath }), `${JSON.stringify(system)} ${p}`).toBe(oracle(p, realpath));
+      }
+    }
   });
 
   it("globTest answers as picomatch's matcher", () => {

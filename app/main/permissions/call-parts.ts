@@ -106,7 +106,8 @@ export function callSubjects(toolName: string, args: unknown, projectDir: string
   };
   if (toolName === "bash") {
     const command = String((args as { command?: unknown } | null)?.command ?? "");
-    return bashSubjects({ ...base, command }, command, projectDir, platform);
+    base.command = command;
+    return bashSubjects(base, command, projectDir, platform);
   }
   const access = EDIT_TOOLS.has(toolName) ? "write" : "read";
   for (const p of describeToolPaths(toolName, args, projectDir)) {
@@ -177,12 +178,11 @@ function bashSubjects(s: CallSubjects, command: string, projectDir: string, plat
   }
   for (let i = 0; i < script.commands.length; i++) {
     const c = script.commands[i]!;
-    const forms = denyForms(c.words);
+    const forms = denyForms(c.words, 0, s.denyForms);
     s.unknownCommand ||= forms.unknown;
-    for (let j = 0; j < forms.forms.length; j++) {
-      const form = forms.forms[j]!;
+    for (let j = forms.first; j < s.denyForms.length; j++) {
+      const form = s.denyForms[j]!;
       form[0] = commandName(form[0]!, s.foldCase); // the form is this call's own
-      s.denyForms.push(form);
     }
     if (!c.nested) s.parts.push(commandPart(c, factsOf, platform, writes));
   }
@@ -190,8 +190,8 @@ function bashSubjects(s: CallSubjects, command: string, projectDir: string, plat
     const p = s.parts[i]!;
     if (p.kind === "path" && p.protection) s.warnings.push(p.protection.warning);
     else if (p.kind === "command") s.subjects.push(p.text);
+    if (p.kind === "path" && !p.facts.inside) s.outsideProject = true;
   }
-  s.outsideProject = s.parts.some((p) => p.kind === "path" && !p.facts.inside);
   s.opaque = s.reasons.length > 0;
   return s;
 }

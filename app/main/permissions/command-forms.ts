@@ -92,7 +92,10 @@ function runsCode(name: string, words: string[]): string | undefined {
 const RUNS_CODE_NAMES = new Set([...SHELLS, "env", "find"]);
 
 export interface DenyForms {
+  /** The forms found, after those `into` held before (see denyForms). */
   forms: string[][];
+  /** Where this command's forms start in `forms`. */
+  first: number;
   /** A command it may run is computed when it runs: every deny rule could match it. */
   unknown: boolean;
 }
@@ -101,9 +104,9 @@ const MAX_NESTING = 4;
 /** More forms than this (`nice nice nice ...`) is treated as unknown rather than enumerated. */
 const MAX_FORMS = 400;
 
-/** Every command this one may run (itself included), for deny rules. */
-export function denyForms(words: readonly ShellWord[], depth = 0): DenyForms {
-  const out: DenyForms = { forms: [], unknown: false };
+/** Every command this one may run (itself included), for deny rules: added to `into`, when given. */
+export function denyForms(words: readonly ShellWord[], depth = 0, into: string[][] = []): DenyForms {
+  const out: DenyForms = { forms: into, first: into.length, unknown: false };
   // A command name with wildcards is whatever file bash finds: unknown.
   if (words[0]?.glob) out.unknown = true;
   const values: (string | null)[] = new Array<string | null>(words.length);
@@ -136,7 +139,7 @@ function collect(words: (string | null)[], out: DenyForms, depth: number): void 
     out.unknown = true;
     return;
   }
-  if (out.forms.length >= MAX_FORMS) {
+  if (out.forms.length - out.first >= MAX_FORMS) {
     out.unknown = true;
     return;
   }

@@ -28,17 +28,29 @@ export const hostPlatform: PathPlatform = { platform: process.platform, home: ho
 
 /** The same platform with realpath answers remembered: for the paths of one call. */
 export function memoizedPlatform(platform: PathPlatform): PathPlatform {
-  const known = new Map<string, string | null>();
-  return {
-    ...platform,
-    realpath: (p) => {
-      let answer = known.get(p);
-      if (answer === undefined) {
-        answer = platform.realpath(p) ?? null;
-        known.set(p, answer);
-      }
-      return answer ?? undefined;
-    },
+  return new MemoizedPlatform(platform);
+}
+
+class MemoizedPlatform implements PathPlatform {
+  readonly platform: NodeJS.Platform;
+  readonly home: string;
+  private readonly inner: PathPlatform;
+  private readonly known = new Map<string, string | null>();
+
+  constructor(inner: PathPlatform) {
+    this.inner = inner;
+    this.platform = inner.platform;
+    this.home = inner.home;
+  }
+
+  // An arrow property, not a method: `realpath` may be passed on alone.
+  readonly realpath = (p: string): string | undefined => {
+    let answer = this.known.get(p);
+    if (answer === undefined) {
+      answer = this.inner.realpath(p) ?? null;
+      this.known.set(p, answer);
+    }
+    return answer ?? undefined;
   };
 }
 
@@ -60,6 +72,22 @@ export interface PathFacts {
 
 /** Real path of `p`, following symlinks through its nearest existing ancestor. */
 export function realPathOf(p: string, platform: PathPlatform): string {
+  if (POSIX && p.charCodeAt(0) === 47 && !NOT_NORMAL.test(p)) {
+    // A normal path's ancestors are its prefixes before a `/` (`/` itself at 0), and what follows
+    // the nearest existing one is kept as written: no names split off and joined again.
+    let end = p.length;
+    for (;;) {
+      const existing = end === p.length ? p : end === 0 ? "/" : p.slice(0, end);
+      const real = platform.realpath(existing);
+      if (real !== undefined) {
+        if (end === p.length) return real;
+        if (real.charCodeAt(0) !== 47 || NOT_NORMAL.test(real)) return path.join(real, p.slice(end + 1));
+        return (real.length === 1 ? "" : real) + p.slice(end);
+      }
+      if (end === 0) return p;
+      end = p.lastIndexOf("/", end - 1);
+    }
+  }
   let existing = p;
   const rest: string[] = [];
   for (let guard = 0; guard < 4096; guard++) {
