@@ -171,7 +171,6 @@ export function denyMatches(pattern: BashPattern, words: readonly string[], fold
   // Most forms differ in their name: nothing is made before that is known.
   const name = foldCase ? (pattern.foldedName ??= commandName(pattern.words[0]!, true)) : (pattern.name ??= commandName(pattern.words[0]!, false));
   if (pattern.globs[0] ? !wordGlob(name).test(words[0]!) : name !== words[0]) return false;
-  const fold = (s: string) => (foldCase ? s.toLowerCase() : s);
   // The operands are the words after the name that are not options; the rule's operands are
   // looked for among them in order, its options anywhere.
   let letters: Set<string> | undefined;
@@ -183,16 +182,21 @@ export function denyMatches(pattern: BashPattern, words: readonly string[], fold
         if (!hasLongOption(words, want)) return false;
       } else {
         letters ??= shortOptionLetters(words);
-        if (![...want.slice(1)].every((letter) => letters!.has(letter))) return false;
+        for (const letter of want.slice(1)) if (!letters.has(letter)) return false;
       }
       continue;
     }
     const re = pattern.globs[i] ? wordGlob(want) : undefined;
-    while (at < words.length && (isOption(words[at]!) || !(re ? re.test(words[at]!) : fold(words[at]!) === fold(want)))) at++;
+    while (at < words.length && (isOption(words[at]!) || !(re ? re.test(words[at]!) : sameWord(words[at]!, want, foldCase)))) at++;
     if (at === words.length) return false;
     at++;
   }
   return true;
+}
+
+// Not a closure in denyMatches: a function that makes one gets a new context each call.
+function sameWord(a: string, b: string, foldCase: boolean): boolean {
+  return foldCase ? a.toLowerCase() === b.toLowerCase() : a === b;
 }
 
 function isOption(word: string): boolean {

@@ -216,18 +216,20 @@ function commandPart(c: ShellCommand, factsOf: (p: string) => PathFacts, platfor
     part.blocked = where;
     return part;
   }
-  if (name.includes("/")) {
-    // A program named by its path: the same word names another file after a `cd`.
-    const files = new Set(c.cwds.map((cwd) => factsOf(path.resolve(cwd!, name))));
-    const shown = new Set([...files].map((f) => (f.relative !== null ? `./${f.relative}` : f.real)));
-    if (shown.size > 1) part.blocked = "the program it runs depends on whether an earlier cd succeeded";
-    else part.words = [[...shown][0]!, ...form.words.slice(1)];
-    const fold = foldsCase(platform);
-    const same = (a: string, b: string) => (fold ? a.toLowerCase() === b.toLowerCase() : a === b);
-    const written = writes.find((w) => [...files].some((f) => same(f.real, w.facts.real)));
-    if (written) part.blocked = `it runs ${written.display}, which this command line writes`;
-  }
+  if (name.includes("/")) programByPath(part, name, c, factsOf, platform, writes);
   return part;
+}
+
+/** A program named by its path: the same word names another file after a `cd`. */
+function programByPath(part: CommandPart, name: string, c: ShellCommand, factsOf: (p: string) => PathFacts, platform: PathPlatform, writes: PathPart[]): void {
+  const files = new Set(c.cwds.map((cwd) => factsOf(path.resolve(cwd!, name))));
+  const shown = new Set([...files].map((f) => (f.relative !== null ? `./${f.relative}` : f.real)));
+  if (shown.size > 1) part.blocked = "the program it runs depends on whether an earlier cd succeeded";
+  else part.words = [[...shown][0]!, ...part.words.slice(1)];
+  const fold = foldsCase(platform);
+  const same = (a: string, b: string) => (fold ? a.toLowerCase() === b.toLowerCase() : a === b);
+  const written = writes.find((w) => [...files].some((f) => same(f.real, w.facts.real)));
+  if (written) part.blocked = `it runs ${written.display}, which this command line writes`;
 }
 
 function folderProblem(cwds: Cwd[], factsOf: (p: string) => PathFacts): string | undefined {

@@ -60,11 +60,12 @@ export function allowForm(command: ShellCommand): AllowForm {
   }
 
   const values: string[] = new Array<string>(words.length);
-  const globbed: boolean[] = new Array<boolean>(words.length);
+  let anyGlob = false;
   for (let i = 0; i < words.length; i++) {
     values[i] = words[i]!.value ?? "";
-    globbed[i] = words[i]!.glob;
+    anyGlob ||= words[i]!.glob;
   }
+  const globbed = anyGlob ? words.map((w) => w.glob) : noGlobs(words.length);
   const name = values[0] ?? "";
   if (!blocked && words[0]?.glob) blocked = "its command name has wildcards, which bash expands when it runs";
   if (!blocked) blocked = runsCode(name, values);
@@ -72,6 +73,13 @@ export function allowForm(command: ShellCommand): AllowForm {
     if (isCodeRunningVariable(assignments[i]!.name)) blocked = `it sets ${assignments[i]!.name}, which can make programs run other code`;
   }
   return { words: values, globbed, assignments, blocked };
+}
+
+/** Shared, frozen lists of `false` by length: the `globbed` of the many commands without wildcards. */
+const NO_GLOBS: boolean[][] = [];
+function noGlobs(length: number): boolean[] {
+  if (length > 64) return new Array<boolean>(length).fill(false);
+  return (NO_GLOBS[length] ??= Object.freeze(new Array<boolean>(length).fill(false)) as boolean[]);
 }
 
 /** Why a command that runs other code can never be allowed by a rule, or undefined. */
@@ -151,6 +159,11 @@ function collect(words: (string | null)[], out: DenyForms, depth: number): void 
   }
   // Every name looked at below is one of these: any other command runs no other (nothing made).
   if (!LOOKED_INSIDE.has(name) && !EVALUATES_CODE.has(name) && !(name in PASS_THROUGH) && !(name in RUNS_ARGUMENTS)) return;
+  collectInside(name, words, out, depth);
+}
+
+/** The commands inside one that runs others (a function of its own: its closures would cost every collect a context). */
+function collectInside(name: string, words: (string | null)[], out: DenyForms, depth: number): void {
   const args = words.slice(1);
   const shellString = (text: string | null | undefined) => runShellString(text, out, depth);
 

@@ -173,7 +173,10 @@ function allowRuleFor(part: CallPart, toolName: string, allows: PermissionRule[]
     }
     return undefined;
   }
-  if (part.kind === "name") return allows.find((r) => (r.tool === toolName || r.tool === "*") && nameMatches(r.pattern, part.name));
+  if (part.kind === "name") {
+    for (let i = 0; i < allows.length; i++) if ((allows[i]!.tool === toolName || allows[i]!.tool === "*") && nameMatches(allows[i]!.pattern, part.name)) return allows[i];
+    return undefined;
+  }
   if (part.protection) return undefined;
   const readTool = part.viaRedirection ? "read" : toolName;
   const writes = part.access === "write";

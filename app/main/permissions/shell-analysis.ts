@@ -389,10 +389,7 @@ class Walker {
 /** The folders of both, each once, in order (`a` itself when it already is that). */
 function union(a: Cwd[], b: Cwd[]): Cwd[] {
   if (a === b) return a;
-  if (a.length + b.length > 32) {
-    if (distinct(a) && b.every((cwd) => a.includes(cwd))) return a;
-    return [...new Set([...a, ...b])];
-  }
+  if (a.length + b.length > 32) return largeUnion(a, b);
   let out: Cwd[] | undefined;
   for (let i = 0; i < a.length; i++) {
     if (out === undefined && a.indexOf(a[i]!) === i) continue;
@@ -406,6 +403,12 @@ function union(a: Cwd[], b: Cwd[]): Cwd[] {
     out.push(cwd);
   }
   return out ?? a;
+}
+
+/** union for many folders (a function of its own: its closure would cost every union a context). */
+function largeUnion(a: Cwd[], b: Cwd[]): Cwd[] {
+  if (distinct(a) && b.every((cwd) => a.includes(cwd))) return a;
+  return [...new Set([...a, ...b])];
 }
 
 function distinct(cwds: Cwd[]): boolean {

@@ -55,7 +55,7 @@ function append(node: SyntaxNode, source: string, out: ShellWord, reasons: Set<s
     case "string":
       return doubleQuoted(node, source, out, reasons);
     case "concatenation":
-      node.children.forEach((child, i) => append(child, source, out, reasons, first && i === 0));
+      for (let i = 0; i < node.children.length; i++) append(node.children[i]!, source, out, reasons, first && i === 0);
       return;
     default:
       fail(out, reasons, COMPUTED_REASONS[node.type] ?? `contains ${describeNode(node)}, which is not a plain word`);
