@@ -1,10 +1,17 @@
 // Benchmark of the coding tools; prints ONE JSON line. Run with `npm run bench:tools`
 // (node --expose-gc). Figures:
-// - bashRatioVsDevNull: bash tool time for 100 MB of output over the same command run by bash
-//   with its output sent to /dev/null (target <= 1.3).
-// - bashRatioVsScriptPty: the same tool time over util-linux `script` running the command in a
-//   pty and discarding the output: the cost of the pseudo-terminal alone (null if `script` is absent).
-// - bashExtraRssMB: peak RSS during the 100 MB run minus RSS before it (target <= 32).
+// - bash (`-- bash`): the 100 MB command (`yes` lines through `head`), BENCH_BASH_ROUNDS rounds (5)
+//   each running, one after another: the bash tool, util-linux `script -qec CMD /dev/null` (a C
+//   program relaying a pty), bash writing to /dev/null, and a bare node-pty reader (counts chunks,
+//   nothing else). Medians, with minima (…MinMs).
+//   bashRatioVsScriptPty: the tool's time over `script`'s, the plain-pty baseline (target <= 0.9;
+//   null without `script`); bashRatioVsScriptPtyMin: the same from the minima; bashRatioVsDevNull:
+//   over /dev/null (the pipe-speed ideal); bashRatioVsNodePty: over the bare node-pty reader;
+//   nodePtyChunks: how many chunks node-pty delivered. cpuMs: the tool's main thread and whole
+//   process, the command under it (children's rusage), `script` with its command, bash to
+//   /dev/null, and the bare reader's main thread. bashExtraRssMB: the largest of the tool runs'
+//   peak RSS minus RSS before the run (target <= 32). bashLoopDelayP99Ms / MaxMs: the main event
+//   loop's delay while the tool runs (median of the runs' p99, largest maximum). loadAverage: the 1-minute load before and after.
 // - grepMs / grepJavascriptMs: a regex search over a 20,000-file tree with the grep tool as
 //   configured (ripgrep when on PATH) and with its JavaScript engine. grepRatioVsRg: the tool
 //   (through ripgrep) over plain `rg` doing the same search, medians of 7 alternated runs
@@ -21,10 +28,14 @@
 //   extra time of a sandboxed `true` in that project over one in an empty project (21 alternated
 //   runs), the scan's whole cost per command as the bash tool sees it (null without a sandbox).
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import * as pty from "node-pty";
 import { createBashTool } from "../app/main/tools/bash.ts";
+import { ptyCommandLine } from "../app/main/tools/pty-command.ts";
+import { sanitizedShellEnv } from "../app/main/tools/shell-env.ts";
 import { createGrepTool } from "../app/main/tools/grep.ts";
 import { findRipgrep } from "../app/main/tools/grep-search.ts";
 import { SandboxService } from "../app/main/sandbox/sandbox-service.ts";
@@ -46,34 +57,120 @@ function timeChild(cmd: string, args: string[], cwd?: string): Promise<number> {
 async function median(runs: number, fn: () => Promise<number>): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) times.push(await fn());
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
+  return medianOf(times);
 }
 
+/** CPU time (ms) of the children this process waited for, and of theirs (RUSAGE_CHILDREN; Linux). */
+function childrenCpuMs(): number {
+  try {
+    const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100; // cutime + cstime, in USER_HZ ticks
+  } catch {
+    return Number.NaN;
+  }
+}
+
+interface CpuMark {
+  process: NodeJS.CpuUsage;
+  thread: NodeJS.CpuUsage;
+  children: number;
+}
+
+const cpuMark = (): CpuMark => ({ process: process.cpuUsage(), thread: process.threadCpuUsage(), children: childrenCpuMs() });
+
+/** CPU (ms) since `mark`: this process, its main thread, and the children it waited for. */
+function cpuSince(mark: CpuMark) {
+  const used = process.cpuUsage(mark.process);
+  const thread = process.threadCpuUsage(mark.thread);
+  return { processMs: (used.user + used.system) / 1000, mainMs: (thread.user + thread.system) / 1000, childrenMs: childrenCpuMs() - mark.children };
+}
+
+/** Node-pty reading the command's output and doing nothing with it: the floor for any reader in Node. */
+function readPtyBare(command: string): Promise<{ chunks: number }> {
+  const [file, ...args] = ptyCommandLine("/bin/bash", command);
+  const term = pty.spawn(file!, args, { name: "xterm-256color", cols: 120, rows: 30, cwd: work, env: sanitizedShellEnv(process.env), encoding: "utf8" });
+  let chunks = 0;
+  term.onData(() => chunks++);
+  return new Promise((resolve) => term.onExit(() => resolve({ chunks })));
+}
+
+// The 100 MB command, alternated in each round: the bash tool, `script` (a C program relaying a pty
+// to /dev/null), bash writing to /dev/null, and a bare node-pty reader; medians and minima of
+// the rounds, with the CPU time of each side.
 async function benchBash() {
-  const bash = createBashTool({ projectDir: work, outputDir: path.join(work, "out"), timeoutMs: 120_000 });
+  const rounds = Math.max(1, Number(process.env.BENCH_BASH_ROUNDS ?? 5));
+  const bash = createBashTool({ projectDir: work, outputDir: path.join(work, "out"), timeoutMs: 600_000 });
   let n = 0;
-  const runTool = async () => {
-    const started = performance.now();
-    await bash.execute(`bench-${n++}`, { command: COMMAND }, undefined, () => undefined);
-    return performance.now() - started;
-  };
+  const runTool = () => bash.execute(`bench-${n++}`, { command: COMMAND }, undefined, () => undefined);
   await runTool(); // warm-up: module loading, JIT
-  gc();
-  const before = process.memoryUsage().rss;
-  let peak = before;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
-  const toolMs = await median(3, runTool);
-  clearInterval(sampler);
-  const devNullMs = await median(3, () => timeChild("/bin/bash", ["-c", COMMAND]));
   const hasScript = spawnSync("script", ["--version"]).status === 0;
-  const scriptMs = hasScript ? await median(3, () => timeChild("script", ["-qec", COMMAND, "/dev/null"])) : null;
+  const loadBefore = loadavg()[0]!;
+  const f = { loopP99: [] as number[], loopMax: [] as number[], tool: [] as number[], toolMainCpu: [] as number[], toolProcessCpu: [] as number[], commandCpu: [] as number[], extraRss: [] as number[] };
+  const g = { script: [] as number[], scriptCpu: [] as number[], devNull: [] as number[], devNullCpu: [] as number[], reader: [] as number[], readerMainCpu: [] as number[], chunks: [] as number[] };
+  for (let round = 0; round < rounds; round++) {
+    gc();
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
+    const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+    loopDelay.enable();
+    let mark = cpuMark();
+    let started = performance.now();
+    await runTool();
+    f.tool.push(performance.now() - started);
+    let cpu = cpuSince(mark);
+    loopDelay.disable();
+    f.loopP99.push(loopDelay.percentile(99) / 1e6);
+    f.loopMax.push(loopDelay.max / 1e6);
+    clearInterval(sampler);
+    f.toolMainCpu.push(cpu.mainMs);
+    f.toolProcessCpu.push(cpu.processMs);
+    f.commandCpu.push(cpu.childrenMs);
+    f.extraRss.push((peak - before) / (1024 * 1024));
+    if (hasScript) {
+      mark = cpuMark();
+      g.script.push(await timeChild("script", ["-qec", COMMAND, "/dev/null"]));
+      g.scriptCpu.push(cpuSince(mark).childrenMs);
+    }
+    mark = cpuMark();
+    g.devNull.push(await timeChild("/bin/bash", ["-c", COMMAND]));
+    g.devNullCpu.push(cpuSince(mark).childrenMs);
+    mark = cpuMark();
+    started = performance.now();
+    const { chunks } = await readPtyBare(COMMAND);
+    g.reader.push(performance.now() - started);
+    cpu = cpuSince(mark);
+    g.readerMainCpu.push(cpu.mainMs);
+    g.chunks.push(chunks);
+  }
+  const toolMs = medianOf(f.tool);
+  const scriptMs = hasScript ? medianOf(g.script) : null;
   return {
     bashToolMs: Math.round(toolMs),
-    bashDevNullMs: Math.round(devNullMs),
-    bashRatioVsDevNull: round(toolMs / devNullMs),
+    bashToolMinMs: Math.round(Math.min(...f.tool)),
+    bashDevNullMs: Math.round(medianOf(g.devNull)),
+    bashRatioVsDevNull: round(toolMs / medianOf(g.devNull)),
     bashRatioVsScriptPty: scriptMs === null ? null : round(toolMs / scriptMs),
-    bashExtraRssMB: round((peak - before) / (1024 * 1024)),
+    bashRatioVsScriptPtyMin: hasScript ? round(Math.min(...f.tool) / Math.min(...g.script)) : null,
+    bashRatioVsNodePty: round(toolMs / medianOf(g.reader)),
+    bashExtraRssMB: round(Math.max(...f.extraRss)),
+    scriptPtyMs: scriptMs === null ? null : Math.round(scriptMs),
+    scriptPtyMinMs: hasScript ? Math.round(Math.min(...g.script)) : null,
+    nodePtyMs: Math.round(medianOf(g.reader)),
+    nodePtyMinMs: Math.round(Math.min(...g.reader)),
+    nodePtyChunks: medianOf(g.chunks),
+    cpuMs: {
+      toolMainThread: Math.round(medianOf(f.toolMainCpu)),
+      toolProcess: Math.round(medianOf(f.toolProcessCpu)),
+      toolCommand: Math.round(medianOf(f.commandCpu)),
+      script: hasScript ? Math.round(medianOf(g.scriptCpu)) : null,
+      devNull: Math.round(medianOf(g.devNullCpu)),
+      nodePtyMainThread: Math.round(medianOf(g.readerMainCpu)),
+    },
+    bashLoopDelayP99Ms: round(medianOf(f.loopP99)),
+    bashLoopDelayMaxMs: round(Math.max(...f.loopMax)),
+    bashRounds: rounds,
+    loadAverage: [round(loadBefore), round(loadavg()[0]!)],
   };
 }
 
