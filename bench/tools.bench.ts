@@ -105,8 +105,24 @@ async function benchBash() {
   await runTool(); // warm-up: module loading, JIT
   const hasScript = spawnSync("script", ["--version"]).status === 0;
   const loadBefore = loadavg()[0]!;
-  const f = { loopP99: [] as number[], loopMax: [] as number[], tool: [] as number[], toolMainCpu: [] as number[], toolProcessCpu: [] as number[], commandCpu: [] as number[], extraRss: [] as number[] };
-  const g = { script: [] as number[], scriptCpu: [] as number[], devNull: [] as number[], devNullCpu: [] as number[], reader: [] as number[], readerMainCpu: [] as number[], chunks: [] as number[] };
+  const f = {
+    loopP99: [] as number[],
+    loopMax: [] as number[],
+    tool: [] as number[],
+    toolMainCpu: [] as number[],
+    toolProcessCpu: [] as number[],
+    commandCpu: [] as number[],
+    extraRss: [] as number[],
+  };
+  const g = {
+    script: [] as number[],
+    scriptCpu: [] as number[],
+    devNull: [] as number[],
+    devNullCpu: [] as number[],
+    reader: [] as number[],
+    readerMainCpu: [] as number[],
+    chunks: [] as number[],
+  };
   for (let round = 0; round < rounds; round++) {
     gc();
     const before = process.memoryUsage().rss;

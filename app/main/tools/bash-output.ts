@@ -7,13 +7,16 @@
 // back the few KB that could still be the start of a secret until more arrives, the output pauses
 // (`flushIdle`) or it ends. Never throws: a spill file that cannot be written is named in the
 // notice instead.
-// Speed: chunks are coalesced (`push` only queues; the queue is processed once it holds
-// BATCH_CHARS, by `drain`, or before anything is read), each batch is scanned once for keywords
-// and control characters together; plain lines (no control character) are the raw stream's
-// redacted output unchanged, so the text stream takes them as verified without scanning them
-// again; the spill file is written through a buffer of SPILL_BYTES.
+// Speed: chunks arrive as bytes and are coalesced (`push` only copies them into a batch, which is
+// processed once it holds BATCH_BYTES, or before anything is read: pty-batch.ts) and decoded once
+// per batch; a plain ASCII batch (found by a word-at-a-time scan) is neither scanned again nor
+// sanitized. With a redactor each batch is scanned once for keywords and control characters
+// together; plain lines (no control character) are the raw stream's redacted output unchanged, so
+// the text stream takes them as verified without scanning them again. The spill file is written
+// through a buffer of SPILL_BYTES (ASCII text copied, not encoded).
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import path from "node:path";
+import { type DecodedBatch, PtyBatch } from "./pty-batch.ts";
 import { TerminalTextStream } from "./terminal-text.ts";
 import { type Bounds, byteLength, DEFAULT_BOUNDS, formatBytes, truncateHead, truncateTail } from "./truncate.ts";
 
@@ -21,8 +24,10 @@ import { type Bounds, byteLength, DEFAULT_BOUNDS, formatBytes, truncateHead, tru
 // Kept under V8's large-object size: bigger strings go straight to the old generation and stay
 // until a full collection, which is what made memory grow with output size.
 export const RAW_UPDATE_CAP = 64 * 1024;
-/** Queued raw characters that make `push` process the queue at once. */
-export const BATCH_CHARS = 48 * 1024;
+/** Queued raw bytes that make `push` process the batch at once. */
+export const BATCH_BYTES = 48 * 1024;
+/** The batch buffer's size: room for a few more chunks past BATCH_BYTES. */
+const BATCH_CAPACITY = 64 * 1024;
 /** The spill file is written in pieces of at least this many bytes (and at the end). */
 export const SPILL_BYTES = 64 * 1024;
 
@@ -74,9 +79,8 @@ export class OutputCollector {
   private bytes = 0;
   /** Whether the text so far ends inside a line (the next text continues it). */
   private endsOpen = false;
-  /** Raw chunks not processed yet (see `drain`). */
-  private inbox: string[] = [];
-  private inboxChars = 0;
+  /** Raw bytes not processed yet (see `drain`). */
+  private readonly batch = new PtyBatch(BATCH_CAPACITY);
   private raw: string[] = [];
   private rawPending = 0;
   private rawSkipped = 0;
@@ -97,25 +101,32 @@ export class OutputCollector {
 
   /** Whether raw output is waiting for the next `takeRaw` (queued chunks included). */
   get hasPendingRaw(): boolean {
-    return this.inboxChars > 0 || this.rawPending > 0 || this.rawSkipped > 0;
+    return this.batch.size > 0 || this.rawPending > 0 || this.rawSkipped > 0;
   }
 
-  /** Queues a raw chunk; processes the queue once it is large (else call `drain` soon). */
-  push(chunk: string): void {
-    if (chunk === "") return;
-    this.inbox.push(chunk);
-    this.inboxChars += chunk.length;
-    if (this.inboxChars >= BATCH_CHARS) this.drain();
+  /**
+   * Queues a raw chunk (the terminal's bytes); processes the batch once it is large. Whatever reads
+   * (takeRaw, textTail, flushIdle, endRedaction, finish) processes what is queued first.
+   */
+  push(chunk: Uint8Array): void {
+    if (chunk.length === 0) return;
+    if (!this.batch.fits(chunk)) {
+      this.drain();
+      if (!this.batch.fits(chunk)) return this.process(this.batch.decodeAlone(chunk));
+    }
+    this.batch.add(chunk);
+    if (this.batch.size >= BATCH_BYTES) this.drain();
   }
 
-  /** Processes the queued chunks as one batch. */
+  /** Processes the queued bytes as one batch. */
   drain(): void {
-    if (this.inboxChars === 0) return;
-    const batch = this.inbox.length === 1 ? this.inbox[0]! : this.inbox.join("");
-    this.inbox = [];
-    this.inboxChars = 0;
-    if (!this.rawSecrets) return this.pushRedacted(batch, undefined);
-    const redacted = this.rawSecrets.push(batch);
+    if (this.batch.size > 0) this.process(this.batch.take());
+  }
+
+  private process({ text, plain }: DecodedBatch): void {
+    if (text === "") return;
+    if (!this.rawSecrets) return this.pushRedacted(text, plain ? false : undefined);
+    const redacted = this.rawSecrets.push(text);
     this.pushRedacted(redacted, this.rawSecrets.outputHasControls ?? true);
   }
 
@@ -225,7 +236,9 @@ export class OutputCollector {
 
   private addText(text: string): void {
     if (text === "") return;
-    this.bytes += byteLength(text);
+    const bytes = byteLength(text);
+    this.bytes += bytes;
+    const ascii = bytes === text.length;
     let newlines = 0;
     for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) newlines++;
     this.lines += newlines + (text.endsWith("\n") ? 0 : 1) - (this.endsOpen ? 1 : 0);
@@ -238,7 +251,7 @@ export class OutputCollector {
       this.tailChars = this.all.length;
       this.all = "";
       this.openSpill();
-      this.writeSpill(this.head);
+      this.writeSpill(this.head, this.bytes === this.head.length);
       return;
     }
     this.tail.push(text);
@@ -246,7 +259,7 @@ export class OutputCollector {
     while (this.tail.length > 1 && this.tailChars - this.tail[0]!.length >= this.bounds.maxBytes) {
       this.tailChars -= this.tail.shift()!.length;
     }
-    this.writeSpill(text);
+    this.writeSpill(text, ascii);
   }
 
   /** At least the last `minChars` characters of text (whole pieces). */
@@ -273,16 +286,18 @@ export class OutputCollector {
    * page-cache write takes microseconds, and unlike a write stream this leaves no garbage buffers
    * behind, which keeps memory flat.
    */
-  private writeSpill(text: string): void {
+  private writeSpill(text: string, ascii: boolean): void {
     if (this.fd === undefined || this.fileError) return;
     this.spillBuffer ??= Buffer.allocUnsafe(4 * SPILL_BYTES);
     const buffer = this.spillBuffer;
     // At most 3 bytes per UTF-16 unit: write straight through what cannot fit the buffer.
-    if (text.length * 3 > buffer.length - this.spillUsed) {
+    const most = ascii ? text.length : text.length * 3;
+    if (most > buffer.length - this.spillUsed) {
       this.flushSpill();
-      if (text.length * 3 > buffer.length) return this.writeFile(text);
+      if (most > buffer.length) return this.writeFile(text);
     }
-    this.spillUsed += buffer.write(text, this.spillUsed, "utf8");
+    // ASCII is its own UTF-8: copied byte for byte (latin1), not encoded.
+    this.spillUsed += buffer.write(text, this.spillUsed, ascii ? "latin1" : "utf8");
     if (this.spillUsed >= SPILL_BYTES) this.flushSpill();
   }
 

@@ -136,7 +136,8 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
       rows: 30,
       cwd: req.cwd,
       env: launch?.env ?? req.env,
-      encoding: "utf8",
+      // Bytes, not strings: OutputCollector decodes a batch of chunks at once (pty-batch.ts).
+      encoding: null,
     });
   } catch (err) {
     throw new Error(`Could not start ${file}: ${(err as Error).message}`, { cause: err });
@@ -181,21 +182,13 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
     killing ??= launch?.kill ? launch.kill(pid) : killFamilyOffThread(pid);
   };
 
-  // Chunks arrive a few KB at a time; they are processed together once this turn of the event
-  // loop has read what there is (or sooner, once a batch is large: see OutputCollector).
-  let drainQueued = false;
-  const drain = () => {
-    drainQueued = false;
-    collector.drain();
-  };
-  const dataSub = term.onData((chunk) => {
+  // Chunks arrive about 4 KB at a time (Linux's pty), one per turn of the event loop: each is only
+  // queued here; OutputCollector processes them in batches, once a batch is large or when the next
+  // update (at most UPDATE_INTERVAL_MS later) or idle check reads the output.
+  const dataSub = term.onData((chunk: string | Buffer) => {
     lastDataAt = Date.now();
     waitingForInput = false;
-    collector.push(chunk);
-    if (!drainQueued) {
-      drainQueued = true;
-      setImmediate(drain);
-    }
+    collector.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
     scheduleUpdate();
   });
   const inputPoll = setInterval(() => {
