@@ -13,12 +13,15 @@
 //   file-system monitor, which Lathe must not run) for scale;
 // - growth: bytes the store grew by per checkpoint over the bytes of the changed files.
 // Wall times are medians and minima in ms; cpuMs is git's CPU time (user + system, from
-// /proc/self/stat of this process's finished children: 10 ms ticks, so averaged over the runs).
+// /proc/self/stat of this process's finished children: 10 ms ticks, so averaged over the runs);
+// a first snapshot's ownCpuMs is this process's own (every thread: the compute pool's workers too).
 // The variants:
 //   after: the store as shipped: app/main/checkpoints/shadow-repo.ts itself (its configuration
 //          from shadow-layout.ts, its sequence of calls: status, update-index, write-tree, the
 //          commit written from Node; a first snapshot by first-snapshot.ts);
 //   after-unsplit: `after` with core.splitIndex off in that configuration (the split's share);
+//   after-git: `after` with its first snapshot stored by git (first-snapshot.ts's storeMany: two
+//          update-index processes into packs) instead of the compute pool's workers;
 //   v2 (historic: the store before the split index and the Node-written commit): a first
 //      snapshot streamed into packs by two update-index processes, the untracked cache used by
 //      status, a whole index written by every call, `commit-tree` as a fourth process;
@@ -35,6 +38,7 @@ import { GitRunner } from "../app/main/checkpoints/git-runner.ts";
 import { joinNul } from "../app/main/checkpoints/path-bytes.ts";
 import { parseStatus } from "../app/main/checkpoints/git-output.ts";
 import { ShadowRepo } from "../app/main/checkpoints/shadow-repo.ts";
+import { computePool } from "../app/main/workers/compute-pool.ts";
 import { duSync, makeSampleProject, sampleFileName } from "./support/sample-project.ts";
 
 const FILES = Number(process.env.BENCH_FILES ?? 20_000);
@@ -89,7 +93,7 @@ const HISTORIC: Record<string, Variant> = {
   loose0: { config: `${BASE_CONFIG}[core]\n\tlooseCompression = 0\n\tcompression = 0\n`, statusArgs: ["-uall"], firstProcesses: 1, bulk: false },
   "bulk-single": { config: `${BASE_CONFIG + LEVEL1}[status]\n\tshowUntrackedFiles = all\n`, statusArgs: [], firstProcesses: 1, bulk: true },
 };
-const SHIPPED = ["after", "after-unsplit"];
+const SHIPPED = ["after", "after-unsplit", "after-git"];
 const SHIPPED_STATUS = ["-c", "status.showUntrackedFiles=all", ...STATUS];
 /** The shipped store of each "after" variant (the one the turns use: the last first snapshot's). */
 const shipped = new Map<string, ShadowRepo>();
@@ -99,7 +103,7 @@ async function newVariantStore(name: string): Promise<string> {
   if (!SHIPPED.includes(name)) return newStore(`${name}.git`, HISTORIC[name]!);
   const gitDir = path.join(work, `${name}.git`);
   rmSync(gitDir, { recursive: true, force: true });
-  const repo = new ShadowRepo(gitDir, project, git);
+  const repo = new ShadowRepo(gitDir, project, git, false, name === "after-git" ? null : computePool());
   await repo.ready();
   if (name === "after-unsplit") {
     const config = path.join(gitDir, "config");
@@ -170,11 +174,13 @@ const stats = (values: number[]) => {
   return { medianMs: Math.round(sorted[Math.floor(sorted.length / 2)]! * 10) / 10, minMs: Math.round(sorted[0]! * 10) / 10 };
 };
 
-async function timed<T>(action: () => Promise<T>): Promise<{ ms: number; cpuMs: number; value: T }> {
+async function timed<T>(action: () => Promise<T>): Promise<{ ms: number; cpuMs: number; ownCpuMs: number; value: T }> {
   const cpu = childCpuMs();
+  const own = process.cpuUsage();
   const started = performance.now();
   const value = await action();
-  return { ms: performance.now() - started, cpuMs: childCpuMs() - cpu, value };
+  const ownUsed = process.cpuUsage(own);
+  return { ms: performance.now() - started, cpuMs: childCpuMs() - cpu, ownCpuMs: (ownUsed.user + ownUsed.system) / 1000, value };
 }
 
 async function main() {
@@ -183,10 +189,10 @@ async function main() {
   const load = [loadavg()[0]!];
   makeSampleProject(project, FILES, TOTAL_MB);
   execFileSync("sync");
-  const first: Record<string, { ms: number[]; cpu: number[]; storeBytes: number }> = {};
+  const first: Record<string, { ms: number[]; cpu: number[]; ownCpu: number[]; storeBytes: number }> = {};
   const turn: Record<string, { ms: number[]; cpu: number[]; statusMs: number[]; statusCpu: number[]; growth: number[] }> = {};
   for (const name of VARIANTS) {
-    first[name] = { ms: [], cpu: [], storeBytes: 0 };
+    first[name] = { ms: [], cpu: [], ownCpu: [], storeBytes: 0 };
     turn[name] = { ms: [], cpu: [], statusMs: [], statusCpu: [], growth: [] };
   }
   for (let r = 0; r < FIRST_RUNS; r++) {
@@ -197,6 +203,7 @@ async function main() {
       if (result.value !== FILES) throw new Error(`${name}: the first snapshot stored ${result.value} files, not ${FILES}`);
       first[name]!.ms.push(result.ms);
       first[name]!.cpu.push(result.cpuMs);
+      first[name]!.ownCpu.push(result.ownCpuMs);
       first[name]!.storeBytes = duSync(path.join(gitDir, "objects"));
     }
   }
@@ -230,7 +237,7 @@ async function main() {
   const out: Record<string, unknown> = { files: FILES, projectMB: TOTAL_MB };
   for (const name of VARIANTS) {
     out[name] = {
-      first: { ...stats(first[name]!.ms), cpuMs: mean(first[name]!.cpu), storeMB: Math.round(first[name]!.storeBytes / 1e5) / 10 },
+      first: { ...stats(first[name]!.ms), cpuMs: mean(first[name]!.cpu), ownCpuMs: mean(first[name]!.ownCpu), storeMB: Math.round(first[name]!.storeBytes / 1e5) / 10 },
       turn: {
         ...stats(turn[name]!.ms),
         cpuMs: mean(turn[name]!.cpu),

@@ -108,7 +108,7 @@ export class CheckpointService {
   repo(projectId: number, projectDir: string): ShadowRepo {
     let repo = this.#repos.get(projectId);
     if (!repo || repo.projectDir !== projectDir) {
-      repo = new ShadowRepo(join(this.dir, "projects", `${projectId}.git`), projectDir, this.git, this.readOnly);
+      repo = new ShadowRepo(join(this.dir, "projects", `${projectId}.git`), projectDir, this.git, this.readOnly, this.pool);
       this.#repos.set(projectId, repo);
     }
     return repo;

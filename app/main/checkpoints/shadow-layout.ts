@@ -27,6 +27,9 @@ export const DEFAULT_EXCLUDES = [
   "*.pyc",
 ];
 
+/** zlib level of the store's objects (core.compression; pack-writer.ts uses it too). */
+export const STORE_COMPRESSION = 1;
+
 const CONFIG_MARKER = "# lathe-checkpoints v3";
 
 /**
@@ -50,8 +53,8 @@ export const SHADOW_CONFIG = `[core]
 	symlinks = true
 	untrackedCache = true
 	splitIndex = true
-	looseCompression = 1
-	compression = 1
+	looseCompression = ${STORE_COMPRESSION}
+	compression = ${STORE_COMPRESSION}
 	quotePath = false
 	logAllRefUpdates = false
 	sharedRepository = 0600

@@ -35,7 +35,8 @@ import { Buffer } from "node:buffer";
 import { lstat, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { BlobReader } from "./blob-reader.ts";
-import { BULK_MIN_FILES, bulkStoreTimeoutMs, FIRST_STATUS_TIMEOUT_MS, storeMany } from "./first-snapshot.ts";
+import type { ComputePool } from "../workers/compute-pool.ts";
+import { BULK_MIN_FILES, bulkStoreTimeoutMs, canStoreFirstSnapshot, FIRST_STATUS_TIMEOUT_MS, storeFirstSnapshot, storeMany } from "./first-snapshot.ts";
 import { GitError, type GitRunner } from "./git-runner.ts";
 import { parseRawDiff, parseStatus } from "./git-output.ts";
 import { writeCommit } from "./loose-object.ts";
@@ -54,13 +55,18 @@ export class ShadowRepo {
   #lastTree: { commit: string; tree: string } | undefined;
 
   readonly #readOnly: boolean;
+  readonly #pool: ComputePool | null;
 
-  /** `readOnly`: another Lathe owns the data folder: the repository is only read, never set up. */
-  constructor(gitDir: string, projectDir: string, git: GitRunner, readOnly = false) {
+  /**
+   * `readOnly`: another Lathe owns the data folder: the repository is only read, never set up.
+   * `pool`: the compute pool that stores a first snapshot (first-snapshot.ts); without it, git does.
+   */
+  constructor(gitDir: string, projectDir: string, git: GitRunner, readOnly = false, pool: ComputePool | null = null) {
     this.gitDir = gitDir;
     this.projectDir = projectDir;
     this.#git = git;
     this.#readOnly = readOnly;
+    this.#pool = pool;
   }
 
   /** Runs `task` after every task queued before it (one index per repository). */
@@ -165,6 +171,7 @@ export class ShadowRepo {
     for (const f of previousLarge) if (!candidates.has(f.path)) candidates.set(f.path, { path: Buffer.from(f.path, "latin1"), inHead: false });
 
     const toAdd: Buffer[] = [];
+    const sizesToAdd: number[] = [];
     let bytesToAdd = 0;
     const toRemove: Buffer[] = [];
     const large: LargeFile[] = [];
@@ -190,11 +197,12 @@ export class ShadowRepo {
         return;
       }
       toAdd.push(entry.path);
+      sizesToAdd.push(info.size);
       bytesToAdd += info.size;
       changes.push({ path: entry.path, status: existedBefore ? "modified" : "added", large: false });
     });
 
-    if (toAdd.length > 0) await this.#store(toAdd, bytesToAdd, background);
+    if (toAdd.length > 0) await this.#store(toAdd, sizesToAdd, bytesToAdd, head === null, background);
     if (toRemove.length > 0) await git(["update-index", "--force-remove", "-z", "--stdin"], { input: joinNul(toRemove) });
     const headTree = head ? await this.#treeOf(head) : null;
     // Nothing stored changed: the last capture stands (large files may still have changed).
@@ -213,8 +221,11 @@ export class ShadowRepo {
   }
 
   /** Hashes and stores `paths` (`bytes` in all) and records them, with their stat data, in the index. */
-  async #store(paths: Buffer[], bytes: number, background: boolean): Promise<void> {
-    if (paths.length >= BULK_MIN_FILES) return storeMany((args, options) => this.git(args, options), this.gitDir, paths, bytes, background);
+  async #store(paths: Buffer[], sizes: number[], bytes: number, first: boolean, background: boolean): Promise<void> {
+    const git = (args: string[], options: Parameters<GitRunner["run"]>[1] = {}) => this.git(args, options);
+    if (first && this.#pool && (await canStoreFirstSnapshot(this.gitDir, paths.length)))
+      return storeFirstSnapshot(this.#pool, git, this, paths, sizes, bytes, background);
+    if (paths.length >= BULK_MIN_FILES) return storeMany(git, this.gitDir, paths, bytes, background);
     // A turn's few files: loose objects.
     await this.git(["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { input: joinNul(paths), background });
   }

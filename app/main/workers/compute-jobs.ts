@@ -7,8 +7,10 @@ import { type GrepJob, type GrepJobResult, runGrepJob } from "../tools/grep-matc
 import { type ContentDiffJob, type ContentDiffJobResult, type FileStatesJob, type FileStatesJobResult, runContentDiffJob, runFileStatesJob } from "./file-state-jobs.ts";
 import { type ProcessTreeJob, type ProcessTreeResult, runProcessTreeJob } from "../tools/process-tree-jobs.ts";
 import { type RepositoryScanJob, type RepositoryScanResult, runRepositoryScanJob } from "../sandbox/repository-scan.ts";
+import { runStoreBlobsJob, type StoreBlobsJob, type StoreBlobsResult } from "./pack-writer.ts";
+import { runWriteIndexJob, type WriteIndexJob, type WriteIndexResult } from "./index-writer.ts";
 
-export type ComputeJob = EditJob | FileDiffJob | GrepJob | FileStatesJob | ContentDiffJob | ProcessTreeJob | RepositoryScanJob;
+export type ComputeJob = EditJob | FileDiffJob | GrepJob | FileStatesJob | ContentDiffJob | ProcessTreeJob | RepositoryScanJob | StoreBlobsJob | WriteIndexJob;
 
 export type ComputeResult<J extends ComputeJob> = J extends EditJob
   ? EditJobResult
@@ -24,11 +26,24 @@ export type ComputeResult<J extends ComputeJob> = J extends EditJob
             ? ProcessTreeResult
             : J extends RepositoryScanJob
               ? RepositoryScanResult
-              : never;
+              : J extends StoreBlobsJob
+                ? StoreBlobsResult
+                : J extends WriteIndexJob
+                  ? WriteIndexResult
+                  : never;
 
 export function runComputeJob(
   job: ComputeJob,
-): EditJobResult | FileDiffJobResult | GrepJobResult | FileStatesJobResult | ContentDiffJobResult | ProcessTreeResult | RepositoryScanResult {
+):
+  | EditJobResult
+  | FileDiffJobResult
+  | GrepJobResult
+  | FileStatesJobResult
+  | ContentDiffJobResult
+  | ProcessTreeResult
+  | RepositoryScanResult
+  | StoreBlobsResult
+  | WriteIndexResult {
   switch (job.kind) {
     case "edit":
       return runEditJob(job);
@@ -45,6 +60,10 @@ export function runComputeJob(
       return runProcessTreeJob(job);
     case "repositoryScan":
       return runRepositoryScanJob(job);
+    case "storeBlobs":
+      return runStoreBlobsJob(job);
+    case "writeIndex":
+      return runWriteIndexJob(job);
   }
 }
 
