@@ -143,7 +143,8 @@ export async function storeFirstSnapshot(
 }
 
 function poolFailure(error: unknown): GitError {
-  if (error instanceof ComputeTimeoutError) return new GitError("timeout", `Storing the first checkpoint took longer than ${Math.round(error.timeoutMs / 1000)} s and was stopped.`);
+  if (error instanceof ComputeTimeoutError)
+    return new GitError("timeout", `Storing the first checkpoint took longer than ${Math.round(error.timeoutMs / 1000)} s and was stopped.`);
   const message = error instanceof Error ? error.message : String(error);
   if (/ENOSPC|EDQUOT/.test(message)) return new GitError("disk-full", "The disk is full: the checkpoint store could not be written. Free some space and try again.");
   return new GitError("failed", `The first checkpoint could not be stored: ${message}`);

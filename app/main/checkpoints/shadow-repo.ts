@@ -223,8 +223,7 @@ export class ShadowRepo {
   /** Hashes and stores `paths` (`bytes` in all) and records them, with their stat data, in the index. */
   async #store(paths: Buffer[], sizes: number[], bytes: number, first: boolean, background: boolean): Promise<void> {
     const git = (args: string[], options: Parameters<GitRunner["run"]>[1] = {}) => this.git(args, options);
-    if (first && this.#pool && (await canStoreFirstSnapshot(this.gitDir, paths.length)))
-      return storeFirstSnapshot(this.#pool, git, this, paths, sizes, bytes, background);
+    if (first && this.#pool && (await canStoreFirstSnapshot(this.gitDir, paths.length))) return storeFirstSnapshot(this.#pool, git, this, paths, sizes, bytes, background);
     if (paths.length >= BULK_MIN_FILES) return storeMany(git, this.gitDir, paths, bytes, background);
     // A turn's few files: loose objects.
     await this.git(["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { input: joinNul(paths), background });

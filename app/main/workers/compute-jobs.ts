@@ -34,16 +34,7 @@ export type ComputeResult<J extends ComputeJob> = J extends EditJob
 
 export function runComputeJob(
   job: ComputeJob,
-):
-  | EditJobResult
-  | FileDiffJobResult
-  | GrepJobResult
-  | FileStatesJobResult
-  | ContentDiffJobResult
-  | ProcessTreeResult
-  | RepositoryScanResult
-  | StoreBlobsResult
-  | WriteIndexResult {
+): EditJobResult | FileDiffJobResult | GrepJobResult | FileStatesJobResult | ContentDiffJobResult | ProcessTreeResult | RepositoryScanResult | StoreBlobsResult | WriteIndexResult {
   switch (job.kind) {
     case "edit":
       return runEditJob(job);
