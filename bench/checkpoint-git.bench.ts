@@ -103,7 +103,7 @@ async function newVariantStore(name: string): Promise<string> {
   if (!SHIPPED.includes(name)) return newStore(`${name}.git`, HISTORIC[name]!);
   const gitDir = path.join(work, `${name}.git`);
   rmSync(gitDir, { recursive: true, force: true });
-  const repo = new ShadowRepo(gitDir, project, git, false, name === "after-git" ? null : computePool());
+  const repo = new ShadowRepo(gitDir, project, git, false, name === "after-git" ? null : { normal: computePool(), background: computePool });
   await repo.ready();
   if (name === "after-unsplit") {
     const config = path.join(gitDir, "config");

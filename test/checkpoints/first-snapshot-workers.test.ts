@@ -35,7 +35,7 @@ function setup() {
       return super.run(args, options);
     }
   }
-  const repo = new ShadowRepo(gitDir, project, new Recording(path.join(data, "no-hooks")), false, pool);
+  const repo = new ShadowRepo(gitDir, project, new Recording(path.join(data, "no-hooks")), false, { normal: pool, background: () => pool });
   const git = (args: string[], extraEnv: Record<string, string> = {}) =>
     execFileSync("git", [`--git-dir=${gitDir}`, `--work-tree=${project}`, ...args], { encoding: "utf8", env: { ...env, ...extraEnv } });
   return { project, data, gitDir, repo, git, calls };

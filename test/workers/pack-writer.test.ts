@@ -5,6 +5,7 @@
 import { Buffer } from "node:buffer";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { getPriority } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GitRunner, type GitOptions } from "../../app/main/checkpoints/git-runner.ts";
@@ -32,7 +33,7 @@ describe("the storing job", () => {
     writeFileSync(path.join(project, "secret"), "outside\n");
     symlinkSync(path.join(project, "secret"), path.join(project, "link"));
     const names = ["a.txt", "gone.txt", "fifo", "folder", "link", "b.txt"];
-    const result = runStoreBlobsJob({ kind: "storeBlobs", gitDir, projectDir: project, paths: nulJoined(names), level: 1 });
+    const result = runStoreBlobsJob({ kind: "storeBlobs", gitDir, projectDir: project, paths: nulJoined(names), level: 1, lowPriority: false });
     expect([...result.stored]).toEqual([1, 0, 0, 0, 1, 1]);
     const id = (i: number) => Buffer.from(result.ids.subarray(i * 20, i * 20 + 20)).toString("hex");
     const git = (...args: string[]) => execFileSync("git", [`--git-dir=${gitDir}`, ...args], { encoding: "utf8", env });
@@ -46,6 +47,25 @@ describe("the storing job", () => {
       .split("\n");
     expect(packs).toHaveLength(1);
     expect(git("verify-pack", "-v", packs[0]!)).toMatch(/^non delta: 2 objects$/m);
+  });
+
+  it("runs a background store at the lowest priority, in a pool of its own", async () => {
+    const project = tempDir("lathe-pack-nice-");
+    const gitDir = tempDir("lathe-pack-nice-store-");
+    dirs.push(project, gitDir);
+    write(project, "a.txt", "alpha\n");
+    const pool = new ComputePool({ size: 1 });
+    try {
+      const job = { kind: "storeBlobs", gitDir, projectDir: project, paths: nulJoined(["a.txt"]), level: 1 } as const;
+      const normal = await pool.run({ ...job, lowPriority: false }, { timeoutMs: 30_000 });
+      const low = await pool.run({ ...job, lowPriority: true }, { timeoutMs: 30_000 });
+      expect(normal.priority).toBe(getPriority());
+      if (process.platform === "linux") expect(low.priority).toBe(19);
+      // The thread's priority, not the process's.
+      expect(getPriority()).toBe(normal.priority);
+    } finally {
+      await pool.close();
+    }
   });
 
   it("encodes index varints and fits zlib's window as git expects", () => {
@@ -74,7 +94,7 @@ describe("a first snapshot without a working pool", () => {
     }
     const broken = new ComputePool({ size: 1, workerFile: path.join(data, "missing-worker.mjs") });
     const gitDir = path.join(data, "1.git");
-    const repo = new ShadowRepo(gitDir, project, new Recording(path.join(data, "no-hooks")), false, broken);
+    const repo = new ShadowRepo(gitDir, project, new Recording(path.join(data, "no-hooks")), false, { normal: broken, background: () => broken });
     const capture = await repo.capture("first", 1e9, []);
     await broken.close();
     expect(calls).toContain("update-index");

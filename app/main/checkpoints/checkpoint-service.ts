@@ -20,7 +20,7 @@ import { existsSync, mkdtempSync, renameSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentMessage, AssistantMessage } from "../../shared/agent-types.ts";
-import { computePool, type ComputePool } from "../workers/compute-pool.ts";
+import { ComputePool, computePool } from "../workers/compute-pool.ts";
 import { MAX_DIFF_FILE_BYTES } from "../tools/file-jobs.ts";
 import { CheckpointDb, type CheckpointKind, type CheckpointRow } from "./checkpoint-db.ts";
 import { checkpointsDir, GitError, GitRunner } from "./git-runner.ts";
@@ -84,6 +84,8 @@ export class CheckpointService {
   readonly readOnly: boolean;
   readonly #o: CheckpointServiceOptions;
   readonly #repos = new Map<number, ShadowRepo>();
+  /** Workers of background first snapshots (lowest priority; first-snapshot.ts), made on first use. */
+  #backgroundPool: ComputePool | undefined;
   readonly #turns = new Map<string, Promise<CheckpointRow | null>>();
   readonly #warned = new Set<string>();
   readonly #prepared = new Set<number>();
@@ -108,7 +110,10 @@ export class CheckpointService {
   repo(projectId: number, projectDir: string): ShadowRepo {
     let repo = this.#repos.get(projectId);
     if (!repo || repo.projectDir !== projectDir) {
-      repo = new ShadowRepo(join(this.dir, "projects", `${projectId}.git`), projectDir, this.git, this.readOnly, this.pool);
+      repo = new ShadowRepo(join(this.dir, "projects", `${projectId}.git`), projectDir, this.git, this.readOnly, {
+        normal: this.pool,
+        background: () => (this.#backgroundPool ??= new ComputePool({ size: 2, idleMs: 10_000 })),
+      });
       this.#repos.set(projectId, repo);
     }
     return repo;
@@ -328,6 +333,7 @@ export class CheckpointService {
     this.#timers.clear();
     await Promise.allSettled([...this.#turns.values()]);
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+    await this.#backgroundPool?.close();
     this.db.close();
   }
 }

@@ -75,6 +75,16 @@ export async function storeMany(git: Git, gitDir: string, paths: Buffer[], bytes
   await git(add, { input: joinNul(theirs), background, timeoutMs });
 }
 
+/**
+ * The pools a first snapshot is stored by: `normal` (the app's compute pool) for one a turn waits
+ * for; `background` for the one taken when a session is created: its workers lower their own
+ * priority (pack-writer.ts), so they are a pool of their own, never running other jobs.
+ */
+export interface StorePools {
+  normal: ComputePool;
+  background: () => ComputePool;
+}
+
 /** Whether storeFirstSnapshot applies: many files and no index yet (a first snapshot). */
 export async function canStoreFirstSnapshot(gitDir: string, files: number): Promise<boolean> {
   return files >= BULK_MIN_FILES && !(await stat(join(gitDir, "index")).catch(() => null));
@@ -99,7 +109,7 @@ export function cutByBytes(paths: readonly Buffer[], sizes: readonly number[], c
  * store's index from what the workers read; call only when canStoreFirstSnapshot said so.
  */
 export async function storeFirstSnapshot(
-  pool: ComputePool,
+  pools: StorePools,
   git: Git,
   repo: { gitDir: string; projectDir: string },
   paths: Buffer[],
@@ -108,9 +118,12 @@ export async function storeFirstSnapshot(
   background: boolean,
 ): Promise<void> {
   const timeoutMs = bulkStoreTimeoutMs(bytes);
+  const pool = background ? pools.background() : pools.normal;
   const runs = cutByBytes(paths, sizes, STORE_CHUNKS);
   const settled = await Promise.allSettled(
-    runs.map((run) => pool.run({ kind: "storeBlobs", gitDir: repo.gitDir, projectDir: repo.projectDir, paths: joinNul(run), level: STORE_COMPRESSION }, { timeoutMs })),
+    runs.map((run) =>
+      pool.run({ kind: "storeBlobs", gitDir: repo.gitDir, projectDir: repo.projectDir, paths: joinNul(run), level: STORE_COMPRESSION, lowPriority: background }, { timeoutMs }),
+    ),
   );
   const failed = settled.find((s) => s.status === "rejected");
   if (failed) {

@@ -35,8 +35,7 @@ import { Buffer } from "node:buffer";
 import { lstat, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { BlobReader } from "./blob-reader.ts";
-import type { ComputePool } from "../workers/compute-pool.ts";
-import { BULK_MIN_FILES, bulkStoreTimeoutMs, canStoreFirstSnapshot, FIRST_STATUS_TIMEOUT_MS, storeFirstSnapshot, storeMany } from "./first-snapshot.ts";
+import { BULK_MIN_FILES, bulkStoreTimeoutMs, canStoreFirstSnapshot, FIRST_STATUS_TIMEOUT_MS, storeFirstSnapshot, storeMany, type StorePools } from "./first-snapshot.ts";
 import { GitError, type GitRunner } from "./git-runner.ts";
 import { parseRawDiff, parseStatus } from "./git-output.ts";
 import { writeCommit } from "./loose-object.ts";
@@ -55,18 +54,18 @@ export class ShadowRepo {
   #lastTree: { commit: string; tree: string } | undefined;
 
   readonly #readOnly: boolean;
-  readonly #pool: ComputePool | null;
+  readonly #pools: StorePools | null;
 
   /**
    * `readOnly`: another Lathe owns the data folder: the repository is only read, never set up.
-   * `pool`: the compute pool that stores a first snapshot (first-snapshot.ts); without it, git does.
+   * `pools`: the compute pools that store a first snapshot (first-snapshot.ts); without them, git does.
    */
-  constructor(gitDir: string, projectDir: string, git: GitRunner, readOnly = false, pool: ComputePool | null = null) {
+  constructor(gitDir: string, projectDir: string, git: GitRunner, readOnly = false, pools: StorePools | null = null) {
     this.gitDir = gitDir;
     this.projectDir = projectDir;
     this.#git = git;
     this.#readOnly = readOnly;
-    this.#pool = pool;
+    this.#pools = pools;
   }
 
   /** Runs `task` after every task queued before it (one index per repository). */
@@ -223,7 +222,7 @@ export class ShadowRepo {
   /** Hashes and stores `paths` (`bytes` in all) and records them, with their stat data, in the index. */
   async #store(paths: Buffer[], sizes: number[], bytes: number, first: boolean, background: boolean): Promise<void> {
     const git = (args: string[], options: Parameters<GitRunner["run"]>[1] = {}) => this.git(args, options);
-    if (first && this.#pool && (await canStoreFirstSnapshot(this.gitDir, paths.length))) return storeFirstSnapshot(this.#pool, git, this, paths, sizes, bytes, background);
+    if (first && this.#pools && (await canStoreFirstSnapshot(this.gitDir, paths.length))) return storeFirstSnapshot(this.#pools, git, this, paths, sizes, bytes, background);
     if (paths.length >= BULK_MIN_FILES) return storeMany(git, this.gitDir, paths, bytes, background);
     // A turn's few files: loose objects.
     await this.git(["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { input: joinNul(paths), background });

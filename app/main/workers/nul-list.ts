@@ -1,6 +1,6 @@
 // NUL-separated path lists as the checkpoint jobs receive them (a path is raw bytes: any byte but
 // NUL). Pure; never throws.
-import { Buffer } from "node:buffer";
+import type { Buffer } from "node:buffer";
 
 /** The pieces of NUL-terminated (or separated) `data`, without a final empty one; views, not copies. */
 export function splitNul(data: Buffer): Buffer[] {

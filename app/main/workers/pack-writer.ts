@@ -20,6 +20,7 @@
 import { Buffer } from "node:buffer";
 import { createHash, randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, renameSync, rmSync, writeSync, type BigIntStats } from "node:fs";
+import { getPriority, setPriority } from "node:os";
 import { join } from "node:path";
 import { crc32, deflateSync } from "node:zlib";
 import { splitNul } from "./nul-list.ts";
@@ -39,6 +40,8 @@ export interface StoreBlobsJob {
   paths: Uint8Array;
   /** zlib level (the store's core.compression). */
   level: number;
+  /** Lowers this worker thread's CPU priority to the lowest (Linux only: elsewhere it would lower the whole process's). */
+  lowPriority: boolean;
 }
 
 export interface StoreBlobsResult {
@@ -49,6 +52,8 @@ export interface StoreBlobsResult {
   /** 1 where the path was stored. */
   stored: Uint8Array;
   packs: number;
+  /** The CPU priority (nice value) the job ran at. */
+  priority: number;
 }
 
 interface PackEntry {
@@ -248,6 +253,13 @@ const u32 = (value: bigint) => Number(BigInt.asUintN(32, value));
 
 /** Runs a StoreBlobsJob (see the header). */
 export function runStoreBlobsJob(job: StoreBlobsJob): StoreBlobsResult {
+  if (job.lowPriority && process.platform === "linux") {
+    try {
+      setPriority(19); // this thread only, on Linux (setpriority of thread id 0)
+    } catch {
+      // not allowed: runs at the priority it has
+    }
+  }
   const paths = splitNul(Buffer.from(job.paths.buffer, job.paths.byteOffset, job.paths.byteLength));
   const ids = new Uint8Array(paths.length * 20);
   const stat = new Uint32Array(paths.length * STAT_FIELDS);
@@ -260,7 +272,7 @@ export function runStoreBlobsJob(job: StoreBlobsJob): StoreBlobsResult {
   } finally {
     pack.discard();
   }
-  return { ids, stat, stored, packs: pack.packs };
+  return { ids, stat, stored, packs: pack.packs, priority: getPriority() };
 
   function storeOne(path: Buffer, i: number): void {
     let entry: ReturnType<typeof readEntry>;
