@@ -7,7 +7,9 @@
 // - checkpointMs: the after-checkpoint of a turn that changed 10 files (target <= 100, median),
 //   with checkpointMinMs; checkpointMainCpuMs: CPU the main process itself spent per checkpoint;
 //   checkpointGitCpuMs (and firstCheckpointGitCpuMs): CPU of its git processes, on average (from
-//   /proc: 10 ms ticks), which tells the work from the wait for a CPU on a loaded machine.
+//   /proc: 10 ms ticks), which tells the work from the wait for a CPU on a loaded machine;
+//   firstCheckpointOwnCpuMs: the process's own CPU per first snapshot (the worker threads that
+//   store its files included).
 // - rewindMs: applying a rewind of those 10 files (target <= 200, median), with rewindMinMs, and
 //   previewMs (the preview before it, which takes a checkpoint and plans).
 //   Checkpoint and rewind runs alternate, turn after turn (BENCH_TURNS, default 9).
@@ -68,6 +70,7 @@ async function main() {
 
   const firstTimes: number[] = [];
   const firstCpuStart = childCpuMs();
+  const firstOwnCpuStart = process.cpuUsage();
   for (let run = 0; run < FIRST_RUNS; run++) {
     const data = path.join(work, `first-${run}`);
     const cp = new CheckpointService({ dataDir: data });
@@ -79,6 +82,8 @@ async function main() {
     if (run < FIRST_RUNS - 1) rmSync(data, { recursive: true, force: true });
   }
   const firstGitCpuMs = (childCpuMs() - firstCpuStart) / FIRST_RUNS;
+  const firstOwn = process.cpuUsage(firstOwnCpuStart);
+  const firstOwnCpuMs = (firstOwn.user + firstOwn.system) / 1000 / FIRST_RUNS;
   const data = path.join(work, `first-${FIRST_RUNS - 1}`);
   const cp = new CheckpointService({ dataDir: data, maxFileBytes: () => 10 * 1024 * 1024 });
   const rewinder = new Rewinder(cp);
@@ -174,6 +179,7 @@ async function main() {
       checkpointMainCpuMs: stats(checkpointCpu).median,
       checkpointGitCpuMs: Math.round(checkpointGitCpu / checkpointTimes.length),
       firstCheckpointGitCpuMs: Math.round(firstGitCpuMs),
+      firstCheckpointOwnCpuMs: Math.round(firstOwnCpuMs),
       rewindMs: rewind.median,
       rewindMinMs: rewind.min,
       previewMs: stats(previewTimes).median,

@@ -17,8 +17,9 @@
 // through the untracked cache) lists what differs from the previous capture (the repository's
 // HEAD and index always hold the last one); those paths are lstat-ed: regular files over
 // `maxFileBytes` are not stored, only recorded (size, mtime) in the capture's `large` list; the
-// rest go to `git update-index --add --remove --replace` (many files into packs: first-snapshot.ts),
-// then `write-tree`; the commit is written from Node (loose-object.ts; each capture's commit has
+// rest go to `git update-index --add --remove --replace` (many files into packs: first-snapshot.ts;
+// a first snapshot's files are stored and its index written by the compute pool's workers
+// instead), then `write-tree`; the commit is written from Node (loose-object.ts; each capture's commit has
 // the previous one as parent, so every stored tree stays reachable, `git gc` included).
 // Speed (bench:checkpoint-git, 20,000 files / 200 MB): status costs about 50 ms of CPU, most of
 // it lstat() of every tracked file, which no setting avoids without a file-system monitor
