@@ -6,12 +6,14 @@
 // opening scans the sessions table once, which also covers messages written before this object
 // existed (crash repair, another connection). Work is done in batches of `batchSize` messages per
 // transaction, one batch per macrotask, so no slice blocks the event loop for long. flushAll()
-// indexes everything now (search calls it first, so results are always complete). Never throws
-// from the timer; flushAll throws a StoreError.
+// indexes everything now (search calls it first, so results are always complete). Each batch also
+// adds its messages' words to the search's word list (search-words.ts), in the same transaction.
+// Never throws from the timer; flushAll throws a StoreError.
 import type { Database } from "better-sqlite3";
 import { toStoreError } from "./errors.ts";
 import { MESSAGE_TEXT_FUNCTION } from "./message-text.ts";
 import { POSITION_SPAN } from "./migrations.ts";
+import { countWords, recordWords } from "./search-words.ts";
 import { statement } from "./sql.ts";
 
 export class SearchIndexer {
@@ -85,6 +87,7 @@ export class SearchIndexer {
   #indexBatchOf(behind: Set<number>, size: number): number {
     return this.#db.transaction(() => {
       let indexed = 0;
+      const words = new Map<string, number>();
       for (const sessionId of behind) {
         if (indexed >= size) break;
         const row = statement(this.#db, "SELECT indexed_count AS done, message_count AS total FROM sessions WHERE id = ?").get(sessionId) as
@@ -93,13 +96,19 @@ export class SearchIndexer {
         if (!row || count <= 0 || row.done + count >= row.total) behind.delete(sessionId);
         if (!row || count <= 0) continue;
         const from = sessionId * POSITION_SPAN + row.done;
-        statement(this.#db, `INSERT INTO message_fts(rowid, text) SELECT id, ${MESSAGE_TEXT_FUNCTION}(data) FROM messages WHERE id >= ? AND id < ? ORDER BY id`).run(
+        const texts = statement(this.#db, `SELECT id, ${MESSAGE_TEXT_FUNCTION}(data) AS text FROM messages WHERE id >= ? AND id < ? ORDER BY id`).all(
           from,
           from + count,
-        );
+        ) as { id: number; text: string | null }[];
+        const insert = statement(this.#db, "INSERT INTO message_fts(rowid, text) VALUES (?, ?)");
+        for (const { id, text } of texts) {
+          insert.run(id, text);
+          if (text !== null) countWords(text, words);
+        }
         statement(this.#db, "UPDATE sessions SET indexed_count = ? WHERE id = ?").run(row.done + count, sessionId);
         indexed += count;
       }
+      recordWords(this.#db, words);
       return indexed;
     })();
   }

@@ -1,0 +1,57 @@
+// The search's word list (table search_words, see V8_SEARCH_WORDS in migrations.ts): every distinct
+// indexed word of MIN_WORD to MAX_WORD characters with the number of messages it was indexed in.
+// It turns a word being typed into the words it completes to, so search.ts asks FTS5 for those
+// exact words (an OR) instead of a prefix query: FTS5 answers a prefix by merging the whole index
+// of every word with that prefix before returning anything (54 ms for "functi" over 2 M messages),
+// and an OR of exact words newest-first stops at the page like one word does.
+// Words are split and folded in JS the way the index's tokenizer (unicode61, remove_diacritics 2)
+// does for ordinary text: runs of letters, digits and private-use characters, diacritics removed,
+// lower case. Where the two differ for an exotic character, the completion is still handed to
+// FTS5 as a quoted phrase, so it never matches what the word itself would not. Counts only rank
+// completions: deleting or editing a message does not lower them (a word left with no message
+// finds nothing). Pure SQL on the caller's connection; throws what better-sqlite3 throws.
+import type { Database } from "better-sqlite3";
+import { statement } from "./sql.ts";
+
+/** Shorter words are never completions (a typed prefix has 3 characters or more, its completions more). */
+export const MIN_WORD = 4;
+/** Longer words (hashes, encoded data) are not listed: a prefix never completes to them. */
+export const MAX_WORD = 40;
+/** How many completions a typed word stands for at most (the most frequent). */
+export const MAX_COMPLETIONS = 24;
+
+const WORD = /[\p{L}\p{N}\p{Co}]+/gu;
+const MARKS = /\p{M}/gu;
+
+/** A word as the index stores it: diacritics removed, lower case. */
+export function foldWord(word: string): string {
+  return /[\u0080-\u{10FFFF}]/u.test(word) ? word.normalize("NFD").replace(MARKS, "").toLowerCase() : word.toLowerCase();
+}
+
+/** Adds one to `counts` for every distinct listable word of `text`. */
+export function countWords(text: string, counts: Map<string, number>): void {
+  const seen = new Set<string>();
+  for (const match of text.matchAll(WORD)) {
+    const raw = match[0];
+    if (raw.length < MIN_WORD || raw.length > MAX_WORD * 2) continue;
+    const word = foldWord(raw);
+    if (word.length < MIN_WORD || word.length > MAX_WORD || seen.has(word)) continue;
+    seen.add(word);
+    counts.set(word, (counts.get(word) ?? 0) + 1);
+  }
+}
+
+/** Adds the counts to the word list (call inside the indexing transaction). */
+export function recordWords(db: Database, counts: Map<string, number>): void {
+  const upsert = statement(db, "INSERT INTO search_words(word, docs) VALUES (?, ?) ON CONFLICT(word) DO UPDATE SET docs = docs + excluded.docs");
+  for (const [word, docs] of counts) upsert.run(word, docs);
+}
+
+/** The listed words longer than `prefix` that start with it, the most frequent first (at most MAX_COMPLETIONS). */
+export function completionsOf(db: Database, prefix: string): string[] {
+  const folded = foldWord(prefix);
+  // Every UTF-8 string that starts with `folded` sorts between it and it followed by U+10FFFF.
+  return statement(db, "SELECT word FROM search_words WHERE word > ? AND word < ? ORDER BY docs DESC, word LIMIT ?")
+    .pluck()
+    .all(folded, `${folded}\u{10FFFF}`, MAX_COMPLETIONS) as string[];
+}
