@@ -1,0 +1,117 @@
+// The search's word list (search-words.ts): words being typed are searched as the exact words they
+// complete to, the most frequent first. The corpus-wide equality with the old prefix form is in
+// search-exact-first.test.ts; here: folding, counting, the list the indexer keeps, the cap on
+// completions, and a version-7 database upgraded with its indexed words listed.
+import Database from "better-sqlite3";
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { openStore, type SessionStore } from "../../app/main/store/index.ts";
+import { MIGRATIONS } from "../../app/main/store/migrations.ts";
+import { prepareConnection } from "../../app/main/store/open-database.ts";
+import { completionsOf, countWords, foldWord, MAX_COMPLETIONS } from "../../app/main/store/search-words.ts";
+import { parseQuery, toFtsQuery } from "../../app/main/store/search.ts";
+import { tempDir, user } from "./helpers.ts";
+
+const dirs: string[] = [];
+const stores: SessionStore[] = [];
+afterEach(() => {
+  stores.splice(0).forEach((s) => s.close());
+  dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true }));
+});
+function newStore(): SessionStore {
+  const dir = tempDir();
+  dirs.push(dir);
+  const { store } = openStore({ dataDir: dir });
+  stores.push(store);
+  return store;
+}
+const words = (store: SessionStore) => Object.fromEntries(store.db.prepare("SELECT word, docs FROM search_words").raw().all() as [string, number][]);
+
+describe("words", () => {
+  it("folds as the index does: lower case, diacritics removed", () => {
+    expect(foldWord("Café")).toBe("cafe");
+    expect(foldWord("NAÏVE")).toBe("naive");
+    expect(foldWord("Straße")).toBe("straße");
+  });
+
+  it("counts each word once per text, only words of 4 to 40 characters", () => {
+    const counts = new Map<string, number>();
+    countWords("The Function function, functions; a bcd x".padEnd(60) + "y".repeat(41), counts);
+    countWords("function café", counts);
+    expect(Object.fromEntries(counts)).toEqual({ function: 2, functions: 1, cafe: 1 });
+  });
+
+  it("quotes every word and ORs the completions of the last", () => {
+    expect(parseQuery("error functi")).toEqual({ words: ["error", "functi"], lastMayBeTyped: true });
+    expect(parseQuery("error fu")?.lastMayBeTyped).toBe(false);
+    expect(parseQuery("functi ")?.lastMayBeTyped).toBe(false);
+    expect(parseQuery("  ,;")).toBeNull();
+    expect(toFtsQuery(["error", "functi"], ["function", "functions"])).toBe('"error" AND ("functi" OR "function" OR "functions")');
+    expect(toFtsQuery(["functi"])).toBe('"functi"');
+  });
+});
+
+describe("the word list", () => {
+  it("is kept by the indexer: a typed word finds the messages of its completions, newest first", () => {
+    const store = newStore();
+    const project = store.openProject("/p");
+    const a = store.createSession({ projectId: project.id });
+    store.appendMessages(a.id, [user("Déjà vu: the functional core"), user("function one"), user("functions two and function")]);
+    const b = store.createSession({ projectId: project.id });
+    store.appendMessages(b.id, [user("unrelated words here")]);
+    store.flushSearchIndex();
+    expect(words(store)).toMatchObject({ deja: 1, functional: 1, function: 2, functions: 1, unrelated: 1 });
+    expect(completionsOf(store.db, "funct")).toEqual(["function", "functional", "functions"]);
+    expect(completionsOf(store.db, "FUNCT")).toEqual(["function", "functional", "functions"]);
+    expect(completionsOf(store.db, "function")).toEqual(["functional", "functions"]);
+    expect(completionsOf(store.db, "dej")).toEqual(["deja"]);
+    expect(store.search("funct").hits.map((h) => `${h.sessionId}/${h.position}`)).toEqual([`${a.id}/2`, `${a.id}/1`, `${a.id}/0`]);
+    expect(store.search("dej").hits.map((h) => h.snippet.filter((p) => p.match).map((p) => p.text))).toEqual([["Déjà"]]);
+    // A word with a space after it is exact.
+    expect(store.search("funct ").hits).toEqual([]);
+    // More words appended later join the list.
+    store.appendMessages(b.id, [user("functor")]);
+    expect(store.search("functo").hits.map((h) => h.position)).toEqual([1]);
+  });
+
+  it("stands for the most frequent completions only", () => {
+    const store = newStore();
+    const project = store.openProject("/p");
+    const session = store.createSession({ projectId: project.id });
+    // MAX_COMPLETIONS + 1 words starting with "zork": zorkrare is in one message, every other in two or more.
+    const frequent = Array.from({ length: MAX_COMPLETIONS }, (_, i) => `zork${String.fromCharCode(97 + i)}`);
+    store.appendMessages(session.id, [user("zorkrare"), ...frequent.map((w) => user(w)), ...frequent.map((w) => user(`${w} again`))]);
+    store.flushSearchIndex();
+    expect(completionsOf(store.db, "zork")).toEqual(frequent);
+    const found = store.search("zork", { limit: 200 }).hits.map((h) => h.snippet.find((p) => p.match)?.text);
+    expect(found).toHaveLength(MAX_COMPLETIONS * 2);
+    expect(found).not.toContain("zorkrare");
+    // The word itself, whole, is found as ever.
+    expect(store.search("zorkrare").hits).toHaveLength(1);
+  });
+
+  it("is filled from the index when a version-7 database is upgraded", () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const v7 = new Database(path.join(dir, "lathe.db"));
+    prepareConnection(v7);
+    for (const migration of MIGRATIONS.filter((m) => m.version <= 7)) migration.up(v7);
+    v7.pragma("user_version = 7");
+    const messages = [user("Quokkas and quokka"), user("a quokka sleeps"), user("pangolins")];
+    v7.prepare("INSERT INTO projects VALUES (1, '/p', 'p', 1, 1)").run();
+    v7.prepare("INSERT INTO sessions (id, project_id, created_at, updated_at, base_tool_names, message_count) VALUES (1, 1, 1, 1, '[]', 3)").run();
+    messages.forEach((m, p) => v7.prepare("INSERT INTO messages (id, role, data, created_at) VALUES (?, ?, ?, 1)").run(2 ** 24 + p, m.role, JSON.stringify(m)));
+    // The first two are indexed (below the watermark); the third waits for the indexer.
+    v7.prepare("INSERT INTO message_fts(rowid, text) SELECT id, lathe_message_text(data) FROM messages WHERE id < ?").run(2 ** 24 + 2);
+    v7.prepare("UPDATE sessions SET indexed_count = 2").run();
+    v7.close();
+
+    const { store } = openStore({ dataDir: dir });
+    stores.push(store);
+    expect(words(store)).toEqual({ quokkas: 1, quokka: 2, sleeps: 1 });
+    expect(store.search("quok").hits.map((h) => h.position)).toEqual([1, 0]);
+    expect(store.search("pango").hits.map((h) => h.position)).toEqual([2]);
+    expect(words(store)).toEqual({ quokkas: 1, quokka: 2, sleeps: 1, pangolins: 1 });
+  });
+});
