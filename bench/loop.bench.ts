@@ -18,16 +18,23 @@
 //   in a session of 10,000 / 100,000 messages (compaction check, model view, request body:
 //   bench/support/request-build.ts), median over the turns of REQUEST_ROUNDS alternated rounds,
 //   with the minimum; requestSerialize*Ms: that body to the text sent (providers/request-body.ts);
-//   requestBuildCold*Ms: the first request after opening (everything converted and serialized).
+//   requestBuildCold*Ms: the first request after opening built at once (everything converted and
+//   serialized: what a session did before its first request was prepared in slices);
+// - firstRequestAfterOpen10k / 100k: that request as a session makes it now (prepared in slices,
+//   sessions/request-preparation.ts): wallMs from opening to its body, blockMaxMs, the longest the
+//   main thread computed in one piece meanwhile, cpuMs, the main thread's CPU for all of it,
+//   requestCpuMs, the build after the preparation;
+//   `npm run bench:loop -- request` runs only the request figures (with the load average).
 import { Type } from "@sinclair/typebox";
 import { spawnSync } from "node:child_process";
+import os from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { runAgentLoop, defaultConvertToLlm, type AgentContext, type AgentLoopConfig, type AgentTool } from "../app/main/loop/index.ts";
 import { createScriptedModel, type ScriptStep } from "../app/main/loop/test/scripted-model.ts";
 import { setFlagsFromString } from "node:v8";
 import { loadPiAgentCore, type PiRunAgentLoop } from "./support/pi-agent-core.ts";
-import { measureRequestBuild, type RequestBuildRun } from "./support/request-build.ts";
+import { measureFirstRequestAfterOpen, measureRequestBuild, type FirstRequestRun, type RequestBuildRun } from "./support/request-build.ts";
 
 const TURNS = 2_000;
 const ROUNDS = 7;
@@ -137,6 +144,62 @@ if (childMode) {
   process.exit(0);
 }
 
+/** Request building at 10k and 100k messages, alternated: the request figures of the JSON line. */
+async function requestPart() {
+  const requestRuns = { 10_000: [] as RequestBuildRun[], 100_000: [] as RequestBuildRun[] };
+  for (let i = 0; i < REQUEST_ROUNDS; i++) {
+    const sizes = i % 2 === 0 ? ([10_000, 100_000] as const) : ([100_000, 10_000] as const);
+    for (const size of sizes) {
+      globalThis.gc?.();
+      requestRuns[size].push(measureRequestBuild(size, REQUEST_TURNS));
+    }
+  }
+  const firstRuns = { 10_000: [] as FirstRequestRun[], 100_000: [] as FirstRequestRun[] };
+  for (let i = 0; i < REQUEST_ROUNDS; i++) {
+    const sizes = i % 2 === 0 ? ([10_000, 100_000] as const) : ([100_000, 10_000] as const);
+    for (const size of sizes) {
+      globalThis.gc?.();
+      firstRuns[size].push(await measureFirstRequestAfterOpen(size));
+    }
+  }
+  const firstRequestFigures = (size: 10_000 | 100_000) => {
+    const runs = firstRuns[size];
+    return {
+      wallMs: round(median(runs.map((r) => r.wallMs))),
+      wallMinMs: round(min(runs.map((r) => r.wallMs))),
+      blockMaxMs: round(median(runs.map((r) => r.blockMaxMs))),
+      blockMaxMinMs: round(min(runs.map((r) => r.blockMaxMs))),
+      cpuMs: round(median(runs.map((r) => r.cpuMs))),
+      requestCpuMs: round(median(runs.map((r) => r.requestCpuMs)), 2),
+    };
+  };
+  const requestFigures = (size: 10_000 | 100_000, tag: string) => {
+    const runs = requestRuns[size];
+    const build = runs.flatMap((r) => r.buildMs);
+    const serialize = runs.flatMap((r) => r.serializeMs);
+    return {
+      [`requestBuild${tag}Ms`]: round(median(build), 2),
+      [`requestBuild${tag}MinMs`]: round(min(build), 2),
+      [`requestSerialize${tag}Ms`]: round(median(serialize), 2),
+      [`requestSerialize${tag}MinMs`]: round(min(serialize), 2),
+      [`requestBuildCold${tag}Ms`]: round(median(runs.map((r) => r.coldMs))),
+      [`requestBody${tag}MB`]: round(runs[0]!.bodyMB),
+    };
+  };
+  return {
+    ...requestFigures(10_000, "10k"),
+    ...requestFigures(100_000, "100k"),
+    firstRequestAfterOpen10k: firstRequestFigures(10_000),
+    firstRequestAfterOpen100k: firstRequestFigures(100_000),
+  };
+}
+
+// `npm run bench:loop -- request` measures only these.
+if (process.argv.includes("request")) {
+  console.log(JSON.stringify({ ...(await requestPart()), loadAverage: os.loadavg().map((l) => round(l)) }));
+  process.exit(0);
+}
+
 let pi;
 try {
   pi = await loadPiAgentCore();
@@ -186,28 +249,7 @@ for (let i = 0; i < FLAG_PAIRS; i++) {
   }
 }
 
-// Request building at 10k and 100k messages, alternated.
-const requestRuns = { 10_000: [] as RequestBuildRun[], 100_000: [] as RequestBuildRun[] };
-for (let i = 0; i < REQUEST_ROUNDS; i++) {
-  const sizes = i % 2 === 0 ? ([10_000, 100_000] as const) : ([100_000, 10_000] as const);
-  for (const size of sizes) {
-    globalThis.gc?.();
-    requestRuns[size].push(measureRequestBuild(size, REQUEST_TURNS));
-  }
-}
-const requestFigures = (size: 10_000 | 100_000, tag: string) => {
-  const runs = requestRuns[size];
-  const build = runs.flatMap((r) => r.buildMs);
-  const serialize = runs.flatMap((r) => r.serializeMs);
-  return {
-    [`requestBuild${tag}Ms`]: round(median(build), 2),
-    [`requestBuild${tag}MinMs`]: round(min(build), 2),
-    [`requestSerialize${tag}Ms`]: round(median(serialize), 2),
-    [`requestSerialize${tag}MinMs`]: round(min(serialize), 2),
-    [`requestBuildCold${tag}Ms`]: round(median(runs.map((r) => r.coldMs))),
-    [`requestBody${tag}MB`]: round(runs[0]!.bodyMB),
-  };
-};
+const requests = await requestPart();
 
 const perCall = (list: Run[]): number[] => list.map((r) => (r.wholeMs * 1000) / TURNS);
 const figures = (list: Run[]) => ({
@@ -248,8 +290,7 @@ console.log(
     ratioVsPiSameConvert: pairedRatio(runs.lathe, runs.piSameConvert, "wholeMs"),
     ratioVsPiSameConvertCpu: pairedRatio(runs.lathe, runs.piSameConvert, "cpuMs"),
     parallelBatchMs: round(median(batches)),
-    ...requestFigures(10_000, "10k"),
-    ...requestFigures(100_000, "100k"),
+    ...requests,
     peakRssMB: flagFigure("without", "peakRssMB"),
     semiSpaceFlag: {
       withWallMs: flagFigure("with", "wallMs"),

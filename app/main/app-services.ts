@@ -12,7 +12,7 @@ import { ServiceError } from "../shared/errors.ts";
 import { PermissionsService } from "./permissions/permissions-service.ts";
 import { scannerFor, secretEnvValues } from "./permissions/redaction.ts";
 import { loadShellParser } from "./permissions/shell-parser.ts";
-import { createStreamModel, discoverModels, testProvider } from "./providers/index.ts";
+import { createStreamModel, discoverModels, prepareRequest, testProvider } from "./providers/index.ts";
 import type { StreamFn } from "./loop/index.ts";
 import { SessionsService } from "./sessions/sessions-service.ts";
 import type { DetectedSandbox } from "./sandbox/detect.ts";
@@ -196,6 +196,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     hub,
     settings,
     streamFn,
+    prepareRequest,
     permissions,
     env,
     bashTimeoutMs: options.bashTimeoutMs,

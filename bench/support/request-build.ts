@@ -6,10 +6,17 @@
 // Each turn appends a user message, an answer with a tool call and its result (new objects, as a
 // run adds them) to a transcript of `size` messages, then builds the request. The first request of
 // a transcript (a session just opened) converts everything: reported apart as `cold`.
+// measureFirstRequestAfterOpen: the same first request as a session makes it (LiveSession): the
+// request prepared in slices first (sessions/request-preparation.ts through the providers'
+// prepareRequest), then built; the wall time from opening to the built body, the longest the main
+// thread computed in one piece meanwhile (CPU between two ticks of a 1 ms timer), and the request's
+// own build CPU after the preparation, and the main thread's CPU for all of it.
 import type { AgentMessage, Model } from "../../app/shared/agent-types.ts";
 import { compactionPolicy, modelView, needsCompaction } from "../../app/main/sessions/context.ts";
 import { buildCompletionsParams } from "../../app/main/providers/openai-completions-request.ts";
 import { jsonRequestBody } from "../../app/main/providers/request-body.ts";
+import { prepareRequest } from "../../app/main/providers/index.ts";
+import { prepareRequestsInSlices } from "../../app/main/sessions/request-preparation.ts";
 
 const usage = { input: 10, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: 20, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 
@@ -60,6 +67,49 @@ const cpuMs = (since: NodeJS.CpuUsage): number => {
   const used = process.cpuUsage(since);
   return (used.user + used.system) / 1000;
 };
+
+export interface FirstRequestRun {
+  wallMs: number;
+  blockMaxMs: number;
+  /** Main-thread CPU from opening to the built body (the preparation and the request). */
+  cpuMs: number;
+  requestCpuMs: number;
+}
+
+const threadCpuMs = (): number => {
+  const used = process.threadCpuUsage();
+  return (used.user + used.system) / 1000;
+};
+
+/** Opens a session of `size` messages as LiveSession does and builds its first request. */
+export async function measureFirstRequestAfterOpen(size: number): Promise<FirstRequestRun> {
+  const transcript: AgentMessage[] = [];
+  for (let i = 0; transcript.length < size; i++) transcript.push(...turn(i));
+  let blockMaxMs = 0;
+  let lastCpu = threadCpuMs();
+  let ticking = true;
+  const tick = () => {
+    const now = threadCpuMs();
+    blockMaxMs = Math.max(blockMaxMs, now - lastCpu);
+    lastCpu = now;
+    if (ticking) setTimeout(tick, 1);
+  };
+  setTimeout(tick, 1);
+  const started = performance.now();
+  const cpuAtOpen = threadCpuMs();
+  await prepareRequestsInSlices(transcript, (messages) => prepareRequest(model, { systemPrompt: "You are Lathe.", messages }));
+  // The run adds the prompt, then asks (LiveSession.transformContext, then the provider).
+  transcript.push({ role: "user", content: "And now?", timestamp: size });
+  const cpu = process.cpuUsage();
+  needsCompaction(transcript, compactionPolicy(model));
+  jsonRequestBody(buildCompletionsParams(model, { systemPrompt: "You are Lathe.", messages: modelView(transcript) }, {}), "messages");
+  const requestCpuMs = cpuMs(cpu);
+  const wallMs = performance.now() - started;
+  const totalCpuMs = threadCpuMs() - cpuAtOpen;
+  tick();
+  ticking = false;
+  return { wallMs, blockMaxMs, cpuMs: totalCpuMs, requestCpuMs };
+}
 
 /** Builds `turns` requests for a session of `size` messages, one turn added before each. */
 export function measureRequestBuild(size: number, turns: number): RequestBuildRun {

@@ -4,6 +4,10 @@
 import type { Model } from "../../shared/agent-types.ts";
 import type { AssistantMessageEventStream, LlmContext, StreamFn } from "../loop/index.ts";
 import { streamAnthropic } from "./anthropic.ts";
+import { convertMessages as anthropicMessages } from "./anthropic-request.ts";
+import { convertMessages as completionsMessages } from "./openai-completions-request.ts";
+import { convertInput as responsesInput } from "./openai-responses-request.ts";
+import { jsonRequestBody } from "./request-body.ts";
 import { streamOpenAICompletions } from "./openai-completions.ts";
 import { streamOpenAIResponses } from "./openai-responses.ts";
 import { runProviderStream } from "./stream-runner.ts";
@@ -45,6 +49,27 @@ export function createStreamModel(config: StreamModelConfig = {}): StreamFn {
       });
     }
   };
+}
+
+/**
+ * Converts and serializes the list a request for `context` would send (its messages or input
+ * items), sending nothing: the builders keep that work (loop/incremental-conversion.ts,
+ * request-body.ts), so the next request on the same messages converts only what came after.
+ * The request itself is the same with or without this. Throws what the conversion throws (for an
+ * unknown api: nothing, it does nothing).
+ */
+export function prepareRequest(model: Model, context: LlmContext): void {
+  switch (model.api) {
+    case "anthropic-messages":
+      jsonRequestBody({ messages: anthropicMessages(context.messages, model) }, "messages");
+      break;
+    case "openai-responses":
+      jsonRequestBody({ input: responsesInput(context.messages, model) }, "input");
+      break;
+    case "openai-completions":
+      jsonRequestBody({ messages: completionsMessages(context, model) }, "messages");
+      break;
+  }
 }
 
 function withoutUndefined<T extends object>(value: T): Partial<T> {

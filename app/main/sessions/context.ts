@@ -104,6 +104,19 @@ export function modelView(transcript: readonly AgentMessage[]): Message[] {
   return viewIncrementally(transcript, "", undefined, [summaryOf(active.entry)], active.details.firstKeptIndex);
 }
 
+/**
+ * modelView of the transcript's first `end` messages, under the compaction in force over the whole
+ * transcript (so its cached conversion is the one modelView of the whole then reuses). For
+ * preparing a request ahead (request-preparation.ts), not for sending.
+ */
+export function modelViewOfPrefix(transcript: readonly AgentMessage[], end: number): Message[] {
+  const active = activeCompactionOf(transcript);
+  const prefix = transcript.slice(0, end);
+  if (!active) return viewIncrementally(prefix, "", undefined);
+  if (end <= active.details.firstKeptIndex) return [];
+  return viewIncrementally(prefix, "", undefined, [summaryOf(active.entry)], active.details.firstKeptIndex);
+}
+
 function isEmptyFailure(m: AssistantMessage): boolean {
   return (m.stopReason === "error" || m.stopReason === "aborted") && (m.contextOverflow === true || m.content.length === 0);
 }

@@ -19,6 +19,7 @@ import {
   type AnyAgentTool,
   type BeforeToolCallContext,
   type BeforeToolCallResult,
+  type LlmContext,
   type StreamFn,
 } from "../loop/index.ts";
 import type { SessionEventPort } from "./event-port.ts";
@@ -30,6 +31,7 @@ import type { CommandSandbox } from "../sandbox/session-sandbox.ts";
 import type { TurnCheckpoints } from "./checkpoint-port.ts";
 import { compactTranscript } from "./compaction.ts";
 import { COMPACTION, COMPACTION_UNDO, compactionPolicy, contextTokens, modelView, needsCompaction, type CompactionDetails } from "./context.ts";
+import { prepareRequestsInSlices } from "./request-preparation.ts";
 import type { SessionToolSource } from "./session-tools.ts";
 import { buildSystemPrompt, loadProjectInstructions } from "./system-prompt.ts";
 
@@ -77,6 +79,8 @@ export interface LiveSessionOptions {
   store: SessionStore;
   hub: SessionEventPort;
   streamFn: StreamFn;
+  /** Builds what a request for the context would send, sending nothing (providers' prepareRequest); the first request after opening then converts only what is new. */
+  prepareRequest?: (model: Model, context: LlmContext) => void;
   hooks: (scope: SessionScope) => ToolHooks;
   /** Called whenever what `state()` returns may have changed. */
   onStateChange: (session: LiveSession) => void;
@@ -129,6 +133,9 @@ export class LiveSession {
   /** Calls the person interrupted. */
   private readonly interrupted = new Set<string>();
   private readonly afterBatch: ToolHooks["afterBatch"];
+  /** The first request's preparation (request-preparation.ts): awaited before that request; then undefined. */
+  private firstRequestReady: Promise<void> | undefined;
+  private stopPreparing = new AbortController();
 
   constructor(options: LiveSessionOptions) {
     this.options = options;
@@ -185,6 +192,22 @@ export class LiveSession {
     });
     this.agent.subscribe((event) => this.onEvent(event));
     this.stopWatchingTools = options.toolSource?.onChange(() => this.agent.setTools(this.catalogue(this.agent.messages), this.baseToolNames)) ?? (() => {});
+    this.prepareFirstRequest();
+  }
+
+  /** Prepares the next request over the transcript as it is, in slices (a session just opened, or another model). */
+  private prepareFirstRequest(): void {
+    const prepare = this.options.prepareRequest;
+    if (!prepare || this.agent.messages.length === 0) return;
+    this.stopPreparing.abort();
+    this.stopPreparing = new AbortController();
+    const model = this.model;
+    this.firstRequestReady = prepareRequestsInSlices(
+      this.agent.messages,
+      // The prompt is read at each slice: prompt() sets the run's before the first slice runs.
+      (messages) => prepare(model, { systemPrompt: this.agent.systemPrompt, messages }),
+      this.stopPreparing.signal,
+    );
   }
 
   /** Every tool the agent may activate: coding tools, the source's built-ins, and its tools for the names this session uses. */
@@ -235,6 +258,7 @@ export class LiveSession {
 
   setModel(model: Model): void {
     this.agent.setModel(model);
+    if (!this.agent.isRunning) this.prepareFirstRequest();
     this.options.store.setSessionModel(this.sessionId, `${model.provider}/${model.id}`);
     this.options.onStateChange(this);
   }
@@ -388,6 +412,10 @@ export class LiveSession {
   }
 
   private async transformContext(signal: AbortSignal | undefined): Promise<AgentMessage[]> {
+    if (this.firstRequestReady) {
+      await this.firstRequestReady;
+      this.firstRequestReady = undefined;
+    }
     if (this.options.autoCompact() && needsCompaction(this.agent.messages, compactionPolicy(this.model))) {
       await this.compact("threshold", signal);
     }
@@ -431,6 +459,7 @@ export class LiveSession {
   /** Stops the run and waits for it; used when the session is deleted or the app quits. */
   async dispose(): Promise<void> {
     this.stopWatchingTools();
+    this.stopPreparing.abort();
     this.agent.abort();
     await this.agent.waitForIdle();
     this.recorder.close();

@@ -33,6 +33,7 @@ export function createLiveSession(o: SessionsServiceOptions, models: SessionMode
     store: o.store,
     hub: o.hub,
     streamFn: o.streamFn,
+    prepareRequest: o.prepareRequest,
     hooks: (scope) => o.permissions.hooks(scope),
     autoCompact: () => o.settings.autoCompact,
     bashTimeoutMs: o.bashTimeoutMs,

@@ -9,7 +9,7 @@ import type { SessionStore } from "../store/index.ts";
 import type { OutputRedactor } from "../tools/index.ts";
 import type { TurnCheckpoints } from "./checkpoint-port.ts";
 import type { SessionEventPort } from "./event-port.ts";
-import type { SessionScope, ToolHooks } from "./live-session.ts";
+import type { LiveSessionOptions, SessionScope, ToolHooks } from "./live-session.ts";
 import type { SessionToolSource } from "./session-tools.ts";
 
 export interface PermissionsPort {
@@ -31,6 +31,8 @@ export interface SessionsServiceOptions {
   hub: SessionEventPort;
   settings: SessionSettings;
   streamFn: StreamFn;
+  /** Prepares a just-opened session's first request (providers' prepareRequest; see LiveSessionOptions). */
+  prepareRequest?: LiveSessionOptions["prepareRequest"];
   permissions: PermissionsPort;
   env?: Record<string, string | undefined>;
   bashTimeoutMs?: number;
