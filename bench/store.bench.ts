@@ -65,6 +65,12 @@ const open100kCpu: number[] = [];
 const open100kRss: number[] = [];
 const searchTimes: number[] = [];
 const searchCpu: number[] = [];
+// "functi" both ways on the same database, alternated: as searched (its completions' exact words,
+// search-words.ts) and as the FTS5 prefix query it was searched with before.
+const typedForms = { completions: [] as number[], completionsCpu: [] as number[], ftsPrefix: [] as number[], ftsPrefixCpu: [] as number[] };
+const ftsPrefixPage = store.db.prepare(
+  "SELECT f.rowid FROM message_fts f JOIN sessions s ON s.id = (f.rowid >> 24) WHERE message_fts MATCH ? AND s.deleted_at IS NULL AND s.archived_at IS NULL ORDER BY f.rowid DESC LIMIT 101",
+);
 const listFirstPage: number[] = [];
 const appendCpu: number[] = [];
 const appendWall: number[] = [];
@@ -96,6 +102,15 @@ for (let r = 0; r < ROUNDS; r++) {
     hits += store.search(query, { limit: SEARCH_LIMIT }).hits.length;
     searchTimes.push(performance.now() - t);
     searchCpu.push((cpuUs() - c) / 1000);
+  }
+
+  for (const form of r % 2 === 0 ? (["completions", "ftsPrefix"] as const) : (["ftsPrefix", "completions"] as const)) {
+    const c = cpuUs();
+    t = performance.now();
+    if (form === "completions") store.search("functi", { limit: SEARCH_LIMIT });
+    else ftsPrefixPage.all('"functi"*');
+    typedForms[form].push(performance.now() - t);
+    typedForms[`${form}Cpu`].push((cpuUs() - c) / 1000);
   }
 
   // The live write path into a fresh database: message_start + message_end per message, one commit each.
@@ -160,6 +175,7 @@ console.log(
         p95: round(percentile(searchTimes, 0.95)),
         max: round(Math.max(...searchTimes)),
         cpuMedianMs: round(median(searchCpu)),
+        cpuP95Ms: round(percentile(searchCpu, 0.95)),
         hits,
       },
       // The same without "functi" (the one query whose whole words find nothing and whose prefix is a
@@ -168,6 +184,11 @@ console.log(
         const rest = searchTimes.filter((_, j) => queries[j % queries.length] !== "functi");
         return { median: round(median(rest)), p95: round(percentile(rest, 0.95)) };
       })(),
+      typedFunctiForms: {
+        completions: { ...summary(typedForms.completions), cpuMs: summary(typedForms.completionsCpu) },
+        ftsPrefix: { ...summary(typedForms.ftsPrefix), cpuMs: summary(typedForms.ftsPrefixCpu) },
+      },
+      searchByQueryCpu: Object.fromEntries(queries.map((q, i) => [q, round(median(searchCpu.filter((_, j) => j % queries.length === i)))])),
       searchByQuery: Object.fromEntries(queries.map((q, i) => [q, round(median(searchTimes.filter((_, j) => j % queries.length === i)))])),
       append: { cpuUsPerMessage: summary(appendCpu, 1), wallUsPerMessage: summary(appendWall, 1) },
       loadAverage: os.loadavg().map((l) => round(l, 1)),
