@@ -6,46 +6,24 @@
 // (a gate in front of beforeToolCall). When a write fails the run is stopped at once and one
 // notice says how much space to free; the recorder keeps what was not written and writes it, in
 // order, as soon as it can; until then new runs are refused with the same explanation.
-// It also keeps what a snapshot needs beyond the stored transcript (`live()`): the message
-// streaming, and the tool calls whose results are not in the transcript yet, with their output.
+// What a snapshot needs beyond the stored transcript (`live()`) is kept by live-activity.ts from
+// the events; what the model is sent, compaction and the preparation of the first request after
+// opening, by session-context.ts; the options' and hooks' types are in live-session-options.ts.
 import { dirname } from "node:path";
-import type { AgentMessage, AssistantMessage, ImageContent, Model, ProviderRetry, SessionEvent, ToolCallPhaseEvent } from "../../shared/agent-types.ts";
-import type { LiveSnapshot, LiveTool, SessionState } from "../../shared/ipc/contract.ts";
-import {
-  Agent,
-  userMessage,
-  addedToolNamesThrough,
-  type AgentLoopConfig,
-  type AnyAgentTool,
-  type BeforeToolCallContext,
-  type BeforeToolCallResult,
-  type LlmContext,
-  type StreamFn,
-} from "../loop/index.ts";
-import type { SessionEventPort } from "./event-port.ts";
-import type { SessionRecorder, SessionStore, StoreError } from "../store/index.ts";
+import type { AgentMessage, AssistantMessage, ImageContent, Model, SessionEvent, ToolCallPhaseEvent } from "../../shared/agent-types.ts";
+import type { LiveSnapshot, SessionState } from "../../shared/ipc/contract.ts";
+import { Agent, userMessage, addedToolNamesThrough, type AnyAgentTool } from "../loop/index.ts";
+import type { SessionRecorder, StoreError } from "../store/index.ts";
 import { ServiceError } from "../../shared/errors.ts";
 import { NOT_RUN_UNSAVED, STOPPED_UNSAVED, storageFailureMessage } from "./storage-failure.ts";
-import { createCodingTools, type CodingTools, type OutputRedactor } from "../tools/index.ts";
-import type { CommandSandbox } from "../sandbox/session-sandbox.ts";
-import type { TurnCheckpoints } from "./checkpoint-port.ts";
-import { compactTranscript } from "./compaction.ts";
-import { COMPACTION, COMPACTION_UNDO, compactionPolicy, contextTokens, modelView, needsCompaction, type CompactionDetails } from "./context.ts";
-import { prepareRequestsInSlices } from "./request-preparation.ts";
-import type { SessionToolSource } from "./session-tools.ts";
+import { createCodingTools, type CodingTools } from "../tools/index.ts";
+import { contextTokens, type modelView } from "./context.ts";
+import { LiveActivity } from "./live-activity.ts";
+import type { LiveSessionOptions, ToolHooks } from "./live-session-options.ts";
+import { SessionContext } from "./session-context.ts";
 import { buildSystemPrompt, loadProjectInstructions } from "./system-prompt.ts";
 
-/** A blocked call's result, with what blocked it: a decision ("denied") or a stopped run ("stopped"). */
-export interface SessionBeforeResult extends BeforeToolCallResult {
-  outcome?: "denied" | "stopped";
-}
-
-export interface ToolHooks {
-  beforeToolCall?: (ctx: BeforeToolCallContext, signal?: AbortSignal) => Promise<SessionBeforeResult | undefined>;
-  afterToolCall?: AgentLoopConfig["afterToolCall"];
-  /** The batch of an assistant message is over (its turn_end). Must not throw. */
-  afterBatch?: (message: AssistantMessage) => void;
-}
+export type { LiveSessionOptions, SessionBeforeResult, SessionScope, ToolHooks } from "./live-session-options.ts";
 
 /** Waits for `work`, or only until the run is stopped (Stop never waits on a checkpoint). */
 function untilAborted(work: Promise<unknown>, signal: AbortSignal | undefined): Promise<unknown> {
@@ -61,50 +39,6 @@ function untilAborted(work: Promise<unknown>, signal: AbortSignal | undefined): 
   });
 }
 
-export interface SessionScope {
-  sessionId: number;
-  projectId: number;
-  projectDir: string;
-  /** Aborts the session's current run (for hooks that wait on a person). */
-  signal?: AbortSignal;
-}
-
-export interface LiveSessionOptions {
-  sessionId: number;
-  projectId: number;
-  projectDir: string;
-  messages: AgentMessage[];
-  baseToolNames: string[];
-  model: Model;
-  store: SessionStore;
-  hub: SessionEventPort;
-  streamFn: StreamFn;
-  /** Builds what a request for the context would send, sending nothing (providers' prepareRequest); the first request after opening then converts only what is new. */
-  prepareRequest?: (model: Model, context: LlmContext) => void;
-  hooks: (scope: SessionScope) => ToolHooks;
-  /** Called whenever what `state()` returns may have changed. */
-  onStateChange: (session: LiveSession) => void;
-  /** Whether to compact automatically (read at each request). */
-  autoCompact: () => boolean;
-  /** Called after each run, for notifications and the session list. */
-  onRunEnd?: (session: LiveSession, last: AssistantMessage | undefined) => void;
-  bashTimeoutMs?: number;
-  /** Applied to terminal logs before they are stored (secret redaction). */
-  redact?: (text: string) => string;
-  /** The session's sandbox, where its commands run. */
-  sandbox?: CommandSandbox;
-  /** Tools besides the coding tools (MCP servers and tool_search). */
-  toolSource?: SessionToolSource;
-  /** Redacts secrets from bash output as it streams. */
-  secrets?: () => OutputRedactor;
-  /** Where bash saves full outputs. */
-  outputDir?: string;
-  /** Takes a checkpoint of the project before and after each turn that can change files. */
-  checkpoints?: TurnCheckpoints;
-}
-
-type LiveToolState = Omit<LiveTool, "output">;
-
 export class LiveSession {
   readonly sessionId: number;
   readonly projectId: number;
@@ -119,11 +53,9 @@ export class LiveSession {
   private overflowRetried = false;
   /** The notice of the current storage outage, once sent (one per outage). */
   private saveFailure: string | null = null;
-  private streaming: AssistantMessage | null = null;
-  private retryNotice: ProviderRetry | null = null;
   /** How the last run ended (null while one runs, or before the first). */
   private lastRun: SessionState["lastRun"] = null;
-  private readonly liveTools = new Map<string, LiveToolState>();
+  private readonly activity = new LiveActivity();
   private readonly baseToolNames: string[];
   private readonly builtinTools: AnyAgentTool[];
   private readonly stopWatchingTools: () => void;
@@ -133,9 +65,8 @@ export class LiveSession {
   /** Calls the person interrupted. */
   private readonly interrupted = new Set<string>();
   private readonly afterBatch: ToolHooks["afterBatch"];
-  /** The first request's preparation (request-preparation.ts): awaited before that request; then undefined. */
-  private firstRequestReady: Promise<void> | undefined;
-  private stopPreparing = new AbortController();
+  /** The model's context: its view, compaction, the first request's preparation. */
+  private readonly context: SessionContext;
 
   constructor(options: LiveSessionOptions) {
     this.options = options;
@@ -179,7 +110,7 @@ export class LiveSession {
         return result && { block: result.block, reason: result.reason };
       },
       afterToolCall: hooks.afterToolCall,
-      transformContext: (_messages, signal) => this.transformContext(signal),
+      transformContext: (_messages, signal) => this.context.transformContext(signal),
       // transformContext already gives the model's view (summary, kept messages, no app entries),
       // a new array each time: nothing is left to convert or copy.
       convertToLlm: (messages) => messages as ReturnType<typeof modelView>,
@@ -192,22 +123,16 @@ export class LiveSession {
     });
     this.agent.subscribe((event) => this.onEvent(event));
     this.stopWatchingTools = options.toolSource?.onChange(() => this.agent.setTools(this.catalogue(this.agent.messages), this.baseToolNames)) ?? (() => {});
-    this.prepareFirstRequest();
-  }
-
-  /** Prepares the next request over the transcript as it is, in slices (a session just opened, or another model). */
-  private prepareFirstRequest(): void {
-    const prepare = this.options.prepareRequest;
-    if (!prepare || this.agent.messages.length === 0) return;
-    this.stopPreparing.abort();
-    this.stopPreparing = new AbortController();
-    const model = this.model;
-    this.firstRequestReady = prepareRequestsInSlices(
-      this.agent.messages,
-      // The prompt is read at each slice: prompt() sets the run's before the first slice runs.
-      (messages) => prepare(model, { systemPrompt: this.agent.systemPrompt, messages }),
-      this.stopPreparing.signal,
-    );
+    this.context = new SessionContext({
+      sessionId: this.sessionId,
+      agent: this.agent,
+      streamFn: options.streamFn,
+      prepareRequest: options.prepareRequest,
+      autoCompact: options.autoCompact,
+      warn: (message) => options.hub.emit("app.notice", { level: "warning", message }),
+      append: (entry) => this.append(entry),
+    });
+    this.context.prepareNextRequest();
   }
 
   /** Every tool the agent may activate: coding tools, the source's built-ins, and its tools for the names this session uses. */
@@ -258,7 +183,7 @@ export class LiveSession {
 
   setModel(model: Model): void {
     this.agent.setModel(model);
-    if (!this.agent.isRunning) this.prepareFirstRequest();
+    if (!this.agent.isRunning) this.context.prepareNextRequest();
     this.options.store.setSessionModel(this.sessionId, `${model.provider}/${model.id}`);
     this.options.onStateChange(this);
   }
@@ -311,12 +236,8 @@ export class LiveSession {
 
   /** What a snapshot shows beyond the stored transcript; null when nothing is live. */
   live(): LiveSnapshot | null {
-    if (!this.agent.isRunning && this.liveTools.size === 0 && !this.streaming) return null;
-    return {
-      streaming: this.streaming,
-      retry: this.retryNotice,
-      tools: [...this.liveTools.values()].map((t) => ({ ...t, output: this.recorder.outputOf(t.toolCallId)?.text() ?? "" })),
-    };
+    if (!this.agent.isRunning && this.activity.idle) return null;
+    return this.activity.snapshot((toolCallId) => this.recorder.outputOf(toolCallId)?.text() ?? "");
   }
 
   /** Writes held back by a failure are tried again; refuses (with the notice's text) while they fail. */
@@ -368,31 +289,17 @@ export class LiveSession {
   /** Summarizes the older part of the session now. */
   async compactNow(): Promise<{ compacted: boolean; message: string }> {
     this.assertIdle("compact");
-    const entry = await this.compact("manual");
-    const message = entry
-      ? `Compacted: about ${(entry.details as CompactionDetails).tokensBefore} tokens of context became ${(entry.details as CompactionDetails).tokensAfter}.`
-      : "Nothing to compact yet: the session is shorter than the part kept verbatim.";
-    return { compacted: entry !== undefined, message };
+    return this.context.compactNow();
   }
 
   async editCompaction(index: number, summary: string): Promise<void> {
     this.assertIdle("edit a summary");
-    const target = this.compactionAt(index);
-    const details: CompactionDetails = { ...(target.details as CompactionDetails), trigger: "edit", replaces: index };
-    await this.append({ role: "custom", customType: COMPACTION, content: summary.trim(), display: true, details, timestamp: Date.now() });
+    await this.context.editCompaction(index, summary);
   }
 
   async undoCompaction(index: number): Promise<void> {
     this.assertIdle("undo a compaction");
-    this.compactionAt(index);
-    await this.append({
-      role: "custom",
-      customType: COMPACTION_UNDO,
-      content: "Compaction undone: the model sees the full history again.",
-      display: true,
-      details: { undoes: index },
-      timestamp: Date.now(),
-    });
+    await this.context.undoCompaction(index);
   }
 
   /** Adds an app entry (a rewind's note) to the transcript; not while running. */
@@ -401,45 +308,8 @@ export class LiveSession {
     await this.append(entry);
   }
 
-  private compactionAt(index: number) {
-    const target = this.agent.messages[index];
-    if (target?.role !== "custom" || target.customType !== COMPACTION) throw new Error(`Message ${index} of this session is not a compaction summary.`);
-    return target;
-  }
-
   private assertIdle(what: string): void {
     if (this.agent.isRunning) throw new Error(`Cannot ${what} while the session is running: wait for the run to end or stop it.`);
-  }
-
-  private async transformContext(signal: AbortSignal | undefined): Promise<AgentMessage[]> {
-    if (this.firstRequestReady) {
-      await this.firstRequestReady;
-      this.firstRequestReady = undefined;
-    }
-    if (this.options.autoCompact() && needsCompaction(this.agent.messages, compactionPolicy(this.model))) {
-      await this.compact("threshold", signal);
-    }
-    return modelView(this.agent.messages);
-  }
-
-  /** Appends a compaction entry; a failure to summarize is reported and leaves the context as it was. */
-  private async compact(trigger: CompactionDetails["trigger"], signal?: AbortSignal) {
-    try {
-      const entry = await compactTranscript({
-        transcript: this.agent.messages,
-        model: this.model,
-        streamFn: this.options.streamFn,
-        keepRecentTokens: compactionPolicy(this.model).keepRecentTokens,
-        trigger,
-        signal,
-      });
-      if (entry) await this.append(entry);
-      return entry;
-    } catch (error) {
-      this.options.hub.emit("app.notice", { level: "warning", message: `Session ${this.sessionId}: ${(error as Error).message}` });
-      if (trigger === "manual") throw error;
-      return undefined;
-    }
   }
 
   /** Adds an app entry to the transcript: within a run through the recorder, otherwise directly. */
@@ -459,7 +329,7 @@ export class LiveSession {
   /** Stops the run and waits for it; used when the session is deleted or the app quits. */
   async dispose(): Promise<void> {
     this.stopWatchingTools();
-    this.stopPreparing.abort();
+    this.context.stopPreparing();
     this.agent.abort();
     await this.agent.waitForIdle();
     this.recorder.close();
@@ -475,14 +345,14 @@ export class LiveSession {
 
   private onEvent(event: SessionEvent): void {
     if (!this.outOfBand) this.recorder.handle(event);
-    this.track(event);
+    this.activity.track(event);
     this.options.hub.sessionEvent(this.sessionId, event);
     if (event.type === "turn_end") this.afterBatch?.(event.message);
     if (event.type === "tool_execution_end") {
       const signal = this.callSignals.get(event.toolCallId);
       const interrupted = this.interrupted.delete(event.toolCallId);
       this.callSignals.delete(event.toolCallId);
-      const tool = this.liveTools.get(event.toolCallId);
+      const tool = this.activity.tool(event.toolCallId);
       if (event.isError && !tool?.phase && (signal?.aborted || interrupted))
         this.phase(event.toolCallId, "stopped", interrupted && !signal?.aborted ? "Interrupted by you." : "Stopped with the run.");
     }
@@ -501,77 +371,12 @@ export class LiveSession {
     }
   }
 
-  /** Keeps what live() reports, from the events as they pass. */
-  private track(event: SessionEvent): void {
-    switch (event.type) {
-      case "message_start":
-      case "message_update":
-        if (event.message.role === "assistant") {
-          this.streaming = event.message;
-          this.retryNotice = null;
-        }
-        break;
-      case "message_end":
-        if (event.message.role === "assistant") this.streaming = null;
-        if (event.message.role === "toolResult") this.liveTools.delete(event.message.toolCallId);
-        break;
-      case "provider_retry":
-        this.retryNotice = event.retry;
-        break;
-      case "agent_end":
-        this.streaming = null;
-        this.retryNotice = null;
-        this.liveTools.clear();
-        break;
-      case "tool_execution_start":
-        this.liveTools.set(event.toolCallId, {
-          toolCallId: event.toolCallId,
-          toolName: event.toolName,
-          args: event.args,
-          status: "running",
-          startedAt: Date.now(),
-          executingAt: null,
-          endedAt: null,
-          skippedBytes: 0,
-          progress: null,
-          waitingForInput: false,
-          result: null,
-        });
-        break;
-      case "tool_execution_update": {
-        const tool = this.liveTools.get(event.toolCallId);
-        if (!tool) break;
-        const { chunk: _chunk, ...progress } = (event.partialResult.details ?? {}) as Record<string, unknown>;
-        tool.progress = progress;
-        if (typeof progress.skippedBytes === "number") tool.skippedBytes += progress.skippedBytes;
-        if (typeof progress.waitingForInput === "boolean") tool.waitingForInput = progress.waitingForInput;
-        break;
-      }
-      case "tool_call_phase": {
-        const tool = this.liveTools.get(event.toolCallId);
-        if (!tool) break;
-        if (event.phase === "executing") tool.executingAt = Date.now();
-        else tool.phase = { outcome: event.phase, ...(event.reason !== undefined ? { reason: event.reason } : {}) };
-        break;
-      }
-      case "tool_execution_end": {
-        const tool = this.liveTools.get(event.toolCallId);
-        if (!tool) break;
-        tool.status = event.isError ? "error" : "done";
-        tool.endedAt = Date.now();
-        tool.waitingForInput = false;
-        tool.result = { content: event.result.content, details: event.result.details, isError: event.isError };
-        break;
-      }
-    }
-  }
-
   private async afterRun(): Promise<void> {
     const last = this.agent.messages.findLast((m): m is AssistantMessage => m.role === "assistant");
     // A context overflow: compact and retry the turn once, unless the user turned compaction off.
     if (last?.contextOverflow && this.options.autoCompact() && !this.overflowRetried && !this.agent.isRunning) {
       this.overflowRetried = true;
-      if (await this.compact("overflow")) {
+      if (await this.context.compact("overflow")) {
         this.agent.continue().catch((error: unknown) => this.options.hub.emit("app.notice", { level: "error", message: String(error) }));
         this.options.onStateChange(this);
         return;

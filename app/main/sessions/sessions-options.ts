@@ -9,7 +9,7 @@ import type { SessionStore } from "../store/index.ts";
 import type { OutputRedactor } from "../tools/index.ts";
 import type { TurnCheckpoints } from "./checkpoint-port.ts";
 import type { SessionEventPort } from "./event-port.ts";
-import type { LiveSessionOptions, SessionScope, ToolHooks } from "./live-session.ts";
+import type { LiveSessionOptions, SessionScope, ToolHooks } from "./live-session-options.ts";
 import type { SessionToolSource } from "./session-tools.ts";
 
 export interface PermissionsPort {
