@@ -24,7 +24,17 @@ function transcript(turns: number, model: Model, compactAt?: number): AgentMessa
   for (let i = 0; i < turns; i++) {
     out.push({ role: "user", content: `Question ${i}`, timestamp: i });
     if (i % 97 === 5) {
-      out.push({ role: "assistant", content: [], api: model.api, provider: model.provider, model: model.id, usage: emptyUsage(), stopReason: "error", errorMessage: "boom", timestamp: i });
+      out.push({
+        role: "assistant",
+        content: [],
+        api: model.api,
+        provider: model.provider,
+        model: model.id,
+        usage: emptyUsage(),
+        stopReason: "error",
+        errorMessage: "boom",
+        timestamp: i,
+      });
       continue;
     }
     const answer: AssistantMessage = {
@@ -40,10 +50,24 @@ function transcript(turns: number, model: Model, compactAt?: number): AgentMessa
       stopReason: "toolUse",
       timestamp: i,
     };
-    out.push(answer, { role: "toolResult", toolCallId: `call_${i}`, toolName: "read", content: [{ type: "text", text: `export const m${i} = ${i};` }], isError: false, timestamp: i });
+    out.push(answer, {
+      role: "toolResult",
+      toolCallId: `call_${i}`,
+      toolName: "read",
+      content: [{ type: "text", text: `export const m${i} = ${i};` }],
+      isError: false,
+      timestamp: i,
+    });
     if (i % 250 === 3) out.push({ role: "custom", customType: "note", content: "an app notice", display: true, timestamp: i });
     if (compactAt !== undefined && i === compactAt) {
-      out.push({ role: "custom", customType: "compaction", content: "Summary so far", display: true, details: { firstKeptIndex: Math.floor(out.length / 2), trigger: "manual" }, timestamp: i });
+      out.push({
+        role: "custom",
+        customType: "compaction",
+        content: "Summary so far",
+        display: true,
+        details: { firstKeptIndex: Math.floor(out.length / 2), trigger: "manual" },
+        timestamp: i,
+      });
     }
   }
   return out;
@@ -101,10 +125,14 @@ describe("the preparation", () => {
     const opened = transcript(3000, completionsModel);
     const stop = new AbortController();
     let calls = 0;
-    await prepareRequestsInSlices(opened, () => {
-      calls++;
-      stop.abort();
-    }, stop.signal);
+    await prepareRequestsInSlices(
+      opened,
+      () => {
+        calls++;
+        stop.abort();
+      },
+      stop.signal,
+    );
     expect(calls).toBe(1);
     const error = vi.spyOn(console, "error").mockImplementation(() => {});
     let failing = 0;

@@ -96,10 +96,10 @@ export class SearchIndexer {
         if (!row || count <= 0 || row.done + count >= row.total) behind.delete(sessionId);
         if (!row || count <= 0) continue;
         const from = sessionId * POSITION_SPAN + row.done;
-        const texts = statement(this.#db, `SELECT id, ${MESSAGE_TEXT_FUNCTION}(data) AS text FROM messages WHERE id >= ? AND id < ? ORDER BY id`).all(
-          from,
-          from + count,
-        ) as { id: number; text: string | null }[];
+        const texts = statement(this.#db, `SELECT id, ${MESSAGE_TEXT_FUNCTION}(data) AS text FROM messages WHERE id >= ? AND id < ? ORDER BY id`).all(from, from + count) as {
+          id: number;
+          text: string | null;
+        }[];
         const insert = statement(this.#db, "INSERT INTO message_fts(rowid, text) VALUES (?, ?)");
         for (const { id, text } of texts) {
           insert.run(id, text);
