@@ -7,7 +7,6 @@ import type { CommandSandbox } from "../sandbox/session-sandbox.ts";
 import type { OutputRedactor } from "../tools/index.ts";
 import type { TurnCheckpoints } from "./checkpoint-port.ts";
 import type { SessionEventPort } from "./event-port.ts";
-import type { LiveSession } from "./live-session.ts";
 import type { SessionToolSource } from "./session-tools.ts";
 
 /** A blocked call's result, with what blocked it: a decision ("denied") or a stopped run ("stopped"). */
@@ -30,7 +29,8 @@ export interface SessionScope {
   signal?: AbortSignal;
 }
 
-export interface LiveSessionOptions {
+/** `Session` is the LiveSession the callbacks are given (a parameter, so this file needs nothing of it). */
+export interface LiveSessionOptions<Session> {
   sessionId: number;
   projectId: number;
   projectDir: string;
@@ -44,11 +44,11 @@ export interface LiveSessionOptions {
   prepareRequest?: (model: Model, context: LlmContext) => void;
   hooks: (scope: SessionScope) => ToolHooks;
   /** Called whenever what `state()` returns may have changed. */
-  onStateChange: (session: LiveSession) => void;
+  onStateChange: (session: Session) => void;
   /** Whether to compact automatically (read at each request). */
   autoCompact: () => boolean;
   /** Called after each run, for notifications and the session list. */
-  onRunEnd?: (session: LiveSession, last: AssistantMessage | undefined) => void;
+  onRunEnd?: (session: Session, last: AssistantMessage | undefined) => void;
   bashTimeoutMs?: number;
   /** Applied to terminal logs before they are stored (secret redaction). */
   redact?: (text: string) => string;

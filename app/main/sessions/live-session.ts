@@ -19,11 +19,11 @@ import { NOT_RUN_UNSAVED, STOPPED_UNSAVED, storageFailureMessage } from "./stora
 import { createCodingTools, type CodingTools } from "../tools/index.ts";
 import { contextTokens, type modelView } from "./context.ts";
 import { LiveActivity } from "./live-activity.ts";
-import type { LiveSessionOptions, ToolHooks } from "./live-session-options.ts";
+import type { LiveSessionOptions as OptionsOf, ToolHooks } from "./live-session-options.ts";
 import { SessionContext } from "./session-context.ts";
 import { buildSystemPrompt, loadProjectInstructions } from "./system-prompt.ts";
 
-export type { LiveSessionOptions, SessionBeforeResult, SessionScope, ToolHooks } from "./live-session-options.ts";
+export type LiveSessionOptions = OptionsOf<LiveSession>;
 
 /** Waits for `work`, or only until the run is stopped (Stop never waits on a checkpoint). */
 function untilAborted(work: Promise<unknown>, signal: AbortSignal | undefined): Promise<unknown> {

@@ -32,7 +32,7 @@ export interface SessionsServiceOptions {
   settings: SessionSettings;
   streamFn: StreamFn;
   /** Prepares a just-opened session's first request (providers' prepareRequest; see LiveSessionOptions). */
-  prepareRequest?: LiveSessionOptions["prepareRequest"];
+  prepareRequest?: LiveSessionOptions<unknown>["prepareRequest"];
   permissions: PermissionsPort;
   env?: Record<string, string | undefined>;
   bashTimeoutMs?: number;
