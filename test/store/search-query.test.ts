@@ -1,21 +1,27 @@
-// What search makes of typed input (app/main/store/search.ts): FTS5 queries that never pass the
-// user's syntax through, and snippets split into matched and unmatched parts.
+// What search makes of typed input (app/main/store/search.ts): words and FTS5 queries that never
+// pass the user's syntax through, and snippets split into matched and unmatched parts.
 import { describe, expect, it } from "vitest";
-import { parseSnippet, toFtsQueries } from "../../app/main/store/search.ts";
+import { parseQuery, parseSnippet, toFtsQuery } from "../../app/main/store/search.ts";
 
-describe("toFtsQueries", () => {
-  it("quotes each word and requires them all; the last word of 3 characters or more may be a prefix", () => {
-    expect(toFtsQueries('fix "the" (parser')).toEqual({ exact: '"fix" "the" "parser"', prefix: '"fix" "the" "parser"*' });
-    expect(toFtsQueries("fix pa")).toEqual({ exact: '"fix" "pa"', prefix: null });
-    expect(toFtsQueries("fix par")).toEqual({ exact: '"fix" "par"', prefix: '"fix" "par"*' });
-    expect(toFtsQueries("parser ")).toEqual({ exact: '"parser"', prefix: null });
-    expect(toFtsQueries("parser\t")).toEqual({ exact: '"parser"', prefix: null });
-    expect(toFtsQueries("naïve 東京 x1")).toEqual({ exact: '"naïve" "東京" "x1"', prefix: null });
+describe("parseQuery and toFtsQuery", () => {
+  it("splits input into words, none of the user's syntax kept; the last of 3 characters or more, with no blank after it, may be unfinished", () => {
+    expect(parseQuery('fix "the" (parser')).toEqual({ words: ["fix", "the", "parser"], lastMayBeTyped: true });
+    expect(parseQuery("fix pa")).toEqual({ words: ["fix", "pa"], lastMayBeTyped: false });
+    expect(parseQuery("fix par")).toEqual({ words: ["fix", "par"], lastMayBeTyped: true });
+    expect(parseQuery("parser ")).toEqual({ words: ["parser"], lastMayBeTyped: false });
+    expect(parseQuery("parser\t")).toEqual({ words: ["parser"], lastMayBeTyped: false });
+    expect(parseQuery("naïve 東京 x1")).toEqual({ words: ["naïve", "東京", "x1"], lastMayBeTyped: false });
   });
 
   it("input without a word is no query", () => {
-    expect(toFtsQueries("")).toBeNull();
-    expect(toFtsQueries('  ** () "" ')).toBeNull();
+    expect(parseQuery("")).toBeNull();
+    expect(parseQuery('  ** () "" ')).toBeNull();
+  });
+
+  it("quotes each word and requires them all; the last as itself or any of its completions", () => {
+    expect(toFtsQuery(["fix", "the", "parser"])).toBe('"fix" AND "the" AND "parser"');
+    expect(toFtsQuery(['say"', "func"], ["function", "functions"])).toBe('"say""" AND ("func" OR "function" OR "functions")');
+    expect(toFtsQuery(["one"], [])).toBe('"one"');
   });
 });
 
