@@ -19,6 +19,8 @@ import type { Brain } from "./support/fake-model.ts";
 
 const THOUGHTS = "Let me weigh the options carefully. ".repeat(60);
 const LONG = "for i in $(seq 1 60); do echo line-$i; done; echo 'AssertionError: expected 3 to be 4'; exit 1";
+// Output that grows line by line, then a pause while the command still runs.
+const STEADY = "for i in $(seq 1 30); do echo step-$i; sleep 0.03; done; sleep 4";
 
 const brain: Brain = (user, results) => {
   const once = (step: ReturnType<Brain>, done: string): ReturnType<Brain> => (results.length === 0 ? step : { text: done });
@@ -35,6 +37,7 @@ const brain: Brain = (user, results) => {
       "Batch done.",
     );
   if (user.includes("long output")) return once({ calls: [{ name: "bash", args: { command: LONG } }] }, "Long done.");
+  if (user.includes("steady output")) return once({ calls: [{ name: "bash", args: { command: STEADY } }] }, "Steady done.");
   if (user.includes("deny me")) return once({ calls: [{ name: "bash", args: { command: "echo never-run" } }] }, "Denied, fine.");
   if (user.includes("short output")) return once({ calls: [{ name: "bash", args: { command: "echo done-4" } }] }, "Short done.");
   if (user.includes("fix math"))
@@ -139,6 +142,10 @@ describeWhen(chromiumMissing(), "session content end to end", () => {
     await expect.poll(() => short.getAttribute("data-status"), { timeout: 15_000 }).toBe("done");
     await expect.poll(() => short.locator(".term").getAttribute("data-rows")).toBe("1");
     await expect.poll(() => short.locator(".xterm-rows").innerText()).toContain("done-4");
+    // One row shown: the terminal is as tall as one of its rows.
+    const heights = await short.locator(".term-box .terminal.xterm").evaluate((xterm) => [(xterm as HTMLElement).offsetHeight, (xterm.querySelector(".xterm-rows > div") as HTMLElement).offsetHeight]);
+    expect(heights[0]).toBe(heights[1]);
+    expect(heights[0]).toBeGreaterThan(0);
     await h.idle();
 
     await h.send("long output please");
@@ -169,6 +176,54 @@ describeWhen(chromiumMissing(), "session content end to end", () => {
     await expect.poll(() => term.getAttribute("data-rows")).toBe("12");
     await expect.poll(() => long.locator(".xterm-rows").innerText()).toContain("AssertionError: expected 3 to be 4");
     await h.idle();
+  }, 60_000);
+
+  test("a running command's terminal keeps its rows and is not re-measured while its width is unchanged", async () => {
+    // Counts, in the page: the sizes xterm gives its screen (each change of rows re-renders and
+    // re-measures every row), and the computed styles read on the terminal's box (forced layouts).
+    await page.evaluate(() => {
+      const w = window as unknown as { __screenHeights: Set<string>; __boxStyleReads: number };
+      w.__screenHeights = new Set();
+      w.__boxStyleReads = 0;
+      new MutationObserver((records) => {
+        for (const r of records) {
+          const el = r.target as HTMLElement;
+          if (el.classList?.contains("xterm-screen") && el.closest('section.card[aria-label*="step-"]') && el.style.height) w.__screenHeights.add(el.style.height);
+        }
+      }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ["style"] });
+      const computed = window.getComputedStyle.bind(window);
+      window.getComputedStyle = (el: Element, pseudo?: string | null) => {
+        if (el.closest?.('section.card[aria-label*="step-"] .term-box')) w.__boxStyleReads++;
+        return computed(el, pseudo);
+      };
+    });
+    await h.send("steady output please");
+    await h.answer("y");
+    const steady = card("step-$i");
+    // All 30 lines are out and the command still runs (it sleeps).
+    await expect.poll(() => steady.locator(".xterm-rows").innerText(), { timeout: 15_000 }).toContain("step-30");
+    expect(await steady.getAttribute("data-status")).toBe("running");
+    const counts = await page.evaluate(() => {
+      const w = window as unknown as { __screenHeights: Set<string>; __boxStyleReads: number };
+      return { heights: [...w.__screenHeights], reads: w.__boxStyleReads };
+    });
+    // One size for the whole run (before: one per line up to 16), and the box measured when the
+    // terminal opened and when its width changed (two reads each), not once per line (before: 60).
+    expect(counts.heights).toHaveLength(1);
+    expect(counts.reads).toBeLessThanOrEqual(8);
+    // What shows is unchanged: the last 16 lines, the view at the end.
+    const term = steady.locator(".term");
+    expect(await term.getAttribute("data-rows")).toBe("16");
+    expect(await term.getAttribute("data-lines")).toBe("30");
+    const shown = await steady.locator(".xterm-rows").innerText();
+    expect(shown).toMatch(/step-15\nstep-16\n[\s\S]*step-30/);
+    expect(shown).not.toContain("step-14\n");
+    await h.transcript().getByText("Steady done.").waitFor({ timeout: 20_000 });
+    await h.idle();
+    // Finished and long: its start above the bar, its end in a shorter terminal.
+    expect(await steady.getByLabel("Start of the output").innerText()).toBe("step-1\nstep-2\nstep-3");
+    await expect.poll(() => term.getAttribute("data-rows")).toBe("12");
+    await expect.poll(() => steady.locator(".xterm-rows").innerText()).toMatch(/step-19\n[\s\S]*step-30/);
   }, 60_000);
 
   test("the diff view: highlighted, inline or side by side, shown once; the card is a summary", async () => {

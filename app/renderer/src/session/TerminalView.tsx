@@ -3,11 +3,15 @@
 // remounts (virtualized transcript) replays its chunks. A finished call of a reopened session
 // replays its stored terminal log (colours included; head and tail when it was long), fetched when
 // the view mounts; without one, the result's text is shown.
-// Size: the terminal has exactly as many rows as its output has lines (one line takes one row),
-// up to MAX_ROWS, so the last line is never cut; the rows are set on the terminal itself, and the
-// box takes the terminal's height. A longer finished output shows its first lines, a bar saying how
-// many are hidden with "Show all", and its end (where the error that explains a failure is); "Show
-// all" gives a taller terminal that scrolls. While the command runs, the view follows its end.
+// Size: the box shows exactly as many rows as the output has lines (one line takes one row), up to
+// MAX_ROWS, so the last line is never cut. A longer finished output shows its first lines, a bar
+// saying how many are hidden with "Show all", and its end (where the error that explains a failure
+// is); "Show all" gives a taller terminal that scrolls. While the command runs, the view follows its end.
+// Cost: the terminal keeps MAX_ROWS rows while its output grows and the box clips it to the rows
+// shown (the row height read from xterm's screen style, no layout), because changing xterm's rows
+// re-renders every row and measures character widths (each a forced layout), per line. Its columns
+// follow the box's width, measured (computed styles) only when that width changed. New chunks are
+// written in one write per update.
 // Input: keystrokes reach the command only while it runs; the input line (an answer plus Enter)
 // shows only while the command waits for input, with Interrupt beside it.
 import { useEffect, useRef, useState } from "react";
@@ -46,10 +50,32 @@ function contentLines(terminal: Terminal): number {
   return Math.max(1, buffer.baseY + buffer.cursorY + (buffer.cursorX > 0 ? 1 : 0));
 }
 
+/** The height of one row in CSS pixels, from the inline size xterm's DOM renderer gives its screen; null when unknown. */
+function rowHeight(terminal: Terminal): number | null {
+  const screen = terminal.element?.querySelector<HTMLElement>(".xterm-screen");
+  const height = screen ? Number.parseFloat(screen.style.height) / terminal.rows : Number.NaN;
+  return Number.isFinite(height) && height > 0 ? height : null;
+}
+
+/** Shows the first `rows` rows of the terminal (all when `rows` is its row count); false when the row height is unknown. */
+function clipRows(terminal: Terminal, rows: number): boolean {
+  const element = terminal.element;
+  if (!element) return false;
+  if (rows >= terminal.rows) {
+    element.style.height = "";
+    element.style.overflow = "";
+    return true;
+  }
+  const height = rowHeight(terminal);
+  if (height === null) return false;
+  element.style.height = `${rows * height}px`;
+  element.style.overflow = "hidden";
+  return true;
+}
+
 export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallbackText, storedOutput = false, running, waitingForInput }: TerminalViewProps) {
   const host = useRef<HTMLDivElement>(null);
   const term = useRef<Terminal | null>(null);
-  const fitRef = useRef<FitAddon | null>(null);
   // What was written, and the final line break held back (terminal-text.ts).
   const written = useRef<{ chunks: readonly string[] | null; count: number; fallback: boolean; held: string }>({ chunks: null, count: 0, fallback: false, held: "" });
   const runningRef = useRef(running);
@@ -64,7 +90,9 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
   const [stored, setStored] = useState<string | null>(null);
 
   const long = lines > MAX_ROWS && !running;
+  // Rows shown, and rows the terminal has (more while the output may still grow: clipped to `rows`).
   const rows = expanded ? Math.min(lines, EXPANDED_ROWS) : long ? MAX_ROWS - HEAD_LINES - 1 : Math.min(lines, MAX_ROWS);
+  const capacity = expanded || long ? rows : MAX_ROWS;
 
   useEffect(() => {
     if (!storedOutput) return;
@@ -96,24 +124,34 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
       fontSize: 13,
       fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace',
       scrollback: 5000,
-      rows: 1,
+      rows: MAX_ROWS,
       theme: { background: "#111214" },
       screenReaderMode: false,
     });
     const fit = new FitAddon();
     terminal.loadAddon(fit);
     terminal.open(host.current!);
-    fitRef.current = fit;
     const input = terminal.onData((data) => {
       if (runningRef.current) void getApi().tools.input({ sessionId, toolCallId, data });
     });
-    // Only the width follows the box: the rows are the content's.
-    const resize = new ResizeObserver(() => {
+    // Only the columns follow the box, and only when its width changed (the box's height changes
+    // with the rows shown; measuring reads computed styles, which forces a layout).
+    const fitColumns = () => {
       const cols = fit.proposeDimensions()?.cols;
       if (cols && cols !== terminal.cols) terminal.resize(cols, terminal.rows);
+    };
+    fitColumns(); // before the first output is written, so that it wraps at the box's width
+    let width = -1;
+    const resize = new ResizeObserver((entries) => {
+      const next = entries.at(-1)?.contentRect.width ?? -1;
+      if (next === width) return;
+      width = next;
+      fitColumns();
     });
     resize.observe(host.current!);
     const grow = terminal.onWriteParsed(() => setLines(contentLines(terminal)));
+    // A change of columns re-wraps the output: its line count may change.
+    const rewrap = terminal.onResize(() => setLines(contentLines(terminal)));
     term.current = terminal;
     keys.current = terminalKeyPolicy(terminal);
     keys.current.update(runningRef.current, waitingRef.current);
@@ -124,24 +162,28 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
       resize.disconnect();
       input.dispose();
       grow.dispose();
+      rewrap.dispose();
       terminal.dispose();
       term.current = null;
-      fitRef.current = null;
     };
   }, [sessionId, toolCallId]);
 
   useEffect(() => {
     const terminal = term.current;
     if (!terminal) return;
-    const cols = fitRef.current?.proposeDimensions()?.cols ?? terminal.cols;
-    if (rows !== terminal.rows || cols !== terminal.cols) terminal.resize(cols, rows);
+    // Without a known row height the terminal gets exactly the rows shown.
+    const target = rowHeight(terminal) !== null ? capacity : rows;
+    const resized = target !== terminal.rows;
+    if (resized) terminal.resize(terminal.cols, target);
+    if (!clipRows(terminal, rows) && rows !== terminal.rows) terminal.resize(terminal.cols, rows);
     if (!expanded) terminal.scrollToBottom();
+    if (!resized) return;
     // xterm's viewport settles a resize on its next frame, which can move the view: place it again then.
     const frame = requestAnimationFrame(() => {
       if (term.current === terminal && !expanded) terminal.scrollToBottom();
     });
     return () => cancelAnimationFrame(frame);
-  }, [rows, lines, expanded]);
+  }, [rows, capacity, lines, expanded]);
 
   useEffect(() => {
     const terminal = term.current;
@@ -178,7 +220,8 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
         w.fallback = false;
         w.held = "";
       }
-      for (let i = w.count; i < chunkCount; i++) write(chunks[i]!);
+      // One write for everything new (xterm parses each write as a task of its own).
+      if (chunkCount > w.count) write(chunks.slice(w.count, chunkCount).join(""));
       w.count = chunkCount;
     } else if (!w.fallback && storedOutput && stored) {
       write(stored);

@@ -1,10 +1,12 @@
 // useSession: one open session as the session view needs it: the view model (a snapshot, then
 // live event batches applied in sequence), the loop's state (running, queues, pending
 // permissions, context), and the session's info (title, tokens, cost). The protocol (numbered
-// events, resync on a gap or a reconnect) lives in SessionSync.
+// events, resync on a gap or a reconnect) lives in SessionSync. The view renders at most once per
+// animation frame, with everything that arrived since the last one (frame-coalescer.ts).
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { SessionState } from "../../../shared/ipc/contract";
 import { getApi, onConnectionStatus } from "../api/client";
+import { coalescePerFrame } from "./frame-coalescer";
 import { loadingView, SessionSync, type SessionViewState } from "./session-sync";
 
 export interface OpenSession extends SessionViewState {
@@ -24,11 +26,14 @@ export function useSession(sessionId: number, around: number | null = null): Ope
   const [view, setView] = useState<SessionViewState>(loadingView);
 
   useEffect(() => {
-    const current = new SessionSync(getApi(), sessionId, setView, { onConnectionStatus, ...(around !== null ? { around } : {}) });
+    // One render per animation frame, of the newest view, however many updates arrived since.
+    const frames = coalescePerFrame(setView);
+    const current = new SessionSync(getApi(), sessionId, frames.push, { onConnectionStatus, ...(around !== null ? { around } : {}) });
     sync.current = current;
     current.start();
     return () => {
       current.dispose();
+      frames.cancel();
       if (sync.current === current) sync.current = null;
     };
   }, [sessionId, around]);
