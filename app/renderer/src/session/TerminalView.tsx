@@ -8,7 +8,7 @@
 // saying how many are hidden with "Show all", and its end (where the error that explains a failure
 // is); "Show all" gives a taller terminal that scrolls. While the command runs, the view follows its end.
 // Cost: the terminal keeps MAX_ROWS rows while its output grows and the box clips it to the rows
-// shown (the row height read from xterm's screen style, no layout), because changing xterm's rows
+// shown (the row height read from the style xterm gives its rows, no layout), because changing xterm's rows
 // re-renders every row and measures character widths (each a forced layout), per line. Its columns
 // follow the box's width, measured (computed styles) only when that width changed. New chunks are
 // written in one write per update.
@@ -50,10 +50,10 @@ function contentLines(terminal: Terminal): number {
   return Math.max(1, buffer.baseY + buffer.cursorY + (buffer.cursorX > 0 ? 1 : 0));
 }
 
-/** The height of one row in CSS pixels, from the inline size xterm's DOM renderer gives its screen; null when unknown. */
+/** The height of one row in CSS pixels, from the inline size xterm's DOM renderer gives its rows; null when unknown. */
 function rowHeight(terminal: Terminal): number | null {
-  const screen = terminal.element?.querySelector<HTMLElement>(".xterm-screen");
-  const height = screen ? Number.parseFloat(screen.style.height) / terminal.rows : Number.NaN;
+  const row = terminal.element?.querySelector<HTMLElement>(".xterm-rows > div");
+  const height = row ? Number.parseFloat(row.style.height) : Number.NaN;
   return Number.isFinite(height) && height > 0 ? height : null;
 }
 
