@@ -143,7 +143,9 @@ describeWhen(chromiumMissing(), "session content end to end", () => {
     await expect.poll(() => short.locator(".term").getAttribute("data-rows")).toBe("1");
     await expect.poll(() => short.locator(".xterm-rows").innerText()).toContain("done-4");
     // One row shown: the terminal is as tall as one of its rows.
-    const heights = await short.locator(".term-box .terminal.xterm").evaluate((xterm) => [(xterm as HTMLElement).offsetHeight, (xterm.querySelector(".xterm-rows > div") as HTMLElement).offsetHeight]);
+    const heights = await short
+      .locator(".term-box .terminal.xterm")
+      .evaluate((xterm) => [(xterm as HTMLElement).offsetHeight, (xterm.querySelector(".xterm-rows > div") as HTMLElement).offsetHeight]);
     expect(heights[0]).toBe(heights[1]);
     expect(heights[0]).toBeGreaterThan(0);
     await h.idle();
