@@ -3,15 +3,13 @@
 // remounts (virtualized transcript) replays its chunks. A finished call of a reopened session
 // replays its stored terminal log (colours included; head and tail when it was long), fetched when
 // the view mounts; without one, the result's text is shown.
-// Size: the box shows exactly as many rows as the output has lines (one line takes one row), up to
-// MAX_ROWS, so the last line is never cut. A longer finished output shows its first lines, a bar
-// saying how many are hidden with "Show all", and its end (where the error that explains a failure
-// is); "Show all" gives a taller terminal that scrolls. While the command runs, the view follows its end.
-// Cost: the terminal keeps MAX_ROWS rows while its output grows and the box clips it to the rows
-// shown (the row height read from the style xterm gives its rows, no layout), because changing xterm's rows
-// re-renders every row and measures character widths (each a forced layout), per line. Its columns
-// follow the box's width, measured (computed styles) only when that width changed. New chunks are
-// written in one write per update.
+// Size: the terminal has exactly as many rows as its output has lines (one line takes one row),
+// up to MAX_ROWS, so the last line is never cut; the rows are set on the terminal itself, and the
+// box takes the terminal's height. A longer finished output shows its first lines, a bar saying how
+// many are hidden with "Show all", and its end (where the error that explains a failure is); "Show
+// all" gives a taller terminal that scrolls. While the command runs, the view follows its end.
+// Cost: the columns follow the box's width, measured (computed styles, a forced layout) only when
+// that width changed, not on every new line; new chunks are written in one write per update.
 // Input: keystrokes reach the command only while it runs; the input line (an answer plus Enter)
 // shows only while the command waits for input, with Interrupt beside it.
 import { useEffect, useRef, useState } from "react";
@@ -50,29 +48,6 @@ function contentLines(terminal: Terminal): number {
   return Math.max(1, buffer.baseY + buffer.cursorY + (buffer.cursorX > 0 ? 1 : 0));
 }
 
-/** The height of one row in CSS pixels, from the inline size xterm's DOM renderer gives its rows; null when unknown. */
-function rowHeight(terminal: Terminal): number | null {
-  const row = terminal.element?.querySelector<HTMLElement>(".xterm-rows > div");
-  const height = row ? Number.parseFloat(row.style.height) : Number.NaN;
-  return Number.isFinite(height) && height > 0 ? height : null;
-}
-
-/** Shows the first `rows` rows of the terminal (all when `rows` is its row count); false when the row height is unknown. */
-function clipRows(terminal: Terminal, rows: number): boolean {
-  const element = terminal.element;
-  if (!element) return false;
-  if (rows >= terminal.rows) {
-    element.style.height = "";
-    element.style.overflow = "";
-    return true;
-  }
-  const height = rowHeight(terminal);
-  if (height === null) return false;
-  element.style.height = `${rows * height}px`;
-  element.style.overflow = "hidden";
-  return true;
-}
-
 export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallbackText, storedOutput = false, running, waitingForInput }: TerminalViewProps) {
   const host = useRef<HTMLDivElement>(null);
   const term = useRef<Terminal | null>(null);
@@ -90,9 +65,7 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
   const [stored, setStored] = useState<string | null>(null);
 
   const long = lines > MAX_ROWS && !running;
-  // Rows shown, and rows the terminal has (more while the output may still grow: clipped to `rows`).
   const rows = expanded ? Math.min(lines, EXPANDED_ROWS) : long ? MAX_ROWS - HEAD_LINES - 1 : Math.min(lines, MAX_ROWS);
-  const capacity = expanded || long ? rows : MAX_ROWS;
 
   useEffect(() => {
     if (!storedOutput) return;
@@ -124,7 +97,7 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
       fontSize: 13,
       fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace',
       scrollback: 5000,
-      rows: MAX_ROWS,
+      rows: 1,
       theme: { background: "#111214" },
       screenReaderMode: false,
     });
@@ -171,11 +144,8 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
   useEffect(() => {
     const terminal = term.current;
     if (!terminal) return;
-    // Without a known row height the terminal gets exactly the rows shown.
-    const target = rowHeight(terminal) !== null ? capacity : rows;
-    const resized = target !== terminal.rows;
-    if (resized) terminal.resize(terminal.cols, target);
-    if (!clipRows(terminal, rows) && rows !== terminal.rows) terminal.resize(terminal.cols, rows);
+    const resized = rows !== terminal.rows;
+    if (resized) terminal.resize(terminal.cols, rows);
     if (!expanded) terminal.scrollToBottom();
     if (!resized) return;
     // xterm's viewport settles a resize on its next frame, which can move the view: place it again then.
@@ -183,7 +153,7 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
       if (term.current === terminal && !expanded) terminal.scrollToBottom();
     });
     return () => cancelAnimationFrame(frame);
-  }, [rows, capacity, lines, expanded]);
+  }, [rows, lines, expanded]);
 
   useEffect(() => {
     const terminal = term.current;
