@@ -4,6 +4,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeWhen } from "../support/requirements.ts";
@@ -79,11 +80,10 @@ describe("checkpoints under pressure", () => {
     await session.turn([{ name: "bash" }], () => {
       bash(project, "echo changed >> src/d1/f1.ts; mkdir src/d1/sub; echo new > src/d1/sub/n.ts; echo new > src/d2/n2.ts");
     });
-    // A pack per run of files the workers stored (first-snapshot.ts cuts a first snapshot into 4)
-    // holds the 1,200 blobs of the first snapshot; what is loose is a turn's few files and the trees
-    // and commits; no temporary index or pack is left.
+    // A pack per storing process (two on two CPUs or more) holds the 1,200 blobs of the first
+    // snapshot; what is loose is a turn's few files and the trees and commits; no temporary index or pack is left.
     const packFiles = readdirSync(path.join(gitDir, "objects", "pack"));
-    expect(packFiles.filter((f) => f.endsWith(".pack")).length).toBe(4);
+    expect(packFiles.filter((f) => f.endsWith(".pack")).length).toBe(availableParallelism() >= 2 ? 2 : 1);
     expect(packFiles.filter((f) => f.startsWith("tmp_"))).toEqual([]);
     expect(readdirSync(gitDir).filter((f) => f.startsWith("index."))).toEqual([]);
     const loose = Number(/^count: (\d+)$/m.exec(git("count-objects", "-v"))![1]);
