@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openStore, type SessionStore } from "../../app/main/store/index.ts";
 import { MIGRATIONS } from "../../app/main/store/migrations.ts";
 import { prepareConnection } from "../../app/main/store/open-database.ts";
-import { completionsOf, countWords, foldWord, MAX_COMPLETIONS } from "../../app/main/store/search-words.ts";
+import { completionsOf, countWords, foldWord, MAX_COMPLETIONS, MAX_WORDS_PER_MESSAGE } from "../../app/main/store/search-words.ts";
 import { parseQuery, toFtsQuery } from "../../app/main/store/search.ts";
 import { tempDir, user } from "./helpers.ts";
 
@@ -40,6 +40,15 @@ describe("words", () => {
     countWords("The Function function, functions; a bcd x".padEnd(60) + "y".repeat(41), counts);
     countWords("function café", counts);
     expect(Object.fromEntries(counts)).toEqual({ function: 2, functions: 1, cafe: 1 });
+  });
+
+  it("lists at most MAX_WORDS_PER_MESSAGE distinct words of one text (a pasted dump stays cheap)", () => {
+    const counts = new Map<string, number>();
+    const dump = Array.from({ length: MAX_WORDS_PER_MESSAGE + 500 }, (_, i) => `w${i.toString(16).padStart(5, "0")}`).join(" ");
+    countWords(dump, counts);
+    expect(counts.size).toBe(MAX_WORDS_PER_MESSAGE);
+    expect(counts.has("w00000")).toBe(true);
+    expect(counts.has(`w${MAX_WORDS_PER_MESSAGE.toString(16).padStart(5, "0")}`)).toBe(false);
   });
 
   it("quotes every word and ORs the completions of the last", () => {
