@@ -6,17 +6,8 @@
 // Pure functions; never throw except fromPathId on a malformed id (the caller reports it).
 import { Buffer } from "node:buffer";
 
-/** Splits NUL-terminated (or separated) output into its pieces, dropping a final empty one. */
-export function splitNul(data: Buffer): Buffer[] {
-  const out: Buffer[] = [];
-  let start = 0;
-  for (let i = data.indexOf(0, start); i !== -1; i = data.indexOf(0, start)) {
-    out.push(data.subarray(start, i));
-    start = i + 1;
-  }
-  if (start < data.length) out.push(data.subarray(start));
-  return out;
-}
+// Shared with the compute pool's checkpoint jobs (which may not import this folder).
+export { splitNul } from "../workers/nul-list.ts";
 
 export function joinNul(paths: readonly Buffer[]): Buffer {
   const parts: Buffer[] = [];
