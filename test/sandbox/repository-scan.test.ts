@@ -133,4 +133,26 @@ describe("repository scan", () => {
       await broken.close();
     }
   });
+
+  it("leaves out a .git that links into the project (it would make the project read-only), keeps one linking outside", async () => {
+    const dir = project(0);
+    const outside = path.join(scratch.dir, `outside-${n}`);
+    git("init", "-q", "--bare", outside);
+    git("init", "-q", "--bare", path.join(dir, "repos", "inner.git"));
+    for (const sub of ["up", "in", "out"]) mkdirSync(path.join(dir, sub));
+    symlinkSync("..", path.join(dir, "up", ".git"));
+    symlinkSync(path.join(dir, "repos", "inner.git"), path.join(dir, "in", ".git"));
+    symlinkSync(outside, path.join(dir, "out", ".git"));
+    const broken = new ComputePool({ size: 1, workerFile: path.join(scratch.dir, "missing-worker.mjs") });
+    try {
+      const nested = new NestedRepositories(() => broken);
+      await nested.prime(dir);
+      // The repository "in/.git" points to is listed by its own layout.
+      expect(nested.known(dir, 16).sort()).toEqual([path.join(dir, "out", ".git"), path.join(dir, "repos", "inner.git")].sort());
+      // Links left out do not take places within the limit.
+      expect(nested.known(dir, 1)).toEqual([path.join(dir, "out", ".git")]);
+    } finally {
+      await broken.close();
+    }
+  });
 });

@@ -4,7 +4,7 @@
 // Also what was measured before choosing detection over prevention: an empty read-only mount at a
 // missing `.git` leaves an empty `.git` folder in the project.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeWhen, needsLinux } from "../support/requirements.ts";
@@ -152,6 +152,18 @@ describeWhen(needsLinux(), "a repository created inside the sandbox", () => {
     const work = await runTool(bash, { command: "echo x > vendor/lib/file && git -C vendor/lib status --short" });
     expect(work.text).toContain("?? file");
     expect(f.service.repositoryWarning(dir)).toBeUndefined();
+  }, 60_000);
+
+  it("keeps the project writable when a sub-folder's .git links back into it", async () => {
+    const { dir, bash } = project();
+    mkdirSync(path.join(dir, "sub"));
+    symlinkSync("..", path.join(dir, "sub", ".git"));
+    await new Promise((r) => setTimeout(r, 200));
+    await runTool(bash, { command: "true" });
+    const write = await runTool(bash, { command: "echo x > file && echo y > sub/other && cat file sub/other" });
+    expect(write.text).toContain("x\ny");
+    expect(done(write).sandbox?.blocked).toBeUndefined();
+    expect(readFileSync(path.join(dir, "sub", "other"), "utf8")).toBe("y\n");
   }, 60_000);
 
   it("notices a repository made elsewhere earlier and moved into a sub-folder", async () => {
