@@ -1,7 +1,7 @@
 // The scan for git repositories in a project's sub-folders (repository-scan.ts): what counts as
 // created or rewritten during a command, and that later scans read only the folders that changed.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runRepositoryScanJob, type RepositoryScanState } from "../../app/main/sandbox/repository-scan.ts";
@@ -36,9 +36,19 @@ describe("repository scan", () => {
     writeFileSync(path.join(dir, "a2", "b2", "deep", ".git", "config"), "[core]\n\tfsmonitor = touch /tmp/pwned\n");
     writeFileSync(path.join(dir, "a3", ".git"), "gitdir: /elsewhere\n");
     git("init", "-q", "--bare", path.join(dir, "a4", "bare.git"));
+    // A bare layout whose objects folder is a symbolic link: git uses it all the same.
+    git("init", "-q", "--bare", path.join(dir, "a5", "linked.git"));
+    renameSync(path.join(dir, "a5", "linked.git", "objects"), path.join(dir, "a5", "objects-elsewhere"));
+    symlinkSync("../objects-elsewhere", path.join(dir, "a5", "linked.git", "objects"));
     const result = scan(dir, started);
     expect(result.changed.sort()).toEqual(
-      [path.join(dir, "a1", "b1", ".git"), path.join(dir, "a2", "b2", "deep", ".git"), path.join(dir, "a3", ".git"), path.join(dir, "a4", "bare.git")].sort(),
+      [
+        path.join(dir, "a1", "b1", ".git"),
+        path.join(dir, "a2", "b2", "deep", ".git"),
+        path.join(dir, "a3", ".git"),
+        path.join(dir, "a4", "bare.git"),
+        path.join(dir, "a5", "linked.git"),
+      ].sort(),
     );
     expect(result.state.complete).toBe(true);
   });

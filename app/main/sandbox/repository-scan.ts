@@ -12,7 +12,7 @@
 // project reads every folder. Symbolic links are not followed; `.git` folders are not entered. At
 // most MAX_SCAN_DIRS folders: past that the result says it is incomplete. Runs in a compute pool
 // worker (plain data in and out; nested-repositories.ts). Synchronous; never throws.
-import { lstatSync, readdirSync, type Stats } from "node:fs";
+import { lstatSync, readdirSync, statSync, type Stats } from "node:fs";
 import path from "node:path";
 
 export const MAX_SCAN_DIRS = 50_000;
@@ -65,6 +65,14 @@ function lstat(p: string): Stats | undefined {
   }
 }
 
+function isFolder(p: string): boolean {
+  try {
+    return statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
+}
+
 function since(stats: Stats | undefined, moment: number): boolean {
   if (!stats) return false;
   // birthtimeMs is 0 where the file system keeps no birth time; the ctime covers a birth too.
@@ -97,7 +105,8 @@ function signature(repo: string, stats: Stats): string {
 }
 
 function isBareLayout(dir: string, names: Set<string>): boolean {
-  return names.has("HEAD") && names.has("objects") && names.has("refs") && lstat(path.join(dir, "objects"))?.isDirectory() === true;
+  // git follows a symbolic link at `objects` (or `refs`): so does this check.
+  return names.has("HEAD") && names.has("objects") && names.has("refs") && isFolder(path.join(dir, "objects"));
 }
 
 export function runRepositoryScanJob(job: RepositoryScanJob): RepositoryScanResult {
