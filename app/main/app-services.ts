@@ -102,7 +102,8 @@ export interface AppServices {
   /**
    * Starts what the first window does not need: the bash grammar's load (the first command waits
    * for it anyway), the user's MCP servers, and the checkpoints' checks (git found, interrupted
-   * rewinds completed: checkpointsReady). Idempotent; close() makes it a no-op.
+   * rewinds completed: checkpointsReady), and the search word list's fill after an upgrade.
+   * Idempotent; close() makes it a no-op.
    */
   warmUp(): void;
   notices: string[];
@@ -220,6 +221,8 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     loadShellParser().catch(() => undefined);
     // A read-only Lathe runs nothing: its MCP servers are listed, not started.
     if (!readOnly) mcp.start();
+    // After an upgrade, the search's word list is filled in slices from here (store/search-words-fill.ts).
+    store.startSearchWordsFill();
   };
   if (options.warmUp !== "later") warmUp();
   const warmUpTimer = options.warmUp === "later" ? setTimeout(warmUp, WARM_UP_LATEST_MS).unref() : undefined;

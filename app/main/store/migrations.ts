@@ -14,7 +14,6 @@
 //   each message's text from the stored JSON, so the text is never stored twice.
 import type { Database } from "better-sqlite3";
 import { MESSAGE_TEXT_FUNCTION } from "./message-text.ts";
-import { MAX_WORD, MIN_WORD } from "./search-words.ts";
 
 export interface Migration {
   version: number;
@@ -284,15 +283,16 @@ DELETE FROM events WHERE type = 'tool_call_phase';
 `;
 
 // Version 8: the search's word list (search-words.ts), so a word being typed is searched as the
-// exact words it completes to. Filled here from the index's own vocabulary (fts5vocab reads every
-// word's entries once: 5 s of CPU for 2.11 M messages, more wall time on a cold disk); from then on
-// the search indexer adds each batch's words.
+// exact words it completes to. A database with messages (an upgrade from version 7) gets the list
+// filled from the index's own vocabulary in the background, after the start (search-words-fill.ts:
+// reading it all costs about 5 s of CPU for 2.11 M messages, more wall time on a cold disk); the row
+// of search_words_fill says that fill is pending. From then on the search indexer adds each batch's
+// words. (The first form of this migration filled the list here; a database it upgraded has no
+// search_words_fill table, which means complete.)
 const V8_SEARCH_WORDS = `
 CREATE TABLE search_words (word TEXT PRIMARY KEY, docs INTEGER NOT NULL) WITHOUT ROWID;
-CREATE VIRTUAL TABLE temp.message_fts_vocabulary USING fts5vocab(main, message_fts, row);
-INSERT INTO search_words (word, docs)
-  SELECT term, doc FROM temp.message_fts_vocabulary WHERE length(term) BETWEEN ${MIN_WORD} AND ${MAX_WORD};
-DROP TABLE temp.message_fts_vocabulary;
+CREATE TABLE search_words_fill (id INTEGER PRIMARY KEY CHECK (id = 1), after TEXT NOT NULL);
+INSERT INTO search_words_fill (id, after) SELECT 1, '' WHERE EXISTS (SELECT 1 FROM messages);
 `;
 
 export const MIGRATIONS: readonly Migration[] = [

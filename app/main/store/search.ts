@@ -8,8 +8,10 @@
 // MAX_COMPLETIONS) and are asked for as an OR of exact words: an FTS5 prefix query would merge the
 // index entries of every word with that prefix before it could return anything (54 ms for
 // "functi"* over 2 M messages, against under 1 ms for the OR). The choice depends on the query
-// alone (the first page of exact hits), so every page of one query uses the same form. Never
-// throws on odd input.
+// alone (the first page of exact hits), so every page of one query uses the same form. While the
+// word list is still being filled after an upgrade (search-words-fill.ts), the caller says so
+// (`wordListComplete: false`) and a word being typed is searched as an FTS5 prefix query instead:
+// slower on a large index, but complete. Never throws on odd input.
 import type { Database } from "better-sqlite3";
 import type { AgentMessage } from "../../shared/agent-types.ts";
 import { positionOf, sessionOf } from "./messages.ts";
@@ -36,6 +38,11 @@ export function toFtsQuery(words: readonly string[], completions: readonly strin
   const last = [words[words.length - 1]!, ...completions].map(quoted);
   required.push(last.length === 1 ? last[0]! : `(${last.join(" OR ")})`);
   return required.join(" AND ");
+}
+
+/** The FTS5 query requiring every word, the last as a prefix (`"word"*`: any word starting with it). */
+export function toPrefixFtsQuery(words: readonly string[]): string {
+  return [...words.slice(0, -1).map(quoted), `${quoted(words[words.length - 1]!)}*`].join(" AND ");
 }
 
 /** Splits FTS5 snippet output (matches between OPEN and CLOSE markers) into parts. */
@@ -65,7 +72,7 @@ interface HitRow {
   role: AgentMessage["role"];
 }
 
-export function searchMessages(db: Database, input: string, options: SearchOptions = {}): SearchResult {
+export function searchMessages(db: Database, input: string, options: SearchOptions = {}, wordListComplete = true): SearchResult {
   const parsed = parseQuery(input);
   if (parsed === null) return { hits: [], nextCursor: null };
   const limit = Math.max(1, Math.min(options.limit ?? 20, 200));
@@ -74,7 +81,8 @@ export function searchMessages(db: Database, input: string, options: SearchOptio
   let rows: HitRow[] | null = null;
   if (parsed.lastMayBeTyped) {
     const exactFirstPage = runQuery(db, exact, limit, { ...options, cursor: null });
-    if (exactFirstPage.length < limit) query = toFtsQuery(parsed.words, completionsOf(db, parsed.words[parsed.words.length - 1]!));
+    if (exactFirstPage.length < limit)
+      query = wordListComplete ? toFtsQuery(parsed.words, completionsOf(db, parsed.words[parsed.words.length - 1]!)) : toPrefixFtsQuery(parsed.words);
     if (query === exact && options.cursor == null) rows = exactFirstPage;
   }
   rows ??= runQuery(db, query, limit, options);

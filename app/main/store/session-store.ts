@@ -16,6 +16,7 @@ import { PermissionRules } from "./permission-rules.ts";
 import { SessionRecorder, type RecorderOptions } from "./recorder.ts";
 import { searchMessages } from "./search.ts";
 import { SearchIndexer } from "./search-indexer.ts";
+import { SearchWordsFill } from "./search-words-fill.ts";
 import { Checkpointer } from "./checkpointer.ts";
 import type { FolderLock } from "./folder-lock.ts";
 import { SettingsStore } from "./settings.ts";
@@ -58,6 +59,7 @@ export class SessionStore {
   /** Opened without the folder's lock: nothing may be written (the services refuse every change). */
   readonly readOnly: boolean;
   readonly #indexer: SearchIndexer;
+  readonly #wordsFill: SearchWordsFill;
   readonly #checkpointer: Checkpointer | null;
   readonly #lock: FolderLock | undefined;
   /** Recorders made here: their sessions' counters may lag their messages by a few milliseconds (recorder-counters.ts). */
@@ -72,6 +74,7 @@ export class SessionStore {
     this.audit = new ToolAuditLog(db);
     this.permissionRules = new PermissionRules(db);
     this.#indexer = new SearchIndexer(db);
+    this.#wordsFill = new SearchWordsFill(db);
     // Read-only: the holder indexes and checkpoints; this connection only reads.
     this.#checkpointer = this.readOnly ? null : new Checkpointer(db, path);
     if (!this.readOnly) this.#indexer.schedule();
@@ -106,6 +109,19 @@ export class SessionStore {
   flushSearchIndex(): number {
     this.#syncCounters();
     return this.#indexer.flushAll();
+  }
+
+  /**
+   * Starts filling the search's word list in the background when an upgrade left it to fill
+   * (search-words-fill.ts); call once the first window is served. A no-op read-only or when complete.
+   */
+  startSearchWordsFill(): void {
+    if (!this.readOnly) this.#wordsFill.start();
+  }
+
+  /** Whether the search's word list is complete (search uses prefix queries for typed words until it is). */
+  searchWordsComplete(): boolean {
+    return this.#wordsFill.complete;
   }
 
   /** Messages saved but not yet in the search index. */
@@ -390,7 +406,7 @@ export class SessionStore {
   search(query: string, options?: SearchOptions): SearchResult {
     // Read-only: what the holder has indexed (it indexes within milliseconds of a commit).
     if (!this.readOnly) this.flushSearchIndex();
-    return searchMessages(this.db, query, options);
+    return searchMessages(this.db, query, options, this.#wordsFill.complete);
   }
 
   exportJson(id: number): SessionExport {
@@ -417,6 +433,7 @@ export class SessionStore {
     if (!this.db.open) return;
     this.#syncCounters();
     this.#indexer.close();
+    this.#wordsFill.close();
     this.#checkpointer?.close();
     try {
       if (!this.readOnly) this.db.pragma("wal_checkpoint(TRUNCATE)");
