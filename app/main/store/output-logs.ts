@@ -1,6 +1,7 @@
 // The terminal logs of one session's running tool calls, for the recorder: each call's raw output
 // (tool_execution_update details with a `chunk`) goes into a bounded TerminalLog, and `write()`
-// stores every log that changed since it was last stored (redacted), in one statement per call.
+// stores every log that changed since it was last stored (redacted), one statement per call, all
+// in one transaction.
 // A log stays in memory until its call's result message is handled and the log is stored.
 // write() throws the first StoreError a retry could fix (disk full); it drops a log that can never
 // be written (its session is gone).
@@ -64,37 +65,55 @@ export class OutputLogs {
     if (state.written === state.log.version) this.#logs.delete(toolCallId);
   }
 
-  /** Stores every log that changed; returns how many were written. Throws a retryable StoreError. */
+  /**
+   * Stores every log that changed, in one transaction (one commit for all the running calls, not
+   * one each); returns how many were written. Throws a retryable StoreError, and then nothing of
+   * this write counts as stored.
+   */
   write(now = Date.now()): number {
+    const changed: [string, OutputState, number][] = [];
+    for (const [toolCallId, state] of this.#logs) if (state.written !== state.log.version) changed.push([toolCallId, state, state.log.version]);
+    if (changed.length === 0) return 0;
     let written = 0;
-    for (const [toolCallId, state] of this.#logs) {
-      const log = state.log;
-      const version = log.version;
-      if (state.written === version) continue;
-      try {
-        if (state.head === undefined && log.headFull) state.head = this.#redact(log.head);
-        const tail = log.tail;
-        writeToolOutput(
-          this.#db,
-          this.#sessionId,
-          toolCallId,
-          {
-            head: state.head ?? this.#redact(log.head),
-            tail: this.#redact(tail),
-            totalChars: log.totalChars,
-            omittedChars: log.totalChars - log.head.length - tail.length,
-            skippedChars: log.skippedChars,
-          },
-          now,
-        );
-        written++;
-      } catch (err) {
-        const error = toStoreError(err, "saving a command's terminal output");
-        if (error.failure !== "not-found" && error.failure !== "invalid") throw error;
-      }
+    try {
+      this.#db.transaction(() => {
+        written = 0;
+        for (const [toolCallId, state] of changed) if (this.#writeOne(toolCallId, state, now)) written++;
+      })();
+    } catch (err) {
+      throw toStoreError(err, "saving a command's terminal output");
+    }
+    for (const [toolCallId, state, version] of changed) {
       state.written = version;
       if (state.done) this.#logs.delete(toolCallId);
     }
     return written;
+  }
+
+  /** Writes one log (in the caller's transaction); false when it can never be written (its session is gone). */
+  #writeOne(toolCallId: string, state: OutputState, now: number): boolean {
+    const log = state.log;
+    if (state.head === undefined && log.headFull) state.head = this.#redact(log.head);
+    const tail = log.tail;
+    try {
+      writeToolOutput(
+        this.#db,
+        this.#sessionId,
+        toolCallId,
+        {
+          head: state.head ?? this.#redact(log.head),
+          tail: this.#redact(tail),
+          totalChars: log.totalChars,
+          omittedChars: log.totalChars - log.head.length - tail.length,
+          skippedChars: log.skippedChars,
+        },
+        now,
+      );
+      return true;
+    } catch (err) {
+      const error = toStoreError(err, "saving a command's terminal output");
+      if (error.failure !== "not-found" && error.failure !== "invalid") throw error;
+      return false;
+    }
   }
 }

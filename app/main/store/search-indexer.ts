@@ -7,7 +7,10 @@
 // existed (crash repair, another connection). Work is done in batches of `batchSize` messages per
 // transaction, one batch per macrotask, so no slice blocks the event loop for long. flushAll()
 // indexes everything now (search calls it first, so results are always complete). Each batch also
-// adds its messages' words to the search's word list (search-words.ts), in the same transaction.
+// adds its messages' words to the search's word list (search-words.ts), in the same transaction;
+// a batch ends early, after the message that brings its distinct words to WORDS_PER_BATCH, so
+// messages full of distinct words (streamed token lists, dumps) are listed a few per macrotask
+// instead of tens of thousands of upserts in one (each message lists at most MAX_WORDS_PER_MESSAGE).
 // Never throws from the timer; flushAll throws a StoreError.
 import type { Database } from "better-sqlite3";
 import { toStoreError } from "./errors.ts";
@@ -16,12 +19,17 @@ import { POSITION_SPAN } from "./migrations.ts";
 import { countWords, recordWords } from "./search-words.ts";
 import { statement } from "./sql.ts";
 
+/** Distinct words a batch lists before it ends (about 4 ms of upserts); its last message may bring up to MAX_WORDS_PER_MESSAGE. */
+export const WORDS_PER_BATCH = 1024;
+
 export class SearchIndexer {
   readonly #db: Database;
   readonly #batchSize: number;
   readonly #delayMs: number;
   #timer: ReturnType<typeof setTimeout> | null = null;
   #closed = false;
+  /** The last batch ended at WORDS_PER_BATCH words, before `size` messages: more may be waiting. */
+  #cutShort = false;
   /** Sessions that may have unindexed messages; null until the first scan. */
   #behind: Set<number> | null = null;
 
@@ -42,7 +50,7 @@ export class SearchIndexer {
     this.#timer = setTimeout(() => {
       this.#timer = null;
       try {
-        if (this.#indexBatch(this.#batchSize) === this.#batchSize) this.schedule(0);
+        if (this.#indexBatch(this.#batchSize) === this.#batchSize || this.#cutShort) this.schedule(0);
       } catch (err) {
         console.error(`[store] ${toStoreError(err, "updating the search index").message}`);
       }
@@ -85,6 +93,7 @@ export class SearchIndexer {
   }
 
   #indexBatchOf(behind: Set<number>, size: number): number {
+    this.#cutShort = false;
     return this.#db.transaction(() => {
       let indexed = 0;
       const words = new Map<string, number>();
@@ -101,12 +110,21 @@ export class SearchIndexer {
           text: string | null;
         }[];
         const insert = statement(this.#db, "INSERT INTO message_fts(rowid, text) VALUES (?, ?)");
+        let taken = 0;
         for (const { id, text } of texts) {
           insert.run(id, text);
           if (text !== null) countWords(text, words);
+          taken++;
+          if (words.size >= WORDS_PER_BATCH) break;
         }
-        statement(this.#db, "UPDATE sessions SET indexed_count = ? WHERE id = ?").run(row.done + count, sessionId);
-        indexed += count;
+        const advanced = taken < texts.length ? taken : count;
+        if (advanced < count) behind.add(sessionId);
+        statement(this.#db, "UPDATE sessions SET indexed_count = ? WHERE id = ?").run(row.done + advanced, sessionId);
+        indexed += advanced;
+        if (words.size >= WORDS_PER_BATCH) {
+          this.#cutShort = true;
+          break;
+        }
       }
       recordWords(this.#db, words);
       return indexed;
