@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore, type SessionStore } from "../../app/main/store/index.ts";
-import { SearchIndexer } from "../../app/main/store/search-indexer.ts";
+import { SearchIndexer, WORDS_PER_BATCH } from "../../app/main/store/search-indexer.ts";
 import { tempDir, user } from "./helpers.ts";
 
 let dir: string;
@@ -55,6 +55,24 @@ describe("SearchIndexer", () => {
     indexer.noteSession(999);
     expect(indexer.flushAll()).toBe(0);
     expect(store.search("a7").hits.map((h) => h.position)).toEqual([6]);
+  });
+
+  it("ends a batch at WORDS_PER_BATCH distinct words, and the next batch goes on with the rest", () => {
+    const projectId = store.openProject("/p").id;
+    const a = store.createSession({ projectId }).id;
+    // Four messages of 700 distinct words each (a streamed list of tokens), then a short one.
+    const distinct = (m: number) => Array.from({ length: 700 }, (_, i) => `tok${m}x${i}`).join(" ");
+    store.appendMessages(a, [...[0, 1, 2, 3].map((m) => user(distinct(m))), user("short words")]);
+    // Each batch's watermark, as it commits (synchronous: the store's own indexer only runs from a timer).
+    store.db.exec(`CREATE TEMP TABLE watermarks (n INTEGER);
+      CREATE TEMP TRIGGER note_watermark AFTER UPDATE OF indexed_count ON main.sessions BEGIN INSERT INTO watermarks VALUES (NEW.indexed_count); END;`);
+    const indexer = new SearchIndexer(store.db, { batchSize: 64 });
+    expect(indexer.flushAll()).toBe(5);
+    expect(WORDS_PER_BATCH).toBeLessThan(1400);
+    expect(store.db.prepare("SELECT n FROM watermarks").pluck().all()).toEqual([2, 4, 5]);
+    expect([indexedCount(a), ftsRows(), indexer.pendingCount()]).toEqual([5, 5, 0]);
+    expect(store.db.prepare("SELECT count(*) FROM search_words").pluck().get()).toBe(2802);
+    expect(store.search("tok3x69").hits.map((h) => h.position)).toEqual([3]);
   });
 
   it("a closed indexer schedules nothing, but flushAll still indexes what waits", () => {
