@@ -27,7 +27,9 @@
 //   driver stay in this one. mainLoopDelayIdleP99Ms is the same while the host only waits, as long
 //   (the machine's floor under its current load); mainBlockMaxMs is the longest stretch of CPU the
 //   host's main thread spent between two 1 ms ticks (bench/support/block-monitor.ts), median over
-//   the rounds: the host's own blocking, whatever the machine's load. BENCH_HOST_CPU_PROF=DIR
+//   the rounds: the host's own blocking, whatever the machine's load. mainBlocksOver10 / Over20: how
+//   many such blocks took 10 / 20 ms or more, and mainCpuMs the host main thread's CPU time over the
+//   streamed turn (medians over the rounds). BENCH_HOST_CPU_PROF=DIR
 //   writes the host's CPU profile of each measured window there; BENCH_RENDERER_CPU_PROF=DIR the
 //   page's (the renderer main thread's, through the DevTools protocol) of each streamed turn.
 // Prints one JSON line. Needs Chromium (/usr/bin/chromium or CHROME_PATH).
@@ -231,7 +233,7 @@ try {
 
   // One streamed turn in the open session, its frames traced.
   // The same delay while this process only waits, as long as a streamed turn: the machine's floor.
-  type LoopFigures = { p99Ms: number; maxMs: number; blockMaxMs: number };
+  type LoopFigures = { p99Ms: number; maxMs: number; blockMaxMs: number; blocksOver10: number; blocksOver20: number; cpuMs: number };
   const idleLoopDelayP99 = async (ms: number): Promise<number> => {
     await ask("monitorStart");
     await new Promise((resolve) => setTimeout(resolve, ms));
@@ -239,7 +241,16 @@ try {
   };
   const streamInto = async (
     sessionId: number,
-  ): Promise<{ frames: number[]; framesCpu: number[]; intervals: number[]; loaf: Loaf[]; loopDelayP99Ms: number; loopDelayMaxMs: number; blockMaxMs: number }> => {
+  ): Promise<{
+    frames: number[];
+    framesCpu: number[];
+    intervals: number[];
+    loaf: Loaf[];
+    loopDelayP99Ms: number;
+    loopDelayMaxMs: number;
+    blockMaxMs: number;
+    loop: LoopFigures;
+  }> => {
     await page.getByRole("textbox", { name: "Message to the agent" }).waitFor();
     await page.evaluate(START_FRAMES);
     await browser.startTracing(page, { categories: ["toplevel", "blink.user_timing"] });
@@ -273,6 +284,7 @@ try {
       loopDelayP99Ms: loop.p99Ms,
       loopDelayMaxMs: loop.maxMs,
       blockMaxMs: loop.blockMaxMs,
+      loop,
     };
   };
 
@@ -290,6 +302,9 @@ try {
   const idleLoopP99: number[] = [];
   let loopMax = 0;
   const blockMax: number[] = [];
+  const blocksOver10: number[] = [];
+  const blocksOver20: number[] = [];
+  const hostCpu: number[] = [];
   const frames: number[] = [];
   const intervals: number[] = [];
   const loaf: Loaf[] = [];
@@ -311,6 +326,9 @@ try {
     idleLoopP99.push(await idleLoopDelayP99(Math.min(runMs, 10_000)));
     loopMax = Math.max(loopMax, streamed.loopDelayMaxMs);
     blockMax.push(streamed.blockMaxMs);
+    blocksOver10.push(streamed.loop.blocksOver10);
+    blocksOver20.push(streamed.loop.blocksOver20);
+    hostCpu.push(streamed.loop.cpuMs);
     frames.push(...streamed.frames);
     intervals.push(...streamed.intervals);
     loaf.push(...streamed.loaf);
@@ -320,7 +338,7 @@ try {
     emptyP95.push(pct(empty.frames, 0.95));
     emptyCpuP95.push(pct(empty.framesCpu, 0.95));
     process.stderr.write(
-      `round ${r + 1}/${ROUNDS}: open 10k ${Math.round(open10k.at(-1)!)} ms, 100k ${Math.round(open100k.at(-1)!)} ms, frame p95 ${pct(streamed.frames, 0.95).toFixed(1)} ms (renderer CPU ${pct(streamed.framesCpu, 0.95).toFixed(1)} ms, interval ${roundIntervalP95.at(-1)!.toFixed(1)} ms), loop delay p99 ${streamed.loopDelayP99Ms.toFixed(1)} ms, longest block ${streamed.blockMaxMs.toFixed(1)} ms (empty session ${pct(empty.frames, 0.95).toFixed(1)} ms)\n`,
+      `round ${r + 1}/${ROUNDS}: open 10k ${Math.round(open10k.at(-1)!)} ms, 100k ${Math.round(open100k.at(-1)!)} ms, frame p95 ${pct(streamed.frames, 0.95).toFixed(1)} ms (renderer CPU ${pct(streamed.framesCpu, 0.95).toFixed(1)} ms, interval ${roundIntervalP95.at(-1)!.toFixed(1)} ms), loop delay p99 ${streamed.loopDelayP99Ms.toFixed(1)} ms, longest block ${streamed.blockMaxMs.toFixed(1)} ms, ${streamed.loop.blocksOver20} over 20 ms, host CPU ${Math.round(streamed.loop.cpuMs)} ms (empty session ${pct(empty.frames, 0.95).toFixed(1)} ms)\n`,
     );
   }
   frames.sort((a, b) => a - b);
@@ -349,6 +367,10 @@ try {
       mainLoopDelayMaxMs: round(loopMax),
       mainLoopDelayIdleP99Ms: round(median(idleLoopP99)),
       mainBlockMaxMs: round(median(blockMax)),
+      mainBlocksOver10: median(blocksOver10),
+      mainBlocksOver20: median(blocksOver20),
+      mainCpuMs: round(median(hostCpu)),
+      mainCpuMinMs: round(Math.min(...hostCpu)),
       frameP95EmptyMinMs: round(Math.min(...emptyP95)),
       openSession100kMs: round(median(open100k)),
       openSession100kMinMs: round(Math.min(...open100k)),

@@ -10,15 +10,20 @@ export interface BlockMonitor {
   stop(): void;
   /** The longest block seen, in ms. */
   readonly max: number;
+  /** How many blocks of at least `ms` were seen (10 ms or more are kept). */
+  countOver(ms: number): number;
 }
 
 export function blockMonitor(): BlockMonitor {
   let last = process.threadCpuUsage();
   let max = 0;
+  const long: number[] = [];
   let timer: ReturnType<typeof setInterval> | undefined;
   const tick = () => {
     const now = process.threadCpuUsage();
-    max = Math.max(max, (now.user - last.user + now.system - last.system) / 1000);
+    const block = (now.user - last.user + now.system - last.system) / 1000;
+    max = Math.max(max, block);
+    if (block >= 10) long.push(block);
     last = now;
   };
   return {
@@ -34,5 +39,6 @@ export function blockMonitor(): BlockMonitor {
     get max() {
       return max;
     },
+    countOver: (ms) => long.filter((block) => block >= ms).length,
   };
 }

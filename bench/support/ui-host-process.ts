@@ -3,7 +3,8 @@
 // bench's fake model server or its browser driver. Forked by bench/ui.bench.ts, driven over Node's
 // IPC channel: each request { id, op, ... } gets one reply { id, ok, data | error }. Ops: start,
 // call (a router method), seed (sessions straight into the store), isRunning, monitorStart /
-// monitorStop (event-loop delay and the longest block of this process's main thread), close.
+// monitorStop (event-loop delay, the longest block of this process's main thread, how many blocks
+// took 10 and 20 ms or more, and the main thread's CPU time over the window), close.
 // With BENCH_HOST_CPU_PROF=DIR in its environment, each monitored window's CPU profile of the main
 // thread is written to DIR (inspector's Profiler: the windows only, not the seeding).
 import { writeFileSync } from "node:fs";
@@ -20,6 +21,7 @@ type Host = Awaited<ReturnType<typeof startHost>>;
 let host: Host | undefined;
 let delay: ReturnType<typeof monitorEventLoopDelay> | undefined;
 let blocks: BlockMonitor | undefined;
+let cpuAtStart: NodeJS.CpuUsage | undefined;
 const profileDir = process.env.BENCH_HOST_CPU_PROF;
 let profiler: Session | undefined;
 let profiles = 0;
@@ -115,18 +117,27 @@ async function handle(request: Request): Promise<unknown> {
       delay.enable();
       blocks = blockMonitor();
       blocks.start();
+      cpuAtStart = process.threadCpuUsage();
       return null;
     case "monitorStop": {
       if (!delay || !blocks) throw new Error("no monitor running");
       delay.disable();
       blocks.stop();
+      const cpu = process.threadCpuUsage(cpuAtStart);
       if (profiler) {
         const { profile } = await profiler.post("Profiler.stop");
         writeFileSync(join(profileDir!, `host-window-${++profiles}.cpuprofile`), JSON.stringify(profile));
         profiler.disconnect();
         profiler = undefined;
       }
-      return { p99Ms: delay.percentile(99) / 1e6, maxMs: delay.max / 1e6, blockMaxMs: blocks.max };
+      return {
+        p99Ms: delay.percentile(99) / 1e6,
+        maxMs: delay.max / 1e6,
+        blockMaxMs: blocks.max,
+        blocksOver10: blocks.countOver(10),
+        blocksOver20: blocks.countOver(20),
+        cpuMs: (cpu.user + cpu.system) / 1000,
+      };
     }
     case "close":
       await host?.close();
