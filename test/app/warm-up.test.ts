@@ -10,6 +10,7 @@ import { createAppServices, type AppServices } from "../../app/main/app-services
 import { startHost } from "../../app/main/host/start-host.ts";
 import { noSecretStore } from "../../app/main/settings/settings-service.ts";
 import { FIXTURE } from "../mcp/support/mcp-harness.ts";
+import { writeV7Database } from "../store/v7-database.ts";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -73,4 +74,31 @@ describe("deferred warm-up", () => {
     await vi.waitFor(() => expect(serverState(host.services)).not.toBe("idle"), { timeout: 5_000 });
     await host.services.checkpointsReady;
   }, 30_000);
+
+  it("serves an upgraded schema-7 folder at once and fills the search word list only after warmUp", async () => {
+    const dataDir = realpathSync(mkdtempSync(path.join(tmpdir(), "lathe-warm-up-v7-")));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    writeV7Database(
+      dataDir,
+      Array.from({ length: 400 }, (_, i) => `note ${i} on ${i % 2 ? "pangolins" : "platypuses"} and word${i}`),
+    );
+    const services = createAppServices({ dataDir, secrets: noSecretStore, host: "browser", version: "test", env: {}, warmUp: "later" });
+    cleanups.push(() => services.close());
+    // Open without the fill, which waits for the warm-up (here: the first request).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(services.store.searchWordsComplete()).toBe(false);
+    expect(services.store.db.prepare("SELECT count(*) FROM search_words").pluck().get()).toBe(0);
+    const search = async (query: string) => {
+      const found = await services.router.handle("sessions.search", { query, limit: 200 });
+      if (!found.ok) throw new Error(found.error.message);
+      return (found.data as { hits: unknown[] }).hits.length;
+    };
+    expect(await search("pango")).toBe(200); // the first request: right even if the fill has not begun
+    // The first request warmed up: the fill runs in slices until complete, with the same results.
+    await vi.waitFor(() => expect(services.store.searchWordsComplete()).toBe(true), { timeout: 20_000 });
+    expect(await search("pango")).toBe(200);
+    expect(await search("platyp")).toBe(200);
+    expect(await search("word39")).toBe(1 + 10);
+  }, 30_000);
 });
+

@@ -2,16 +2,14 @@
 // opens at once with the list to fill, search stays right while it fills (a word being typed is
 // then a prefix query), the fill goes in bounded slices, resumes after a quit, and ends with the
 // counts the index has, including messages indexed meanwhile.
-import Database from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openStore, type SessionStore } from "../../app/main/store/index.ts";
-import { MIGRATIONS } from "../../app/main/store/migrations.ts";
-import { prepareConnection } from "../../app/main/store/open-database.ts";
 import { SearchWordsFill } from "../../app/main/store/search-words-fill.ts";
 import { MAX_WORD, MIN_WORD } from "../../app/main/store/search-words.ts";
 import { tempDir, user } from "./helpers.ts";
+import { writeV7Database } from "./v7-database.ts";
 
 const dirs: string[] = [];
 const stores: SessionStore[] = [];
@@ -20,20 +18,10 @@ afterEach(() => {
   dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true }));
 });
 
-/** A version-7 data folder whose one session holds `texts`, all indexed. */
 function v7Folder(texts: string[]): string {
   const dir = tempDir();
   dirs.push(dir);
-  const db = new Database(path.join(dir, "lathe.db"));
-  prepareConnection(db);
-  for (const migration of MIGRATIONS.filter((m) => m.version <= 7)) migration.up(db);
-  db.pragma("user_version = 7");
-  db.prepare("INSERT INTO projects VALUES (1, '/p', 'p', 1, 1)").run();
-  db.prepare("INSERT INTO sessions (id, project_id, created_at, updated_at, base_tool_names, message_count, indexed_count) VALUES (1, 1, 1, 1, '[]', ?, ?)").run(texts.length, texts.length);
-  const insert = db.prepare("INSERT INTO messages (id, role, data, created_at) VALUES (?, 'user', ?, 1)");
-  db.transaction(() => texts.forEach((t, p) => insert.run(2 ** 24 + p, JSON.stringify(user(t)))))();
-  db.exec("INSERT INTO message_fts(rowid, text) SELECT id, lathe_message_text(data) FROM messages");
-  db.close();
+  writeV7Database(dir, texts);
   return dir;
 }
 
