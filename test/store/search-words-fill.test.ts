@@ -135,4 +135,22 @@ describe("the word list's fill after an upgrade", () => {
     expect(after(store)).toBe(`00001f${"f".repeat(40)}`);
     expect(listed(store)).toEqual({});
   });
+
+  it("reads in a worker; an answer read while the indexer committed is read again, then keeps the larger count", async () => {
+    for (const racing of [false, true]) {
+      const store = open(v7Folder(corpus));
+      // A count the indexer would have added to (larger than the index's 300): replaced when exact, kept when racing.
+      store.db.prepare("INSERT INTO search_words VALUES ('quokkas', 1000)").run();
+      let batches = 0;
+      const fill = new SearchWordsFill(store.db, { file: store.path, pauseMs: 0, indexed: () => (racing ? ++batches : 0) });
+      fill.start();
+      for (let i = 0; i < 1000 && !fill.complete; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(fill.complete).toBe(true);
+      expect(listed(store)).toEqual({ ...reference(store), quokkas: racing ? 1000 : 300 });
+      // Racing, each read was asked again RETRIES times (4 reads) before it was written.
+      if (racing) expect(batches).toBeGreaterThanOrEqual(4);
+      fill.close();
+    }
+  });
 });
+

@@ -28,6 +28,8 @@ export class SearchIndexer {
   readonly #delayMs: number;
   #timer: ReturnType<typeof setTimeout> | null = null;
   #closed = false;
+  /** Batches committed with messages in them (the word list's fill compares it: search-words-fill.ts). */
+  batches = 0;
   /** The last batch ended at WORDS_PER_BATCH words, before `size` messages: more may be waiting. */
   #cutShort = false;
   /** Sessions that may have unindexed messages; null until the first scan. */
@@ -94,7 +96,7 @@ export class SearchIndexer {
 
   #indexBatchOf(behind: Set<number>, size: number): number {
     this.#cutShort = false;
-    return this.#db.transaction(() => {
+    const indexed = this.#db.transaction(() => {
       let indexed = 0;
       const words = new Map<string, number>();
       for (const sessionId of behind) {
@@ -129,5 +131,7 @@ export class SearchIndexer {
       recordWords(this.#db, words);
       return indexed;
     })();
+    if (indexed > 0) this.batches++;
+    return indexed;
   }
 }

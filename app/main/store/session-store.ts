@@ -74,7 +74,8 @@ export class SessionStore {
     this.audit = new ToolAuditLog(db);
     this.permissionRules = new PermissionRules(db);
     this.#indexer = new SearchIndexer(db);
-    this.#wordsFill = new SearchWordsFill(db);
+    const indexer = this.#indexer;
+    this.#wordsFill = new SearchWordsFill(db, { file: path, indexed: () => indexer.batches });
     // Read-only: the holder indexes and checkpoints; this connection only reads.
     this.#checkpointer = this.readOnly ? null : new Checkpointer(db, path);
     if (!this.readOnly) this.#indexer.schedule();
