@@ -101,4 +101,3 @@ describe("deferred warm-up", () => {
     expect(await search("word39")).toBe(1 + 10);
   }, 30_000);
 });
-

@@ -3,7 +3,6 @@
 // then a prefix query), the fill goes in bounded slices, resumes after a quit, and ends with the
 // counts the index has, including messages indexed meanwhile.
 import fs from "node:fs";
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openStore, type SessionStore } from "../../app/main/store/index.ts";
 import { SearchWordsFill } from "../../app/main/store/search-words-fill.ts";
@@ -153,4 +152,3 @@ describe("the word list's fill after an upgrade", () => {
     }
   });
 });
-

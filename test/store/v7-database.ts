@@ -12,7 +12,10 @@ export function writeV7Database(dir: string, texts: string[]): void {
   for (const migration of MIGRATIONS.filter((m) => m.version <= 7)) migration.up(db);
   db.pragma("user_version = 7");
   db.prepare("INSERT INTO projects VALUES (1, '/p', 'p', 1, 1)").run();
-  db.prepare("INSERT INTO sessions (id, project_id, created_at, updated_at, base_tool_names, message_count, indexed_count) VALUES (1, 1, 1, 1, '[]', ?, ?)").run(texts.length, texts.length);
+  db.prepare("INSERT INTO sessions (id, project_id, created_at, updated_at, base_tool_names, message_count, indexed_count) VALUES (1, 1, 1, 1, '[]', ?, ?)").run(
+    texts.length,
+    texts.length,
+  );
   const insert = db.prepare("INSERT INTO messages (id, role, data, created_at) VALUES (?, 'user', ?, 1)");
   db.transaction(() => texts.forEach((t, p) => insert.run(2 ** 24 + p, JSON.stringify(user(t)))))();
   db.exec("INSERT INTO message_fts(rowid, text) SELECT id, lathe_message_text(data) FROM messages");
