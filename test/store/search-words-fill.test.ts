@@ -125,6 +125,17 @@ describe("the word list's fill after an upgrade", () => {
     expect(open(dir).searchWordsComplete()).toBe(true);
   });
 
+  it("counts a database listed by the first form of the migration (no fill table) as complete", () => {
+    const store = open(v7Folder(corpus));
+    while (!new SearchWordsFill(store.db).fillSlice()) {
+      // the whole list
+    }
+    store.db.exec("DROP TABLE search_words_fill");
+    expect(new SearchWordsFill(store.db).complete).toBe(true);
+    expect(store.searchWordsComplete()).toBe(true);
+    expect(store.search("pango", { limit: 200 }).hits).toHaveLength(150);
+  });
+
   it("takes a vocabulary of many distinct long words (hashes) a bounded step at a time", () => {
     const hashes = Array.from({ length: 40 }, (_, i) => Array.from({ length: 100 }, (_, j) => `${(i * 100 + j).toString(16).padStart(6, "0")}${"f".repeat(40)}`).join(" "));
     const store = open(v7Folder(hashes));
