@@ -1,6 +1,7 @@
 // A bash call's output in a real terminal (xterm.js): colours, cursor movement and progress bars
 // render as in a terminal. Live chunks are written as they arrive, never re-written; a card that
-// remounts (virtualized transcript) replays its chunks. A finished call of a reopened session
+// leaves the virtualized transcript and comes back takes its terminal back, with what it showed
+// (terminal-cache.ts), so it is neither opened nor replayed again. A finished call of a reopened session
 // replays its stored terminal log (colours included; head and tail when it was long), fetched when
 // the view mounts; without one, the result's text is shown.
 // Size: the terminal has exactly as many rows as its output has lines (one line takes one row),
@@ -19,6 +20,7 @@ import "@xterm/xterm/css/xterm.css";
 import { getApi } from "../api/client";
 import { errorText, unwrap } from "../state/api-hooks";
 import "./session-content.css";
+import { acquireTerminal, peekTerminal, releaseTerminal, type WrittenState } from "./terminal-cache";
 import { holdFinalBreak } from "./terminal-text";
 import { terminalKeyPolicy, type TerminalKeys } from "../shell/keyboard";
 
@@ -52,13 +54,17 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
   const host = useRef<HTMLDivElement>(null);
   const term = useRef<Terminal | null>(null);
   // What was written, and the final line break held back (terminal-text.ts).
-  const written = useRef<{ chunks: readonly string[] | null; count: number; fallback: boolean; held: string }>({ chunks: null, count: 0, fallback: false, held: "" });
+  const cacheKey = `${sessionId}:${toolCallId}`;
+  const written = useRef<WrittenState>({ chunks: null, count: 0, fallback: false, held: "" });
   const runningRef = useRef(running);
   // Keys reach the command only while it runs and waits for input; Tab and Esc always leave.
   const keys = useRef<TerminalKeys | null>(null);
   const [answer, setAnswer] = useState("");
   const [error, setError] = useState<string | null>(null);
-  const [lines, setLines] = useState(1);
+  const [lines, setLines] = useState(() => {
+    const kept = peekTerminal(cacheKey);
+    return kept && !kept.shown ? contentLines(kept.terminal) : 1;
+  });
   const [expanded, setExpanded] = useState(false);
   const [head, setHead] = useState<string[]>([]);
   // The stored log once fetched (null while it loads or when there is none).
@@ -68,7 +74,8 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
   const rows = expanded ? Math.min(lines, EXPANDED_ROWS) : long ? MAX_ROWS - HEAD_LINES - 1 : Math.min(lines, MAX_ROWS);
 
   useEffect(() => {
-    if (!storedOutput) return;
+    // A kept terminal (terminal-cache.ts) already shows the stored log.
+    if (!storedOutput || peekTerminal(cacheKey)?.written.fallback) return;
     let cancelled = false;
     getApi()
       .tools.output({ sessionId, toolCallId })
@@ -79,7 +86,7 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
     return () => {
       cancelled = true;
     };
-  }, [sessionId, toolCallId, storedOutput]);
+  }, [cacheKey, sessionId, toolCallId, storedOutput]);
 
   const waitingRef = useRef(waitingForInput);
   useEffect(() => {
@@ -89,21 +96,27 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
   }, [running, waitingForInput]);
 
   useEffect(() => {
-    const terminal = new Terminal({
-      // Commands run with the pty's output processing off (app/main/tools/pty-command.ts): lines
-      // end in "\n", which starts the next line at its left edge here, as a terminal would.
-      convertEol: true,
-      disableStdin: !runningRef.current,
-      fontSize: 13,
-      fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace',
-      scrollback: 5000,
-      rows: 1,
-      theme: { background: "#111214" },
-      screenReaderMode: false,
+    // A card that comes back into the transcript takes its terminal back (terminal-cache.ts).
+    const { entry, reused } = acquireTerminal(cacheKey, () => {
+      const made = new Terminal({
+        // Commands run with the pty's output processing off (app/main/tools/pty-command.ts): lines
+        // end in "\n", which starts the next line at its left edge here, as a terminal would.
+        convertEol: true,
+        disableStdin: !runningRef.current,
+        fontSize: 13,
+        fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace',
+        scrollback: 5000,
+        rows: 1,
+        theme: { background: "#111214" },
+        screenReaderMode: false,
+      });
+      const fit = new FitAddon();
+      made.loadAddon(fit);
+      made.open(host.current!);
+      return { terminal: made, fit };
     });
-    const fit = new FitAddon();
-    terminal.loadAddon(fit);
-    terminal.open(host.current!);
+    const { terminal, fit } = entry;
+    if (reused && terminal.element) host.current!.appendChild(terminal.element);
     const input = terminal.onData((data) => {
       if (runningRef.current) void getApi().tools.input({ sessionId, toolCallId, data });
     });
@@ -113,12 +126,18 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
       const cols = fit.proposeDimensions()?.cols;
       if (cols && cols !== terminal.cols) terminal.resize(cols, terminal.rows);
     };
-    fitColumns(); // before the first output is written, so that it wraps at the box's width
+    if (!reused) fitColumns(); // before the first output is written, so that it wraps at the box's width
     let width = -1;
     const resize = new ResizeObserver((entries) => {
       const next = entries.at(-1)?.contentRect.width ?? -1;
       if (next === width) return;
+      // A kept terminal already has its columns for the width it had: measure only on a change.
+      if (width === -1 && reused && next === entry.width) {
+        width = next;
+        return;
+      }
       width = next;
+      entry.width = next;
       fitColumns();
     });
     resize.observe(host.current!);
@@ -128,7 +147,11 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
     term.current = terminal;
     keys.current = terminalKeyPolicy(terminal);
     keys.current.update(runningRef.current, waitingRef.current);
-    written.current = { chunks: null, count: 0, fallback: false, held: "" };
+    written.current = entry.written;
+    if (reused) {
+      setLines(contentLines(terminal));
+      terminal.refresh(0, terminal.rows - 1);
+    }
     return () => {
       keys.current?.dispose();
       keys.current = null;
@@ -136,10 +159,10 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
       input.dispose();
       grow.dispose();
       rewrap.dispose();
-      terminal.dispose();
       term.current = null;
+      releaseTerminal(cacheKey, entry);
     };
-  }, [sessionId, toolCallId]);
+  }, [cacheKey, sessionId, toolCallId]);
 
   useEffect(() => {
     const terminal = term.current;

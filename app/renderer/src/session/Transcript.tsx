@@ -7,7 +7,8 @@
 // Performance: rows are memoized and get only what they show (a tool row its card), so a
 // streaming update re-renders the streaming message and the cards that changed; following the
 // bottom scrolls at most once per frame, in an animation frame, not after every commit (each
-// would force a layout). The virtualizer's item key function keeps its identity across renders
+// would force a layout); rows are placed by the virtualizer itself (directDomUpdates), so a row
+// measured or resized re-renders nothing unless the range of rows shown changes. The virtualizer's item key function keeps its identity across renders
 // (a new one makes TanStack Virtual recompute every row's offset), so an update costs O(rows
 // changed), not O(transcript).
 // Pages: the transcript holds a window of a long session. Scrolling near the top loads the page
@@ -105,6 +106,10 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
     anchorTo: "end",
     overscan: 6,
     onChange: follow,
+    // Rows moved or resized (measured, streaming text growing, scrolling) are placed by writing
+    // their transform and the list's height directly; React renders only when the range of rows
+    // shown changes, not on every measurement.
+    directDomUpdates: true,
   });
 
   const onToggle = useCallback((id: string, expanded: boolean) => setChosen((prev) => new Map(prev).set(id, !expanded)), []);
@@ -172,7 +177,7 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
       aria-live="off"
       tabIndex={0}
     >
-      <div className="transcript-inner" style={{ height: virtualizer.getTotalSize() }}>
+      <div className="transcript-inner" ref={virtualizer.containerRef}>
         {virtualizer.getVirtualItems().map((row) => {
           const item = items[row.index]!;
           const summarized = item.position < compaction.firstKeptIndex && item.kind !== "custom";
@@ -185,7 +190,6 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
               className={`transcript-row${target === item.key ? " jump-target" : ""}${summarized ? " summarized" : ""}`}
               data-jump-target={target === item.key ? "" : undefined}
               title={summarized ? "Summarized: not sent to the model while the summary is in force" : undefined}
-              style={{ transform: `translateY(${row.start}px)` }}
             >
               <Row
                 item={item}
