@@ -1,0 +1,61 @@
+// End to end, in headless Chromium against the real headless host: a bash card that leaves the
+// virtualized transcript (scrolled far away) and comes back takes its terminal back (issue 16:
+// opening a terminal builds its renderer and measures its font, a cost paid again on every remount
+// before): the same terminal element, with its coloured output complete, not opened and replayed.
+import type { Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
+import { chromiumMissing } from "../support/browser.ts";
+import { describeWhen } from "../support/requirements.ts";
+import { openProjectSession, screenshotIfFailed, sessionHelpers, startE2e, useFakeModel, type E2e } from "./support/e2e-harness.ts";
+import type { Brain } from "./support/fake-model.ts";
+
+const COLOURED = "for i in $(seq 1 12); do printf '\\033[3%dmcolour line %d\\033[0m\\n' $((i % 7 + 1)) $i; done";
+
+const brain: Brain = (user, results) => {
+  if (user.includes("coloured")) return results.length === 0 ? { calls: [{ name: "bash", args: { command: COLOURED } }] } : { text: "Coloured done." };
+  // Answers taller than the window: a few of them put the card far outside the rendered rows.
+  return { text: Array.from({ length: 60 }, (_, i) => `Paragraph ${i} of ${user}.`).join("\n\n") };
+};
+
+describeWhen(chromiumMissing(), "terminal cards in the virtualized transcript", () => {
+  let e2e: E2e;
+  let page: Page;
+  let h: ReturnType<typeof sessionHelpers>;
+
+  beforeAll(async () => {
+    e2e = await startE2e(brain, "e2e-terminal-reuse", { permissionMode: "full-auto" });
+    page = e2e.page;
+    h = sessionHelpers(page);
+    await useFakeModel(e2e);
+    await openProjectSession(e2e);
+  }, 120_000);
+
+  afterAll(() => e2e?.close());
+  afterEach((context) => screenshotIfFailed(context, page, "terminal-reuse"));
+
+  test("a card scrolled out of the transcript and back shows the same terminal, output complete and coloured", async () => {
+    await h.send("coloured output please");
+    await h.transcript().getByText("Coloured done.").waitFor({ timeout: 20_000 });
+    await h.idle();
+    const box = () => page.locator("section.card .term-box");
+    await expect.poll(() => box().locator(".xterm-rows").innerText()).toContain("colour line 12");
+    await box().locator(".xterm").evaluate((el) => el.setAttribute("data-test-mark", "same-terminal"));
+
+    for (const n of [1, 2, 3, 4]) {
+      await h.send(`tall answer ${n}`);
+      await h.transcript().getByText(`Paragraph 59 of tall answer ${n}.`).waitFor({ timeout: 20_000 });
+      await h.idle();
+    }
+    // Following the bottom, the card's row is no longer rendered.
+    await expect.poll(() => page.locator("section.card").count(), { timeout: 10_000 }).toBe(0);
+
+    await h.transcript().evaluate((el) => (el.scrollTop = 0));
+    await box().waitFor({ timeout: 10_000 });
+    expect(await box().locator(".xterm").getAttribute("data-test-mark")).toBe("same-terminal");
+    const rows = box().locator(".xterm-rows");
+    await expect.poll(() => rows.innerText()).toContain("colour line 12");
+    expect(await rows.innerText()).toContain("colour line 1\n");
+    // Coloured: xterm's DOM renderer gives each coloured run a foreground class.
+    expect(await rows.locator("span[class*='xterm-fg-']").count()).toBeGreaterThan(0);
+  }, 120_000);
+});
