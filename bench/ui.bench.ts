@@ -9,7 +9,12 @@
 //   requestAnimationFrame loop) while Chromium records a trace; a frame's time is the main
 //   thread's busy time (top-level tasks, "toplevel" RunTask events, clipped) between its mark and
 //   the next one: its rAF callbacks, style, layout, paint and every task handling updates in
-//   between. An idle page measures well under 1 ms; a task longer than a frame makes that frame
+//   between. frameCpuP95Ms is the same with the thread's own CPU time (the trace's thread time),
+//   without the time the OS gave its core to other processes. On a loaded machine frames get longer
+//   (fewer of them) and each holds more updates, so both per-frame figures grow with the load;
+//   rendererCpuMsPerS, the renderer main thread's CPU per second of the streamed turn (all its tasks
+//   between the first and the last frame mark), does not depend on how the work falls into frames:
+//   the figure to compare builds with on a shared machine. An idle page measures well under 1 ms; a task longer than a frame makes that frame
 //   as long as the task. (rAF intervals cannot be used: headless Chromium keeps them at the
 //   60 Hz vsync even with --disable-frame-rate-limit, so they read 16.7 ms when idle; they are
 //   kept as vsyncIntervalP95Ms.)
@@ -158,10 +163,10 @@ type Loaf = { ms: number; blockingMs: number; scripts: string[] };
  * core to other processes), and `cpu`, the thread's own CPU time in those tasks (the trace's thread
  * time, `tdur`, prorated when a task straddles a mark): the renderer's own work per frame.
  */
-function frameTimes(trace: Buffer): { wall: number[]; cpu: number[] } {
+function frameTimes(trace: Buffer): { wall: number[]; cpu: number[]; cpuMsPerS: number } {
   const events = (JSON.parse(trace.toString("utf8")) as { traceEvents: TraceEvent[] }).traceEvents;
   const marks = events.filter((e) => e.name === "lathe-frame").sort((a, b) => a.ts - b.ts);
-  if (marks.length < 2) return { wall: [], cpu: [] };
+  if (marks.length < 2) return { wall: [], cpu: [], cpuMsPerS: 0 };
   const { pid, tid } = marks[0]!;
   const all = events.filter((e) => e.pid === pid && e.tid === tid && e.ph === "X" && e.name === "ThreadControllerImpl::RunTask" && e.dur !== undefined).sort((a, b) => a.ts - b.ts);
   // Tasks may nest: only the outermost ones count.
@@ -189,7 +194,8 @@ function frameTimes(trace: Buffer): { wall: number[]; cpu: number[] } {
     wall.push(busy / 1000);
     cpu.push(own / 1000);
   }
-  return { wall, cpu };
+  const seconds = (marks.at(-1)!.ts - marks[0]!.ts) / 1e6;
+  return { wall, cpu, cpuMsPerS: seconds > 0 ? cpu.reduce((a, b) => a + b, 0) / seconds : 0 };
 }
 
 const pct = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
@@ -244,6 +250,7 @@ try {
   ): Promise<{
     frames: number[];
     framesCpu: number[];
+    cpuMsPerS: number;
     intervals: number[];
     loaf: Loaf[];
     loopDelayP99Ms: number;
@@ -280,6 +287,7 @@ try {
     return {
       frames: times.wall.sort((a, b) => a - b),
       framesCpu: times.cpu.sort((a, b) => a - b),
+      cpuMsPerS: times.cpuMsPerS,
       ...stopped,
       loopDelayP99Ms: loop.p99Ms,
       loopDelayMaxMs: loop.maxMs,
@@ -297,6 +305,7 @@ try {
   const emptyP95: number[] = [];
   const roundCpuP95: number[] = [];
   const emptyCpuP95: number[] = [];
+  const cpuPerS: number[] = [];
   const roundIntervalP95: number[] = [];
   const loopP99: number[] = [];
   const idleLoopP99: number[] = [];
@@ -316,6 +325,7 @@ try {
     const streamed = await streamInto(target.id);
     roundP95.push(pct(streamed.frames, 0.95));
     roundCpuP95.push(pct(streamed.framesCpu, 0.95));
+    cpuPerS.push(streamed.cpuMsPerS);
     roundIntervalP95.push(
       pct(
         [...streamed.intervals].sort((a, b) => a - b),
@@ -338,7 +348,7 @@ try {
     emptyP95.push(pct(empty.frames, 0.95));
     emptyCpuP95.push(pct(empty.framesCpu, 0.95));
     process.stderr.write(
-      `round ${r + 1}/${ROUNDS}: open 10k ${Math.round(open10k.at(-1)!)} ms, 100k ${Math.round(open100k.at(-1)!)} ms, frame p95 ${pct(streamed.frames, 0.95).toFixed(1)} ms (renderer CPU ${pct(streamed.framesCpu, 0.95).toFixed(1)} ms, interval ${roundIntervalP95.at(-1)!.toFixed(1)} ms), loop delay p99 ${streamed.loopDelayP99Ms.toFixed(1)} ms, longest block ${streamed.blockMaxMs.toFixed(1)} ms, ${streamed.loop.blocksOver20} over 20 ms, host CPU ${Math.round(streamed.loop.cpuMs)} ms (empty session ${pct(empty.frames, 0.95).toFixed(1)} ms)\n`,
+      `round ${r + 1}/${ROUNDS}: open 10k ${Math.round(open10k.at(-1)!)} ms, 100k ${Math.round(open100k.at(-1)!)} ms, frame p95 ${pct(streamed.frames, 0.95).toFixed(1)} ms (renderer CPU ${pct(streamed.framesCpu, 0.95).toFixed(1)} ms, ${streamed.cpuMsPerS.toFixed(0)} ms/s, interval ${roundIntervalP95.at(-1)!.toFixed(1)} ms), loop delay p99 ${streamed.loopDelayP99Ms.toFixed(1)} ms, longest block ${streamed.blockMaxMs.toFixed(1)} ms, ${streamed.loop.blocksOver20} over 20 ms, host CPU ${Math.round(streamed.loop.cpuMs)} ms (empty session ${pct(empty.frames, 0.95).toFixed(1)} ms)\n`,
     );
   }
   frames.sort((a, b) => a - b);
@@ -353,6 +363,8 @@ try {
       frameCpuP95Ms: round(median(roundCpuP95)),
       frameCpuP95MinMs: round(Math.min(...roundCpuP95)),
       frameCpuP95EmptyMs: round(median(emptyCpuP95)),
+      rendererCpuMsPerS: round(median(cpuPerS)),
+      rendererCpuMsPerSMin: round(Math.min(...cpuPerS)),
       frameIntervalP95Ms: round(median(roundIntervalP95)),
       longAnimationFrames: loaf.length,
       longAnimationFrameP95Ms: round(
