@@ -39,7 +39,9 @@ describeWhen(chromiumMissing(), "terminal cards in the virtualized transcript", 
     await h.idle();
     const box = () => page.locator("section.card .term-box");
     await expect.poll(() => box().locator(".xterm-rows").innerText()).toContain("colour line 12");
-    await box().locator(".xterm").evaluate((el) => el.setAttribute("data-test-mark", "same-terminal"));
+    await box()
+      .locator(".xterm")
+      .evaluate((el) => el.setAttribute("data-test-mark", "same-terminal"));
 
     for (const n of [1, 2, 3, 4]) {
       await h.send(`tall answer ${n}`);

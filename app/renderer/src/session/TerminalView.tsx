@@ -20,7 +20,7 @@ import "@xterm/xterm/css/xterm.css";
 import { getApi } from "../api/client";
 import { errorText, unwrap } from "../state/api-hooks";
 import "./session-content.css";
-import { acquireTerminal, peekTerminal, releaseTerminal, type WrittenState } from "./terminal-cache";
+import { acquireTerminal, peekTerminal, releaseTerminal, type CachedTerminal, type WrittenState } from "./terminal-cache";
 import { holdFinalBreak } from "./terminal-text";
 import { terminalKeyPolicy, type TerminalKeys } from "../shell/keyboard";
 
@@ -56,14 +56,15 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
   // What was written, and the final line break held back (terminal-text.ts).
   const cacheKey = `${sessionId}:${toolCallId}`;
   const written = useRef<WrittenState>({ chunks: null, count: 0, fallback: false, held: "" });
+  const cached = useRef<CachedTerminal | null>(null);
   const runningRef = useRef(running);
   // Keys reach the command only while it runs and waits for input; Tab and Esc always leave.
   const keys = useRef<TerminalKeys | null>(null);
   const [answer, setAnswer] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [lines, setLines] = useState(() => {
-    const kept = peekTerminal(cacheKey);
-    return kept && !kept.shown ? contentLines(kept.terminal) : 1;
+    const kept = peekTerminal(cacheKey, chunks);
+    return kept ? contentLines(kept.terminal) : 1;
   });
   const [expanded, setExpanded] = useState(false);
   const [head, setHead] = useState<string[]>([]);
@@ -75,7 +76,7 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
 
   useEffect(() => {
     // A kept terminal (terminal-cache.ts) already shows the stored log.
-    if (!storedOutput || peekTerminal(cacheKey)?.written.fallback) return;
+    if (!storedOutput || peekTerminal(cacheKey, chunks)?.written.fallback) return;
     let cancelled = false;
     getApi()
       .tools.output({ sessionId, toolCallId })
@@ -86,6 +87,7 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
     return () => {
       cancelled = true;
     };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the card's chunk list only tells whether a kept terminal is this card's
   }, [cacheKey, sessionId, toolCallId, storedOutput]);
 
   const waitingRef = useRef(waitingForInput);
@@ -97,7 +99,7 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
 
   useEffect(() => {
     // A card that comes back into the transcript takes its terminal back (terminal-cache.ts).
-    const { entry, reused } = acquireTerminal(cacheKey, () => {
+    const { entry, reused } = acquireTerminal(cacheKey, chunks, () => {
       const made = new Terminal({
         // Commands run with the pty's output processing off (app/main/tools/pty-command.ts): lines
         // end in "\n", which starts the next line at its left edge here, as a terminal would.
@@ -148,6 +150,7 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
     keys.current = terminalKeyPolicy(terminal);
     keys.current.update(runningRef.current, waitingRef.current);
     written.current = entry.written;
+    cached.current = entry;
     if (reused) {
       setLines(contentLines(terminal));
       terminal.refresh(0, terminal.rows - 1);
@@ -160,8 +163,10 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
       grow.dispose();
       rewrap.dispose();
       term.current = null;
+      cached.current = null;
       releaseTerminal(cacheKey, entry);
     };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- a new chunk list is written by the write effect (it resets the terminal), not a new terminal
   }, [cacheKey, sessionId, toolCallId]);
 
   useEffect(() => {
@@ -200,6 +205,7 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
     const terminal = term.current;
     if (!terminal) return;
     const w = written.current;
+    if (cached.current) cached.current.owner = chunks;
     const write = (text: string) => {
       const next = holdFinalBreak(w.held, text);
       w.held = next.held;

@@ -6,7 +6,10 @@
 // what was written, instead of opening a new one and replaying the output.
 // Owns the terminals it holds: at most LIMIT that no view shows are kept (the least recently
 // shown is disposed first); one that a view shows is never disposed here. Keys are
-// `${sessionId}:${toolCallId}`. Never throws (the create function's own errors aside).
+// `${sessionId}:${toolCallId}`; a call id may come back in a later turn (providers number calls
+// per answer), so a terminal is taken back only by the same card: `owner` is the card's chunk list,
+// shared by all versions of one card (session-model.ts), and a kept terminal of another owner is
+// disposed, not reused. Never throws (the create function's own errors aside).
 import type { FitAddon } from "@xterm/addon-fit";
 import type { Terminal } from "@xterm/xterm";
 
@@ -29,25 +32,33 @@ export interface CachedTerminal {
   shown: boolean;
   /** The width of the box its columns were fitted to (-1: not yet measured). */
   width: number;
+  /** The card's chunk list (its identity tells one card from another with the same call id). */
+  owner: readonly string[];
 }
 
 const entries = new Map<string, CachedTerminal>(); // in order of last use, oldest first
 
-/** The terminal kept for `key`, if any, without taking it. */
-export function peekTerminal(key: string): CachedTerminal | undefined {
-  return entries.get(key);
+/** The terminal kept for `key` and `owner` and shown by no view, if any, without taking it. */
+export function peekTerminal(key: string, owner: readonly string[]): CachedTerminal | undefined {
+  const kept = entries.get(key);
+  return kept && !kept.shown && kept.owner === owner ? kept : undefined;
 }
 
-/** Takes the kept terminal for `key`, or makes one with `create`; `reused` says which. */
-export function acquireTerminal(key: string, create: () => { terminal: Terminal; fit: FitAddon }): { entry: CachedTerminal; reused: boolean } {
-  const kept = entries.get(key);
-  if (kept && !kept.shown) {
+/** Takes the kept terminal for `key` and `owner`, or makes one with `create`; `reused` says which. */
+export function acquireTerminal(key: string, owner: readonly string[], create: () => { terminal: Terminal; fit: FitAddon }): { entry: CachedTerminal; reused: boolean } {
+  let kept = entries.get(key);
+  if (kept && !kept.shown && kept.owner === owner) {
     entries.delete(key);
     entries.set(key, kept);
     kept.shown = true;
     return { entry: kept, reused: true };
   }
-  const entry: CachedTerminal = { ...create(), written: { chunks: null, count: 0, fallback: false, held: "" }, shown: true, width: -1 };
+  if (kept && !kept.shown) {
+    entries.delete(key);
+    kept.terminal.dispose();
+    kept = undefined;
+  }
+  const entry: CachedTerminal = { ...create(), written: { chunks: null, count: 0, fallback: false, held: "" }, shown: true, width: -1, owner };
   // A second view of a call already shown gets a terminal of its own, disposed when it is released.
   if (!kept) entries.set(key, entry);
   return { entry, reused: false };
