@@ -13,8 +13,9 @@
 //   without the time the OS gave its core to other processes. On a loaded machine frames get longer
 //   (fewer of them) and each holds more updates, so both per-frame figures grow with the load;
 //   rendererCpuMsPerS, the renderer main thread's CPU per second of the streamed turn (all its tasks
-//   between the first and the last frame mark), does not depend on how the work falls into frames:
-//   the figure to compare builds with on a shared machine. An idle page measures well under 1 ms; a task longer than a frame makes that frame
+//   between the first and the last frame mark), is not stretched by the wait for a core, but it
+//   falls as frames get fewer (updates are rendered once per frame): compare builds on it only in
+//   alternated runs at similar loads.
 //   as long as the task. (rAF intervals cannot be used: headless Chromium keeps them at the
 //   60 Hz vsync even with --disable-frame-rate-limit, so they read 16.7 ms when idle; they are
 //   kept as vsyncIntervalP95Ms.)
