@@ -15,8 +15,8 @@
 //   rendererCpuMsPerS, the renderer main thread's CPU per second of the streamed turn (all its tasks
 //   between the first and the last frame mark), is not stretched by the wait for a core, but it
 //   falls as frames get fewer (updates are rendered once per frame): compare builds on it only in
-//   alternated runs at similar loads.
-//   as long as the task. (rAF intervals cannot be used: headless Chromium keeps them at the
+//   alternated runs at similar loads. An idle page measures well under 1 ms; a task longer than a
+//   frame makes that frame as long as the task. (rAF intervals cannot be used: headless Chromium keeps them at the
 //   60 Hz vsync even with --disable-frame-rate-limit, so they read 16.7 ms when idle; they are
 //   kept as vsyncIntervalP95Ms.)
 // - frameMaxMs and slowFrames: the longest frame and how many took over 16 ms; worstFrame names
