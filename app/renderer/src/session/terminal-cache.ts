@@ -81,8 +81,3 @@ export function releaseTerminal(key: string, entry: CachedTerminal): void {
     unshown--;
   }
 }
-
-/** Terminals held, shown or not (for tests and diagnostics). */
-export function heldTerminals(): number {
-  return entries.size;
-}
