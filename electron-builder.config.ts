@@ -12,6 +12,9 @@ export const NATIVE_MODULES = ["better-sqlite3", "node-pty"] as const;
 /** The compute pool's worker script (scripts/build.mjs), kept unpacked beside app.asar. */
 export const COMPUTE_WORKER_PATH = "out/main/compute-worker.cjs";
 
+/** The first checkpoint's process (scripts/build.mjs), kept unpacked beside app.asar: it starts the compute worker beside it. */
+export const SNAPSHOT_PROCESS_PATH = "out/main/snapshot-process.cjs";
+
 /**
  * Updates stay off until a publish target is given at build time: with one, electron-builder
  * writes resources/app-update.yml and the app's updater (app/main/electron/updater.ts) checks it;
@@ -66,8 +69,9 @@ const config: Configuration = {
   // Native code cannot be dlopen'ed from inside an asar: both modules live whole in
   // app.asar.unpacked (their JS too, so node-pty's spawn-helper / conpty files sit beside it).
   // The compute pool's worker thread is a plain file beside them, so it loads like in a build
-  // (app/main/workers/compute-pool.ts), and pack:check can run it.
-  asarUnpack: [...NATIVE_MODULES.map((name) => `node_modules/${name}/**`), COMPUTE_WORKER_PATH],
+  // (app/main/workers/compute-pool.ts), and pack:check can run it; so is the first checkpoint's
+  // process, which starts that worker from beside itself.
+  asarUnpack: [...NATIVE_MODULES.map((name) => `node_modules/${name}/**`), COMPUTE_WORKER_PATH, SNAPSHOT_PROCESS_PATH],
   // Both modules use Node-API, whose ABI is the same in Node and in Electron: the binaries
   // npm installed (prebuilt, or built for Node by node-gyp) load in Electron as they are.
   npmRebuild: false,

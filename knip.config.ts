@@ -10,6 +10,7 @@ const config: KnipConfig = {
     "app/main/electron/main.ts",
     "app/main/host/launch.ts",
     "app/main/workers/compute-worker.ts",
+    "app/main/workers/snapshot-process.ts",
     "app/preload/index.ts",
     // The loop is a package of its own: its index is its public API (docs/agent-loop.md), used
     // in part by this app, so its exports are not reported.

@@ -38,7 +38,7 @@ import { GitRunner } from "../app/main/checkpoints/git-runner.ts";
 import { joinNul } from "../app/main/checkpoints/path-bytes.ts";
 import { parseStatus } from "../app/main/checkpoints/git-output.ts";
 import { ShadowRepo } from "../app/main/checkpoints/shadow-repo.ts";
-import { computePool } from "../app/main/workers/compute-pool.ts";
+import { forkHelper } from "../app/main/workers/snapshot-client.ts";
 import { duSync, makeSampleProject, sampleFileName } from "./support/sample-project.ts";
 
 const FILES = Number(process.env.BENCH_FILES ?? 20_000);
@@ -103,7 +103,7 @@ async function newVariantStore(name: string): Promise<string> {
   if (!SHIPPED.includes(name)) return newStore(`${name}.git`, HISTORIC[name]!);
   const gitDir = path.join(work, `${name}.git`);
   rmSync(gitDir, { recursive: true, force: true });
-  const repo = new ShadowRepo(gitDir, project, git, false, name === "after-git" ? null : { normal: computePool(), background: computePool });
+  const repo = new ShadowRepo(gitDir, project, git, false, name === "after-git" ? null : { launch: forkHelper });
   await repo.ready();
   if (name === "after-unsplit") {
     const config = path.join(gitDir, "config");

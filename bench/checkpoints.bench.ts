@@ -73,7 +73,7 @@ async function main() {
   const firstOwnCpuStart = process.cpuUsage();
   for (let run = 0; run < FIRST_RUNS; run++) {
     const data = path.join(work, `first-${run}`);
-    const cp = new CheckpointService({ dataDir: data, firstSnapshotWorkers: process.env.BENCH_FIRST_SNAPSHOT_WORKERS === "1" });
+    const cp = new CheckpointService({ dataDir: data, firstSnapshot: process.env.BENCH_FIRST_SNAPSHOT === "git" ? "git" : "process" });
     const started = performance.now();
     const row = await cp.capture({ sessionId: 1, projectId: 1, projectDir: project }, "before", "1:first", true);
     firstTimes.push(performance.now() - started);

@@ -4,6 +4,8 @@
 //   out/host/index.mjs     the headless host (`npm run serve`)
 //   out/{main,host}/compute-worker.cjs  the compute pool's worker thread, beside each bundle
 //                          (app/main/workers/compute-pool.ts looks for it there)
+//   out/{main,host}/snapshot-process.cjs  the first checkpoint's process, beside each bundle
+//                          (app/main/workers/snapshot-client.ts looks for it there)
 //   out/main/sdk-{anthropic,openai}.cjs, out/host/chunk-*.mjs  the provider SDKs, loaded on
 //                          first use (app/main/providers/sdk.ts), so start-up does not parse them
 //   out/main/mcp-sdk.cjs, out/host/mcp-sdk-modules-*.mjs  the MCP SDK and what a connection needs
@@ -72,6 +74,18 @@ await Promise.all([
   }),
   // The compute pool's worker (app/main/workers): self-contained CommonJS beside each bundle.
   ...[`${out}/main`, `${out}/host`].map((dir) => esbuild({ ...common, entryPoints: ["app/main/workers/compute-worker.ts"], outfile: `${dir}/compute-worker.cjs`, format: "cjs" })),
+  // The first snapshot's process (app/main/workers/snapshot-process.ts), beside each bundle; its
+  // compute pool finds compute-worker.cjs beside it through import.meta.url.
+  ...[`${out}/main`, `${out}/host`].map((dir) =>
+    esbuild({
+      ...common,
+      entryPoints: ["app/main/workers/snapshot-process.ts"],
+      outfile: `${dir}/snapshot-process.cjs`,
+      format: "cjs",
+      define: { "import.meta.url": "__lathe_import_meta_url" },
+      banner: { js: 'var __lathe_import_meta_url = require("url").pathToFileURL(__filename).href;' },
+    }),
+  ),
   // Each SDK's CommonJS bundle, built from its ES modules (tree-shaken, as in the main bundle
   // before), exporting the client class as `default`; the module above hands that class to the
   // import() (esbuild's Node-mode interop makes `default` whatever module.exports is).

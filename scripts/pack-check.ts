@@ -81,6 +81,8 @@ export interface PackageExpectations {
   loadNatives: boolean;
   /** The compute pool's worker script, which must be unpacked and run in a worker thread. */
   computeWorker?: string;
+  /** The first checkpoint's process script, which must be unpacked and store a small snapshot (with the compute worker beside it). */
+  snapshotProcess?: string;
   /** Load the packed bash grammar with web-tree-sitter from node_modules, in a child Node. */
   loadGrammar?: boolean;
   asarBudget?: number;
@@ -198,6 +200,19 @@ export function checkPackage(resourcesDir: string, expect: PackageExpectations):
     if (!expect.loadNatives) return `${worker} (${(entry.size / 1024).toFixed(0)} KiB); not run: the package is for another platform`;
     return runComputeWorkerInChild(file);
   });
+  if (expect.snapshotProcess) {
+    const snapshot = expect.snapshotProcess;
+    check("snapshot process unpacked and storing", () => {
+      const entry = byPath.get(snapshot);
+      if (!entry) throw new Error(`${snapshot} is not packaged`);
+      if (!entry.unpacked) throw new Error(`${snapshot} is inside app.asar; it must be unpacked beside it (asarUnpack)`);
+      const file = path.join(unpackedDir, snapshot);
+      if (!fs.existsSync(file)) throw new Error(`${snapshot} is marked unpacked but missing from app.asar.unpacked`);
+      if (!read("out/main/index.cjs").includes(path.posix.basename(snapshot))) throw new Error(`the main bundle does not refer to ${path.posix.basename(snapshot)}`);
+      if (!expect.loadNatives) return `${snapshot} (${(entry.size / 1024).toFixed(0)} KiB); not run: the package is for another platform`;
+      return runSnapshotProcessInChild(file);
+    });
+  }
   check("no test files, sources or dev dependencies packed", () => {
     const tops = new Set(entries.map((entry) => entry.path.split("/")[0]));
     const allowedTops = new Set(["out", "node_modules", "package.json"]);
@@ -319,6 +334,31 @@ function runComputeWorkerInChild(file: string): string {
   return child.stdout.trim();
 }
 
+/** Stores a two-file snapshot with the packaged snapshot process (forked from a fresh Node, as the host forks it). */
+function runSnapshotProcessInChild(file: string): string {
+  const script = `
+    const { fork } = require("node:child_process");
+    const fs = require("node:fs"), os = require("node:os"), path = require("node:path");
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), "lathe-pack-check-snapshot-"));
+    const project = path.join(work, "project");
+    fs.mkdirSync(project);
+    fs.writeFileSync(path.join(project, "a.txt"), "a\\n");
+    fs.writeFileSync(path.join(project, "b.txt"), "b\\n");
+    const child = fork(${JSON.stringify(file)}, [], { serialization: "advanced", stdio: ["ignore", "ignore", "inherit", "ipc"], execArgv: [] });
+    const timer = setTimeout(() => { console.error("no answer in 20 s"); child.kill(); process.exit(1); }, 20000);
+    child.on("message", (m) => {
+      clearTimeout(timer);
+      child.kill();
+      fs.rmSync(work, { recursive: true, force: true });
+      if (!m.ok || m.stored !== 2 || !/^[0-9a-f]{40}$/.test(m.tree)) { console.error(JSON.stringify(m)); process.exit(1); }
+      console.log("a snapshot of 2 files was stored by the snapshot process (tree " + m.tree.slice(0, 12) + ")");
+    });
+    child.send({ gitDir: path.join(work, "1.git"), projectDir: project, paths: Buffer.from("a.txt\\0b.txt\\0"), sizes: new Float64Array([2, 2]), level: 1, lowPriority: false, timeoutMs: 20000 });`;
+  const child = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 30_000 });
+  if (child.status !== 0) throw new Error(`running the snapshot process failed: ${(child.stderr || child.error?.message || "").trim().split("\n").slice(0, 4).join(" | ")}`);
+  return child.stdout.trim();
+}
+
 /** A stand-in Electron distribution: an executable carrying Electron's fuse wire, plus `version`. */
 function standInElectron(dir: string, version: string): void {
   fs.mkdirSync(path.join(dir, "resources"), { recursive: true });
@@ -341,7 +381,7 @@ async function main(): Promise<number> {
     if (built.status !== 0) throw new Error("the build failed (node scripts/build.mjs)");
   }
   const { build, Platform, archFromString } = await import("electron-builder");
-  const { default: config, NATIVE_MODULES, COMPUTE_WORKER_PATH } = await import("../electron-builder.config.ts");
+  const { default: config, NATIVE_MODULES, COMPUTE_WORKER_PATH, SNAPSHOT_PROCESS_PATH } = await import("../electron-builder.config.ts");
   const { FUSES, readFuses, wrongFuses } = await import("./fuses.ts");
   const projectPackage = JSON.parse(fs.readFileSync("package.json", "utf8")) as PackageExpectations["projectPackage"];
   const electronVersion = (JSON.parse(fs.readFileSync("node_modules/electron/package.json", "utf8")) as { version: string }).version;
@@ -364,6 +404,7 @@ async function main(): Promise<number> {
       projectDir: root,
       loadNatives: process.platform === "linux",
       computeWorker: COMPUTE_WORKER_PATH,
+      snapshotProcess: SNAPSHOT_PROCESS_PATH,
       loadGrammar: true,
     });
     try {

@@ -23,6 +23,18 @@ await build({
   target: "node22",
   logLevel: "warning",
 });
+// The first checkpoint's process, beside the bundle as in the app (its compute pool finds the worker beside it).
+await build({
+  entryPoints: [`${root}app/main/workers/snapshot-process.ts`],
+  outfile: `${root}out/bench/snapshot-process.cjs`,
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node22",
+  define: { "import.meta.url": "__lathe_import_meta_url" },
+  banner: { js: 'var __lathe_import_meta_url = require("url").pathToFileURL(__filename).href;' },
+  logLevel: "warning",
+});
 await build({
   entryPoints: [`${root}bench/${name}.bench.ts`],
   outfile,

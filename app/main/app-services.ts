@@ -2,6 +2,7 @@
 // the settings, permissions and sessions services, and maps every request of the IPC contract to
 // them. Transports (Electron IPC, WebSocket) only carry requests to `router` and events from `hub`.
 // Platform pieces (the keyring, the native folder picker) come in as adapters.
+import type { HelperLauncher } from "./workers/snapshot-client.ts";
 import path from "node:path";
 import type { AssistantMessage } from "../shared/agent-types.ts";
 import type { Session } from "../shared/ipc/contract.ts";
@@ -57,6 +58,8 @@ export interface AppServicesOptions {
    * WARM_UP_LATEST_MS, whichever comes first. Default "now": it starts here.
    */
   warmUp?: "now" | "later";
+  /** Starts helper processes (the first checkpoint's): child_process.fork unless given (Electron: utilityProcess). */
+  launchHelper?: HelperLauncher;
 }
 
 /** The latest a deferred warm-up starts (see AppServicesOptions.warmUp). */
@@ -171,6 +174,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     maxFileBytes: () => settings.checkpointMaxFileMB * 1024 * 1024,
     onChange: (sessionId) => hub.emit("checkpoints.changed", { sessionId }),
     onNotice: (level, message) => hub.emit("app.notice", { level, message }),
+    launchHelper: options.launchHelper,
   });
   const rewinder = new Rewinder(checkpoints, (dir) => sandbox.untrustedRepositories.find(dir));
   let checkpointsUnavailable: string | null = readOnly ? "This Lathe opened the data folder read-only: it takes no checkpoints and rewinds nothing." : null;

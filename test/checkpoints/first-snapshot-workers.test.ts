@@ -1,24 +1,23 @@
-// The first snapshot stored by the compute pool's workers (first-snapshot.ts, workers/pack-writer.ts,
-// workers/index-writer.ts), checked with git itself: the tree is the one `git add -A` makes of the
-// same files (modes, links, odd names, duplicates, empty files, ignored files left out); the packs
+// The first snapshot stored by the snapshot process's workers (first-snapshot.ts, workers/pack-writer.ts,
+// workers/index-writer.ts, workers/tree-writer.ts), checked with git itself: the tree is the one
+// `git add -A` makes of the same files (modes, links, odd names, duplicates, empty files, ignored
+// files left out, names that sort differently as folders), its trees are packed too; the packs
 // pass `git fsck`; the index's stat data is valid (with files older than the snapshot, `git
 // diff-files` finds nothing without reading a file, and a second capture finds no change); stat
 // data a change could repeat (a file written just before the snapshot) is smudged, so a change
 // within the same second is still captured by the next turn.
 import { Buffer } from "node:buffer";
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { GitRunner, type GitOptions } from "../../app/main/checkpoints/git-runner.ts";
 import { ShadowRepo } from "../../app/main/checkpoints/shadow-repo.ts";
-import { ComputePool } from "../../app/main/workers/compute-pool.ts";
+import { forkHelper } from "../../app/main/workers/snapshot-client.ts";
 import { cleanup, tempDir, write } from "./helpers.ts";
 
 const dirs: string[] = [];
-const pool = new ComputePool({ size: 2 });
 afterEach(() => cleanup(...dirs.splice(0)));
-afterAll(() => pool.close());
 
 const FILES = 700;
 const env = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
@@ -35,7 +34,7 @@ function setup() {
       return super.run(args, options);
     }
   }
-  const repo = new ShadowRepo(gitDir, project, new Recording(path.join(data, "no-hooks")), false, { normal: pool, background: () => pool });
+  const repo = new ShadowRepo(gitDir, project, new Recording(path.join(data, "no-hooks")), false, { launch: forkHelper });
   const git = (args: string[], extraEnv: Record<string, string> = {}) =>
     execFileSync("git", [`--git-dir=${gitDir}`, `--work-tree=${project}`, ...args], { encoding: "utf8", env: { ...env, ...extraEnv } });
   return { project, data, gitDir, repo, git, calls };
@@ -47,6 +46,8 @@ function makeProject(project: string, fresh = false) {
   write(project, "dup/a.txt", "same\n");
   write(project, "dup/b.txt", "same\n");
   write(project, "empty.txt", "");
+  // Names that sort differently as a folder ("a/" after "a-b" and "a.b") than as a file.
+  for (const name of ["sort/a-b", "sort/a.b", "sort/a/x", "sort/a0", "sort/b/c/d"]) write(project, name, `${name}\n`);
   write(project, "bin/run.sh", "#!/bin/sh\necho hi\n");
   chmodSync(path.join(project, "bin/run.sh"), 0o755);
   symlinkSync("src/d1/f1.txt", path.join(project, "link"));
@@ -74,6 +75,10 @@ describe("a first snapshot stored by the workers", () => {
     git(["add", "-A"], { GIT_INDEX_FILE: tempIndex });
     const expected = git(["write-tree"], { GIT_INDEX_FILE: tempIndex }).trim();
     expect(capture.tree).toBe(expected);
+    // The trees were written into a pack with the files: write-tree found each stored and wrote
+    // none loose; the only loose object is the commit.
+    const loose = readdirSync(path.join(data, "1.git", "objects")).filter((d) => /^[0-9a-f]{2}$/.test(d)).flatMap((d) => readdirSync(path.join(data, "1.git", "objects", d)));
+    expect(loose).toHaveLength(1);
     const files = git(["ls-tree", "-r", "--name-only", "-z", capture.tree]).split("\0").filter(Boolean);
     expect(files).toContain("link");
     expect(files).not.toContain("ignored/x.txt");
@@ -105,6 +110,10 @@ describe("a first snapshot stored by the workers", () => {
     const old = new Date(Date.now() - 3_600_000);
     utimesSync(path.join(project, "src/d3/f3.txt"), old, old);
     write(project, "fresh.txt", "aaaa\n");
+    // Fresh whenever it is read, however long the snapshot's process takes to start on a loaded
+    // machine: its mtime is ahead of the clock.
+    const soon = new Date(Date.now() + 120_000);
+    utimesSync(path.join(project, "fresh.txt"), soon, soon);
     const first = await repo.capture("first", 1e9, []);
     const sizes = new Map(
       git(["ls-files", "--debug", "--", "fresh.txt", "src/d3/f3.txt"])
@@ -114,6 +123,7 @@ describe("a first snapshot stored by the workers", () => {
     expect(sizes.get("fresh.txt")).toBe("0");
     expect(sizes.get("src/d3/f3.txt")).toBe(String("file 3\n".repeat(4).length));
     write(project, "fresh.txt", "bbbb\n");
+    utimesSync(path.join(project, "fresh.txt"), soon, soon);
     const next = await repo.capture("next", 1e9, []);
     expect(next.commit).not.toBe(first.commit);
     expect(next.changes.map((c) => c.path.toString())).toEqual(["fresh.txt"]);

@@ -13,6 +13,7 @@ import { ShadowRepo } from "../../app/main/checkpoints/shadow-repo.ts";
 import { ComputePool } from "../../app/main/workers/compute-pool.ts";
 import { indexVarint } from "../../app/main/workers/index-writer.ts";
 import { runStoreBlobsJob, windowBitsFor } from "../../app/main/workers/pack-writer.ts";
+import { forkHelper } from "../../app/main/workers/snapshot-client.ts";
 import { cleanup, tempDir, write } from "../checkpoints/helpers.ts";
 
 const dirs: string[] = [];
@@ -92,11 +93,9 @@ describe("a first snapshot without a working pool", () => {
         return super.run(args, options);
       }
     }
-    const broken = new ComputePool({ size: 1, workerFile: path.join(data, "missing-worker.mjs") });
     const gitDir = path.join(data, "1.git");
-    const repo = new ShadowRepo(gitDir, project, new Recording(path.join(data, "no-hooks")), false, { normal: broken, background: () => broken });
+    const repo = new ShadowRepo(gitDir, project, new Recording(path.join(data, "no-hooks")), false, { launch: forkHelper, file: path.join(data, "missing-process.mjs") });
     const capture = await repo.capture("first", 1e9, []);
-    await broken.close();
     expect(calls).toContain("update-index");
     const temp = path.join(data, "check-index");
     const git = (...args: string[]) => execFileSync("git", [`--git-dir=${gitDir}`, `--work-tree=${project}`, ...args], { encoding: "utf8", env: { ...env, GIT_INDEX_FILE: temp } });

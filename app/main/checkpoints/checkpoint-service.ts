@@ -20,7 +20,8 @@ import { existsSync, mkdtempSync, renameSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentMessage, AssistantMessage } from "../../shared/agent-types.ts";
-import { ComputePool, computePool } from "../workers/compute-pool.ts";
+import { type ComputePool, computePool } from "../workers/compute-pool.ts";
+import { forkHelper, type HelperLauncher } from "../workers/snapshot-client.ts";
 import { MAX_DIFF_FILE_BYTES } from "../tools/file-jobs.ts";
 import { CheckpointDb, type CheckpointKind, type CheckpointRow } from "./checkpoint-db.ts";
 import { checkpointsDir, GitError, GitRunner } from "./git-runner.ts";
@@ -75,13 +76,14 @@ export interface CheckpointServiceOptions {
   onNotice?: (level: "warning" | "error", message: string) => void;
   gitCommand?: string;
   /**
-   * Store a new project's first snapshot with the compute pool's worker threads (first-snapshot.ts)
-   * instead of git. Off by default: measured, the process keeps the workers' memory afterwards
-   * (RSS 82 to 333 MB for 20,000 files / 200 MB), and every later spawn (git, bash, rg) then costs
-   * 13 ms instead of 1.9 (6.8 ms of CPU instead of 1.3): a turn's checkpoint went from 112 to about
-   * 150 ms. To be turned on once the job runs in a process of its own.
+   * How a new project's first snapshot is stored: "process" (default), by a process of its own
+   * with two worker threads (first-snapshot.ts), which exits when done, so its memory does not stay
+   * with the app (kept, it made every later spawn of git or bash about 7 times slower); "git", by
+   * git's update-index processes (also the fallback when the process cannot run).
    */
-  firstSnapshotWorkers?: boolean;
+  firstSnapshot?: "process" | "git";
+  /** Starts the snapshot process: child_process.fork by default; the Electron app passes utilityProcess. */
+  launchHelper?: HelperLauncher;
 }
 
 export class CheckpointService {
@@ -92,8 +94,8 @@ export class CheckpointService {
   readonly readOnly: boolean;
   readonly #o: CheckpointServiceOptions;
   readonly #repos = new Map<number, ShadowRepo>();
-  /** Workers of background first snapshots (lowest priority; first-snapshot.ts), made on first use. */
-  #backgroundPool: ComputePool | undefined;
+  /** Stops first snapshots' processes when the service closes. */
+  readonly #closing = new AbortController();
   readonly #turns = new Map<string, Promise<CheckpointRow | null>>();
   readonly #warned = new Set<string>();
   readonly #prepared = new Set<number>();
@@ -118,8 +120,8 @@ export class CheckpointService {
   repo(projectId: number, projectDir: string): ShadowRepo {
     let repo = this.#repos.get(projectId);
     if (!repo || repo.projectDir !== projectDir) {
-      const pools = this.#o.firstSnapshotWorkers ? { normal: this.pool, background: () => (this.#backgroundPool ??= new ComputePool({ size: 2, idleMs: 10_000 })) } : null;
-      repo = new ShadowRepo(join(this.dir, "projects", `${projectId}.git`), projectDir, this.git, this.readOnly, pools);
+      const snapshot = this.#o.firstSnapshot === "git" ? null : { launch: this.#o.launchHelper ?? forkHelper };
+      repo = new ShadowRepo(join(this.dir, "projects", `${projectId}.git`), projectDir, this.git, this.readOnly, snapshot, this.#closing.signal);
       this.#repos.set(projectId, repo);
     }
     return repo;
@@ -337,9 +339,10 @@ export class CheckpointService {
   async close(): Promise<void> {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
+    // A first snapshot still being stored is stopped (its process killed): it is taken again next time.
+    this.#closing.abort();
     await Promise.allSettled([...this.#turns.values()]);
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
-    await this.#backgroundPool?.close();
     this.db.close();
   }
 }

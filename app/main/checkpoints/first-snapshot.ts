@@ -14,23 +14,24 @@
 // storing calls (and its write-tree) 120 s plus 1 s per MB to store (at least 1 MB/s of
 // progress); past that a call is stopped (GitError "timeout"), never left to hang. A turn's
 // calls keep GitRunner's 120 s.
-// A first snapshot into a store without an index (storeFirstSnapshot) is stored by the compute
-// pool's workers instead (workers/pack-writer.ts: Node's SHA-1, zlib at the store's level, packs
-// written from Node; workers/index-writer.ts: the index with every file's stat data): the files are
-// cut into STORE_CHUNKS runs of about equal bytes that the pool's workers take in turn, so both
-// CPUs work and a worker held by other work does not hold up the rest. A worker that cannot start
-// or dies falls back to git (storeMany).
+// A first snapshot into a store without an index (storeFirstSnapshot) is stored by a process of
+// its own instead (workers/snapshot-process.ts, with two worker threads: Node's SHA-1, zlib at the
+// store's level, packs written from Node, the trees packed too, the index with every file's stat
+// data written from Node), which exits when done, so the memory it needed leaves with it (kept by
+// the app's process, it made every later spawn of git or bash about 7 times slower). A process
+// that cannot start, crashes or is killed falls back to git (storeMany); it never runs git.
 // Contract: resolves when every path is in the index; rejects with the GitError of the first call
 // that failed; the temporary index is removed either way. The caller holds the repository.
 import type { Buffer } from "node:buffer";
-import { rm, stat } from "node:fs/promises";
+import { readdir, rm, stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { type ComputePool, ComputeTimeoutError, ComputeUnavailableError } from "../workers/compute-pool.ts";
-import { STAT_FIELDS } from "../workers/pack-writer.ts";
+import { START_TIMEOUT_MS } from "../workers/compute-pool.ts";
+import { type HelperLauncher, runSnapshotProcess } from "../workers/snapshot-client.ts";
 import { GitError, type GitOptions, type GitResult } from "./git-runner.ts";
 import { joinNul } from "./path-bytes.ts";
 import { STORE_COMPRESSION } from "./shadow-layout.ts";
+import { CheckpointError } from "./shadow-types.ts";
 
 /** From this many files to store at once, objects go into packs. */
 export const BULK_MIN_FILES = 500;
@@ -40,8 +41,6 @@ export const FIRST_STATUS_TIMEOUT_MS = 600_000;
 /** The slowest progress accepted: 1 MB per second. */
 const MS_PER_MB = 1_000;
 let tempIndexCount = 0;
-/** Runs of files a first snapshot is cut into for the workers. */
-const STORE_CHUNKS = 4;
 
 /** The bound on each git call of a bulk store of `bytes` (see the header). */
 export function bulkStoreTimeoutMs(bytes: number): number {
@@ -75,14 +74,11 @@ export async function storeMany(git: Git, gitDir: string, paths: Buffer[], bytes
   await git(add, { input: joinNul(theirs), background, timeoutMs });
 }
 
-/**
- * The pools a first snapshot is stored by: `normal` (the app's compute pool) for one a turn waits
- * for; `background` for the one taken when a session is created: its workers lower their own
- * priority (pack-writer.ts), so they are a pool of their own, never running other jobs.
- */
-export interface StorePools {
-  normal: ComputePool;
-  background: () => ComputePool;
+/** How a first snapshot's process is started (workers/snapshot-client.ts). */
+export interface SnapshotHelper {
+  launch: HelperLauncher;
+  /** The process's script (tests); by default snapshotProcessFile(). */
+  file?: string;
 }
 
 /** Whether storeFirstSnapshot applies: many files and no index yet (a first snapshot). */
@@ -90,75 +86,51 @@ export async function canStoreFirstSnapshot(gitDir: string, files: number): Prom
   return files >= BULK_MIN_FILES && !(await stat(join(gitDir, "index")).catch(() => null));
 }
 
-/** Cuts `paths` into at most `count` runs of about equal bytes (`sizes`: each path's size). */
-export function cutByBytes(paths: readonly Buffer[], sizes: readonly number[], count: number): Buffer[][] {
-  const total = sizes.reduce((a, b) => a + b, 0) + paths.length;
-  const runs: Buffer[][] = [[]];
-  let bytes = 0;
-  paths.forEach((path, i) => {
-    const target = (total * runs.length) / count;
-    if (bytes >= target && runs.length < count) runs.push([]);
-    runs[runs.length - 1]!.push(path);
-    bytes += (sizes[i] ?? 0) + 1;
-  });
-  return runs.filter((run) => run.length > 0);
-}
-
 /**
- * Stores `paths` (sizes from their lstat, `bytes` in all) through the compute pool and writes the
- * store's index from what the workers read; call only when canStoreFirstSnapshot said so.
+ * Stores `paths` (sizes from their lstat, `bytes` in all) in the snapshot process, which writes the
+ * store's packs and index; call only when canStoreFirstSnapshot said so. A process that cannot
+ * start, crashes or is killed leaves the store as it was (its unfinished files are removed) and
+ * git stores the snapshot instead; a full disk, the time bound and `signal` (Lathe closing) end
+ * the capture with an error.
  */
 export async function storeFirstSnapshot(
-  pools: StorePools,
+  helper: SnapshotHelper,
   git: Git,
   repo: { gitDir: string; projectDir: string },
   paths: Buffer[],
   sizes: number[],
   bytes: number,
   background: boolean,
+  signal?: AbortSignal,
 ): Promise<void> {
   const timeoutMs = bulkStoreTimeoutMs(bytes);
-  const pool = background ? pools.background() : pools.normal;
-  const runs = cutByBytes(paths, sizes, STORE_CHUNKS);
-  const settled = await Promise.allSettled(
-    runs.map((run) =>
-      pool.run({ kind: "storeBlobs", gitDir: repo.gitDir, projectDir: repo.projectDir, paths: joinNul(run), level: STORE_COMPRESSION, lowPriority: background }, { timeoutMs }),
-    ),
+  const outcome = await runSnapshotProcess(
+    { gitDir: repo.gitDir, projectDir: repo.projectDir, paths: joinNul(paths), sizes: Float64Array.from(sizes), level: STORE_COMPRESSION, lowPriority: background, timeoutMs },
+    // The process's own bound covers its start and both of its steps.
+    { launch: helper.launch, file: helper.file, timeoutMs: timeoutMs * 2 + START_TIMEOUT_MS, signal, background },
   );
-  const failed = settled.find((s) => s.status === "rejected");
-  if (failed) {
-    if (failed.reason instanceof ComputeUnavailableError) return storeMany(git, repo.gitDir, paths, bytes, background);
-    throw poolFailure(failed.reason);
-  }
-  const kept: Buffer[] = [];
-  const ids: Uint8Array[] = [];
-  const stats: Uint32Array[] = [];
-  settled.forEach((s, r) => {
-    if (s.status !== "fulfilled") return;
-    const result = s.value;
-    runs[r]!.forEach((path, i) => {
-      if (!result.stored[i]) return;
-      kept.push(path);
-      ids.push(result.ids.subarray(i * 20, i * 20 + 20));
-      stats.push(result.stat.subarray(i * STAT_FIELDS, (i + 1) * STAT_FIELDS));
-    });
-  });
-  const allIds = new Uint8Array(kept.length * 20);
-  const allStats = new Uint32Array(kept.length * STAT_FIELDS);
-  ids.forEach((id, i) => allIds.set(id, i * 20));
-  stats.forEach((st, i) => allStats.set(st, i * STAT_FIELDS));
-  try {
-    await pool.run({ kind: "writeIndex", gitDir: repo.gitDir, paths: joinNul(kept), ids: allIds, stat: allStats }, { timeoutMs });
-  } catch (error) {
-    if (error instanceof ComputeUnavailableError) return storeMany(git, repo.gitDir, paths, bytes, background);
-    throw poolFailure(error);
+  if (outcome.ok) return;
+  await removeLeftovers(repo.gitDir, outcome.pid);
+  switch (outcome.failure) {
+    case "unavailable":
+      return storeMany(git, repo.gitDir, paths, bytes, background);
+    case "aborted":
+      throw new CheckpointError("failed", "The first checkpoint was stopped: Lathe is closing.");
+    case "timeout":
+      throw new GitError("timeout", `Storing the first checkpoint took longer than ${Math.round(timeoutMs / 1000)} s and was stopped.`);
+    case "disk-full":
+      throw new GitError("disk-full", "The disk is full: the checkpoint store could not be written. Free some space and try again.");
+    case "failed":
+      throw new GitError("failed", `The first checkpoint could not be stored: ${outcome.message}`);
   }
 }
 
-function poolFailure(error: unknown): GitError {
-  if (error instanceof ComputeTimeoutError)
-    return new GitError("timeout", `Storing the first checkpoint took longer than ${Math.round(error.timeoutMs / 1000)} s and was stopped.`);
-  const message = error instanceof Error ? error.message : String(error);
-  if (/ENOSPC|EDQUOT/.test(message)) return new GitError("disk-full", "The disk is full: the checkpoint store could not be written. Free some space and try again.");
-  return new GitError("failed", `The first checkpoint could not be stored: ${message}`);
+/** Removes what a snapshot process that did not finish may have left: its temporary packs and the index lock. */
+async function removeLeftovers(gitDir: string, pid: number | undefined): Promise<void> {
+  const packDir = join(gitDir, "objects", "pack");
+  const names = pid === undefined ? [] : await readdir(packDir).catch(() => []);
+  await Promise.all([
+    ...names.filter((name) => name.startsWith(`tmp_pack_lathe_${pid}_`)).map((name) => rm(join(packDir, name), { force: true })),
+    rm(join(gitDir, "index.lock"), { force: true }),
+  ]);
 }

@@ -18,8 +18,8 @@
 // HEAD and index always hold the last one); those paths are lstat-ed: regular files over
 // `maxFileBytes` are not stored, only recorded (size, mtime) in the capture's `large` list; the
 // rest go to `git update-index --add --remove --replace` (many files into packs: first-snapshot.ts;
-// a first snapshot's files are stored and its index written by the compute pool's workers
-// instead), then `write-tree`; the commit is written from Node (loose-object.ts; each capture's commit has
+// a first snapshot's files, trees and index are written by a process of its own instead), then
+// `write-tree`; the commit is written from Node (loose-object.ts; each capture's commit has
 // the previous one as parent, so every stored tree stays reachable, `git gc` included).
 // Speed (bench:checkpoint-git, 20,000 files / 200 MB): status costs about 50 ms of CPU, most of
 // it lstat() of every tracked file, which no setting avoids without a file-system monitor
@@ -36,7 +36,7 @@ import { Buffer } from "node:buffer";
 import { lstat, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { BlobReader } from "./blob-reader.ts";
-import { BULK_MIN_FILES, bulkStoreTimeoutMs, canStoreFirstSnapshot, FIRST_STATUS_TIMEOUT_MS, storeFirstSnapshot, storeMany, type StorePools } from "./first-snapshot.ts";
+import { BULK_MIN_FILES, bulkStoreTimeoutMs, canStoreFirstSnapshot, FIRST_STATUS_TIMEOUT_MS, type SnapshotHelper, storeFirstSnapshot, storeMany } from "./first-snapshot.ts";
 import { GitError, type GitRunner } from "./git-runner.ts";
 import { parseRawDiff, parseStatus } from "./git-output.ts";
 import { writeCommit } from "./loose-object.ts";
@@ -55,18 +55,21 @@ export class ShadowRepo {
   #lastTree: { commit: string; tree: string } | undefined;
 
   readonly #readOnly: boolean;
-  readonly #pools: StorePools | null;
+  readonly #snapshot: SnapshotHelper | null;
+  readonly #signal: AbortSignal | undefined;
 
   /**
    * `readOnly`: another Lathe owns the data folder: the repository is only read, never set up.
-   * `pools`: the compute pools that store a first snapshot (first-snapshot.ts); without them, git does.
+   * `snapshot`: how the process that stores a first snapshot starts (first-snapshot.ts); without
+   * it, git stores it. `signal`: stops a first snapshot's process (Lathe closing).
    */
-  constructor(gitDir: string, projectDir: string, git: GitRunner, readOnly = false, pools: StorePools | null = null) {
+  constructor(gitDir: string, projectDir: string, git: GitRunner, readOnly = false, snapshot: SnapshotHelper | null = null, signal?: AbortSignal) {
     this.gitDir = gitDir;
     this.projectDir = projectDir;
     this.#git = git;
     this.#readOnly = readOnly;
-    this.#pools = pools;
+    this.#snapshot = snapshot;
+    this.#signal = signal;
   }
 
   /** Runs `task` after every task queued before it (one index per repository). */
@@ -223,7 +226,8 @@ export class ShadowRepo {
   /** Hashes and stores `paths` (`bytes` in all) and records them, with their stat data, in the index. */
   async #store(paths: Buffer[], sizes: number[], bytes: number, first: boolean, background: boolean): Promise<void> {
     const git = (args: string[], options: Parameters<GitRunner["run"]>[1] = {}) => this.git(args, options);
-    if (first && this.#pools && (await canStoreFirstSnapshot(this.gitDir, paths.length))) return storeFirstSnapshot(this.#pools, git, this, paths, sizes, bytes, background);
+    if (first && this.#snapshot && (await canStoreFirstSnapshot(this.gitDir, paths.length)))
+      return storeFirstSnapshot(this.#snapshot, git, this, paths, sizes, bytes, background, this.#signal);
     if (paths.length >= BULK_MIN_FILES) return storeMany(git, this.gitDir, paths, bytes, background);
     // A turn's few files: loose objects.
     await this.git(["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { input: joinNul(paths), background });

@@ -11,6 +11,7 @@ import { pathToFileURL } from "node:url";
 import { EVENT_CHANNEL, REQUEST_CHANNEL } from "../../shared/ipc/channels.ts";
 import type { SessionState } from "../../shared/ipc/contract.ts";
 import { createAppServices, type AppServices } from "../app-services.ts";
+import { utilityHelper } from "./utility-helper.ts";
 import { EventBatcher } from "../ipc/event-batcher.ts";
 import { FolderLockedError } from "../store/index.ts";
 import { takeProviderKeysFromEnvironment } from "../sandbox/env-keys.ts";
@@ -83,6 +84,8 @@ async function start(): Promise<void> {
       readOnly,
       // The bash grammar and the MCP servers start once the window is shown (createWindow).
       warmUp: "later",
+      // The first checkpoint's process: the RunAsNode fuse is off, so not child_process.fork.
+      launchHelper: utilityHelper,
     });
   try {
     services = open(false);

@@ -2,8 +2,9 @@
 // stored: one entry per stored path with its blob id, git mode and stat data, sorted as git sorts
 // (bytewise), so that git's next status compares stat data instead of hashing every file again.
 // git adds its extensions (cache tree at write-tree, untracked cache at status, the split index at
-// its next write) itself. Runs in a compute-pool worker (sorting and hashing 20,000 entries is not
-// the main thread's work).
+// its next write) itself. With `treesLevel`, the snapshot's trees are written first, into a pack
+// (tree-writer.ts), and the root tree's id returned. Runs in a compute-pool worker (sorting and
+// hashing 20,000 entries is not the main thread's work).
 // Contract: synchronous; the index is written to index.lock and renamed into place (never half
 // written; an existing index.lock, another writer, makes it throw); throws only on a file error.
 import { Buffer } from "node:buffer";
@@ -12,6 +13,7 @@ import { closeSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { splitNul } from "./nul-list.ts";
 import { STAT_FIELDS } from "./pack-writer.ts";
+import { writeTrees } from "./tree-writer.ts";
 
 export interface WriteIndexJob {
   kind: "writeIndex";
@@ -22,10 +24,14 @@ export interface WriteIndexJob {
   ids: Uint8Array;
   /** STAT_FIELDS values per path (pack-writer.ts). */
   stat: Uint32Array;
+  /** Also write the trees, at this zlib level (tree-writer.ts). */
+  treesLevel?: number;
 }
 
 export interface WriteIndexResult {
   entries: number;
+  /** The root tree's id (hex) when the trees were written. */
+  tree?: string;
 }
 
 /** git's index varint (as for offset deltas): 7 bits a byte, high bits first, each continuation one less. */
@@ -45,6 +51,16 @@ export function runWriteIndexJob(job: WriteIndexJob): WriteIndexResult {
   const paths = splitNul(Buffer.from(job.paths.buffer, job.paths.byteOffset, job.paths.byteLength));
   const ids = Buffer.from(job.ids.buffer, job.ids.byteOffset, job.ids.byteLength);
   const order = paths.map((_, i) => i).sort((a, b) => Buffer.compare(paths[a]!, paths[b]!));
+  const tree =
+    job.treesLevel === undefined
+      ? undefined
+      : writeTrees(
+          job.gitDir,
+          paths,
+          paths.map((_, i) => job.stat[i * STAT_FIELDS + 6]!),
+          paths.map((_, i) => ids.subarray(i * 20, i * 20 + 20)),
+          job.treesLevel,
+        );
   const parts: Buffer[] = [];
   const header = Buffer.alloc(12);
   header.write("DIRC", 0, "latin1");
@@ -82,5 +98,5 @@ export function runWriteIndexJob(job: WriteIndexJob): WriteIndexResult {
     rmSync(lock, { force: true });
     throw error;
   }
-  return { entries: paths.length };
+  return { entries: paths.length, ...(tree ? { tree } : {}) };
 }

@@ -30,6 +30,8 @@ export const STAT_FIELDS = 10;
 const PACK_BYTES = 128 * 1024 * 1024;
 const READ_TRIES = 3;
 const OBJ_BLOB = 3;
+/** The pack object type of a tree (tree-writer.ts). */
+export const OBJ_TREE = 2;
 const SAFE_AGE_S = 2n;
 
 export interface StoreBlobsJob {
@@ -67,7 +69,8 @@ export function windowBitsFor(size: number): number {
   return Math.min(15, Math.max(9, Math.ceil(Math.log2(size + 262))));
 }
 
-class PackBuilder {
+/** Writes objects into packs of objects/pack as they come (used by tree-writer.ts too). */
+export class PackBuilder {
   readonly #dir: string;
   #entries: PackEntry[] = [];
   #fd: number | null = null;
@@ -80,12 +83,12 @@ class PackBuilder {
     this.#dir = join(gitDir, "objects", "pack");
   }
 
-  /** Appends one blob (written at once: no pack is held in memory). */
-  add(id: Buffer, content: Buffer, level: number): void {
+  /** Appends one object, a blob unless `type` says otherwise (written at once: no pack is held in memory). */
+  add(id: Buffer, content: Buffer, level: number, type = OBJ_BLOB): void {
     const key = id.toString("hex");
     if (this.#seen.has(key)) return;
     this.#seen.add(key);
-    const header = objectHeader(content.length);
+    const header = objectHeader(content.length, type);
     const data = deflateSync(content, { level, windowBits: windowBitsFor(content.length) });
     const fd = this.#open();
     this.#entries.push({ id, offset: this.#offset, crc: crc32(data, crc32(header)) });
@@ -163,9 +166,9 @@ class PackBuilder {
 }
 
 /** A pack entry's header: type and size, 4 bits then 7 bits a byte, low bits first. */
-function objectHeader(size: number): Buffer {
+function objectHeader(size: number, type: number): Buffer {
   const bytes: number[] = [];
-  let byte = (OBJ_BLOB << 4) | (size & 0x0f);
+  let byte = (type << 4) | (size & 0x0f);
   let rest = Math.floor(size / 16);
   while (rest > 0) {
     bytes.push(byte | 0x80);
