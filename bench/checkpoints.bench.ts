@@ -3,13 +3,16 @@
 // node_modules folder the default excludes leave out), then:
 // - firstCheckpointMs: the first snapshot of the project into a new store, as a turn takes it
 //   when there is none yet (the background one runs at the lowest priority) (target <= 5,000);
-//   median and minimum of BENCH_FIRST_RUNS (3) fresh stores.
+//   median and minimum of BENCH_FIRST_RUNS (3) fresh stores (by a process of its own, as the app).
 // - checkpointMs: the after-checkpoint of a turn that changed 10 files (target <= 100, median),
 //   with checkpointMinMs; checkpointMainCpuMs: CPU the main process itself spent per checkpoint;
-//   checkpointGitCpuMs (and firstCheckpointGitCpuMs): CPU of its git processes, on average (from
-//   /proc: 10 ms ticks), which tells the work from the wait for a CPU on a loaded machine;
-//   firstCheckpointOwnCpuMs: the process's own CPU per first snapshot (the worker threads that
-//   store its files included).
+//   checkpointGitCpuMs: CPU of its git processes, on average (from /proc: 10 ms ticks), which tells
+//   the work from the wait for a CPU on a loaded machine; firstCheckpointChildCpuMs: the CPU of
+//   the first snapshot's child processes (git's, and the snapshot process with its worker
+//   threads); firstCheckpointOwnCpuMs: the bench process's own. BENCH_FIRST_SNAPSHOT=both also
+//   takes first snapshots with git, alternated with the app's (firstByMode); =git only git's.
+// - rssMB: the bench process's resident memory before and after the first snapshots (after a
+//   collection) and at the end: the snapshot's memory must leave with its process.
 // - rewindMs: applying a rewind of those 10 files (target <= 200, median), with rewindMinMs, and
 //   previewMs (the preview before it, which takes a checkpoint and plans).
 //   Checkpoint and rewind runs alternate, turn after turn (BENCH_TURNS, default 9).
@@ -68,23 +71,35 @@ async function main() {
   makeSampleProject(project, FILES, TOTAL_MB);
   execFileSync("sync");
 
-  const firstTimes: number[] = [];
-  const firstCpuStart = childCpuMs();
-  const firstOwnCpuStart = process.cpuUsage();
+  // The first snapshot by the app's default (a process of its own) and, with
+  // BENCH_FIRST_SNAPSHOT=both, by git, alternated run after run (the app's default last, so the
+  // turns below run on its store); "git" alone measures git's.
+  const modes: ("process" | "git")[] = process.env.BENCH_FIRST_SNAPSHOT === "both" ? ["git", "process"] : [process.env.BENCH_FIRST_SNAPSHOT === "git" ? "git" : "process"];
+  const first: Record<string, { ms: number[]; childCpu: number; ownCpu: number }> = {};
+  for (const mode of modes) first[mode] = { ms: [], childCpu: 0, ownCpu: 0 };
+  const rssBeforeFirstMB = process.memoryUsage().rss / 1e6;
+  let lastData = "";
   for (let run = 0; run < FIRST_RUNS; run++) {
-    const data = path.join(work, `first-${run}`);
-    const cp = new CheckpointService({ dataDir: data, firstSnapshot: process.env.BENCH_FIRST_SNAPSHOT === "git" ? "git" : "process" });
-    const started = performance.now();
-    const row = await cp.capture({ sessionId: 1, projectId: 1, projectDir: project }, "before", "1:first", true);
-    firstTimes.push(performance.now() - started);
-    if (!row) throw new Error("no first checkpoint");
-    await cp.close();
-    if (run < FIRST_RUNS - 1) rmSync(data, { recursive: true, force: true });
+    for (const mode of modes) {
+      if (lastData) rmSync(lastData, { recursive: true, force: true });
+      const data = path.join(work, `first-${mode}-${run}`);
+      const cp = new CheckpointService({ dataDir: data, firstSnapshot: mode });
+      const childCpu = childCpuMs();
+      const ownCpu = process.cpuUsage();
+      const started = performance.now();
+      const row = await cp.capture({ sessionId: 1, projectId: 1, projectDir: project }, "before", "1:first", true);
+      first[mode]!.ms.push(performance.now() - started);
+      const own = process.cpuUsage(ownCpu);
+      first[mode]!.ownCpu += (own.user + own.system) / 1000 / FIRST_RUNS;
+      if (!row) throw new Error("no first checkpoint");
+      await cp.close();
+      first[mode]!.childCpu += (childCpuMs() - childCpu) / FIRST_RUNS;
+      lastData = data;
+    }
   }
-  const firstGitCpuMs = (childCpuMs() - firstCpuStart) / FIRST_RUNS;
-  const firstOwn = process.cpuUsage(firstOwnCpuStart);
-  const firstOwnCpuMs = (firstOwn.user + firstOwn.system) / 1000 / FIRST_RUNS;
-  const data = path.join(work, `first-${FIRST_RUNS - 1}`);
+  global.gc?.();
+  const rssAfterFirstMB = process.memoryUsage().rss / 1e6;
+  const data = lastData;
   const cp = new CheckpointService({ dataDir: data, maxFileBytes: () => 10 * 1024 * 1024 });
   const rewinder = new Rewinder(cp);
   const session = new BenchSession();
@@ -165,21 +180,28 @@ async function main() {
     if (!("done" in result) || result.done.written !== 10) throw new Error(`rewind did not restore 10 files: ${JSON.stringify(result).slice(0, 300)}`);
   }
   load.push(loadavg()[0]!);
-  const first = stats(firstTimes);
+  const firstOf = (mode: string) => {
+    const m = first[mode]!;
+    const st = stats(m.ms);
+    return { medianMs: st.median, minMs: st.min, childCpuMs: Math.round(m.childCpu), ownCpuMs: Math.round(m.ownCpu) };
+  };
+  const shipped = firstOf(modes[modes.length - 1]!);
   const checkpoint = stats(checkpointTimes);
   const rewind = stats(rewindTimes);
   console.log(
     JSON.stringify({
       files: FILES,
       projectMB: TOTAL_MB,
-      firstCheckpointMs: first.median,
-      firstCheckpointMinMs: first.min,
+      firstCheckpointMs: shipped.medianMs,
+      firstCheckpointMinMs: shipped.minMs,
       checkpointMs: checkpoint.median,
       checkpointMinMs: checkpoint.min,
       checkpointMainCpuMs: stats(checkpointCpu).median,
       checkpointGitCpuMs: Math.round(checkpointGitCpu / checkpointTimes.length),
-      firstCheckpointGitCpuMs: Math.round(firstGitCpuMs),
-      firstCheckpointOwnCpuMs: Math.round(firstOwnCpuMs),
+      firstCheckpointChildCpuMs: shipped.childCpuMs,
+      firstCheckpointOwnCpuMs: shipped.ownCpuMs,
+      firstByMode: Object.fromEntries(modes.map((mode) => [mode, firstOf(mode)])),
+      rssMB: { beforeFirst: Math.round(rssBeforeFirstMB), afterFirst: Math.round(rssAfterFirstMB), end: Math.round(process.memoryUsage().rss / 1e6) },
       rewindMs: rewind.median,
       rewindMinMs: rewind.min,
       previewMs: stats(previewTimes).median,

@@ -7,7 +7,7 @@ import { chmodSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } f
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { bulkStoreTimeoutMs } from "../../app/main/checkpoints/first-snapshot.ts";
-import { GitError, GitRunner, type GitOptions } from "../../app/main/checkpoints/git-runner.ts";
+import { GitError, gitEnvironment, GitRunner, type GitOptions } from "../../app/main/checkpoints/git-runner.ts";
 import { commitBody } from "../../app/main/checkpoints/loose-object.ts";
 import { ShadowRepo } from "../../app/main/checkpoints/shadow-repo.ts";
 import { bash, cleanup, FakeSession, makeService, snapshot, tempDir, write } from "./helpers.ts";
@@ -149,7 +149,8 @@ describe("time bounds of the store's git calls", () => {
     calls.length = 0;
     write(project, "f1.txt", "changed");
     await repo.capture("turn", 1e9, []);
-    expect(calls.map((c) => c.command)).toEqual(["status", "update-index", "write-tree"]);
+    // A turn: status, then its files stored and the tree written by one spawn.
+    expect(calls.map((c) => c.command)).toEqual(["status", "lathe-store-and-write-tree"]);
     for (const c of calls) expect(c.timeoutMs).toBeUndefined();
   }, 60_000);
 
@@ -166,5 +167,56 @@ describe("time bounds of the store's git calls", () => {
     expect((error as GitError).failure).toBe("timeout");
     expect((error as GitError).message).toMatch(/^git status took longer than/);
     expect(Date.now() - started).toBeLessThan(25_000);
+  });
+});
+
+describe("a turn's capture in two spawns", () => {
+  it("stores what a turn changed with one git alias and writes the tree git add -A makes", async () => {
+    const project = tempDir("lathe-cp-alias-");
+    const data = tempDir("lathe-cp-alias-data-");
+    dirs.push(project, data);
+    const gitDir = path.join(data, "1.git");
+    const calls: string[] = [];
+    class Recording extends GitRunner {
+      override run(args: string[], options: GitOptions = {}) {
+        calls.push(args.filter((a) => !a.startsWith("-") && !a.includes("=")).join(" "));
+        return super.run(args, options);
+      }
+    }
+    const repo = new ShadowRepo(gitDir, project, new Recording(path.join(data, "no-hooks")));
+    for (let i = 0; i < 20; i++) write(project, `d${i % 3}/f${i}.txt`, `${i}\n`);
+    await repo.capture("first", 1e9, []);
+    const expected = () => {
+      const temp = path.join(data, `check-${calls.length}`);
+      const git = (...args: string[]) =>
+        execFileSync("git", [`--git-dir=${gitDir}`, `--work-tree=${project}`, ...args], { encoding: "utf8", env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", GIT_INDEX_FILE: temp } });
+      git("add", "-A");
+      return git("write-tree").trim();
+    };
+    calls.length = 0;
+    write(project, "d1/f1.txt", "changed\n");
+    write(project, "d2/new.txt", "new\n");
+    const turn = await repo.capture("turn", 1e9, []);
+    expect(calls).toEqual(["status", "lathe-store-and-write-tree"]);
+    expect(turn.tree).toBe(expected());
+    expect(turn.changes.map((c) => [c.path.toString(), c.status]).sort()).toEqual([
+      ["d1/f1.txt", "modified"],
+      ["d2/new.txt", "added"],
+    ]);
+    // A deletion takes the calls that can remove (update-index --force-remove, write-tree).
+    calls.length = 0;
+    rmSync(path.join(project, "d0/f0.txt"));
+    write(project, "d0/f3.txt", "changed too\n");
+    const next = await repo.capture("next", 1e9, []);
+    expect(next.tree).toBe(expected());
+    expect(calls).toContain("write-tree");
+  }, 60_000);
+
+  it("gives git (and the shell of its alias) no BASH_ENV or ENV script to run", () => {
+    const env = gitEnvironment({ PATH: "/usr/bin", BASH_ENV: "/tmp/run-me.sh", ENV: "/tmp/run-me-too.sh", GIT_DIR: "/elsewhere" });
+    expect(env.PATH).toBe("/usr/bin");
+    expect(env).not.toHaveProperty("BASH_ENV");
+    expect(env).not.toHaveProperty("ENV");
+    expect(env).not.toHaveProperty("GIT_DIR");
   });
 });

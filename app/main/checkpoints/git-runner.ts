@@ -2,7 +2,7 @@
 // time): stdout and stderr come back as Buffers, stdin is written from a Buffer.
 // Isolation: no system or global configuration (GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL=/dev/null),
 // no GIT_* variable of Lathe's own environment (a GIT_DIR or GIT_INDEX_FILE there would point git
-// at another repository), no prompts, no pager, no optional locks on repositories that are not ours.
+// at another repository), no BASH_ENV or ENV (a script a shell started by a git alias would run), no prompts, no pager, no optional locks on repositories that are not ours.
 // Every call adds `-c core.hooksPath=<empty folder> -c core.fsmonitor=false -c protocol.allow=never`,
 // so no hook, no file-system monitor and no transport (a promisor remote's lazy fetch, its ssh
 // command) of any repository ever runs.
@@ -55,7 +55,8 @@ const DEFAULT_TIMEOUT_MS = 120_000;
 export function gitEnvironment(base: NodeJS.ProcessEnv = process.env, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(base)) {
-    if (value === undefined || key.startsWith("GIT_") || key === "EDITOR" || key === "VISUAL" || key === "PAGER") continue;
+    // BASH_ENV / ENV: a script a non-interactive shell would run first (a turn's git alias runs in `sh -c`).
+    if (value === undefined || key.startsWith("GIT_") || key === "EDITOR" || key === "VISUAL" || key === "PAGER" || key === "BASH_ENV" || key === "ENV") continue;
     env[key] = value;
   }
   return {
