@@ -17,11 +17,13 @@
 // a first snapshot's ownCpuMs is this process's own (every thread: the compute pool's workers too).
 // The variants:
 //   after: the store as shipped: app/main/checkpoints/shadow-repo.ts itself (its configuration
-//          from shadow-layout.ts, its sequence of calls: status, update-index, write-tree, the
-//          commit written from Node; a first snapshot by first-snapshot.ts);
+//          from shadow-layout.ts, its sequence of calls: status, then update-index and write-tree
+//          in one spawn, the commit written from Node; a first snapshot by its own process);
 //   after-unsplit: `after` with core.splitIndex off in that configuration (the split's share);
 //   after-git: `after` with its first snapshot stored by git (first-snapshot.ts's storeMany: two
-//          update-index processes into packs) instead of the compute pool's workers;
+//          update-index processes into packs, its trees loose) instead of the snapshot process;
+//   after-3spawns: `after` with a turn's update-index and write-tree spawned one after the other
+//          from this process, as before they became one git alias (three spawns a turn, not two);
 //   v2 (historic: the store before the split index and the Node-written commit): a first
 //      snapshot streamed into packs by two update-index processes, the untracked cache used by
 //      status, a whole index written by every call, `commit-tree` as a fourth process;
@@ -31,12 +33,13 @@
 //   loose0: `before` with loose objects stored uncompressed (core.looseCompression=0);
 //   bulk-single: v2 with one update-index process only.
 import { execFileSync } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
-import { GitRunner } from "../app/main/checkpoints/git-runner.ts";
+import { GitRunner, type GitOptions, type GitResult } from "../app/main/checkpoints/git-runner.ts";
 import { joinNul } from "../app/main/checkpoints/path-bytes.ts";
 import { parseStatus } from "../app/main/checkpoints/git-output.ts";
+import { layOutShadowRepo, SHADOW_BASE_CONFIG } from "../app/main/checkpoints/shadow-layout.ts";
 import { ShadowRepo } from "../app/main/checkpoints/shadow-repo.ts";
 import { forkHelper } from "../app/main/workers/snapshot-client.ts";
 import { duSync, makeSampleProject, sampleFileName } from "./support/sample-project.ts";
@@ -59,26 +62,7 @@ interface Variant {
   bulk: boolean;
 }
 
-const BASE_CONFIG = `[core]
-	repositoryformatversion = 0
-	filemode = true
-	bare = false
-	autocrlf = false
-	safecrlf = false
-	symlinks = true
-	untrackedCache = true
-	quotePath = false
-	logAllRefUpdates = false
-[index]
-	version = 4
-[gc]
-	auto = 0
-[user]
-	name = Lathe
-	email = checkpoints@lathe.invalid
-[commit]
-	gpgSign = false
-`;
+const BASE_CONFIG = SHADOW_BASE_CONFIG;
 const LEVEL1 = "[core]\n\tlooseCompression = 1\n\tcompression = 1\n[pack]\n\tcompression = 1\n";
 const STATUS = ["status", "--porcelain=v2", "-z", "--no-renames", "--ignore-submodules=all"];
 const HISTORIC: Record<string, Variant> = {
@@ -93,7 +77,17 @@ const HISTORIC: Record<string, Variant> = {
   loose0: { config: `${BASE_CONFIG}[core]\n\tlooseCompression = 0\n\tcompression = 0\n`, statusArgs: ["-uall"], firstProcesses: 1, bulk: false },
   "bulk-single": { config: `${BASE_CONFIG + LEVEL1}[status]\n\tshowUntrackedFiles = all\n`, statusArgs: [], firstProcesses: 1, bulk: true },
 };
-const SHIPPED = ["after", "after-unsplit", "after-git"];
+const SHIPPED = ["after", "after-unsplit", "after-git", "after-3spawns"];
+
+/** The store's git as before a turn's update-index and write-tree became one spawn: the alias run as its two commands, each spawned from here. */
+class ThreeSpawnGit extends GitRunner {
+  override async run(args: string[], options: GitOptions = {}): Promise<GitResult> {
+    if (!args.includes("lathe-store-and-write-tree")) return super.run(args, options);
+    await super.run(["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], options);
+    return super.run(["write-tree"], { ...options, input: undefined });
+  }
+}
+const threeSpawnGit = new ThreeSpawnGit(path.join(work, "no-hooks"));
 const SHIPPED_STATUS = ["-c", "status.showUntrackedFiles=all", ...STATUS];
 /** The shipped store of each "after" variant (the one the turns use: the last first snapshot's). */
 const shipped = new Map<string, ShadowRepo>();
@@ -103,7 +97,7 @@ async function newVariantStore(name: string): Promise<string> {
   if (!SHIPPED.includes(name)) return newStore(`${name}.git`, HISTORIC[name]!);
   const gitDir = path.join(work, `${name}.git`);
   rmSync(gitDir, { recursive: true, force: true });
-  const repo = new ShadowRepo(gitDir, project, git, false, name === "after-git" ? null : { launch: forkHelper });
+  const repo = new ShadowRepo(gitDir, project, name === "after-3spawns" ? threeSpawnGit : git, false, name === "after-git" ? null : { launch: forkHelper });
   await repo.ready();
   if (name === "after-unsplit") {
     const config = path.join(gitDir, "config");
@@ -125,16 +119,11 @@ function childCpuMs(): number {
   return (Number(fields[13]) + Number(fields[14])) * 10;
 }
 
-function newStore(name: string, variant: Variant): string {
+/** A new store laid out as the app lays it out (shadow-layout.ts), with the variant's configuration. */
+async function newStore(name: string, variant: Variant): Promise<string> {
   const gitDir = path.join(work, name);
   rmSync(gitDir, { recursive: true, force: true });
-  mkdirSync(path.join(gitDir, "objects", "info"), { recursive: true });
-  mkdirSync(path.join(gitDir, "refs", "heads"), { recursive: true });
-  mkdirSync(path.join(gitDir, "info"), { recursive: true });
-  writeFileSync(path.join(gitDir, "HEAD"), "ref: refs/heads/checkpoints\n");
-  writeFileSync(path.join(gitDir, "config"), variant.config);
-  writeFileSync(path.join(gitDir, "info", "exclude"), "node_modules/\n");
-  writeFileSync(path.join(gitDir, "info", "attributes"), "* -text -eol -filter -ident -working-tree-encoding\n");
+  await layOutShadowRepo(gitDir, git.hooksDir, variant.config);
   return gitDir;
 }
 
