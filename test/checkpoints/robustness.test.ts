@@ -2,9 +2,8 @@
 // with a node_modules folder, a data folder on a full disk (a real tmpfs; skipped where it cannot
 // be mounted), a damaged store that is set aside.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { availableParallelism } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeWhen } from "../support/requirements.ts";
@@ -80,10 +79,11 @@ describe("checkpoints under pressure", () => {
     await session.turn([{ name: "bash" }], () => {
       bash(project, "echo changed >> src/d1/f1.ts; mkdir src/d1/sub; echo new > src/d1/sub/n.ts; echo new > src/d2/n2.ts");
     });
-    // A pack per storing process (two on two CPUs or more) holds the 1,200 blobs of the first
-    // snapshot; what is loose is a turn's few files and the trees and commits; no temporary index or pack is left.
+    // The first snapshot's process packs the 1,200 blobs (a pack per run of files: four) and the
+    // trees (one more); what is loose is a turn's few files, trees and the commits; no temporary
+    // index or pack is left.
     const packFiles = readdirSync(path.join(gitDir, "objects", "pack"));
-    expect(packFiles.filter((f) => f.endsWith(".pack")).length).toBe(availableParallelism() >= 2 ? 2 : 1);
+    expect(packFiles.filter((f) => f.endsWith(".pack")).length).toBe(5);
     expect(packFiles.filter((f) => f.startsWith("tmp_"))).toEqual([]);
     expect(readdirSync(gitDir).filter((f) => f.startsWith("index."))).toEqual([]);
     const loose = Number(/^count: (\d+)$/m.exec(git("count-objects", "-v"))![1]);
@@ -133,4 +133,26 @@ describeWhen(tmpfs.missing, "a data folder on a full disk", () => {
     await expect(rewinder.preview(session, session.sessionId, { position: asked })).rejects.toThrow(/Nothing to rewind|disk is full/);
     expect(readFileSync(path.join(project, "blob0.txt"), "utf8")).toBe("changed");
   });
+
+  it("a first snapshot's own process on a full disk: says so and leaves no half-written pack or index", async () => {
+    rmSync(path.join(mountPoint, "data"), { recursive: true, force: true });
+    const notices: string[] = [];
+    const data = path.join(mountPoint, "data-first");
+    mkdirSync(data);
+    try {
+      const { project, cp } = setup(notices, data);
+      // 600 files (the process stores 500 or more), 2.4 MB incompressible: past the 600 KB.
+      for (let i = 0; i < 600; i++) write(project, `d${i % 7}/f${i}.txt`, randomBytes(3_000).toString("base64"));
+      const row = await cp.capture({ sessionId: 1, projectId: 1, projectDir: project }, "before", "1:x");
+      expect(row).toBeNull();
+      expect(notices.join("\n")).toMatch(/disk is full/i);
+      const gitDir = path.join(data, "checkpoints", "projects", "1.git");
+      const packDir = path.join(gitDir, "objects", "pack");
+      expect(existsSync(packDir) ? readdirSync(packDir).filter((n) => n.startsWith("tmp_")) : []).toEqual([]);
+      expect(existsSync(path.join(gitDir, "index"))).toBe(false);
+      expect(existsSync(path.join(gitDir, "index.lock"))).toBe(false);
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
