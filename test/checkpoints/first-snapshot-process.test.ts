@@ -135,10 +135,7 @@ describe("the first snapshot's process", () => {
   it("past its time bound, it is killed and reported", async () => {
     const { project, gitDir } = setup(50);
     const { launch, started } = recordingLauncher();
-    const paths = Buffer.from(
-      Array.from({ length: 50 }, (_, i) => `d${i % 11}/f${i}.txt\0`).join(""),
-      "latin1",
-    );
+    const paths = Buffer.from(Array.from({ length: 50 }, (_, i) => `d${i % 11}/f${i}.txt\0`).join(""), "latin1");
     const outcome = await runSnapshotProcess(
       { gitDir, projectDir: project, paths, sizes: new Float64Array(50), level: 1, lowPriority: false, timeoutMs: 60_000 },
       { launch, timeoutMs: 1, background: false },

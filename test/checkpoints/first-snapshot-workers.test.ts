@@ -77,7 +77,9 @@ describe("a first snapshot stored by the workers", () => {
     expect(capture.tree).toBe(expected);
     // The trees were written into a pack with the files: write-tree found each stored and wrote
     // none loose; the only loose object is the commit.
-    const loose = readdirSync(path.join(data, "1.git", "objects")).filter((d) => /^[0-9a-f]{2}$/.test(d)).flatMap((d) => readdirSync(path.join(data, "1.git", "objects", d)));
+    const loose = readdirSync(path.join(data, "1.git", "objects"))
+      .filter((d) => /^[0-9a-f]{2}$/.test(d))
+      .flatMap((d) => readdirSync(path.join(data, "1.git", "objects", d)));
     expect(loose).toHaveLength(1);
     const files = git(["ls-tree", "-r", "--name-only", "-z", capture.tree]).split("\0").filter(Boolean);
     expect(files).toContain("link");

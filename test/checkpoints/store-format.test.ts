@@ -189,7 +189,10 @@ describe("a turn's capture in two spawns", () => {
     const expected = () => {
       const temp = path.join(data, `check-${calls.length}`);
       const git = (...args: string[]) =>
-        execFileSync("git", [`--git-dir=${gitDir}`, `--work-tree=${project}`, ...args], { encoding: "utf8", env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", GIT_INDEX_FILE: temp } });
+        execFileSync("git", [`--git-dir=${gitDir}`, `--work-tree=${project}`, ...args], {
+          encoding: "utf8",
+          env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", GIT_INDEX_FILE: temp },
+        });
       git("add", "-A");
       return git("write-tree").trim();
     };

@@ -54,11 +54,7 @@ const LSTAT_CONCURRENCY = 64;
  * 5 ms of the main thread's CPU per git call at 135 MB of RSS), a shell and two small git
  * processes far less. The tree id is the only output (update-index prints nothing).
  */
-const STORE_AND_WRITE_TREE = [
-  "-c",
-  "alias.lathe-store-and-write-tree=!git update-index --add --remove --replace -z --stdin && git write-tree",
-  "lathe-store-and-write-tree",
-];
+const STORE_AND_WRITE_TREE = ["-c", "alias.lathe-store-and-write-tree=!git update-index --add --remove --replace -z --stdin && git write-tree", "lathe-store-and-write-tree"];
 
 export class ShadowRepo {
   readonly gitDir: string;

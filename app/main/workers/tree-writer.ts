@@ -40,8 +40,7 @@ export function buildTrees(paths: readonly Buffer[], modes: readonly number[], i
   const write = (folder: Folder): Buffer => {
     const entries: { sortKey: Buffer; line: Buffer; id: Buffer }[] = [];
     for (const file of folder.files.values()) entries.push({ sortKey: file.name, line: entryLine(file.mode.toString(8), file.name), id: file.id });
-    for (const sub of folder.folders.values())
-      entries.push({ sortKey: Buffer.concat([sub.name, Buffer.from("/")]), line: entryLine("40000", sub.name), id: write(sub.folder) });
+    for (const sub of folder.folders.values()) entries.push({ sortKey: Buffer.concat([sub.name, Buffer.from("/")]), line: entryLine("40000", sub.name), id: write(sub.folder) });
     entries.sort((a, b) => Buffer.compare(a.sortKey, b.sortKey));
     const content = Buffer.concat(entries.flatMap((e) => [e.line, e.id]));
     const id = createHash("sha1").update(`tree ${content.length}\0`).update(content).digest();
