@@ -14,7 +14,8 @@
 // - growth: bytes the store grew by per checkpoint over the bytes of the changed files.
 // Wall times are medians and minima in ms; cpuMs is git's CPU time (user + system, from
 // /proc/self/stat of this process's finished children: 10 ms ticks, so averaged over the runs);
-// a first snapshot's ownCpuMs is this process's own (every thread: the compute pool's workers too).
+// ownCpuMs is this process's own CPU (a turn's: the median; it includes the cost of each spawn,
+// a fork of this process).
 // The variants:
 //   after: the store as shipped: app/main/checkpoints/shadow-repo.ts itself (its configuration
 //          from shadow-layout.ts, its sequence of calls: status, then update-index and write-tree
@@ -179,10 +180,10 @@ async function main() {
   makeSampleProject(project, FILES, TOTAL_MB);
   execFileSync("sync");
   const first: Record<string, { ms: number[]; cpu: number[]; ownCpu: number[]; storeBytes: number }> = {};
-  const turn: Record<string, { ms: number[]; cpu: number[]; statusMs: number[]; statusCpu: number[]; growth: number[] }> = {};
+  const turn: Record<string, { ms: number[]; cpu: number[]; ownCpu: number[]; statusMs: number[]; statusCpu: number[]; growth: number[] }> = {};
   for (const name of VARIANTS) {
     first[name] = { ms: [], cpu: [], ownCpu: [], storeBytes: 0 };
-    turn[name] = { ms: [], cpu: [], statusMs: [], statusCpu: [], growth: [] };
+    turn[name] = { ms: [], cpu: [], ownCpu: [], statusMs: [], statusCpu: [], growth: [] };
   }
   for (let r = 0; r < FIRST_RUNS; r++) {
     const order = r % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
@@ -215,6 +216,7 @@ async function main() {
       if (result.value !== 10) throw new Error(`${name}: a turn's capture stored ${result.value} files, not 10`);
       turn[name]!.ms.push(result.ms);
       turn[name]!.cpu.push(result.cpuMs);
+      turn[name]!.ownCpu.push(result.ownCpuMs);
       turn[name]!.growth.push((duSync(path.join(gitDir, "objects")) - before) / changedBytes);
     }
     const diffFiles = await timed(() => run(path.join(work, `${VARIANTS[0]}.git`), ["diff-files", "--name-only", "-z"]));
@@ -230,6 +232,7 @@ async function main() {
       turn: {
         ...stats(turn[name]!.ms),
         cpuMs: mean(turn[name]!.cpu),
+        ownCpuMs: stats(turn[name]!.ownCpu).medianMs,
         growthPerChangedByte: Math.round([...turn[name]!.growth].sort((a, b) => a - b)[Math.floor(TURNS / 2)]! * 1000) / 1000,
       },
       status: { ...stats(turn[name]!.statusMs), cpuMs: mean(turn[name]!.statusCpu) },
