@@ -1,21 +1,12 @@
 // The audit log's reading side (app/main/store/audit-log.ts): newest first, paged backwards by
 // id, bounded pages, filtered by session; a time given with the entry is kept.
-import fs from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openStore, type SessionStore } from "../../app/main/store/index.ts";
-import { tempDir } from "./helpers.ts";
+import { describe, expect, it } from "vitest";
+import type { SessionStore } from "../../app/main/store/index.ts";
+import { freshStoreForEachTest } from "./support/fresh-store.ts";
 
-let dir: string;
 let store: SessionStore;
 
-beforeEach(() => {
-  dir = tempDir();
-  store = openStore({ dataDir: dir }).store;
-});
-afterEach(() => {
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+freshStoreForEachTest((opened) => (store = opened));
 
 const entry = (n: number, sessionId: number | null = null) => ({
   sessionId,

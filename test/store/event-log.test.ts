@@ -1,11 +1,10 @@
 // The lifecycle event log (app/main/store/event-log.ts): which events are logged, and reading
 // them back for an export, oldest run first, skipping rows that cannot be read.
-import fs from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SessionEvent } from "../../app/shared/agent-types.ts";
-import { openStore, type SessionStore } from "../../app/main/store/index.ts";
+import type { SessionStore } from "../../app/main/store/index.ts";
 import { encodeEvent, readSessionEvents } from "../../app/main/store/event-log.ts";
-import { tempDir } from "./helpers.ts";
+import { freshStoreForEachTest } from "./support/fresh-store.ts";
 
 describe("encodeEvent", () => {
   it("logs only what the messages do not say, with its payload", () => {
@@ -31,16 +30,8 @@ describe("encodeEvent", () => {
 });
 
 describe("readSessionEvents", () => {
-  let dir: string;
   let store: SessionStore;
-  beforeEach(() => {
-    dir = tempDir();
-    store = openStore({ dataDir: dir }).store;
-  });
-  afterEach(() => {
-    store.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  freshStoreForEachTest((opened) => (store = opened));
 
   it("reads every run's events in order, oldest run first, skipping rows that are not JSON objects", () => {
     const projectId = store.openProject("/p").id;

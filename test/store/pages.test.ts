@@ -1,14 +1,13 @@
 // Pages of a short transcript (app/main/store/pages.ts): the same contract paging.test.ts checks on
 // a 100,000-message session, at sizes where every bound is visible: page limits, positions outside
 // the session, the opening page around a message, and what the opening page adds.
-import fs from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AgentMessage, CustomMessage } from "../../app/shared/agent-types.ts";
-import { openStore, type SessionStore } from "../../app/main/store/index.ts";
+import type { SessionStore } from "../../app/main/store/index.ts";
 import { recordToolEnd, recordToolStart } from "../../app/main/store/tool-calls.ts";
-import { assistant, call, result, tempDir, user } from "./helpers.ts";
+import { assistant, call, result, user } from "./helpers.ts";
+import { freshStoreForEachTest } from "./support/fresh-store.ts";
 
-let dir: string;
 let store: SessionStore;
 let sessionId: number;
 let all: AgentMessage[];
@@ -22,9 +21,8 @@ const compaction = (customType: string): CustomMessage => ({
   timestamp: 1,
 });
 
-beforeEach(() => {
-  dir = tempDir();
-  store = openStore({ dataDir: dir }).store;
+freshStoreForEachTest((opened) => {
+  store = opened;
   const project = store.openProject("/short");
   sessionId = store.createSession({ projectId: project.id, baseToolNames: ["read"] }).id;
   // 0 user, 1 assistant+call, 2 result adding a tool, 3 compaction, 4 other custom, 5 undo, 6..9 notes
@@ -40,10 +38,6 @@ beforeEach(() => {
   store.appendMessages(sessionId, all);
   recordToolStart(store.db, sessionId, "c1", 10);
   recordToolEnd(store.db, sessionId, "c1", 20, false);
-});
-afterEach(() => {
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe("pages", () => {

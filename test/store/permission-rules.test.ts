@@ -1,21 +1,12 @@
 // Stored permission rules (app/main/store/permission-rules.ts): adding with the scope checks,
 // editing as a replacement row, removing, and which rules apply to a call.
-import fs from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openStore, StoreError, type SessionStore } from "../../app/main/store/index.ts";
-import { tempDir } from "./helpers.ts";
+import { describe, expect, it } from "vitest";
+import { StoreError, type SessionStore } from "../../app/main/store/index.ts";
+import { freshStoreForEachTest } from "./support/fresh-store.ts";
 
-let dir: string;
 let store: SessionStore;
 
-beforeEach(() => {
-  dir = tempDir();
-  store = openStore({ dataDir: dir }).store;
-});
-afterEach(() => {
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+freshStoreForEachTest((opened) => (store = opened));
 
 describe("permission rules", () => {
   it("adds a rule with `*` as its default pattern; a global rule takes no scope id, others need one", () => {

@@ -1,21 +1,14 @@
 import Database from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AgentEvent, AgentMessage, AssistantMessage, ToolResultMessage } from "../../app/shared/agent-types.ts";
 import { openStore, type SessionStore, type StoreError } from "../../app/main/store/index.ts";
 import { assistant, call, result, tempDir, user } from "./helpers.ts";
+import { freshStoreForEachTest } from "./support/fresh-store.ts";
 
-let dir: string;
 let store: SessionStore;
-beforeEach(() => {
-  dir = tempDir();
-  store = openStore({ dataDir: dir }).store;
-});
-afterEach(() => {
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+freshStoreForEachTest((opened) => (store = opened));
 
 /** The events the loop emits for one streamed assistant message (text, then tool calls). */
 function streamedAssistant(final: AssistantMessage): AgentEvent[] {

@@ -1,24 +1,18 @@
 // Crash repair (app/main/store/repair.ts), run directly on a database a "crashed" writer left: a
 // run still marked running, tool calls without results, counters behind the stored rows.
 // (crash.test.ts kills a real writer; this checks each rule at a size where every case shows.)
-import fs from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openStore, type SessionStore } from "../../app/main/store/index.ts";
+import { describe, expect, it } from "vitest";
+import type { SessionStore } from "../../app/main/store/index.ts";
 import { abortedToolResult, ABORTED_RESULT_TEXT, completeDanglingToolCalls, reconcileCounters, repairInterruptedRuns } from "../../app/main/store/repair.ts";
-import { assistant, call, result, tempDir, user } from "./helpers.ts";
+import { assistant, call, result, user } from "./helpers.ts";
+import { freshStoreForEachTest } from "./support/fresh-store.ts";
 
-let dir: string;
 let store: SessionStore;
 let projectId: number;
 
-beforeEach(() => {
-  dir = tempDir();
-  store = openStore({ dataDir: dir }).store;
+freshStoreForEachTest((opened) => {
+  store = opened;
   projectId = store.openProject("/p").id;
-});
-afterEach(() => {
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 const newSession = () => store.createSession({ projectId }).id;

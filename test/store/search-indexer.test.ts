@@ -1,22 +1,14 @@
 // The search index watermark (app/main/store/search-indexer.ts), driven directly: the first
 // batch finds every session behind, later ones only those writers reported, and flushAll indexes
 // everything waiting in batches across sessions.
-import fs from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openStore, type SessionStore } from "../../app/main/store/index.ts";
+import { describe, expect, it } from "vitest";
+import type { SessionStore } from "../../app/main/store/index.ts";
 import { SearchIndexer, WORDS_PER_BATCH } from "../../app/main/store/search-indexer.ts";
-import { tempDir, user } from "./helpers.ts";
+import { user } from "./helpers.ts";
+import { freshStoreForEachTest } from "./support/fresh-store.ts";
 
-let dir: string;
 let store: SessionStore;
-beforeEach(() => {
-  dir = tempDir();
-  store = openStore({ dataDir: dir }).store;
-});
-afterEach(() => {
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+freshStoreForEachTest((opened) => (store = opened));
 
 const indexedCount = (sessionId: number) => store.db.prepare("SELECT indexed_count FROM sessions WHERE id = ?").pluck().get(sessionId);
 const ftsRows = () => store.db.prepare("SELECT count(*) FROM message_fts").pluck().get();

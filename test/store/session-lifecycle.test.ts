@@ -1,22 +1,14 @@
 // Projects and sessions over their life (app/main/store/session-store.ts): naming and listing
 // projects, moving a session, its model, delete with undo (soft delete, restore, purge), archiving
 // back, and the list's page bounds. Each failure is a StoreError naming what is missing.
-import fs from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openStore, StoreError, type SessionStore } from "../../app/main/store/index.ts";
-import { assistant, call, result, tempDir, user } from "./helpers.ts";
+import { describe, expect, it } from "vitest";
+import { StoreError, type SessionStore } from "../../app/main/store/index.ts";
+import { assistant, call, result, user } from "./helpers.ts";
+import { freshStoreForEachTest } from "./support/fresh-store.ts";
 
-let dir: string;
 let store: SessionStore;
 
-beforeEach(() => {
-  dir = tempDir();
-  store = openStore({ dataDir: dir }).store;
-});
-afterEach(() => {
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+freshStoreForEachTest((opened) => (store = opened));
 
 function newSession(projectId = store.openProject("/work/app").id) {
   return store.createSession({ projectId, baseToolNames: ["read"], model: "anthropic/claude-test" });

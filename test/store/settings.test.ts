@@ -1,19 +1,10 @@
 // Application settings (app/main/store/settings.ts): JSON values under keys; undefined deletes.
-import fs from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openStore, StoreError, type SessionStore } from "../../app/main/store/index.ts";
-import { tempDir } from "./helpers.ts";
+import { describe, expect, it } from "vitest";
+import { StoreError, type SessionStore } from "../../app/main/store/index.ts";
+import { freshStoreForEachTest } from "./support/fresh-store.ts";
 
-let dir: string;
 let store: SessionStore;
-beforeEach(() => {
-  dir = tempDir();
-  store = openStore({ dataDir: dir }).store;
-});
-afterEach(() => {
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+freshStoreForEachTest((opened) => (store = opened));
 
 describe("settings", () => {
   it("a stored null is a value, not a missing key; a rewrite replaces the value", () => {

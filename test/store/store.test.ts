@@ -1,19 +1,11 @@
-import fs from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openStore, StoreError, type SessionStore } from "../../app/main/store/index.ts";
-import { assistant, call, result, tempDir, user } from "./helpers.ts";
+import { describe, expect, it } from "vitest";
+import { StoreError, type SessionStore } from "../../app/main/store/index.ts";
+import { assistant, call, result, user } from "./helpers.ts";
+import { freshStoreForEachTest } from "./support/fresh-store.ts";
 
-let dir: string;
 let store: SessionStore;
 
-beforeEach(() => {
-  dir = tempDir();
-  store = openStore({ dataDir: dir }).store;
-});
-afterEach(() => {
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+freshStoreForEachTest((opened) => (store = opened));
 
 function sessionWith(messages: Parameters<SessionStore["appendMessages"]>[1], projectFolder = "/work/app") {
   const project = store.openProject(projectFolder);

@@ -1,11 +1,10 @@
 // A tool call's bounded terminal log (app/main/store/terminal-log.ts) and its stored form
 // (tool-output.ts): head and tail kept, what was left out counted and named in the replay.
-import fs from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openStore, type SessionStore } from "../../app/main/store/index.ts";
+import { describe, expect, it } from "vitest";
+import type { SessionStore } from "../../app/main/store/index.ts";
 import { joinLog, TerminalLog } from "../../app/main/store/terminal-log.ts";
 import { copyToolOutputs, listToolOutputs, readToolOutput, toolOutputsOf, writeToolOutput } from "../../app/main/store/tool-output.ts";
-import { tempDir } from "./helpers.ts";
+import { freshStoreForEachTest } from "./support/fresh-store.ts";
 
 const MARK = (what: string) => `\r\n\x1b[0m\x1b[2m[… ${what} …]\x1b[0m\r\n`;
 
@@ -75,20 +74,14 @@ describe("TerminalLog", () => {
 });
 
 describe("stored terminal logs", () => {
-  let dir: string;
   let store: SessionStore;
   let a: number;
   let b: number;
-  beforeEach(() => {
-    dir = tempDir();
-    store = openStore({ dataDir: dir }).store;
+  freshStoreForEachTest((opened) => {
+    store = opened;
     const project = store.openProject("/p");
     a = store.createSession({ projectId: project.id }).id;
     b = store.createSession({ projectId: project.id }).id;
-  });
-  afterEach(() => {
-    store.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it("writes, rewrites, lists, reads and copies a call's log", () => {

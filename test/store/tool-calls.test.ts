@@ -1,27 +1,21 @@
 // The tool_calls table's times and outcomes (app/main/store/tool-calls.ts), written and read
 // directly: what a reopened session's cards and timeline are built from.
-import fs from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "../../app/shared/agent-types.ts";
-import { openStore, type SessionStore } from "../../app/main/store/index.ts";
+import type { SessionStore } from "../../app/main/store/index.ts";
 import { copyToolCallTimes, listToolCallTimes, readToolCallTimes, recordToolEnd, recordToolPhase, recordToolStart, toolCallIdsOf } from "../../app/main/store/tool-calls.ts";
-import { assistant, call, result, tempDir, user } from "./helpers.ts";
+import { assistant, call, result, user } from "./helpers.ts";
+import { freshStoreForEachTest } from "./support/fresh-store.ts";
 
-let dir: string;
 let store: SessionStore;
 let a: number;
 let b: number;
 
-beforeEach(() => {
-  dir = tempDir();
-  store = openStore({ dataDir: dir }).store;
+freshStoreForEachTest((opened) => {
+  store = opened;
   const project = store.openProject("/work/app");
   a = store.createSession({ projectId: project.id, baseToolNames: ["bash"], model: "anthropic/claude-test" }).id;
   b = store.createSession({ projectId: project.id, baseToolNames: ["bash"], model: "anthropic/claude-test" }).id;
-});
-afterEach(() => {
-  store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 const none = { startedAt: null, executingAt: null, endedAt: null, isError: null, outcome: null, reason: null };
