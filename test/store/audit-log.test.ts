@@ -57,4 +57,14 @@ describe("the audit log", () => {
     expect(stored!.at).toBeLessThanOrEqual(Date.now());
     expect(() => store.audit.record({ ...entry(2), decision: "perhaps" as "allow" })).toThrow(/recording the audit entry for bash/);
   });
+
+  it("finishing an entry fills in its duration and outcome; a refused update is a StoreError", () => {
+    const id = store.audit.record(entry(1));
+    store.audit.finish(id, 250, "ok");
+    expect(store.audit.list()[0]).toMatchObject({ id, durationMs: 250, outcome: "ok" });
+    store.db.exec("DROP TABLE tool_audit");
+    expect(() => store.audit.finish(id, 1, "error")).toThrow(
+      expect.objectContaining({ name: "StoreError", message: expect.stringMatching(/^updating the audit entry failed: no such table/) }),
+    );
+  });
 });

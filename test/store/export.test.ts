@@ -100,6 +100,11 @@ describe("Markdown export", () => {
     );
   });
 
+  it("a tool result that is not an error has a plain heading", () => {
+    const ok: AgentMessage = { role: "toolResult", toolCallId: "c2", toolName: "bash", content: [{ type: "text", text: "done" }], details: {}, isError: false, timestamp: T };
+    expect(sessionToMarkdown(opened([ok]), undefined)).toContain("\n\n### Tool result `bash` (c2)\n\n```\ndone\n```\n");
+  });
+
   it("an untitled session without a project, model or parent says only what it has", () => {
     const done: AssistantMessage = { ...assistant("ok"), content: [{ type: "text", text: "ok" }], stopReason: "stop", timestamp: T };
     const md = sessionToMarkdown(opened([done], { title: null, model: null, parentSessionId: null, forkPosition: null, cost: 0, tokens: 0, messageCount: 1 }), undefined);

@@ -45,6 +45,17 @@ describe("permission rules", () => {
     expect(store.permissionRules.all()).toEqual([old]);
   });
 
+  it("an edit or a removal the database refuses is a StoreError saying which", () => {
+    const rule = store.permissionRules.add({ tool: "edit", action: "deny", scope: "global", scopeId: null });
+    store.db.exec("DROP TABLE permission_rules");
+    expect(() => store.permissionRules.replace(rule.id, { action: "allow" })).toThrow(
+      expect.objectContaining({ name: "StoreError", message: expect.stringMatching(/^saving the edited permission rule failed: no such table/) }),
+    );
+    expect(() => store.permissionRules.remove(rule.id)).toThrow(
+      expect.objectContaining({ name: "StoreError", message: expect.stringMatching(/^deleting the permission rule failed: no such table/) }),
+    );
+  });
+
   it("removes a rule once", () => {
     const rule = store.permissionRules.add({ tool: "edit", action: "deny", scope: "global", scopeId: null });
     expect(store.permissionRules.remove(rule.id)).toBe(true);

@@ -75,6 +75,14 @@ describe("crash repair", () => {
     expect(reconcileCounters(store.db, 9999)).toBe(0);
   });
 
+  it("never lowers counters that are ahead of the stored rows", () => {
+    const s = newSession();
+    store.appendMessages(s, [user("one"), assistant("two", [], 100)]);
+    store.db.prepare("UPDATE sessions SET message_count = 5, tokens = 7 WHERE id = ?").run(s);
+    expect(reconcileCounters(store.db, s)).toBe(0);
+    expect(store.db.prepare("SELECT message_count AS n, tokens FROM sessions WHERE id = ?").get(s)).toEqual({ n: 5, tokens: 7 });
+  });
+
   it("marks every running run interrupted at its last event, or now, and reports what it did", () => {
     const s = newSession();
     store.appendMessages(s, [user("go"), assistant("calls", [call("a", "read")])]);

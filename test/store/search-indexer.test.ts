@@ -1,10 +1,11 @@
 // The search index watermark (app/main/store/search-indexer.ts), driven directly: the first
 // batch finds every session behind, later ones only those writers reported, and flushAll indexes
 // everything waiting in batches across sessions.
-import { describe, expect, it } from "vitest";
+import Database from "better-sqlite3";
+import { describe, expect, it, vi } from "vitest";
 import type { SessionStore } from "../../app/main/store/index.ts";
 import { SearchIndexer, WORDS_PER_BATCH } from "../../app/main/store/search-indexer.ts";
-import { user } from "./helpers.ts";
+import { assistant, call, user } from "./helpers.ts";
 import { freshStoreForEachTest } from "./support/fresh-store.ts";
 
 let store: SessionStore;
@@ -75,5 +76,109 @@ describe("SearchIndexer", () => {
     indexer.close();
     indexer.schedule();
     expect(indexer.flushAll()).toBe(1);
+  });
+});
+
+describe("SearchIndexer on its timer", () => {
+  // Fake timers, installed after the messages are appended: the store's own indexer keeps its
+  // real timer, which cannot fire while these synchronous steps run.
+  const withFakeTimers = (steps: () => void) => {
+    vi.useFakeTimers();
+    try {
+      steps();
+    } finally {
+      vi.useRealTimers();
+    }
+  };
+
+  it("indexes after the delay (25 ms by default), one batch per task, until a batch is not full", () => {
+    const projectId = store.openProject("/p").id;
+    const a = store.createSession({ projectId }).id;
+    const b = store.createSession({ projectId }).id;
+    store.appendMessages(
+      a,
+      [1, 2, 3].map((n) => user(`a${n} word`)),
+    );
+    store.appendMessages(
+      b,
+      [1, 2, 3].map((n) => user(`b${n} word`)),
+    );
+    withFakeTimers(() => {
+      const indexer = new SearchIndexer(store.db, { batchSize: 2 });
+      indexer.schedule();
+      vi.advanceTimersByTime(24);
+      expect([indexedCount(a), indexedCount(b)]).toEqual([0, 0]);
+      vi.advanceTimersByTime(1);
+      // A batch stops at batchSize, in the middle of a session.
+      expect([indexedCount(a), indexedCount(b)]).toEqual([2, 0]);
+      // A full batch schedules the next one at once (the next task); the rest of a first, then b.
+      vi.advanceTimersToNextTimer();
+      expect([indexedCount(a), indexedCount(b)]).toEqual([3, 1]);
+      vi.advanceTimersToNextTimer();
+      expect([indexedCount(a), indexedCount(b)]).toEqual([3, 3]);
+      // That batch was full too; the next one finds nothing and schedules nothing more.
+      vi.advanceTimersToNextTimer();
+      expect(vi.getTimerCount()).toBe(0);
+      expect(indexer.pendingCount()).toBe(0);
+    });
+  });
+
+  it("schedules one timer at a time, and close cancels it; a closed indexer schedules nothing", () => {
+    const projectId = store.openProject("/p").id;
+    const a = store.createSession({ projectId }).id;
+    store.appendMessage(a, user("late word"));
+    withFakeTimers(() => {
+      const indexer = new SearchIndexer(store.db, { delayMs: 5 });
+      indexer.schedule();
+      indexer.schedule();
+      expect(vi.getTimerCount()).toBe(1);
+      indexer.close();
+      vi.advanceTimersByTime(100);
+      expect(indexedCount(a)).toBe(0);
+      indexer.schedule();
+      expect(vi.getTimerCount()).toBe(0);
+      vi.advanceTimersByTime(100);
+      expect(indexedCount(a)).toBe(0);
+    });
+  });
+
+  it("a batch the database refuses is logged, not thrown, and its messages wait for the next", () => {
+    const projectId = store.openProject("/p").id;
+    const a = store.createSession({ projectId }).id;
+    store.appendMessage(a, user("refused word"));
+    store.db.exec("CREATE TRIGGER refuse_indexing BEFORE UPDATE OF indexed_count ON sessions BEGIN SELECT RAISE(ABORT, 'indexing refused'); END");
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      withFakeTimers(() => {
+        const indexer = new SearchIndexer(store.db, { delayMs: 1 });
+        indexer.schedule();
+        vi.advanceTimersByTime(1);
+        expect(logged).toHaveBeenCalledWith(expect.stringMatching(/^\[store\] updating the search index failed: indexing refused/));
+        expect(indexedCount(a)).toBe(0);
+        // flushAll throws instead; the failed batch's session is found again afterwards.
+        expect(() => indexer.flushAll()).toThrow(expect.objectContaining({ name: "StoreError", message: expect.stringMatching(/^updating the search index failed: /) }));
+        store.db.exec("DROP TRIGGER refuse_indexing");
+        expect(indexer.flushAll()).toBe(1);
+        expect(indexedCount(a)).toBe(1);
+      });
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
+  it("indexes nothing, and does not throw, once its database is closed", () => {
+    const projectId = store.openProject("/p").id;
+    store.appendMessage(store.createSession({ projectId }).id, user("word"));
+    const db = new Database(store.path);
+    db.close();
+    expect(new SearchIndexer(db).flushAll()).toBe(0);
+  });
+
+  it("counts the words of messages with text only (a message without text is indexed as null)", () => {
+    const projectId = store.openProject("/p").id;
+    const a = store.createSession({ projectId }).id;
+    store.appendMessages(a, [assistant("", [call("c1", "read")]), user("zebra")]);
+    expect(new SearchIndexer(store.db).flushAll()).toBe(2);
+    expect(store.search("zebra").hits.map((h) => h.position)).toEqual([1]);
   });
 });

@@ -108,5 +108,16 @@ describe("toolCallIdsOf", () => {
     ];
     expect(toolCallIdsOf(messages)).toEqual(["c1", "c2", "c0"]);
     expect(toolCallIdsOf([user("no calls"), assistant("none")])).toEqual([]);
+    // A call the run never answered (stopped mid-turn) is named by its assistant message alone.
+    expect(toolCallIdsOf([assistant("one call", [call("c9", "bash")]), user("stop")])).toEqual(["c9"]);
+  });
+});
+
+describe("an outcome this version does not know", () => {
+  it("reads as null (a newer Lathe may have written it), the rest of the row as stored", () => {
+    store.db.pragma("ignore_check_constraints = ON");
+    store.db.prepare("INSERT INTO tool_calls (session_id, tool_call_id, started_at, outcome) VALUES (?, 'c1', 5, 'postponed')").run(a);
+    store.db.pragma("ignore_check_constraints = OFF");
+    expect(readToolCallTimes(store.db, a, ["c1"])).toEqual([{ ...none, toolCallId: "c1", startedAt: 5 }]);
   });
 });
