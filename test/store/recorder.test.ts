@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentEvent, AgentMessage, AssistantMessage, ToolResultMessage } from "../../app/shared/agent-types.ts";
 import { openStore, type SessionStore, type StoreError } from "../../app/main/store/index.ts";
 import { assistant, call, result, tempDir, user } from "./helpers.ts";
+import { readToolCallTimes } from "../../app/main/store/tool-calls.ts";
 import { freshStoreForEachTest } from "./support/fresh-store.ts";
 
 let store: SessionStore;
@@ -253,6 +254,35 @@ describe("the session row's counters", () => {
       after.store.close();
       fs.rmSync(crashed, { recursive: true, force: true });
     }
+    recorder.close();
+  });
+
+  it("records a call's phases with the reason given, and ends a run left without agent_end as interrupted", () => {
+    const session = store.createSession({ projectId: store.openProject("/repo").id });
+    const recorder = store.recorder(session.id);
+    expect(recorder.runId).toBeNull();
+    recorder.handle({ type: "agent_start" });
+    recorder.handle({ type: "tool_execution_start", toolCallId: "c1", toolName: "bash", args: {} });
+    recorder.handle({ type: "tool_call_phase", toolCallId: "c1", phase: "executing" });
+    recorder.handle({ type: "tool_call_phase", toolCallId: "c2", phase: "denied", reason: "the user said no" });
+    recorder.handle({ type: "tool_call_phase", toolCallId: "c3", phase: "stopped" });
+    recorder.flush();
+    const first = recorder.runId;
+    expect(first).not.toBeNull();
+    // A new agent_start before agent_end: the first run ended without saying so.
+    recorder.handle({ type: "agent_start" });
+    recorder.handle({ type: "agent_end", messages: [] });
+    recorder.flush();
+    const times = readToolCallTimes(store.db, session.id, ["c1", "c2", "c3"]);
+    expect(times.map(({ toolCallId, executingAt, outcome, reason }) => ({ toolCallId, executing: executingAt !== null, outcome, reason }))).toEqual([
+      { toolCallId: "c1", executing: true, outcome: null, reason: null },
+      { toolCallId: "c2", executing: false, outcome: "denied", reason: "the user said no" },
+      { toolCallId: "c3", executing: false, outcome: "stopped", reason: null },
+    ]);
+    expect(store.db.prepare("SELECT id, status FROM runs WHERE session_id = ? ORDER BY id").all(session.id)).toEqual([
+      { id: first, status: "interrupted" },
+      { id: expect.any(Number), status: "completed" },
+    ]);
     recorder.close();
   });
 });
