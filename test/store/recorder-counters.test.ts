@@ -85,6 +85,13 @@ describe("RecorderCounters", () => {
     expect(counters.single(user("no title to set any more"))).toBe(true);
     committed(counters, user("Something else"), 3);
     expect(row(s).title).toBe("Fix the parser");
+
+    // A session titled before these counters existed: read as titled, so a prompt is a single statement.
+    const titled = store.createSession({ projectId }).id;
+    store.appendMessage(titled, user("An earlier prompt"));
+    const later = new RecorderCounters(store.db, titled);
+    committed(later, assistant("an answer"), 4);
+    expect(later.single(user("another prompt"))).toBe(true);
   });
 
   it("a session that does not exist is a not-found StoreError", () => {
