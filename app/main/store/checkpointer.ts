@@ -7,8 +7,8 @@
 // The worker starts with the first write (a moment after it), not when the store opens: a start
 // that only reads does not pay for a thread and a second connection.
 import type { Database } from "better-sqlite3";
-import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
+import { closeDriverWorker, driverPath } from "./driver-worker.ts";
 
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
@@ -21,14 +21,6 @@ parentPort.on("message", (message) => {
 });
 parentPort.postMessage("ready");
 `;
-
-function driverPath(): string | undefined {
-  try {
-    return createRequire(import.meta.url).resolve("better-sqlite3");
-  } catch {
-    return undefined;
-  }
-}
 
 /** Only ever waited on, to sleep a few milliseconds between checkpoint attempts. */
 const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
@@ -127,7 +119,7 @@ export class Checkpointer {
     this.#worker = null;
     if (worker) {
       worker.removeAllListeners("exit");
-      void worker.terminate();
+      closeDriverWorker(worker);
     }
   }
 }

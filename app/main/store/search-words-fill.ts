@@ -19,8 +19,8 @@
 // Never throws from its timers or the worker: a failure is reported and the fill resumes at the
 // next start.
 import type { Database } from "better-sqlite3";
-import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
+import { closeDriverWorker, driverPath } from "./driver-worker.ts";
 import { toStoreError } from "./errors.ts";
 import { MAX_WORD, MIN_WORD } from "./search-words.ts";
 import { statement } from "./sql.ts";
@@ -49,14 +49,6 @@ parentPort.on("message", (message) => {
   catch (err) { parentPort.postMessage({ error: String((err && err.message) || err) }); }
 });
 `;
-
-function driverPath(): string | undefined {
-  try {
-    return createRequire(import.meta.url).resolve("better-sqlite3");
-  } catch {
-    return undefined;
-  }
-}
 
 export interface SearchWordsFillOptions {
   sliceMs?: number;
@@ -124,7 +116,7 @@ export class SearchWordsFill {
     this.#worker = null;
     if (worker) {
       worker.removeAllListeners();
-      void worker.terminate();
+      closeDriverWorker(worker);
     }
   }
 

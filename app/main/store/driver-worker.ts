@@ -1,0 +1,31 @@
+// Worker threads that open the database with their own better-sqlite3 connection (the WAL
+// checkpointer, the search word list's fill). Such a worker is never stopped with
+// `worker.terminate()`: terminating a thread while it loads the driver or runs one of its calls
+// aborts the whole process (FATAL ERROR: Error::New napi_get_last_error_info; better-sqlite3 issue
+// 1507, reproduced here with 13.2.0 within 1,500 start-and-terminate cycles). It is asked to close
+// instead: every such worker's script handles the message "close" by closing its connection and
+// its port, after the call it is running, and then exits by itself. Never throws.
+import { createRequire } from "node:module";
+import type { Worker } from "node:worker_threads";
+
+/** The message a driver worker answers by closing its connection and exiting. */
+const CLOSE_DRIVER_WORKER = "close";
+
+/** Where better-sqlite3 is, for a worker to `require`; undefined when it cannot be located (an unusual bundle). */
+export function driverPath(): string | undefined {
+  try {
+    return createRequire(import.meta.url).resolve("better-sqlite3");
+  } catch {
+    return undefined;
+  }
+}
+
+/** Asks `worker` to close its connection and exit; it stays unreferenced, so it never holds the process open. */
+export function closeDriverWorker(worker: Worker): void {
+  worker.unref();
+  try {
+    worker.postMessage(CLOSE_DRIVER_WORKER);
+  } catch {
+    // Already gone.
+  }
+}
