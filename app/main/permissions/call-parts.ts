@@ -11,8 +11,9 @@ import path from "node:path";
 import { describeToolPaths } from "../tools/paths.ts";
 import { commandName } from "./bash-rules.ts";
 import { CHANGES_FOLDER, EFFECT_FREE, evaluatesCode, isCodeRunningVariable } from "./command-knowledge.ts";
-import { allowForm, denyForms } from "./command-forms.ts";
+import { sharedAllowFormOf, sharedDenyFormsOf } from "./command-forms.ts";
 import {
+  CallMemo,
   foldsCase,
   hostPlatform,
   memoizedPlatform,
@@ -147,15 +148,15 @@ function display(facts: PathFacts): string {
 function bashSubjects(s: CallSubjects, command: string, projectDir: string, platform: PathPlatform): CallSubjects {
   const project = projectRoot(projectDir, platform);
   const root = project.root;
-  const known = new Map<string, PathFacts>();
+  const known = new CallMemo<PathFacts>();
   const factsOf = (p: string): PathFacts => {
     let facts = known.get(p);
     if (!facts) known.set(p, (facts = pathFacts(p, root, platform, project)));
     return facts;
   };
   const script = analyzeShell(command, { cwd: root, home: platform.home });
-  s.reasons.push(...script.opaque);
-  s.warnings.push(...script.warnings);
+  for (let i = 0; i < script.opaque.length; i++) s.reasons.push(script.opaque[i]!);
+  for (let i = 0; i < script.warnings.length; i++) s.warnings.push(script.warnings[i]!);
   for (const a of script.assignments) {
     if (isCodeRunningVariable(a.name)) s.reasons.push(`sets ${a.name}, which can make the commands after it run other code`);
   }
@@ -178,7 +179,7 @@ function bashSubjects(s: CallSubjects, command: string, projectDir: string, plat
   }
   for (let i = 0; i < script.commands.length; i++) {
     const c = script.commands[i]!;
-    const forms = denyForms(c.words, 0, s.denyForms);
+    const forms = sharedDenyFormsOf(c.words, s.denyForms);
     s.unknownCommand ||= forms.unknown;
     for (let j = forms.first; j < s.denyForms.length; j++) {
       const form = s.denyForms[j]!;
@@ -197,7 +198,7 @@ function bashSubjects(s: CallSubjects, command: string, projectDir: string, plat
 }
 
 function commandPart(c: ShellCommand, factsOf: (p: string) => PathFacts, platform: PathPlatform, writes: PathPart[]): CommandPart {
-  const form = allowForm(c);
+  const form = sharedAllowFormOf(c);
   const name = form.words[0] ?? "";
   const part: CommandPart = {
     kind: "command",

@@ -22,6 +22,17 @@ export interface AllowForm {
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/;
 
 export function allowForm(command: ShellCommand): AllowForm {
+  return fillAllowForm(command, { words: [], globbed: [], assignments: [] });
+}
+
+const sharedAllowForm: AllowForm = { words: [], globbed: [], assignments: [] };
+
+/** allowForm into one object shared by every call: valid until the next call (what it holds may be kept). */
+export function sharedAllowFormOf(command: ShellCommand): AllowForm {
+  return fillAllowForm(command, sharedAllowForm);
+}
+
+function fillAllowForm(command: ShellCommand, out: AllowForm): AllowForm {
   let words = command.words;
   // The command's own list until a wrapper adds to it (`env A=1 cmd`): then a copy.
   let assignments = command.assignments;
@@ -72,7 +83,11 @@ export function allowForm(command: ShellCommand): AllowForm {
   for (let i = 0; i < assignments.length && !blocked; i++) {
     if (isCodeRunningVariable(assignments[i]!.name)) blocked = `it sets ${assignments[i]!.name}, which can make programs run other code`;
   }
-  return { words: values, globbed, assignments, blocked };
+  out.words = values;
+  out.globbed = globbed;
+  out.assignments = assignments;
+  out.blocked = blocked;
+  return out;
 }
 
 /** Shared, frozen lists of `false` by length: the `globbed` of the many commands without wildcards. */
@@ -114,7 +129,20 @@ const MAX_FORMS = 400;
 
 /** Every command this one may run (itself included), for deny rules: added to `into`, when given. */
 export function denyForms(words: readonly ShellWord[], depth = 0, into: string[][] = []): DenyForms {
-  const out: DenyForms = { forms: into, first: into.length, unknown: false };
+  return fillDenyForms(words, depth, { forms: into, first: into.length, unknown: false });
+}
+
+const sharedDenyForms: DenyForms = { forms: [], first: 0, unknown: false };
+
+/** denyForms into one object shared by every call: valid until the next call (its forms may be kept). */
+export function sharedDenyFormsOf(words: readonly ShellWord[], into: string[][]): DenyForms {
+  sharedDenyForms.forms = into;
+  sharedDenyForms.first = into.length;
+  sharedDenyForms.unknown = false;
+  return fillDenyForms(words, 0, sharedDenyForms);
+}
+
+function fillDenyForms(words: readonly ShellWord[], depth: number, out: DenyForms): DenyForms {
   // A command name with wildcards is whatever file bash finds: unknown.
   if (words[0]?.glob) out.unknown = true;
   const values: (string | null)[] = new Array<string | null>(words.length);

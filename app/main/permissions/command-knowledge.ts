@@ -188,8 +188,15 @@ const CODE_RUNNING_VARIABLES = new Set([
 ]);
 const CODE_RUNNING_VARIABLE_PREFIXES = ["LD_", "DYLD_", "GIT_", "npm_config_", "NPM_CONFIG_", "YARN_", "PNPM_", "BUN_", "CARGO_", "RUSTFLAGS", "BASH_FUNC_"];
 
+const CODE_RUNNING_VARIABLE_SUFFIXES = ["PAGER", "EDITOR", "_OPTIONS", "_OPTS"];
+
+// Loops rather than some() and a regex: judged for every assignment of every command line, it
+// makes no closure or match state.
 export function isCodeRunningVariable(name: string): boolean {
-  return CODE_RUNNING_VARIABLES.has(name) || CODE_RUNNING_VARIABLE_PREFIXES.some((p) => name.startsWith(p)) || /(?:PAGER|EDITOR|_OPTIONS|_OPTS)$/.test(name);
+  if (CODE_RUNNING_VARIABLES.has(name)) return true;
+  for (let i = 0; i < CODE_RUNNING_VARIABLE_PREFIXES.length; i++) if (name.startsWith(CODE_RUNNING_VARIABLE_PREFIXES[i]!)) return true;
+  for (let i = 0; i < CODE_RUNNING_VARIABLE_SUFFIXES.length; i++) if (name.endsWith(CODE_RUNNING_VARIABLE_SUFFIXES[i]!)) return true;
+  return false;
 }
 
 /** Commands that change the working folder of the commands after them. */

@@ -31,11 +31,39 @@ export function memoizedPlatform(platform: PathPlatform): PathPlatform {
   return new MemoizedPlatform(platform);
 }
 
+/**
+ * Answers remembered for the paths of one call: a flat list of (key, answer) pairs searched in
+ * order (a call names few paths), moved to a Map past MEMO_LIST_PAIRS (a hostile line may name
+ * thousands). Made for every judgement: no Map or hash table unless it is needed.
+ */
+export class CallMemo<T> {
+  private pairs: (string | T)[] | undefined;
+  private map: Map<string, T> | undefined;
+
+  get(key: string): T | undefined {
+    if (this.map) return this.map.get(key);
+    const pairs = this.pairs;
+    if (pairs) for (let i = 0; i < pairs.length; i += 2) if (pairs[i] === key) return pairs[i + 1] as T;
+    return undefined;
+  }
+
+  set(key: string, value: T): void {
+    if (this.map) return void this.map.set(key, value);
+    const pairs = (this.pairs ??= []);
+    if (pairs.length < 2 * MEMO_LIST_PAIRS) return void pairs.push(key, value);
+    this.map = new Map();
+    for (let i = 0; i < pairs.length; i += 2) this.map.set(pairs[i] as string, pairs[i + 1] as T);
+    this.map.set(key, value);
+    this.pairs = undefined;
+  }
+}
+const MEMO_LIST_PAIRS = 16;
+
 class MemoizedPlatform implements PathPlatform {
   readonly platform: NodeJS.Platform;
   readonly home: string;
   private readonly inner: PathPlatform;
-  private readonly known = new Map<string, string | null>();
+  private readonly known = new CallMemo<string | null>();
 
   constructor(inner: PathPlatform) {
     this.inner = inner;
@@ -175,16 +203,32 @@ export interface ProtectedPath {
   warning: string;
 }
 
-const PACKAGE_MANAGER_SETTINGS = new Set([".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"]);
-const HOOK_LISTS = new Set([".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml"]);
-const CODE_FILES: [test: (segments: string[]) => boolean, warning: string][] = [
-  [(s) => s.includes(".git"), "files in .git/ (config, hooks) make git run programs"],
-  [(s) => s.includes(".husky"), ".husky/ holds git hooks that run on commit"],
-  [(s) => s.at(-2) === ".vscode" && s.at(-1) === "tasks.json", ".vscode/tasks.json defines commands the editor runs"],
-  [(s) => s.at(-1) === ".envrc", ".envrc is run by direnv when you enter the folder"],
-  [(s) => PACKAGE_MANAGER_SETTINGS.has(s.at(-1)!), "package manager settings can name programs to run (script-shell, hooks)"],
-  [(s) => HOOK_LISTS.has(s.at(-1)!), "this file names hooks that run on commit"],
-];
+const PACKAGE_MANAGER_SETTINGS = [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"];
+const HOOK_LISTS = [".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml"];
+/** Whether `segment` is one of the `/`-separated segments of `rel` (no segment list made). */
+function hasSegment(rel: string, segment: string): boolean {
+  for (let at = rel.indexOf(segment); at !== -1; at = rel.indexOf(segment, at + 1)) {
+    const end = at + segment.length;
+    if ((at === 0 || rel.charCodeAt(at - 1) === 47) && (end === rel.length || rel.charCodeAt(end) === 47)) return true;
+  }
+  return false;
+}
+
+/** Whether the last segments of `rel` are `tail` (itself `/`-separated). */
+function endsWithSegments(rel: string, tail: string): boolean {
+  return rel.endsWith(tail) && (rel.length === tail.length || rel.charCodeAt(rel.length - tail.length - 1) === 47);
+}
+
+/** Why writing a path (relative, case folded where the system folds it) makes tools run code; checked in this order. */
+function codeFileWarning(rel: string): string | undefined {
+  if (hasSegment(rel, ".git")) return "files in .git/ (config, hooks) make git run programs";
+  if (hasSegment(rel, ".husky")) return ".husky/ holds git hooks that run on commit";
+  if (endsWithSegments(rel, ".vscode/tasks.json")) return ".vscode/tasks.json defines commands the editor runs";
+  if (endsWithSegments(rel, ".envrc")) return ".envrc is run by direnv when you enter the folder";
+  for (let i = 0; i < PACKAGE_MANAGER_SETTINGS.length; i++) if (endsWithSegments(rel, PACKAGE_MANAGER_SETTINGS[i]!)) return "package manager settings can name programs to run (script-shell, hooks)";
+  for (let i = 0; i < HOOK_LISTS.length; i++) if (endsWithSegments(rel, HOOK_LISTS[i]!)) return "this file names hooks that run on commit";
+  return undefined;
+}
 
 /**
  * Whether writing this path can make other tools run code. `package.json` counts only when its
@@ -192,11 +236,14 @@ const CODE_FILES: [test: (segments: string[]) => boolean, warning: string][] = [
  */
 export function protectedPath(facts: PathFacts, platform: PathPlatform, scriptsChange: boolean | undefined): ProtectedPath | undefined {
   const fold = foldsCase(platform);
-  for (const rel of [facts.relative, facts.givenRelative]) {
+  // The real path's relative form first, then the given one's (a link may hide either).
+  for (let k = 0; k < 2; k++) {
+    const rel = k === 0 ? facts.relative : facts.givenRelative;
     if (rel === null) continue;
-    const segments = (fold ? rel.toLowerCase() : rel).split("/");
-    for (const [test, warning] of CODE_FILES) if (test(segments)) return { warning: `${rel}: ${warning}.` };
-    if (segments.at(-1) === "package.json" && scriptsChange !== false) {
+    const folded = fold ? rel.toLowerCase() : rel;
+    const warning = codeFileWarning(folded);
+    if (warning) return { warning: `${rel}: ${warning}.` };
+    if (endsWithSegments(folded, "package.json") && scriptsChange !== false) {
       return { warning: `${rel}: package.json scripts run on npm install, npm test and npm run${scriptsChange ? " (this changes them)" : ""}.` };
     }
   }

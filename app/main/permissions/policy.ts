@@ -68,8 +68,7 @@ export type PolicyDecision = Decision & { reasons: string[]; warnings: string[] 
 
 export function decide(input: { toolName: string; subjects: CallSubjects; rules: readonly PermissionRule[]; mode: PermissionMode | string }): PolicyDecision {
   const { toolName, subjects: s, rules, mode } = input;
-  const warnings = [...s.warnings];
-  const ask = (reasons: string[]): PolicyDecision => ({ action: "ask", by: "default", reasons, warnings });
+  const warnings = s.warnings.slice();
 
   for (let i = 0; i < rules.length; i++) {
     const rule = rules[i]!;
@@ -93,12 +92,12 @@ export function decide(input: { toolName: string; subjects: CallSubjects; rules:
     const why = s.unknownCommand
       ? "The command it runs is computed when it runs (a variable, a substitution or a code string), so it could be one a deny rule forbids."
       : `It cannot be read fully before it runs (it ${s.reasons[0] ?? "is not plain bash"}), so it could run a command a deny rule forbids.`;
-    return { ...ask([why]), firm: true };
+    return { action: "ask", by: "default", reasons: [why], warnings, firm: true };
   }
 
-  const allows = rules.filter((r) => r.action === "allow");
   const reasons: string[] = s.reasons.map((r) => `No rule can allow it: it ${r}.`);
-  const used: PermissionRule[] = [];
+  // The first allow rule used (the only one a decision names), and whether any was.
+  let used: PermissionRule | undefined;
   let byMode = false;
   let ok = true;
   if (s.opaque) {
@@ -106,16 +105,16 @@ export function decide(input: { toolName: string; subjects: CallSubjects; rules:
     else ok = false;
   }
   if (s.parts.length === 0 && toolName !== "bash") {
-    const rule = allows.find((r) => (r.tool === toolName || r.tool === "*") && (r.pattern === "*" || r.pattern === "**"));
-    if (rule) used.push(rule);
+    const rule = rules.find((r) => r.action === "allow" && (r.tool === toolName || r.tool === "*") && (r.pattern === "*" || r.pattern === "**"));
+    if (rule) used ??= rule;
     else if (modeAllows(mode, toolName, "no-parts")) byMode = true;
     else ok = false;
   }
   for (let i = 0; i < s.parts.length; i++) {
     const part = s.parts[i]!;
-    const rule = s.opaque ? undefined : allowRuleFor(part, toolName, allows, s);
+    const rule = s.opaque ? undefined : allowRuleFor(part, toolName, rules, s);
     if (rule) {
-      used.push(rule);
+      used ??= rule;
       continue;
     }
     if (modeAllows(mode, toolName, part)) {
@@ -125,9 +124,28 @@ export function decide(input: { toolName: string; subjects: CallSubjects; rules:
     ok = false;
     if (!s.opaque) reasons.push(whyNot(part, toolName));
   }
-  if (ok) return { action: "allow", by: used.length > 0 ? "rule" : byMode ? "mode" : "default", rule: used[0], reasons: [], warnings };
-  const firm = s.parts.some((p) => p.kind === "path" && p.protection !== undefined);
-  return { ...ask([...new Set(reasons)]), ...(firm ? { firm } : {}) };
+  if (ok) return { action: "allow", by: used ? "rule" : byMode ? "mode" : "default", rule: used, reasons: [], warnings };
+  let firm = false;
+  for (let i = 0; i < s.parts.length && !firm; i++) {
+    const p = s.parts[i]!;
+    firm = p.kind === "path" && p.protection !== undefined;
+  }
+  const decision: PolicyDecision = { action: "ask", by: "default", reasons: distinctInPlace(reasons), warnings };
+  if (firm) decision.firm = true;
+  return decision;
+}
+
+/** The list without repeats, first occurrences kept in order (the few reasons of a call: no Set made). */
+function distinctInPlace(list: string[]): string[] {
+  let kept = 0;
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i]!;
+    let seen = false;
+    for (let j = 0; j < kept && !seen; j++) seen = list[j] === item;
+    if (!seen) list[kept++] = item;
+  }
+  list.length = kept;
+  return list;
 }
 
 function whyNot(part: CallPart, toolName: string): string {
@@ -164,25 +182,29 @@ function denyHit(rule: PermissionRule, toolName: string, s: CallSubjects): strin
   return undefined;
 }
 
-function allowRuleFor(part: CallPart, toolName: string, allows: PermissionRule[], s: CallSubjects): PermissionRule | undefined {
+/** The first allow rule among `rules` (deny rules are skipped) that allows the part. */
+function allowRuleFor(part: CallPart, toolName: string, rules: readonly PermissionRule[], s: CallSubjects): PermissionRule | undefined {
   if (part.kind === "command") {
     if (part.blocked || part.needsNoRule) return undefined;
-    for (let i = 0; i < allows.length; i++) {
-      const r = allows[i]!;
-      if ((r.tool === "bash" || r.tool === "*") && allowMatches(parseBashPattern(r.pattern), part)) return r;
+    for (let i = 0; i < rules.length; i++) {
+      const r = rules[i]!;
+      if (r.action === "allow" && (r.tool === "bash" || r.tool === "*") && allowMatches(parseBashPattern(r.pattern), part)) return r;
     }
     return undefined;
   }
   if (part.kind === "name") {
-    for (let i = 0; i < allows.length; i++) if ((allows[i]!.tool === toolName || allows[i]!.tool === "*") && nameMatches(allows[i]!.pattern, part.name)) return allows[i];
+    for (let i = 0; i < rules.length; i++) {
+      const r = rules[i]!;
+      if (r.action === "allow" && (r.tool === toolName || r.tool === "*") && nameMatches(r.pattern, part.name)) return r;
+    }
     return undefined;
   }
   if (part.protection) return undefined;
   const readTool = part.viaRedirection ? "read" : toolName;
   const writes = part.access === "write";
-  for (let i = 0; i < allows.length; i++) {
-    const r = allows[i]!;
-    if (((writes ? EDIT_TOOLS.has(r.tool) : r.tool === readTool) || r.tool === "*") && pathRuleMatches(r.pattern, part, s, false)) return r;
+  for (let i = 0; i < rules.length; i++) {
+    const r = rules[i]!;
+    if (r.action === "allow" && ((writes ? EDIT_TOOLS.has(r.tool) : r.tool === readTool) || r.tool === "*") && pathRuleMatches(r.pattern, part, s, false)) return r;
   }
   return undefined;
 }

@@ -166,16 +166,19 @@ class Walker {
         return stay(cwds);
       case "redirected_statement": {
         // The parser hangs a trailing redirection on a whole list (`cd x && echo > f`), where
-        // bash gives it to the last command: judge it in every folder either may mean.
+        // bash gives it to the last command: judge it in every folder either may mean. The
+        // statement first, then the redirections (two passes: no list of them made).
         let flow: Flow | undefined;
-        const redirects: SyntaxNode[] = [];
-        for (const child of node.children) {
-          if (child.field === "redirect" || child.type.endsWith("_redirect")) redirects.push(child);
-          else if (child.named) flow = this.statement(child, cwds, nested);
+        const children = node.children;
+        for (let i = 0; i < children.length; i++) {
+          const child = children[i]!;
+          if (isRedirect(child)) continue;
+          if (child.named) flow = this.statement(child, cwds, nested);
           else this.unexpected(child);
         }
         flow ??= stay(cwds);
-        for (const r of redirects) this.redirect(r, union(cwds, flow.any), nested);
+        let where: Cwd[] | undefined;
+        for (let i = 0; i < children.length; i++) if (isRedirect(children[i]!)) this.redirect(children[i]!, (where ??= union(cwds, flow.any)), nested);
         return flow;
       }
       case "negated_command": {
@@ -274,27 +277,39 @@ class Walker {
     wordTop = firstWord;
     this.script.commands.push({ words: own, assignments: assignments ?? NO_ASSIGNMENTS, cwds, nested, text: this.text(node) });
     const name = own[0]?.value;
-    if (name && CHANGES_FOLDER.has(name)) return this.changeFolder(name, own.slice(1), cwds);
+    if (name && CHANGES_FOLDER.has(name)) return this.changeFolder(name, own, cwds);
     return stay(cwds);
   }
 
   /** `cd DIR`, `pushd DIR`: later relative paths are judged against DIR. */
-  private changeFolder(name: string, args: ShellWord[], cwds: Cwd[]): Flow {
-    const operands = args.filter((w) => !(w.value !== null && /^-[LPe@]+$/.test(w.value)));
+  private changeFolder(name: string, words: ShellWord[], cwds: Cwd[]): Flow {
+    // The operands are the words after the name but options (-L, -P, -e, -@).
+    let operands = 0;
+    let operand: ShellWord | undefined;
+    for (let i = 1; i < words.length; i++) {
+      const w = words[i]!;
+      if (w.value !== null && isCdOption(w.value)) continue;
+      operands++;
+      operand ??= w;
+    }
     let targets: Cwd[];
-    if (name === "popd" || operands.length > 1) {
+    if (name === "popd" || operands > 1) {
       this.reasons.add(`${name} ${name === "popd" ? "returns to a folder" : "has several operands"}: where later commands run is only known when it runs`);
       targets = [null];
-    } else if (operands.length === 0) {
+    } else if (operand === undefined) {
       targets = [this.where.home];
     } else {
-      const word = operands[0]!;
+      const word = operand;
       if (word.value === null || word.value === "-") {
         if (word.value === "-") this.reasons.add("cd - returns to a folder that is only known when it runs");
         targets = [null];
       } else {
         const target = word.tilde ? path.join(this.where.home, word.value.slice(1)) : word.value;
-        targets = cwds.map((cwd) => (cwd === null && !path.isAbsolute(target) ? null : resolvedFrom(cwd ?? "/", target)));
+        targets = new Array<Cwd>(cwds.length);
+        for (let i = 0; i < cwds.length; i++) {
+          const cwd = cwds[i]!;
+          targets[i] = cwd === null && !path.isAbsolute(target) ? null : resolvedFrom(cwd ?? "/", target);
+        }
       }
     }
     return { success: targets, failure: cwds, any: union(targets, cwds) };
@@ -305,9 +320,16 @@ class Walker {
       for (const child of node.children) if (child.type === "variable_assignment") this.assignments(child, into);
       return;
     }
-    const name = node.children.find((c) => c.type === "variable_name");
-    const valueNode = node.children.find((c) => c.named && c.type !== "variable_name");
-    const operator = node.children.find((c) => !c.named);
+    // The first of each (loops, not find(): no closures made for every assignment).
+    let name: SyntaxNode | undefined;
+    let valueNode: SyntaxNode | undefined;
+    let operator: SyntaxNode | undefined;
+    for (let i = 0; i < node.children.length; i++) {
+      const c = node.children[i]!;
+      if (c.type === "variable_name") name ??= c;
+      else if (c.named) valueNode ??= c;
+      if (!c.named) operator ??= c;
+    }
     if (!name || (operator && operator.type !== "=")) {
       this.reasons.add(`contains an assignment bash reads differently (${this.text(node).slice(0, 40)})`);
       return;
@@ -369,10 +391,7 @@ class Walker {
   private nestedIn(node: SyntaxNode): void {
     for (const child of node.children) {
       if (!child.named) continue;
-      if (
-        ["command", "pipeline", "list", "redirected_statement", "negated_command", "subshell", "compound_statement", "program"].includes(child.type) ||
-        child.type.endsWith("_statement")
-      ) {
+      if (STATEMENT_TYPES.has(child.type) || child.type.endsWith("_statement")) {
         this.statement(child, [null], true);
       } else {
         if (COMPUTED_REASONS[child.type]) this.reasons.add(COMPUTED_REASONS[child.type]!);
@@ -384,6 +403,22 @@ class Walker {
   private unexpected(node: SyntaxNode): void {
     this.reasons.add(`contains ${describeNode(node)}, which Lathe does not judge`);
   }
+}
+
+const STATEMENT_TYPES = new Set(["command", "pipeline", "list", "redirected_statement", "negated_command", "subshell", "compound_statement", "program"]);
+
+function isRedirect(node: SyntaxNode): boolean {
+  return node.field === "redirect" || node.type.endsWith("_redirect");
+}
+
+/** `-L`, `-P`, `-e`, `-@` and their groupings (`-LP`): what /^-[LPe@]+$/ matches, without a regex's work. */
+function isCdOption(word: string): boolean {
+  if (word.length < 2 || word.charCodeAt(0) !== 45) return false;
+  for (let i = 1; i < word.length; i++) {
+    const c = word[i];
+    if (c !== "L" && c !== "P" && c !== "e" && c !== "@") return false;
+  }
+  return true;
 }
 
 /** The folders of both, each once, in order (`a` itself when it already is that). */

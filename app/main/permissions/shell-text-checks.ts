@@ -12,8 +12,12 @@ const CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/;
 const INVISIBLE = /[\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]/;
 const NON_ASCII = /[\u0080-\uffff]/;
 
+const NONE: readonly string[] = Object.freeze([]);
+
 /** Why the characters of `source` alone keep any rule from allowing it (none: empty). */
-export function characterReasons(source: string): string[] {
+export function characterReasons(source: string): readonly string[] {
+  // Tested first: most lines have neither, and then no match or list is made.
+  if (!CONTROL.test(source) && !INVISIBLE.test(source)) return NONE;
   const reasons: string[] = [];
   const control = CONTROL.exec(source);
   if (control) reasons.push(`contains a control character (${codePoint(control[0])}), which bash and the dialog may read differently`);

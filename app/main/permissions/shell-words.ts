@@ -50,7 +50,7 @@ function append(node: SyntaxNode, source: string, out: ShellWord, reasons: Set<s
     case "number":
       return unquoted(text, out, reasons, first);
     case "raw_string":
-      if (out.value !== null) out.value += text.slice(1, -1);
+      if (out.value !== null) out.value += source.slice(node.start + 1, Math.max(node.start + 1, node.end - 1));
       return;
     case "string":
       return doubleQuoted(node, source, out, reasons);
