@@ -181,11 +181,13 @@ function bashSubjects(s: CallSubjects, command: string, projectDir: string, plat
     const c = script.commands[i]!;
     const forms = sharedDenyFormsOf(c.words, s.denyForms);
     s.unknownCommand ||= forms.unknown;
+    // The command's own form (its words), which its allow form shares when it holds the same words.
+    const own = forms.first < s.denyForms.length ? s.denyForms[forms.first] : undefined;
     for (let j = forms.first; j < s.denyForms.length; j++) {
       const form = s.denyForms[j]!;
       form[0] = commandName(form[0]!, s.foldCase); // the form is this call's own
     }
-    if (!c.nested) s.parts.push(commandPart(c, factsOf, platform, writes));
+    if (!c.nested) s.parts.push(commandPart(c, factsOf, platform, writes, own));
   }
   for (let i = 0; i < s.parts.length; i++) {
     const p = s.parts[i]!;
@@ -197,8 +199,8 @@ function bashSubjects(s: CallSubjects, command: string, projectDir: string, plat
   return s;
 }
 
-function commandPart(c: ShellCommand, factsOf: (p: string) => PathFacts, platform: PathPlatform, writes: PathPart[]): CommandPart {
-  const form = sharedAllowFormOf(c);
+function commandPart(c: ShellCommand, factsOf: (p: string) => PathFacts, platform: PathPlatform, writes: PathPart[], own?: string[]): CommandPart {
+  const form = sharedAllowFormOf(c, own);
   const name = form.words[0] ?? "";
   const part: CommandPart = {
     kind: "command",

@@ -27,12 +27,16 @@ export function allowForm(command: ShellCommand): AllowForm {
 
 const sharedAllowForm: AllowForm = { words: [], globbed: [], assignments: [] };
 
-/** allowForm into one object shared by every call: valid until the next call (what it holds may be kept). */
-export function sharedAllowFormOf(command: ShellCommand): AllowForm {
-  return fillAllowForm(command, sharedAllowForm);
+/**
+ * allowForm into one object shared by every call: valid until the next call (what it holds may
+ * be kept). `same`: a list that may already hold the form's words (the command's own deny form):
+ * used as its `words` when it holds exactly them, rather than a copy.
+ */
+export function sharedAllowFormOf(command: ShellCommand, same?: readonly string[]): AllowForm {
+  return fillAllowForm(command, sharedAllowForm, same);
 }
 
-function fillAllowForm(command: ShellCommand, out: AllowForm): AllowForm {
+function fillAllowForm(command: ShellCommand, out: AllowForm, same?: readonly string[]): AllowForm {
   let words = command.words;
   // The command's own list until a wrapper adds to it (`env A=1 cmd`): then a copy.
   let assignments = command.assignments;
@@ -70,12 +74,9 @@ function fillAllowForm(command: ShellCommand, out: AllowForm): AllowForm {
     words = words.slice(i);
   }
 
-  const values: string[] = new Array<string>(words.length);
   let anyGlob = false;
-  for (let i = 0; i < words.length; i++) {
-    values[i] = words[i]!.value ?? "";
-    anyGlob ||= words[i]!.glob;
-  }
+  for (let i = 0; i < words.length; i++) anyGlob ||= words[i]!.glob;
+  const values = same && holdsValues(same, words) ? (same as string[]) : valuesOf(words);
   const globbed = anyGlob ? words.map((w) => w.glob) : noGlobs(words.length);
   const name = values[0] ?? "";
   if (!blocked && words[0]?.glob) blocked = "its command name has wildcards, which bash expands when it runs";
@@ -88,6 +89,18 @@ function fillAllowForm(command: ShellCommand, out: AllowForm): AllowForm {
   out.assignments = assignments;
   out.blocked = blocked;
   return out;
+}
+
+function valuesOf(words: readonly ShellWord[]): string[] {
+  const values: string[] = new Array<string>(words.length);
+  for (let i = 0; i < words.length; i++) values[i] = words[i]!.value ?? "";
+  return values;
+}
+
+function holdsValues(list: readonly string[], words: readonly ShellWord[]): boolean {
+  if (list.length !== words.length) return false;
+  for (let i = 0; i < words.length; i++) if (list[i] !== (words[i]!.value ?? "")) return false;
+  return true;
 }
 
 /** Shared, frozen lists of `false` by length: the `globbed` of the many commands without wildcards. */

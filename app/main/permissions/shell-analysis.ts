@@ -123,6 +123,12 @@ const NO_ASSIGNMENTS: Assignment[] = Object.freeze([]) as unknown as Assignment[
 /** The last Flow `stay` made: flows are never changed, and most statements leave the same folders. */
 let lastStay: Flow = { success: [], failure: [], any: [] };
 
+/** A flow of these folders: the last `stay` when it is that (most lists of commands leave the folder as it was). */
+function flowOf(success: Cwd[], failure: Cwd[], any: Cwd[]): Flow {
+  if (success === any && failure === any) return stay(any);
+  return { success, failure, any };
+}
+
 /** A statement after which the folder is what it was. */
 function stay(cwds: Cwd[]): Flow {
   if (lastStay.any !== cwds) lastStay = { success: cwds, failure: cwds, any: cwds };
@@ -235,11 +241,11 @@ class Walker {
     const l = this.statement(left, cwds, nested);
     if (op.type === "&&") {
       const r = this.statement(right, l.success, nested);
-      return { success: r.success, failure: union(l.failure, r.failure), any: union(l.any, r.any) };
+      return flowOf(r.success, union(l.failure, r.failure), union(l.any, r.any));
     }
     if (op.type === "||") {
       const r = this.statement(right, l.failure, nested);
-      return { success: union(l.success, r.success), failure: r.failure, any: union(l.any, r.any) };
+      return flowOf(union(l.success, r.success), r.failure, union(l.any, r.any));
     }
     this.unexpected(op);
     return stay(cwds);

@@ -26,6 +26,10 @@ export const COMPUTED_REASONS: Record<string, string> = {
 };
 
 export function wordOf(node: SyntaxNode, source: string, reasons: Set<string>): ShellWord {
+  if (node.type === "word") {
+    const known = internedWord(source, node.start, node.end);
+    if (known) return known;
+  }
   const raw = source.slice(node.start, node.end);
   const out: ShellWord = { value: "", glob: false, tilde: false };
   // Brace expansion spans the parser's pieces (`r{m,}` is three words to it): look at the whole
@@ -121,4 +125,43 @@ function doubleQuoted(node: SyntaxNode, source: string, out: ShellWord, reasons:
   }
   content += source.slice(pos, Math.max(pos, end));
   if (out.value !== null) out.value += content.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === "\n" ? "" : c));
+}
+
+/**
+ * Plain words (printable ASCII with nothing bash expands or removes: no backslash, quote, glob,
+ * `$`, brace, operator, or leading `~`) seen before, interned: their ShellWord is the same frozen
+ * object each time (`npm`, `--silent`), so judging a line makes no string or object for them. A
+ * word is interned the second time its hash comes up (a file name met once never is), in a table
+ * of fixed size where a later word replaces an earlier one: what it holds is bounded.
+ */
+const INTERNED_SLOTS = 1024;
+const INTERNED_MAX_LENGTH = 48;
+const interned: (ShellWord | undefined)[] = new Array<ShellWord | undefined>(INTERNED_SLOTS).fill(undefined);
+const internedSeen = new Int32Array(INTERNED_SLOTS);
+/** Per ASCII code: 1 when it keeps a word from being plain (see internedWord). */
+const NOT_PLAIN = new Uint8Array(128);
+for (const c of "\\*?[$`()<>;&|{'\"") NOT_PLAIN[c.charCodeAt(0)] = 1;
+
+function internedWord(source: string, start: number, end: number): ShellWord | undefined {
+  const length = end - start;
+  if (length <= 0 || length > INTERNED_MAX_LENGTH || source.charCodeAt(start) === 126) return undefined; // ~
+  let hash = 0x811c9dc5;
+  for (let i = start; i < end; i++) {
+    const c = source.charCodeAt(i);
+    if (c <= 32 || c >= 127 || NOT_PLAIN[c] === 1) return undefined;
+    hash = Math.imul(hash ^ c, 0x01000193);
+  }
+  hash ^= length;
+  const slot = (hash >>> 0) % INTERNED_SLOTS;
+  const known = interned[slot];
+  if (known && known.value!.length === length && source.startsWith(known.value!, start)) return known;
+  if (internedSeen[slot] !== hash) {
+    internedSeen[slot] = hash;
+    return undefined;
+  }
+  // A copy of its own: a slice of a long string would keep the whole command line alive.
+  const value = Buffer.from(source.slice(start, end), "latin1").toString("latin1");
+  const word: ShellWord = Object.freeze({ value, glob: false, tilde: false });
+  interned[slot] = word;
+  return word;
 }
