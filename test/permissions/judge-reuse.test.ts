@@ -68,7 +68,24 @@ function referenceWarning(rel: string): string | undefined {
 
 describe("protectedPath without segment lists", () => {
   it("finds what the segment list found, on random relative paths", () => {
-    const parts = [".git", "git", ".gitx", "x.git", ".husky", ".vscode", "tasks.json", ".envrc", "a.envrc", ".npmrc", ".yarnrc.yml", "lefthook.yml", "package.json", "src", "", "."];
+    const parts = [
+      ".git",
+      "git",
+      ".gitx",
+      "x.git",
+      ".husky",
+      ".vscode",
+      "tasks.json",
+      ".envrc",
+      "a.envrc",
+      ".npmrc",
+      ".yarnrc.yml",
+      "lefthook.yml",
+      "package.json",
+      "src",
+      "",
+      ".",
+    ];
     for (let n = 0; n < 3000; n++) {
       const rel = Array.from({ length: 1 + Math.floor(random() * 4) }, () => parts[Math.floor(random() * parts.length)]).join("/");
       const facts: PathFacts = { given: `/p/${rel}`, real: `/p/${rel}`, relative: rel, givenRelative: null, inside: true };

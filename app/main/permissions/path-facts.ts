@@ -225,7 +225,8 @@ function codeFileWarning(rel: string): string | undefined {
   if (hasSegment(rel, ".husky")) return ".husky/ holds git hooks that run on commit";
   if (endsWithSegments(rel, ".vscode/tasks.json")) return ".vscode/tasks.json defines commands the editor runs";
   if (endsWithSegments(rel, ".envrc")) return ".envrc is run by direnv when you enter the folder";
-  for (let i = 0; i < PACKAGE_MANAGER_SETTINGS.length; i++) if (endsWithSegments(rel, PACKAGE_MANAGER_SETTINGS[i]!)) return "package manager settings can name programs to run (script-shell, hooks)";
+  for (let i = 0; i < PACKAGE_MANAGER_SETTINGS.length; i++)
+    if (endsWithSegments(rel, PACKAGE_MANAGER_SETTINGS[i]!)) return "package manager settings can name programs to run (script-shell, hooks)";
   for (let i = 0; i < HOOK_LISTS.length; i++) if (endsWithSegments(rel, HOOK_LISTS[i]!)) return "this file names hooks that run on commit";
   return undefined;
 }
