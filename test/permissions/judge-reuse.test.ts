@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { allowForm, denyForms } from "../../app/main/permissions/command-forms.ts";
 import { CallMemo, hostPlatform, protectedPath, type PathFacts, type PathPlatform } from "../../app/main/permissions/path-facts.ts";
-import { callSubjects } from "../../app/main/permissions/policy.ts";
+import { callSubjects, decide } from "../../app/main/permissions/policy.ts";
 import { analyzeShell } from "../../app/main/permissions/shell-analysis.ts";
 import { loadShellParser } from "../../app/main/permissions/shell-parser.ts";
 
@@ -138,5 +138,18 @@ describe("allow and deny forms", () => {
       const forms = script.commands.flatMap((c) => denyForms(c.words).forms.map((f) => f.map((w, j) => (j === 0 ? w.slice(w.lastIndexOf("/") + 1) : w))));
       expect(subjects.denyForms, line).toEqual(forms);
     }
+  });
+});
+
+describe("hostile lines", () => {
+  it("a line of thousands of commands and redirections is judged, each reason said once", () => {
+    const line = Array.from({ length: 2500 }, (_, i) => `c${i % 1200} > f${i % 700}`).join(";");
+    const subjects = callSubjects("bash", { command: line }, "/p", { platform: "linux", home: "/h", realpath: () => undefined });
+    const decision = decide({ toolName: "bash", subjects, rules: [], mode: "ask" });
+    expect(decision.action).toBe("ask");
+    expect(new Set(decision.reasons).size).toBe(decision.reasons.length);
+    // 1,200 distinct commands and 700 distinct files written, each said once.
+    expect(decision.reasons.filter((r) => /^c\d+: no rule allows it\.$/.test(r))).toHaveLength(1200);
+    expect(decision.reasons.filter((r) => r.startsWith("It writes f"))).toHaveLength(700);
   });
 });

@@ -137,6 +137,7 @@ export function decide(input: { toolName: string; subjects: CallSubjects; rules:
 
 /** The list without repeats, first occurrences kept in order (the few reasons of a call: no Set made). */
 function distinctInPlace(list: string[]): string[] {
+  if (list.length > 32) return [...new Set(list)]; // a line of thousands of commands: no quadratic work
   let kept = 0;
   for (let i = 0; i < list.length; i++) {
     const item = list[i]!;
