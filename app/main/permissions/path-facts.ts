@@ -195,7 +195,9 @@ export function pathFacts(absPath: string, projectDir: string, platform: PathPla
   const { root, realRoot } = project;
   const real = realPathOf(given, platform);
   const relative = relativeInside(real, realRoot, fold);
-  return { given, real, relative, givenRelative: relativeInside(given, root, fold), inside: relative !== null };
+  // No links on either side (the common case): the given path's relative form is the same.
+  const givenRelative = given === real && root === realRoot ? relative : relativeInside(given, root, fold);
+  return { given, real, relative, givenRelative, inside: relative !== null };
 }
 
 export interface ProtectedPath {

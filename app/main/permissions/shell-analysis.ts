@@ -440,8 +440,9 @@ function union(a: Cwd[], b: Cwd[]): Cwd[] {
   for (let i = 0; i < b.length; i++) {
     const cwd = b[i]!;
     if ((out ?? a).includes(cwd)) continue;
-    out ??= a.slice();
-    out.push(cwd);
+    // concat: a list of the exact length (a copy pushed to would grow its storage by 16 slots).
+    if (out === undefined) out = a.concat(cwd);
+    else out.push(cwd);
   }
   return out ?? a;
 }
