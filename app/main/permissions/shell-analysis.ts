@@ -89,7 +89,10 @@ type Flow = { success: Cwd[]; failure: Cwd[]; any: Cwd[] };
 
 export function analyzeShell(source: string, where: ShellWhere): ShellScript {
   const script: ShellScript = { source, commands: [], redirects: [], assignments: [], opaque: [], warnings: [] };
-  const reasons = new Set<string>();
+  // One set for every call (one call at a time, as the transient parse already requires), emptied
+  // only when it holds something: most lines leave it empty, and clearing makes a new table.
+  const reasons = sharedReasons;
+  if (reasons.size > 0) reasons.clear();
   if (source.length > MAX_JUDGED_COMMAND_CHARS) {
     script.opaque.push(`is longer than ${MAX_JUDGED_COMMAND_CHARS} characters, too long to judge`);
     return script;
@@ -105,9 +108,14 @@ export function analyzeShell(source: string, where: ShellWhere): ShellScript {
     const skipped = skippedTextReason(root, source);
     if (skipped) reasons.add(skipped);
   }
-  script.opaque = [...reasons];
+  if (reasons.size > 0) {
+    script.opaque = [...reasons];
+    reasons.clear();
+  }
   return script;
 }
+
+const sharedReasons = new Set<string>();
 
 /**
  * The words of the commands being read (a command inside a word's substitution is read before the

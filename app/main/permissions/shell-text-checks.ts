@@ -43,20 +43,28 @@ function codePoint(char: string): string {
  * about where words end (`te\<newline>st` is one word to bash, two to the parser).
  */
 export function skippedTextReason(root: SyntaxNode, source: string): string | undefined {
-  let pos = 0;
-  let skipped = false;
-  const visit = (n: SyntaxNode): void => {
-    if (skipped) return;
-    if (n.children.length > 0) {
-      for (let i = 0; i < n.children.length; i++) visit(n.children[i]!);
-      return;
-    }
-    if (n.start < pos) return;
-    if (!onlyBlanks(source, pos, n.start)) skipped = true;
-    pos = n.end;
-  };
-  visit(root);
-  return skipped || !onlyBlanks(source, pos, source.length) ? "contains text the parser skipped, which bash may read differently" : undefined;
+  skipSource = source;
+  skipPos = 0;
+  skipped = false;
+  visitLeaves(root);
+  skipSource = "";
+  return skipped || !onlyBlanks(source, skipPos, source.length) ? "contains text the parser skipped, which bash may read differently" : undefined;
+}
+
+// The walk's state, in the module rather than a closure's context (one walk at a time: it is synchronous).
+let skipSource = "";
+let skipPos = 0;
+let skipped = false;
+
+function visitLeaves(n: SyntaxNode): void {
+  if (skipped) return;
+  if (n.children.length > 0) {
+    for (let i = 0; i < n.children.length; i++) visitLeaves(n.children[i]!);
+    return;
+  }
+  if (n.start < skipPos) return;
+  if (!onlyBlanks(skipSource, skipPos, n.start)) skipped = true;
+  skipPos = n.end;
 }
 
 /** Whether source[from, to) is only blanks, newlines and line continuations (`\` newline). */
