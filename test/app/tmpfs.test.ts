@@ -67,7 +67,9 @@ describeWhen(tmpfs.missing, "a data folder on a 2 MB tmpfs that fills mid-run", 
     for (const n of executed) expect(storedCalls.has(`echo ${n} >> ${markerFile}`), `turn ${n} ran, so its call is stored`).toBe(true);
     const { opened } = await h.call("sessions.open", { sessionId: session.id });
     expect(opened.messages.slice(0, stored.length)).toEqual(stored);
-    expect(opened.messages.length).toBeGreaterThan(stored.length);
+    // Usually the write that fails is a message's, held back and shown; when it is a terminal log's
+    // or an index batch's, every message may be stored already.
+    expect(opened.messages.length).toBeGreaterThanOrEqual(stored.length);
     expectValid(stored);
     // Nothing runs after the stop.
     await new Promise((resolve) => setTimeout(resolve, 500));
