@@ -8,10 +8,9 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { GitRunner, type GitOptions } from "../../app/main/checkpoints/git-runner.ts";
 import { ShadowRepo } from "../../app/main/checkpoints/shadow-repo.ts";
 import { forkHelper, type HelperLauncher, type HelperProcess, runSnapshotProcess, snapshotProcessFile } from "../../app/main/workers/snapshot-client.ts";
-import { cleanup, tempDir, write } from "./helpers.ts";
+import { cleanup, RecordingGitRunner, tempDir, write } from "./helpers.ts";
 
 const dirs: string[] = [];
 afterEach(() => cleanup(...dirs.splice(0)));
@@ -41,14 +40,8 @@ function setup(files = 600) {
   dirs.push(project, data);
   for (let i = 0; i < files; i++) write(project, `d${i % 11}/f${i}.txt`, `file ${i}\n`.repeat(1 + (i % 40)));
   const gitDir = path.join(data, "1.git");
-  const calls: string[] = [];
-  class Recording extends GitRunner {
-    override run(args: string[], options: GitOptions = {}) {
-      calls.push(args.filter((a) => !a.startsWith("-") && !a.includes("=")).join(" "));
-      return super.run(args, options);
-    }
-  }
-  const git = new Recording(path.join(data, "no-hooks"));
+  const git = new RecordingGitRunner(path.join(data, "no-hooks"));
+  const calls = git.calls;
   const expectedTree = () => {
     const temp = path.join(data, "check-index");
     const run = (...args: string[]) => execFileSync("git", [`--git-dir=${gitDir}`, `--work-tree=${project}`, ...args], { encoding: "utf8", env: { ...env, GIT_INDEX_FILE: temp } });

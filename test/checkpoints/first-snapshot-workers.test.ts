@@ -11,10 +11,9 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { GitRunner, type GitOptions } from "../../app/main/checkpoints/git-runner.ts";
 import { ShadowRepo } from "../../app/main/checkpoints/shadow-repo.ts";
 import { forkHelper } from "../../app/main/workers/snapshot-client.ts";
-import { cleanup, tempDir, write } from "./helpers.ts";
+import { cleanup, RecordingGitRunner, tempDir, write } from "./helpers.ts";
 
 const dirs: string[] = [];
 afterEach(() => cleanup(...dirs.splice(0)));
@@ -27,14 +26,9 @@ function setup() {
   const data = tempDir("lathe-cp-workers-data-");
   dirs.push(project, data);
   const gitDir = path.join(data, "1.git");
-  const calls: string[] = [];
-  class Recording extends GitRunner {
-    override run(args: string[], options: GitOptions = {}) {
-      calls.push(args.filter((a) => !a.startsWith("-") && !a.includes("=")).join(" "));
-      return super.run(args, options);
-    }
-  }
-  const repo = new ShadowRepo(gitDir, project, new Recording(path.join(data, "no-hooks")), false, { launch: forkHelper });
+  const runner = new RecordingGitRunner(path.join(data, "no-hooks"));
+  const calls = runner.calls;
+  const repo = new ShadowRepo(gitDir, project, runner, false, { launch: forkHelper });
   const git = (args: string[], extraEnv: Record<string, string> = {}) =>
     execFileSync("git", [`--git-dir=${gitDir}`, `--work-tree=${project}`, ...args], { encoding: "utf8", env: { ...env, ...extraEnv } });
   return { project, data, gitDir, repo, git, calls };

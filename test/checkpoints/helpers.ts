@@ -10,6 +10,7 @@ import { emptyUsage } from "../../app/shared/agent-types.ts";
 import { CheckpointService, type SessionSource } from "../../app/main/checkpoints/checkpoint-service.ts";
 import { Rewinder } from "../../app/main/checkpoints/rewinder.ts";
 import { turnKey } from "../../app/main/checkpoints/turns.ts";
+import { GitRunner, type GitOptions } from "../../app/main/checkpoints/git-runner.ts";
 
 export function tempDir(prefix: string): string {
   return realpathSync(mkdtempSync(path.join(tmpdir(), prefix)));
@@ -112,4 +113,13 @@ export function makeService(dataDir: string, notices: string[] = [], maxFileByte
 
 export function cleanup(...dirs: string[]): void {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
+}
+
+/** A GitRunner that records each call's git command (its words that are not options, e.g. "update-index"). */
+export class RecordingGitRunner extends GitRunner {
+  readonly calls: string[] = [];
+  override run(args: string[], options: GitOptions = {}) {
+    this.calls.push(args.filter((a) => !a.startsWith("-") && !a.includes("=")).join(" "));
+    return super.run(args, options);
+  }
 }

@@ -10,7 +10,7 @@ import { bulkStoreTimeoutMs } from "../../app/main/checkpoints/first-snapshot.ts
 import { GitError, gitEnvironment, GitRunner, type GitOptions } from "../../app/main/checkpoints/git-runner.ts";
 import { commitBody } from "../../app/main/checkpoints/loose-object.ts";
 import { ShadowRepo } from "../../app/main/checkpoints/shadow-repo.ts";
-import { bash, cleanup, FakeSession, makeService, snapshot, tempDir, write } from "./helpers.ts";
+import { bash, cleanup, FakeSession, makeService, RecordingGitRunner, snapshot, tempDir, write } from "./helpers.ts";
 
 const dirs: string[] = [];
 const closers: (() => Promise<void>)[] = [];
@@ -176,14 +176,9 @@ describe("a turn's capture in two spawns", () => {
     const data = tempDir("lathe-cp-alias-data-");
     dirs.push(project, data);
     const gitDir = path.join(data, "1.git");
-    const calls: string[] = [];
-    class Recording extends GitRunner {
-      override run(args: string[], options: GitOptions = {}) {
-        calls.push(args.filter((a) => !a.startsWith("-") && !a.includes("=")).join(" "));
-        return super.run(args, options);
-      }
-    }
-    const repo = new ShadowRepo(gitDir, project, new Recording(path.join(data, "no-hooks")));
+    const runner = new RecordingGitRunner(path.join(data, "no-hooks"));
+    const calls = runner.calls;
+    const repo = new ShadowRepo(gitDir, project, runner);
     for (let i = 0; i < 20; i++) write(project, `d${i % 3}/f${i}.txt`, `${i}\n`);
     await repo.capture("first", 1e9, []);
     const expected = () => {
