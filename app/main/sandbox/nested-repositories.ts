@@ -5,7 +5,6 @@
 // worker, or it took too long), the scan runs here after all: a repository a sandboxed command
 // made must not go unnoticed. A project's first scan is made when a session opens there
 // (`prime`), so that the first command's scan knows what was there before it. Never throws.
-import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { type ComputePool, computePool } from "../workers/compute-pool.ts";
 import { type RepositoryScanResult, type RepositoryScanState, runRepositoryScanJob } from "./repository-scan.ts";
@@ -35,25 +34,16 @@ export class NestedRepositories {
    * read-only, so that it cannot edit a hook or config in place (which changes no folder time the
    * scan could see). Empty until the first scan has ended. A `.git` that is a symbolic link into
    * the project is left out: mounted at its target, `sub/.git -> ..` would make the whole project
-   * read-only; a repository it points to is found by the scan itself (by its layout, or as a
+   * read-only (the scan marks such links, in its worker); a repository it points to is found by the scan itself (by its layout, or as a
    * `.git`), or is the project's own `.git`, read-only already.
    */
   known(projectDir: string, limit: number): string[] {
-    const repositories = Object.keys(this.states.get(projectDir)?.repositories ?? {});
+    const state = this.states.get(projectDir);
+    const links = new Set(state?.linksIntoProject ?? []);
+    const repositories = Object.keys(state?.repositories ?? {}).filter((repo) => !links.has(repo));
+    if (repositories.length <= limit) return repositories;
     const depth = (p: string) => p.split(path.sep).length;
-    if (repositories.length > limit) repositories.sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : 1));
-    const chosen: string[] = [];
-    let projectReal: string | undefined;
-    for (const repo of repositories) {
-      if (chosen.length >= limit) break;
-      if (isLink(repo)) {
-        projectReal ??= realPath(projectDir) ?? projectDir;
-        const target = realPath(repo);
-        if (target !== undefined && (target === projectReal || target.startsWith(projectReal + path.sep))) continue;
-      }
-      chosen.push(repo);
-    }
-    return chosen;
+    return repositories.sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : 1)).slice(0, limit);
   }
 
   /** Whether the last scan of `projectDir` stopped at its folder bound. */
@@ -81,22 +71,5 @@ export class NestedRepositories {
       if (this.queues.get(projectDir) === settled) this.queues.delete(projectDir);
     });
     return settled;
-  }
-}
-
-function isLink(p: string): boolean {
-  try {
-    return lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink() === true;
-  } catch {
-    return false;
-  }
-}
-
-/** The real path of `p`; undefined when it cannot be resolved (a dangling link stays listed, as before). */
-function realPath(p: string): string | undefined {
-  try {
-    return realpathSync(p);
-  } catch {
-    return undefined;
   }
 }

@@ -12,7 +12,7 @@
 // project reads every folder. Symbolic links are not followed; `.git` folders are not entered. At
 // most MAX_SCAN_DIRS folders: past that the result says it is incomplete. Runs in a compute pool
 // worker (plain data in and out; nested-repositories.ts). Synchronous; never throws.
-import { lstatSync, readdirSync, statSync, type Stats } from "node:fs";
+import { lstatSync, readdirSync, realpathSync, statSync, type Stats } from "node:fs";
 import path from "node:path";
 
 export const MAX_SCAN_DIRS = 50_000;
@@ -38,6 +38,8 @@ export interface RepositoryScanState {
   /** Repositories seen below the top (`.git` entries and bare repository folders), each with what identifies its state. */
   repositories: Record<string, string>;
   complete: boolean;
+  /** Repositories that are symbolic links into the project (`sub/.git -> ..`): not mounted read-only (nested-repositories.ts). */
+  linksIntoProject?: string[];
 }
 
 export interface RepositoryScanJob {
@@ -170,13 +172,26 @@ export function runRepositoryScanJob(job: RepositoryScanJob): RepositoryScanResu
   // an earlier command that ended within the clock's slack, or during this command) is not
   // reported again: it was then.
   const signatures: Record<string, string> = {};
+  const linksIntoProject: string[] = [];
   const changed: string[] = [];
   for (const repo of repositories) {
     const stats = lstat(repo);
     if (!stats) continue;
     signatures[repo] = signature(repo, stats);
+    if (stats.isSymbolicLink() && linksInto(repo, top)) linksIntoProject.push(repo);
     const seen = previous?.repositories[repo];
     if (changedSince(repo, stats, job.commandStartedAt, top, seen === undefined) && seen !== signatures[repo]) changed.push(repo);
   }
-  return { state: { startedAt, dirs, repositories: signatures, complete }, changed, read };
+  return { state: { startedAt, dirs, repositories: signatures, complete, linksIntoProject }, changed, read };
+}
+
+/** Whether the link `p` resolves into `top` (or to it); a link that cannot be resolved does not. */
+function linksInto(p: string, top: string): boolean {
+  try {
+    const target = realpathSync(p);
+    const real = realpathSync(top);
+    return target === real || target.startsWith(real + path.sep);
+  } catch {
+    return false;
+  }
 }
