@@ -2,13 +2,14 @@
 // execute began (so a card's timer counts the run, not the wait for an answer), and whether it was
 // stopped: by the run's Stop or by the person's Interrupt. Also in a snapshot taken mid-run, and in
 // the stored tool call a reopened session reads.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
 
 let app: AppHarness | undefined;
 afterEach(async () => {
   await app?.close();
   app = undefined;
+  vi.restoreAllMocks();
 });
 
 const phases = (h: AppHarness, sessionId: number) =>
@@ -27,6 +28,11 @@ async function running(command: string) {
 
 describe("tool call phases", () => {
   it("a call running when the run is stopped ends as stopped; a snapshot says when it began executing", async () => {
+    // A clock that moves on at every reading: the snapshot's times equal the stored ones only
+    // if the session reads the clock once per event for both.
+    const realNow = Date.now.bind(Date);
+    let readings = 0;
+    vi.spyOn(Date, "now").mockImplementation(() => realNow() + readings++);
     const { h, sessionId } = await running("sleep 30");
     const { live } = await h.call("sessions.open", { sessionId });
     const tool = live!.tools.find((t) => t.toolCallId === "long")!;
@@ -39,7 +45,7 @@ describe("tool call phases", () => {
     // The store keeps them with the call, for a reopened session.
     await h.waitFor(() => h.services.store.openSession(sessionId)!.toolCalls.some((t) => t.outcome !== null), "the call's outcome to be stored");
     const stored = h.services.store.openSession(sessionId)!.toolCalls.find((t) => t.toolCallId === "long")!;
-    expect(stored).toMatchObject({ outcome: "stopped", reason: "Stopped with the run.", executingAt: tool.executingAt });
+    expect(stored).toMatchObject({ outcome: "stopped", reason: "Stopped with the run.", startedAt: tool.startedAt, executingAt: tool.executingAt });
   });
 
   it("a command the person interrupts ends as stopped, saying so", async () => {

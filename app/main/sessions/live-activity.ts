@@ -32,8 +32,8 @@ export class LiveActivity {
     };
   }
 
-  /** Takes in one session event (every event, in order). Must not throw. */
-  track(event: SessionEvent): void {
+  /** Takes in one session event (every event, in order), seen at `at` (the time the store records too). Must not throw. */
+  track(event: SessionEvent, at = Date.now()): void {
     switch (event.type) {
       case "message_start":
       case "message_update":
@@ -60,7 +60,7 @@ export class LiveActivity {
           toolName: event.toolName,
           args: event.args,
           status: "running",
-          startedAt: Date.now(),
+          startedAt: at,
           executingAt: null,
           endedAt: null,
           skippedBytes: 0,
@@ -81,7 +81,7 @@ export class LiveActivity {
       case "tool_call_phase": {
         const tool = this.tools.get(event.toolCallId);
         if (!tool) break;
-        if (event.phase === "executing") tool.executingAt = Date.now();
+        if (event.phase === "executing") tool.executingAt = at;
         else tool.phase = { outcome: event.phase, ...(event.reason !== undefined ? { reason: event.reason } : {}) };
         break;
       }
@@ -89,7 +89,7 @@ export class LiveActivity {
         const tool = this.tools.get(event.toolCallId);
         if (!tool) break;
         tool.status = event.isError ? "error" : "done";
-        tool.endedAt = Date.now();
+        tool.endedAt = at;
         tool.waitingForInput = false;
         tool.result = { content: event.result.content, details: event.result.details, isError: event.isError };
         break;

@@ -344,8 +344,10 @@ export class LiveSession {
   }
 
   private onEvent(event: SessionEvent): void {
-    if (!this.outOfBand) this.recorder.handle(event);
-    this.activity.track(event);
+    // One clock reading for both: a live snapshot's times must equal the stored ones.
+    const at = Date.now();
+    if (!this.outOfBand) this.recorder.handle(event, at);
+    this.activity.track(event, at);
     this.options.hub.sessionEvent(this.sessionId, event);
     if (event.type === "turn_end") this.afterBatch?.(event.message);
     if (event.type === "tool_execution_end") {

@@ -183,9 +183,9 @@ export class SessionRecorder {
     return this.#outputs.get(toolCallId);
   }
 
-  handle(event: SessionEvent): void {
+  handle(event: SessionEvent, at = Date.now()): void {
     try {
-      this.#handle(event);
+      this.#handle(event, at);
     } catch (err) {
       this.#report(toStoreError(err, `recording ${event.type}`));
     }
@@ -224,9 +224,8 @@ export class SessionRecorder {
     this.#retryTimer = null;
   }
 
-  #handle(event: SessionEvent): void {
+  #handle(event: SessionEvent, at: number): void {
     if (event.type === "agent_start" || this.#run === null) this.#startRun();
-    const at = Date.now();
     const run = this.#run!;
     switch (event.type) {
       case "message_end": {
