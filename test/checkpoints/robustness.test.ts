@@ -32,7 +32,14 @@ describe("checkpoints under pressure", () => {
     const { project, rewinder, session } = setup();
     write(project, "code.ts", "v1\n");
     write(project, "editor.txt", "start\n");
-    const editor = spawn("bash", ["-c", "i=0; while :; do i=$((i+1)); echo saved $i > editor.txt; sleep 0.003; done"], { cwd: project, stdio: "ignore" });
+    // It saves as editors do, by renaming a whole new file over the old one (its temporary file
+    // outside the project): a save in place would leave the file empty for a moment, and when the
+    // turn's after-checkpoint and the preview both found it empty, nothing had changed since the
+    // turn, and the rewind rightly restored it (seen on a loaded CI machine).
+    const scratch = tempDir("lathe-cp-robust-editor-");
+    dirs.push(scratch);
+    const save = `echo saved $i > ${scratch}/next && mv -f ${scratch}/next editor.txt`;
+    const editor = spawn("bash", ["-c", `i=0; while :; do i=$((i+1)); ${save}; sleep 0.003; done`], { cwd: project, stdio: "ignore" });
     try {
       // The editor is saving before the first checkpoint is taken.
       const until = Date.now() + 20_000;
