@@ -7,63 +7,19 @@
 // anything else adds a reason, and commands found inside it are still listed (`nested`) so that
 // deny rules see them. Pure apart from the parser; never throws. The checks of characters
 // (shell-text-checks.ts), of redirections (shell-redirects.ts) and of tests (shell-test-checks.ts)
-// live in modules of their own; this one walks the statements and tracks the working folder.
-import path from "node:path";
+// live in modules of their own, as do the working folders (shell-folders.ts) and the result's
+// types (shell-script.ts); this one walks the statements.
 import { CHANGES_FOLDER } from "./command-knowledge.ts";
-import { resolvedFrom } from "./path-facts.ts";
+import { changeFolder, flowOf, stay, union, type Flow } from "./shell-folders.ts";
 import { parseShell, type SyntaxNode } from "./shell-parser.ts";
+import type { Assignment, Cwd, ShellScript, ShellWhere } from "./shell-script.ts";
 import { judgeFileRedirect } from "./shell-redirects.ts";
 import { testVerdict } from "./shell-test-checks.ts";
 import { afterContinuations, characterReasons, lookAlikeWarning, skippedTextReason } from "./shell-text-checks.ts";
 import { COMPUTED_REASONS, describeNode, wordOf, type ShellWord } from "./shell-words.ts";
 
 export type { ShellWord } from "./shell-words.ts";
-
-/** A possible working folder: absolute, or null when it cannot be known before the command runs. */
-export type Cwd = string | null;
-
-export interface Assignment {
-  name: string;
-  value: string | null;
-}
-
-export interface ShellCommand {
-  /** The words as written, the command word first (wrappers included). */
-  words: ShellWord[];
-  /** `NAME=value` prefixes of this command. */
-  assignments: Assignment[];
-  /** The folders it may run in. */
-  cwds: Cwd[];
-  /** Inside a construct no rule allows (a substitution, subshell, loop, function...). */
-  nested: boolean;
-  /** The command's source text. */
-  text: string;
-}
-
-export interface ShellRedirect {
-  kind: "write" | "read";
-  operator: string;
-  target: ShellWord;
-  cwds: Cwd[];
-}
-
-export interface ShellScript {
-  source: string;
-  commands: ShellCommand[];
-  redirects: ShellRedirect[];
-  /** Standalone `NAME=value` and `export NAME=value`: they change the commands after them. */
-  assignments: Assignment[];
-  /** Why no rule may allow this line; empty when every part was understood. */
-  opaque: string[];
-  /** What the person should notice (look-alike characters). */
-  warnings: string[];
-}
-
-export interface ShellWhere {
-  /** The folder the line starts in (the project folder). */
-  cwd: string;
-  home: string;
-}
+export type { Assignment, Cwd, ShellCommand, ShellScript, ShellWhere } from "./shell-script.ts";
 
 /** Longer command lines are not parsed: they are asked about, whatever the rules. */
 export const MAX_JUDGED_COMMAND_CHARS = 32_000;
@@ -83,9 +39,6 @@ const NESTED_REASONS: Record<string, string> = {
   unset_command: "unsets variables",
   ERROR: "could not be read as bash (a syntax error)",
 };
-
-/** Where later commands run: after this statement succeeded, failed, or either. */
-type Flow = { success: Cwd[]; failure: Cwd[]; any: Cwd[] };
 
 export function analyzeShell(source: string, where: ShellWhere): ShellScript {
   const script: ShellScript = { source, commands: [], redirects: [], assignments: [], opaque: [], warnings: [] };
@@ -127,21 +80,6 @@ let wordTop = 0;
 
 /** The assignments of a command that has none: shared, never changed (allowForm copies before adding). */
 const NO_ASSIGNMENTS: Assignment[] = Object.freeze([]) as unknown as Assignment[];
-
-/** The last Flow `stay` made: flows are never changed, and most statements leave the same folders. */
-let lastStay: Flow = { success: [], failure: [], any: [] };
-
-/** A flow of these folders: the last `stay` when it is that (most lists of commands leave the folder as it was). */
-function flowOf(success: Cwd[], failure: Cwd[], any: Cwd[]): Flow {
-  if (success === any && failure === any) return stay(any);
-  return { success, failure, any };
-}
-
-/** A statement after which the folder is what it was. */
-function stay(cwds: Cwd[]): Flow {
-  if (lastStay.any !== cwds) lastStay = { success: cwds, failure: cwds, any: cwds };
-  return lastStay;
-}
 
 class Walker {
   private readonly source: string;
@@ -291,42 +229,8 @@ class Walker {
     wordTop = firstWord;
     this.script.commands.push({ words: own, assignments: assignments ?? NO_ASSIGNMENTS, cwds, nested, text: this.text(node) });
     const name = own[0]?.value;
-    if (name && CHANGES_FOLDER.has(name)) return this.changeFolder(name, own, cwds);
+    if (name && CHANGES_FOLDER.has(name)) return changeFolder(name, own, cwds, this.where.home, this.reasons);
     return stay(cwds);
-  }
-
-  /** `cd DIR`, `pushd DIR`: later relative paths are judged against DIR. */
-  private changeFolder(name: string, words: ShellWord[], cwds: Cwd[]): Flow {
-    // The operands are the words after the name but options (-L, -P, -e, -@).
-    let operands = 0;
-    let operand: ShellWord | undefined;
-    for (let i = 1; i < words.length; i++) {
-      const w = words[i]!;
-      if (w.value !== null && isCdOption(w.value)) continue;
-      operands++;
-      operand ??= w;
-    }
-    let targets: Cwd[];
-    if (name === "popd" || operands > 1) {
-      this.reasons.add(`${name} ${name === "popd" ? "returns to a folder" : "has several operands"}: where later commands run is only known when it runs`);
-      targets = [null];
-    } else if (operand === undefined) {
-      targets = [this.where.home];
-    } else {
-      const word = operand;
-      if (word.value === null || word.value === "-") {
-        if (word.value === "-") this.reasons.add("cd - returns to a folder that is only known when it runs");
-        targets = [null];
-      } else {
-        const target = word.tilde ? path.join(this.where.home, word.value.slice(1)) : word.value;
-        targets = new Array<Cwd>(cwds.length);
-        for (let i = 0; i < cwds.length; i++) {
-          const cwd = cwds[i]!;
-          targets[i] = cwd === null && !path.isAbsolute(target) ? null : resolvedFrom(cwd ?? "/", target);
-        }
-      }
-    }
-    return { success: targets, failure: cwds, any: union(targets, cwds) };
   }
 
   private assignments(node: SyntaxNode, into: Assignment[]): void {
@@ -423,45 +327,4 @@ const STATEMENT_TYPES = new Set(["command", "pipeline", "list", "redirected_stat
 
 function isRedirect(node: SyntaxNode): boolean {
   return node.field === "redirect" || node.type.endsWith("_redirect");
-}
-
-/** `-L`, `-P`, `-e`, `-@` and their groupings (`-LP`): what /^-[LPe@]+$/ matches, without a regex's work. */
-function isCdOption(word: string): boolean {
-  if (word.length < 2 || word.charCodeAt(0) !== 45) return false;
-  for (let i = 1; i < word.length; i++) {
-    const c = word[i];
-    if (c !== "L" && c !== "P" && c !== "e" && c !== "@") return false;
-  }
-  return true;
-}
-
-/** The folders of both, each once, in order (`a` itself when it already is that). */
-function union(a: Cwd[], b: Cwd[]): Cwd[] {
-  if (a === b) return a;
-  if (a.length + b.length > 32) return largeUnion(a, b);
-  let out: Cwd[] | undefined;
-  for (let i = 0; i < a.length; i++) {
-    if (out === undefined && a.indexOf(a[i]!) === i) continue;
-    out ??= a.slice(0, i);
-    if (!out.includes(a[i]!)) out.push(a[i]!);
-  }
-  for (let i = 0; i < b.length; i++) {
-    const cwd = b[i]!;
-    if ((out ?? a).includes(cwd)) continue;
-    // concat: a list of the exact length (a copy pushed to would grow its storage by 16 slots).
-    if (out === undefined) out = a.concat(cwd);
-    else out.push(cwd);
-  }
-  return out ?? a;
-}
-
-/** union for many folders (a function of its own: its closure would cost every union a context). */
-function largeUnion(a: Cwd[], b: Cwd[]): Cwd[] {
-  if (distinct(a) && b.every((cwd) => a.includes(cwd))) return a;
-  return [...new Set([...a, ...b])];
-}
-
-function distinct(cwds: Cwd[]): boolean {
-  for (let i = 1; i < cwds.length; i++) if (cwds.lastIndexOf(cwds[i - 1]!) !== i - 1) return false;
-  return true;
 }
