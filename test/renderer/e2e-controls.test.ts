@@ -264,7 +264,7 @@ describeWhen(chromiumMissing(), "renderer controls end to end", () => {
     expect(await notice.innerText()).toMatch(/retrying in 1 s \(attempt \d+ of \d+\)/);
     await h.transcript().getByText("Answer to: hello retry").waitFor({ timeout: 15_000 });
     await expect.poll(() => notice.count()).toBe(0);
-  }, 30_000);
+  }, 60_000);
 
   test("context: instruction files, Compact now, edit the summary, undo; the model is sent each version", async () => {
     await newSession();
