@@ -61,15 +61,63 @@ function gramScore(gram: string): number {
   return 2 * (rarity(gram[0]!) + rarity(gram[1]!)) + rarity(gram[2]!) - (common === -1 ? 0 : 60 - common) - (COMMON_TRIGRAMS.has(gram) ? 200 : 0);
 }
 
-/**
- * Token characters by their low three bits (alike in both cases of a letter; 7 goes to 0 to 3 by
- * the next bits); every other byte, blanks and punctuation, in bucket 7.
- */
-const THIRDS = Uint8Array.from({ length: 256 }, (_, c) => {
-  if (c >= 128 || !isTokenChar(c)) return 1 << 7;
+/** THIRDS bit of every byte: a two-character keyword's pair, or a control byte's, has it in BUCKETS. */
+const ANY_THIRD = 0x80;
+
+/** How common a character is in text (folded to lower case), for weighing collisions: 1 for a blank, less for rarer ones. */
+function commonness(c: number): number {
   const lower = c >= 65 && c <= 90 ? c + 32 : c;
-  return 1 << ((lower & 7) === 7 ? (lower >> 4) & 3 : lower & 7);
-});
+  return 1 / (1 + rarity(String.fromCharCode(lower)));
+}
+
+/**
+ * Each third byte of a gram (letters folded) gets one of the seven bits 0 to 6; every other
+ * byte none (only ANY_THIRD). A text trigram passes the first test when its pair begins a gram
+ * whose third shares a bit with its own third: the bits are given so that the common characters
+ * share theirs with the fewest pairs they do not follow in a gram (a greedy choice, commonest
+ * character first, weighing each pair and character by how common it is).
+ */
+function thirdBits(grams: readonly { pair: number; third: number }[]): Uint8Array {
+  const pairsOf = new Map<number, Set<number>>(); // third -> pairs (folded) it follows in a gram
+  for (const { pair, third } of grams) {
+    if (third < 0) continue;
+    let set = pairsOf.get(third);
+    if (!set) pairsOf.set(third, (set = new Set()));
+    set.add(pair);
+  }
+  const pairWeight = (pair: number) => {
+    const common = COMMON_PAIRS.indexOf(String.fromCharCode(pair & 0xff, pair >> 8));
+    return commonness(pair & 0xff) * commonness(pair >> 8) * (common === -1 ? 1 : 3);
+  };
+  const classes = Array.from({ length: 7 }, () => ({ thirds: [] as number[], pairs: new Map<number, Set<number>>() }));
+  const bitOf = new Int8Array(256).fill(-1);
+  const thirds = [...pairsOf.keys()].sort((x, y) => commonness(y) - commonness(x) || x - y);
+  for (const third of thirds) {
+    const own = pairsOf.get(third)!;
+    let best = 0;
+    let bestCost = Infinity;
+    for (const [k, cls] of classes.entries()) {
+      // The false passes added: this third after the class's pairs it does not follow, and the
+      // class's thirds after this third's pairs they do not follow.
+      let cost = 0;
+      for (const [pair, followers] of cls.pairs) if (!own.has(pair)) cost += pairWeight(pair) * commonness(third) * followers.size;
+      for (const pair of own) for (const other of cls.thirds) if (!cls.pairs.get(pair)?.has(other)) cost += pairWeight(pair) * commonness(other);
+      if (cost < bestCost) [best, bestCost] = [k, cost];
+    }
+    const cls = classes[best]!;
+    cls.thirds.push(third);
+    for (const pair of own) {
+      let followers = cls.pairs.get(pair);
+      if (!followers) cls.pairs.set(pair, (followers = new Set()));
+      followers.add(third);
+    }
+    bitOf[third] = best;
+  }
+  return Uint8Array.from({ length: 256 }, (_, c) => {
+    const lower = c >= 65 && c <= 90 ? c + 32 : c;
+    return ANY_THIRD | (bitOf[lower]! >= 0 ? 1 << bitOf[lower]! : 0);
+  });
+}
 
 function caseVariants(c: number): number[] {
   return c >= 97 && c <= 122 ? [c, c - 32] : [c];
@@ -85,7 +133,7 @@ export interface GramTables {
    * that third byte.
    */
   buckets: Uint8Array;
-  /** 256 bytes: each byte's bucket bit (both cases of a letter alike; blanks and punctuation but token characters in a bucket of their own). */
+  /** 256 bytes: each byte's bucket bits: ANY_THIRD, and the bit of its class when it is a gram's third (both cases of a letter alike; see thirdBits). */
   thirds: Uint8Array;
   /** 2 ** TRIGRAM_HASH_BITS bits. */
   trigrams: Uint8Array;
@@ -103,35 +151,28 @@ export function gramTables(keywords: readonly string[], filters: readonly number
   const pairs = new Uint8Array(65536);
   const buckets = new Uint8Array(65536);
   const trigrams = new Uint8Array((1 << TRIGRAM_HASH_BITS) >> 3);
-  /** `third`: the gram's third byte, or -1 for any. */
-  const markPair = (a: number, b: number, bit: number, third = -1) => {
-    for (const x of caseVariants(a)) {
-      for (const y of caseVariants(b)) {
-        pairs[x | (y << 8)]! |= bit;
-        buckets[x | (y << 8)]! |= third < 0 ? 0xff : THIRDS[third]!;
-      }
-    }
+  /** Per gram: its first two bytes (lower case) and its third (lower case), or -1 for any. */
+  const grams: { pair: number; third: number; bit: number }[] = [];
+  const addTrigram = (a: number, b: number, c: number) => {
+    grams.push({ pair: a | (b << 8), third: c >= 65 && c <= 90 ? c + 32 : c, bit: GRAM_TRIGRAM });
+    const h = trigramHash(a | (b << 8) | (c << 16));
+    trigrams[h >> 3]! |= 1 << (h & 7);
   };
   for (const [id, keyword] of keywords.entries()) {
     const lower = keyword.toLowerCase();
     if (lower.length === 0 || [...lower].some((c) => c.charCodeAt(0) > 127)) continue;
     if (lower.length === 1) {
       // Not produced by the rule set; marked for every next byte so the contract still holds.
-      for (let b = 0; b < 256; b++) markPair(lower.charCodeAt(0), b, GRAM_DIRECT);
+      for (let b = 0; b < 256; b++) grams.push({ pair: lower.charCodeAt(0) | (b << 8), third: -1, bit: GRAM_DIRECT });
       continue;
     }
     if (lower.length === 2) {
       const [a, b] = [lower.charCodeAt(0), lower.charCodeAt(1)];
       if (filters[id] !== FILTER_TOKEN_AFTER) {
-        markPair(a, b, GRAM_DIRECT);
+        grams.push({ pair: a | (b << 8), third: -1, bit: GRAM_DIRECT });
         continue;
       }
-      for (let t = 0; t < 128; t++) {
-        if (!isTokenChar(t)) continue;
-        markPair(a, b, GRAM_TRIGRAM, t);
-        const h = trigramHash(a | (b << 8) | (t << 16));
-        trigrams[h >> 3]! |= 1 << (h & 7);
-      }
+      for (let t = 0; t < 128; t++) if (isTokenChar(t)) addTrigram(a, b, t);
       continue;
     }
     let best = 0;
@@ -140,10 +181,16 @@ export function gramTables(keywords: readonly string[], filters: readonly number
       const score = gramScore(lower.slice(o, o + 3));
       if (score > bestScore) [best, bestScore] = [o, score];
     }
-    const [a, b, c] = [lower.charCodeAt(best), lower.charCodeAt(best + 1), lower.charCodeAt(best + 2)];
-    markPair(a, b, GRAM_TRIGRAM, c);
-    const h = trigramHash(a | (b << 8) | (c << 16));
-    trigrams[h >> 3]! |= 1 << (h & 7);
+    addTrigram(lower.charCodeAt(best), lower.charCodeAt(best + 1), lower.charCodeAt(best + 2));
+  }
+  const thirds = thirdBits(grams);
+  for (const { pair, third, bit } of grams) {
+    for (const x of caseVariants(pair & 0xff)) {
+      for (const y of caseVariants(pair >> 8)) {
+        pairs[x | (y << 8)]! |= bit;
+        buckets[x | (y << 8)]! |= third < 0 ? ANY_THIRD : thirds[third]! & ~ANY_THIRD;
+      }
+    }
   }
   for (let c = 0; c < 256; c++) {
     if (!isControlByte(c)) continue;
@@ -152,5 +199,5 @@ export function gramTables(keywords: readonly string[], filters: readonly number
       buckets[c | (b << 8)] = 0xff;
     }
   }
-  return { pairs, buckets, thirds: THIRDS, trigrams };
+  return { pairs, buckets, thirds, trigrams };
 }
