@@ -137,6 +137,11 @@ export interface GramTables {
   thirds: Uint8Array;
   /** 2 ** TRIGRAM_HASH_BITS bits. */
   trigrams: Uint8Array;
+  /**
+   * 2 ** TRIGRAM_HASH_BITS bytes, per trigram hash: how far before a trigram with that hash the
+   * automaton must restart (see restartOffsets), at most GRAM_OFFSET_LIMIT.
+   */
+  offsets: Uint8Array;
 }
 
 /**
@@ -151,10 +156,10 @@ export function gramTables(keywords: readonly string[], filters: readonly number
   const pairs = new Uint8Array(65536);
   const buckets = new Uint8Array(65536);
   const trigrams = new Uint8Array((1 << TRIGRAM_HASH_BITS) >> 3);
-  /** Per gram: its first two bytes (lower case) and its third (lower case), or -1 for any. */
-  const grams: { pair: number; third: number; bit: number }[] = [];
-  const addTrigram = (a: number, b: number, c: number) => {
-    grams.push({ pair: a | (b << 8), third: c >= 65 && c <= 90 ? c + 32 : c, bit: GRAM_TRIGRAM });
+  /** Per gram: its first two bytes (lower case) and its third (lower case), or -1 for any; its keyword (lower case) and offset there. */
+  const grams: { pair: number; third: number; bit: number; offset: number; keyword?: string }[] = [];
+  const addTrigram = (a: number, b: number, c: number, keyword?: string, offset = 0) => {
+    grams.push({ pair: a | (b << 8), third: c >= 65 && c <= 90 ? c + 32 : c, bit: GRAM_TRIGRAM, offset, ...(keyword === undefined ? {} : { keyword }) });
     const h = trigramHash(a | (b << 8) | (c << 16));
     trigrams[h >> 3]! |= 1 << (h & 7);
   };
@@ -163,13 +168,13 @@ export function gramTables(keywords: readonly string[], filters: readonly number
     if (lower.length === 0 || [...lower].some((c) => c.charCodeAt(0) > 127)) continue;
     if (lower.length === 1) {
       // Not produced by the rule set; marked for every next byte so the contract still holds.
-      for (let b = 0; b < 256; b++) grams.push({ pair: lower.charCodeAt(0) | (b << 8), third: -1, bit: GRAM_DIRECT });
+      for (let b = 0; b < 256; b++) grams.push({ pair: lower.charCodeAt(0) | (b << 8), third: -1, bit: GRAM_DIRECT, offset: 0 });
       continue;
     }
     if (lower.length === 2) {
       const [a, b] = [lower.charCodeAt(0), lower.charCodeAt(1)];
       if (filters[id] !== FILTER_TOKEN_AFTER) {
-        grams.push({ pair: a | (b << 8), third: -1, bit: GRAM_DIRECT });
+        grams.push({ pair: a | (b << 8), third: -1, bit: GRAM_DIRECT, offset: 0 });
         continue;
       }
       for (let t = 0; t < 128; t++) if (isTokenChar(t)) addTrigram(a, b, t);
@@ -181,7 +186,7 @@ export function gramTables(keywords: readonly string[], filters: readonly number
       const score = gramScore(lower.slice(o, o + 3));
       if (score > bestScore) [best, bestScore] = [o, score];
     }
-    addTrigram(lower.charCodeAt(best), lower.charCodeAt(best + 1), lower.charCodeAt(best + 2));
+    addTrigram(lower.charCodeAt(best), lower.charCodeAt(best + 1), lower.charCodeAt(best + 2), lower, best);
   }
   const thirds = thirdBits(grams);
   for (const { pair, third, bit } of grams) {
@@ -199,5 +204,31 @@ export function gramTables(keywords: readonly string[], filters: readonly number
       buckets[c | (b << 8)] = 0xff;
     }
   }
-  return { pairs, buckets, thirds, trigrams };
+  return { pairs, buckets, thirds, trigrams, offsets: restartOffsets(keywords, grams) };
+}
+
+/**
+ * Where the loop restarts the automaton when a trigram gram passes at g: g minus the largest d
+ * such that some keyword holds that trigram (any case) at offset d, no later than its own gram
+ * (d <= the gram's offset, itself at most GRAM_OFFSET_LIMIT). Then no keyword occurrence begins
+ * before the restart while its gram lies at or after it (a gram there would have passed first,
+ * or the occurrence holds the trigram at g at an offset <= d): every occurrence is still found
+ * from its start, and most restarts ("key", "api": their own gram) go no step back at all.
+ * Two-character keywords (GRAM_DIRECT) restart GRAM_OFFSET_LIMIT back, as before.
+ */
+function restartOffsets(keywords: readonly string[], grams: readonly { pair: number; third: number; bit: number; offset: number }[]): Uint8Array {
+  const offsets = new Uint8Array(1 << TRIGRAM_HASH_BITS);
+  const gramOffset = new Map<string, number>(); // keyword -> its gram's offset
+  for (const g of grams) if (g.bit === GRAM_TRIGRAM && g.keyword !== undefined) gramOffset.set(g.keyword, Math.max(gramOffset.get(g.keyword) ?? 0, g.offset));
+  const mark = (a: number, b: number, c: number, d: number) => {
+    const h = trigramHash(a | (b << 8) | (c << 16));
+    offsets[h] = Math.max(offsets[h]!, d);
+  };
+  for (const keyword of keywords) {
+    const lower = keyword.toLowerCase();
+    const limit = gramOffset.get(lower);
+    if (limit === undefined) continue;
+    for (let d = 1; d <= limit && d + 3 <= lower.length; d++) mark(lower.charCodeAt(d), lower.charCodeAt(d + 1), lower.charCodeAt(d + 2), d);
+  }
+  return offsets;
 }

@@ -121,6 +121,8 @@ interface Layout {
   thirds: number;
   /** keyword-grams.ts's trigram bitmap. */
   trigrams: number;
+  /** keyword-grams.ts's restart offsets, one byte per trigram hash. */
+  offsets: number;
 }
 
 // WebAssembly opcodes, by name. The code below is laid out one instruction group per line with
@@ -135,11 +137,20 @@ const [EQ, NE, LT_U, LE_U, OR, SELECT] = [[0x46], [0x47], [0x49], [0x4d], [0x72]
 
 function moduleBytes(pages: number, at: Layout): Uint8Array {
   // scan. Params: 0 in, 1 len, 2 state, 3 out, 4 outEnd, 5 limit, 6 start. Locals: 7 i, 8 bits,
-  // 9 o, 10 first, 11 last, 12 p (in + i), 13 floor, 14 v, 15 until, 16 h.
-  const [I, BITS, O, FIRST, LAST, P, FLOOR, V, UNTIL, H, STOP] = [7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17];
+  // 9 o, 10 first, 11 last, 12 p (in + i), 13 floor, 14 v, 15 until, 16 h, 17 stop, 18 back, 19 w, 20 w2.
+  const [I, BITS, O, FIRST, LAST, P, FLOOR, V, UNTIL, H, STOP, BACK, W, W2] = [7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20];
   // prettier-ignore
-  const bucket = (j: number) => [ // BUCKETS[in[i+j] | in[i+j+1] << 8] & THIRDS[in[i+j+2]]
-    ...get(P), 0x2f, 0, j, ...load8(at.buckets), ...get(P), ...load8(j + 2), ...load8(at.thirds), ...AND,
+  const bucket = (pair: number[], third: number[]) => [...pair, ...load8(at.buckets), ...third, ...load8(at.thirds), ...AND]; // BUCKETS[pair] & THIRDS[third]
+  const [SHR_U] = [[0x76]];
+  // The four positions' pairs and third bytes out of two loads, w = in[i..i+3] and w2 = in[i+2..i+5]
+  // (fewer loads than one per byte: the loop is bound by them).
+  // prettier-ignore
+  const buckets4 = [
+    ...get(P), 0x28, 0, 0, ...set(W), ...get(P), 0x28, 0, 2, ...set(W2),
+    ...bucket([...get(W), ...i32(0xffff), ...AND], [...get(W2), ...i32(0xff), ...AND]), // pair in[i..i+1], third in[i+2]
+    ...bucket([...get(W), ...i32(8), ...SHR_U, ...i32(0xffff), ...AND], [...get(W), ...i32(24), ...SHR_U]), ...OR, // in[i+1..i+2], in[i+3]
+    ...bucket([...get(W), ...i32(16), ...SHR_U], [...get(W2), ...i32(16), ...SHR_U, ...i32(0xff), ...AND]), ...OR, // in[i+2..i+3], in[i+4]
+    ...bucket([...get(W2), ...i32(8), ...SHR_U, ...i32(0xffff), ...AND], [...get(W2), ...i32(24), ...SHR_U]), ...OR, // in[i+3..i+4], in[i+5]
   ];
   const pos = [...get(I), ...i32(1), ...ADD]; // i + 1: after the character
   // prettier-ignore
@@ -197,7 +208,7 @@ function moduleBytes(pages: number, at: Layout): Uint8Array {
     ...get(0), ...get(I), ...ADD, ...set(P),
     ...get(1), ...set(STOP),
     ...get(I), ...i32(4), ...ADD, ...get(1), 0x4d, ...IF, // if i + 4 <= len and no position of in[i..i+3] may begin a gram: i += 4
-    ...bucket(0), ...bucket(1), ...OR, ...bucket(2), ...OR, ...bucket(3), ...OR,
+    ...buckets4,
     ...EQZ, ...IF, ...get(I), ...i32(4), ...ADD, ...set(I), ...BR, 2, ...END,
     ...get(I), ...i32(4), ...ADD, ...set(STOP), // else look at these four one by one
     ...END,
@@ -205,10 +216,13 @@ function moduleBytes(pages: number, at: Layout): Uint8Array {
     ...get(0), ...get(I), ...ADD, ...set(P),
     ...get(P), 0x2f, 0, 0, ...load8(at.pairs), 0x22, V, ...IF, // v = PAIRS[in[i] | in[i+1] << 8]; if v != 0
     ...get(V), ...i32(GRAM_CONTROL), ...AND, ...IF, ...notControl, ...END,
-    ...get(V), ...i32(GRAM_DIRECT), ...AND, 0x04, 0x7f, ...i32(1), ...ELSE, ...get(V), ...i32(GRAM_TRIGRAM), ...AND, 0x04, 0x7f, ...trigramBit, ...ELSE, ...i32(0), ...END, ...END,
-    ...IF, //       a gram: the automaton from GRAM_OFFSET_LIMIT back (not before floor) through i
+    // back = GRAM_OFFSET_LIMIT for a two-character keyword, OFFSETS[h] for a trigram whose bit is set, else -1
+    ...get(V), ...i32(GRAM_DIRECT), ...AND, 0x04, 0x7f, ...i32(GRAM_OFFSET_LIMIT), ...ELSE,
+    ...get(V), ...i32(GRAM_TRIGRAM), ...AND, 0x04, 0x7f, ...trigramBit, 0x04, 0x7f, ...get(H), ...load8(at.offsets), ...ELSE, ...i32(-1), ...END, ...ELSE, ...i32(-1), ...END,
+    ...END, 0x22, BACK, ...i32(0), 0x4e, // (back >= 0)
+    ...IF, //       a gram: the automaton from `back` before it (not before floor) through i
     ...get(I), ...i32(1), ...ADD, ...set(UNTIL),
-    ...get(I), ...i32(GRAM_OFFSET_LIMIT), ...SUB, ...get(FLOOR), ...get(I), ...i32(GRAM_OFFSET_LIMIT), ...SUB, ...get(FLOOR), 0x4e, 0x1b, ...set(I), // i = max(i - LIMIT, floor)
+    ...get(I), ...get(BACK), ...SUB, ...get(FLOOR), ...get(I), ...get(BACK), ...SUB, ...get(FLOOR), 0x4e, 0x1b, ...set(I), // i = max(i - back, floor)
     ...i32(0), ...set(2),
     ...BR, 4, // br $main
     ...END,
@@ -324,7 +338,7 @@ function moduleBytes(pages: number, at: Layout): Uint8Array {
     ...i32(0),
     ...END,
   ];
-  const scanCode = [1, 11, 0x7f, ...scan]; // one group of eleven i32 locals, then the body
+  const scanCode = [1, 14, 0x7f, ...scan]; // one group of fourteen i32 locals, then the body
   const filterCode = [1, 4, 0x7f, ...filter];
   const digitCode = [1, 9, 0x7f, ...digit];
   // prettier-ignore
@@ -359,7 +373,8 @@ export function createWasmScanner(delta: Int32Array, classOf: Uint8Array, rowFil
     const pairs = (filters + rowFilters.length + 3) & ~3;
     const buckets = pairs + grams.pairs.length;
     const trigrams = buckets + grams.buckets.length;
-    const layout: Layout = { classes: 32, kinds: 32 + 512, thirds, filters, pairs, buckets, trigrams, table: (trigrams + grams.trigrams.length + 3) & ~3 };
+    const offsets = trigrams + grams.trigrams.length;
+    const layout: Layout = { classes: 32, kinds: 32 + 512, thirds, filters, pairs, buckets, trigrams, offsets, table: (offsets + grams.offsets.length + 3) & ~3 };
     const inputBase = layout.table + delta.length * 4;
     const outBase = (inputBase + GRAM_OFFSET_LIMIT + WASM_INPUT_CHARS + FILTER_LOOKAHEAD + 64 + 7) & ~7;
     const bytes = outBase + OUT_PAIRS * 8;
@@ -379,6 +394,7 @@ export function createWasmScanner(delta: Int32Array, classOf: Uint8Array, rowFil
     heap.set(grams.buckets, layout.buckets);
     heap.set(grams.thirds, layout.thirds);
     heap.set(grams.trigrams, layout.trigrams);
+    heap.set(grams.offsets, layout.offsets);
     const words = new Int32Array(memory.buffer);
     return {
       scan(text, from, to, state, hits) {
