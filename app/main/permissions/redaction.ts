@@ -39,6 +39,8 @@ export class SecretScanner {
   private readonly lastTry: Int32Array;
   private readonly lastTryScan: Int32Array;
   private scans = 0;
+  /** The generic rule's matches of this `find`, checked last. */
+  private readonly generic: { rule: SecretRule; text: string; match: RegExpExecArray; offset: number }[] = [];
   /** How much trailing text a stream holds back so that every match there is complete. */
   readonly hold: number;
 
@@ -85,6 +87,7 @@ export class SecretScanner {
     }
     const windows = new Map<SecretRule, number[]>();
     const hits = this.hits;
+    this.generic.length = 0;
     if (controls) controls.first = controls.last = -1;
     for (let from = 0, state = 0; from < text.length;) {
       const { count, next, state: after, firstControl, lastControl } = this.automaton.scan(text, from, text.length, hits, state);
@@ -136,6 +139,14 @@ export class SecretScanner {
     for (const [rule, list] of windows) {
       for (let i = 0; i < list.length; i += 2) this.runRule(rule, text, list[i]!, list[i + 1]!, spans);
     }
+    // The generic rule's matches last: one whose secret lies inside a secret found already
+    // ("GITHUB_TOKEN=ghp_...": the GitHub token) needs no checks, as keeping it changes nothing.
+    const generic = this.generic;
+    for (let i = 0; i < generic.length; i++) {
+      const { rule, text: where, match, offset } = generic[i]!;
+      if (!insideFound(spans, rule, match, offset)) this.keep(rule, where, match, offset, spans);
+    }
+    generic.length = 0;
     return merge(spans).filter((s) => s.end > from);
   }
 
@@ -181,13 +192,19 @@ export class SecretScanner {
     }
   }
 
+  /** A match: kept (see `keep`) now, or, for the generic rule, once every other rule's are (see `find`). */
+  private accept(rule: SecretRule, text: string, m: RegExpExecArray, offset: number, spans: SecretSpan[]): void {
+    if (rule.kind === GENERIC_KIND) this.generic.push({ rule, text, match: m, offset });
+    else this.keep(rule, text, m, offset, spans);
+  }
+
   /**
    * Records a match unless its entropy is too low or an allowlist says it is not a secret. The
    * checks need only the secret's text; where it is in the match is asked of the `indices`
    * expression (the same match, from the same start) only for a match that is kept.
    */
-  private accept(rule: SecretRule, text: string, m: RegExpExecArray, offset: number, spans: SecretSpan[]): void {
-    const group = rule.hasGroups ? (rule.secretGroup > 0 ? rule.secretGroup : m.findIndex((g, i) => i > 0 && g !== undefined && g.length > 0)) : 0;
+  private keep(rule: SecretRule, text: string, m: RegExpExecArray, offset: number, spans: SecretSpan[]): void {
+    const group = secretGroup(rule, m);
     const secret = group > 0 && m[group] !== undefined ? m[group] : m[0];
     if (!keepsFinding(rule, text, m, secret)) return;
     let start = m.index;
@@ -218,6 +235,26 @@ function keywordFilter(targets: Target[]): number {
     else return 0;
   }
   return filter;
+}
+
+/** Which group of a match holds its secret (0: the whole match). */
+function secretGroup(rule: SecretRule, m: RegExpExecArray): number {
+  return rule.hasGroups ? (rule.secretGroup > 0 ? rule.secretGroup : m.findIndex((g, i) => i > 0 && g !== undefined && g.length > 0)) : 0;
+}
+
+/**
+ * Whether a generic match's secret lies inside one of `spans`, wherever in the match it is (the
+ * first to the last place its text occurs there): then keeping it would change no merged span,
+ * nor its kind (merge names a span by its specific kind).
+ */
+function insideFound(spans: readonly SecretSpan[], rule: SecretRule, m: RegExpExecArray, offset: number): boolean {
+  if (spans.length === 0) return false;
+  const group = secretGroup(rule, m);
+  const secret = group > 0 && m[group] !== undefined ? m[group] : m[0];
+  const start = offset + m.index + m[0].indexOf(secret);
+  const end = offset + m.index + m[0].lastIndexOf(secret) + secret.length;
+  for (const s of spans) if (s.start <= start && end <= s.end) return true;
+  return false;
 }
 
 /** A private key block starting at `at`: header, base64 body, end line (or as far as it goes). */
