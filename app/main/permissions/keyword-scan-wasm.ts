@@ -409,7 +409,9 @@ export function createWasmScanner(delta: Int32Array, classOf: Uint8Array, rowFil
         heap.write(text.slice(base, base + limit), inputBase, limit, "latin1");
         // What the gram loads read past the text: a token character, so that a keyword reported only
         // before one (keyword-grams.ts) is still found at the end, where the filters pass it.
-        heap.fill(0x41, inputBase + limit, inputBase + limit + 4);
+        // (Four stores: Buffer.fill's argument checks cost more than the scan of a short call.)
+        const past = inputBase + limit;
+        heap[past] = heap[past + 1] = heap[past + 2] = heap[past + 3] = 0x41;
         const count = scanFn(inputBase, length, Math.max(state, 0), outBase, outBase + maxPairs * 8, limit, back);
         hits.set(words.subarray(outBase >> 2, (outBase >> 2) + count * 2));
         if (back > 0) for (let h = 0; h < count * 2; h += 2) hits[h]! -= back;
