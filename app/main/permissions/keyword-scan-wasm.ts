@@ -104,7 +104,14 @@ function sleb(n: number): number[] {
 const section = (id: number, body: number[]) => [id, ...leb(body.length), ...body];
 const name = (s: string) => [...leb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
 
-/** Where things are in the module's memory (bytes 0..19 hold the last call's state, position, control positions and floor). */
+/**
+ * The module memory's first words: what a call leaves (state, position, first and last control
+ * positions, floor) and what it keeps there while it runs (where the next hit goes, where hits
+ * end, `out`, `limit`, `start`). The tables follow from `end` on.
+ */
+const MEMORY = { state: 0, i: 4, first: 8, last: 12, floor: 16, o: 20, outEnd: 24, out: 28, limit: 32, start: 36, end: 64 };
+
+/** Where things are in the module's memory (after MEMORY's words). */
 interface Layout {
   /** 256 16-bit cells: each byte value's class in the table (0 past 127 but for control characters), times 4. */
   classes: number;
@@ -136,9 +143,14 @@ const [EQZ, LT_S, GE_U, GT_U, ADD, SUB, AND, SHL] = [[0x45], [0x48], [0x4f], [0x
 const [EQ, NE, LT_U, LE_U, OR, SELECT] = [[0x46], [0x47], [0x49], [0x4d], [0x72], [0x1b]];
 
 function moduleBytes(pages: number, at: Layout): Uint8Array {
-  // scan. Params: 0 in, 1 len, 2 state, 3 out, 4 outEnd, 5 limit, 6 start. Locals: 7 i, 8 bits,
-  // 9 o, 10 first, 11 last, 12 p (in + i), 13 floor, 14 v, 15 until, 16 h, 17 stop, 18 back, 19 w, 20 w2.
-  const [I, BITS, O, FIRST, LAST, P, FLOOR, V, UNTIL, H, STOP, BACK, W, W2] = [7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20];
+  // scan. Params: 0 in, 1 len, 2 state, 3 out, 4 outEnd, 5 limit, 6 start (the last four copied to
+  // MEMORY at entry). Locals: 7 i, 8 p (in + i), 9 floor, 10 v, 11 until, 12 h, 13 stop, 14 back,
+  // 15 w, 16 w2, 17 bits.
+  const [I, P, FLOOR, V, UNTIL, H, STOP, BACK, W, W2, BITS] = [7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17];
+  // What the hot loops do not use lives in memory (see MEMORY), so that the compiled loops keep
+  // theirs in registers: with every value a local, the automaton's loop spilled three per step.
+  const load = (slot: number) => [...i32(0), 0x28, 2, ...leb(slot)];
+  const store = (slot: number, value: number[]) => [...i32(0), ...value, 0x36, 2, ...leb(slot)];
   // prettier-ignore
   const bucket = (pair: number[], third: number[]) => [...pair, ...load8(at.buckets), ...third, ...load8(at.thirds), ...AND]; // BUCKETS[pair] & THIRDS[third]
   const [SHR_U] = [[0x76]];
@@ -155,9 +167,9 @@ function moduleBytes(pages: number, at: Layout): Uint8Array {
   const pos = [...get(I), ...i32(1), ...ADD]; // i + 1: after the character
   // prettier-ignore
   const notControl = [ // a control character at i (from `start` on: before it, the last call saw it)
-    ...get(I), ...get(6), ...GE_U, ...IF,
-    ...get(FIRST), ...i32(0), ...LT_S, ...IF, ...get(I), ...set(FIRST), ...END, // if first < 0: first = i
-    ...get(I), ...set(LAST), // last = i
+    ...get(I), ...load(MEMORY.start), ...GE_U, ...IF,
+    ...load(MEMORY.first), ...i32(0), ...LT_S, ...IF, ...store(MEMORY.first, get(I)), ...END, // if first < 0: first = i
+    ...store(MEMORY.last, get(I)), // last = i
     ...END,
   ];
   // One automaton step at i; exitDepth: how far out $done is from where this is placed.
@@ -170,12 +182,12 @@ function moduleBytes(pages: number, at: Layout): Uint8Array {
       ...get(2), ...EQZ, ...IF, ...notControl, //   if state == 0: a control character
       ...ELSE,
       ...get(2), ...i32(2), 0x76, ...load8(at.filters), ...set(BITS), //     bits = filters[state / 4]
-      ...get(BITS), ...EQZ, 0x04, 0x7f, ...i32(1), ...ELSE, ...get(0), ...pos, ...get(5), ...get(BITS), ...CALL, 1, ...END, //     (bits == 0 or filter(in, i + 1, limit, bits))
+      ...get(BITS), ...EQZ, 0x04, 0x7f, ...i32(1), ...ELSE, ...get(0), ...pos, ...load(MEMORY.limit), ...get(BITS), ...CALL, 1, ...END, //     (bits == 0 or filter(in, i + 1, limit, bits))
       ...IF, //     if so: report
-      ...get(O), ...pos, 0x36, 2, 0, //       store(o, i + 1)
-      ...get(O), ...i32(-1), ...get(2), ...i32(2), 0x76, ...SUB, 0x36, 2, 4, //       store(o + 4, -1 - state / 4)
-      ...get(O), ...i32(8), ...ADD, ...set(O), //       o += 8
-      ...get(O), ...get(4), ...GE_U, ...IF, ...pos, ...set(I), ...BR, exitDepth + 4, ...END, //       if o >= outEnd: i = i + 1, br $done
+      ...load(MEMORY.o), ...pos, 0x36, 2, 0, //       store(o, i + 1)
+      ...load(MEMORY.o), ...i32(-1), ...get(2), ...i32(2), 0x76, ...SUB, 0x36, 2, 4, //       store(o + 4, -1 - state / 4)
+      ...store(MEMORY.o, [...load(MEMORY.o), ...i32(8), ...ADD]), //       o += 8
+      ...load(MEMORY.o), ...load(MEMORY.outEnd), ...GE_U, ...IF, ...pos, ...set(I), ...BR, exitDepth + 4, ...END, //       if o >= outEnd: i = i + 1, br $done
       ...END,
       ...END,
       ...END, // end if state < 0
@@ -188,8 +200,8 @@ function moduleBytes(pages: number, at: Layout): Uint8Array {
   // prettier-ignore
   const scan = [
     ...get(2), ...i32(2), ...SHL, ...set(2), // the table's cells in bytes
-    ...get(3), ...set(O),
-    ...i32(-1), ...set(FIRST), ...i32(-1), ...set(LAST),
+    ...store(MEMORY.o, get(3)), ...store(MEMORY.out, get(3)), ...store(MEMORY.outEnd, get(4)), ...store(MEMORY.limit, get(5)), ...store(MEMORY.start, get(6)),
+    ...store(MEMORY.first, i32(-1)), ...store(MEMORY.last, i32(-1)),
     ...BLOCK, // $done
     ...LOOP, //   $main
     ...BLOCK, //     $skip
@@ -236,10 +248,8 @@ function moduleBytes(pages: number, at: Layout): Uint8Array {
     ...END,
     ...i32(0), ...get(2), ...i32(2), 0x76, 0x36, 2, 0, // mem[0] = state / 4
     ...i32(4), ...get(I), 0x36, 2, 0, // mem[4] = i
-    ...i32(8), ...get(FIRST), 0x36, 2, 0, // mem[8] = first
-    ...i32(12), ...get(LAST), 0x36, 2, 0, // mem[12] = last
     ...i32(16), ...get(FLOOR), 0x36, 2, 0, // mem[16] = floor
-    ...get(O), ...get(3), ...SUB, ...i32(3), 0x76, // (o - out) >> 3
+    ...load(MEMORY.o), ...load(MEMORY.out), ...SUB, ...i32(3), 0x76, // (o - out) >> 3
     ...END,
   ];
   // filter (mayPass). Params: 0 in, 1 at, 2 limit, 3 bits. Locals: 4 p, 5 to, 6 n, 7 kind.
@@ -338,7 +348,7 @@ function moduleBytes(pages: number, at: Layout): Uint8Array {
     ...i32(0),
     ...END,
   ];
-  const scanCode = [1, 14, 0x7f, ...scan]; // one group of fourteen i32 locals, then the body
+  const scanCode = [1, 11, 0x7f, ...scan]; // one group of eleven i32 locals, then the body
   const filterCode = [1, 4, 0x7f, ...filter];
   const digitCode = [1, 9, 0x7f, ...digit];
   // prettier-ignore
@@ -368,13 +378,13 @@ export function createWasmScanner(delta: Int32Array, classOf: Uint8Array, rowFil
   try {
     const WebAssembly = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
     if (!WebAssembly) return undefined;
-    const thirds = 32 + 512 + 256;
+    const thirds = MEMORY.end + 512 + 256;
     const filters = thirds + 256;
     const pairs = (filters + rowFilters.length + 3) & ~3;
     const buckets = pairs + grams.pairs.length;
     const trigrams = buckets + grams.buckets.length;
     const offsets = trigrams + grams.trigrams.length;
-    const layout: Layout = { classes: 32, kinds: 32 + 512, thirds, filters, pairs, buckets, trigrams, offsets, table: (offsets + grams.offsets.length + 3) & ~3 };
+    const layout: Layout = { classes: MEMORY.end, kinds: MEMORY.end + 512, thirds, filters, pairs, buckets, trigrams, offsets, table: (offsets + grams.offsets.length + 3) & ~3 };
     const inputBase = layout.table + delta.length * 4;
     const outBase = (inputBase + GRAM_OFFSET_LIMIT + WASM_INPUT_CHARS + FILTER_LOOKAHEAD + 64 + 7) & ~7;
     const bytes = outBase + OUT_PAIRS * 8;
