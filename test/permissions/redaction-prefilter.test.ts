@@ -18,7 +18,7 @@ const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 function hitsOf(automaton: KeywordAutomaton, text: string): string[] {
   const hits = new Int32Array(4096);
   const found: string[] = [];
-  for (let from = 0, state = 0; from < text.length; ) {
+  for (let from = 0, state = 0; from < text.length;) {
     const r = automaton.scan(text, from, text.length, hits, state);
     for (let h = 0; h < r.count; h += 2) found.push(`${automaton.keywords[hits[h]!]}@${hits[h + 1]}`);
     from = r.next;
@@ -110,18 +110,18 @@ describe("the generic rule's matches, checked last", () => {
   const access = `AKIA${pick("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16)}`;
 
   it("skip their checks inside a secret found already, and still find a generic secret anywhere else", () => {
-    const keep = vi.spyOn(SecretScanner.prototype as unknown as { keep: () => void }, "keep");
+    const keep = vi.spyOn(SecretScanner.prototype as unknown as { keep: (rule: { kind: string }) => void }, "keep");
     try {
       const text = `GITHUB_TOKEN=${token}\naws_access_key_id = ${access}\n`;
       const { text: out, found } = scanner.redact(text);
       expect(out).toBe("GITHUB_TOKEN=[REDACTED: GitHub token]\naws_access_key_id = [REDACTED: AWS key]\n");
       expect(found).toEqual({ "GitHub token": 1, "AWS key": 1 });
-      const generic = keep.mock.calls.filter((call) => (call[0] as unknown as { kind: string }).kind === "secret");
+      const generic = keep.mock.calls.filter(([rule]) => rule.kind === "secret");
       expect(generic).toEqual([]);
       keep.mockClear();
       const alone = scanner.redact(`db_password = "Zq8Wv3Rt6Yp1Lk"\n`);
       expect(alone.text).toBe('db_password = "[REDACTED: secret]"\n');
-      expect(keep.mock.calls.filter((call) => (call[0] as unknown as { kind: string }).kind === "secret").length).toBe(1);
+      expect(keep.mock.calls.filter(([rule]) => rule.kind === "secret").length).toBe(1);
     } finally {
       keep.mockRestore();
     }

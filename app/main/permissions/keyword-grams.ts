@@ -7,7 +7,10 @@
 // any case) starting at s (a keyword reported only before a token character: followed by one), `PAIRS[byte(g) | byte(g + 1) << 8]` has GRAM_DIRECT, or has GRAM_TRIGRAM
 // and the trigram bit of the three bytes at g is set, for some g in [s, s + GRAM_OFFSET_LIMIT].
 // Other bytes may pass too (the automaton then finds nothing there). Control bytes (isControlByte)
-// are marked GRAM_CONTROL. Pure; never throws.
+// are marked GRAM_CONTROL. The loop's first test (BUCKETS and THIRDS) looks at a pair and a class
+// of the byte after it; the classes are given per rule set (thirdBits) so that the characters
+// common in text share theirs with few grams ("session" and "the" pass it). Where a gram passes,
+// OFFSETS says how far back the automaton restarts (restartOffsets). Pure; never throws.
 import { FILTER_TOKEN_AFTER, isControlByte, isTokenChar } from "./keyword-filters.ts";
 
 /** How far into a keyword its gram may begin: the loop restarts the automaton this far back. */
@@ -216,7 +219,7 @@ export function gramTables(keywords: readonly string[], filters: readonly number
  * from its start, and most restarts ("key", "api": their own gram) go no step back at all.
  * Two-character keywords (GRAM_DIRECT) restart GRAM_OFFSET_LIMIT back, as before.
  */
-function restartOffsets(keywords: readonly string[], grams: readonly { pair: number; third: number; bit: number; offset: number }[]): Uint8Array {
+function restartOffsets(keywords: readonly string[], grams: readonly { bit: number; offset: number; keyword?: string }[]): Uint8Array {
   const offsets = new Uint8Array(1 << TRIGRAM_HASH_BITS);
   const gramOffset = new Map<string, number>(); // keyword -> its gram's offset
   for (const g of grams) if (g.bit === GRAM_TRIGRAM && g.keyword !== undefined) gramOffset.set(g.keyword, Math.max(gramOffset.get(g.keyword) ?? 0, g.offset));

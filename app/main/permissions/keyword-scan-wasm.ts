@@ -2,10 +2,13 @@
 // there is no compiler in the build). The DFA table, the gram tables (keyword-grams.ts) and the
 // text (as bytes: characters past 127 fall in class 0, as in the JavaScript loop) live in one
 // WebAssembly memory; hits come back as (position after the keyword, encoded state) pairs. The
-// loop passes over bytes that begin no keyword's gram (two independent loads per byte, four bytes
-// at a time), and runs the automaton (one dependent table load per byte) only from
-// GRAM_OFFSET_LIMIT before a gram until it is back at its root: every keyword occurrence starts
-// at most that far before its gram, and one that began under way keeps the automaton off the root.
+// loop passes over bytes that begin no keyword's gram (four positions at a time, their bytes out of
+// two loads, two table loads per position), and runs the automaton (one dependent table load per
+// byte) only from a gram's restart offset (OFFSETS, at most GRAM_OFFSET_LIMIT; keyword-grams.ts's
+// restartOffsets) before it until it is back at its root: no keyword occurrence begins before
+// that point with its gram at or after it, and one that began under way keeps the automaton off
+// the root. What the hot loops do not use lives in memory (MEMORY), not in locals, so that the
+// compiled loops keep their values in registers.
 // Control characters (what terminal-text.ts sanitizes away, carriage returns and escapes included)
 // are noted where they are (first and last), by the gram tables while passing and by their
 // class (all transitions -1, see keyword-automaton.ts) in the automaton, so the bash tool learns
@@ -19,7 +22,7 @@
 //   scan(in, len, state, out, outEnd, limit, start) -> hits    (in[0, start): the bytes copied before)
 //     (the table's cells and CLASSES are kept in bytes, times 4: no multiplication on the chain
 //     of dependent loads; hits and the final state go back in the automaton's units)
-//     i = until = floor = 0; first = last = -1
+//     i = until = floor = 0; first = last = -1 (first, last, out and the limits kept in MEMORY)
 //     loop: while i < len and (i < until or state != 0):                           (the automaton)
 //             state = mem32[TABLE + state + CLASSES[in[i]]]
 //             if state < 0: state = -state - 1
@@ -29,11 +32,12 @@
 //             i++
 //           floor = i
 //           while i < len:                                                          (passing)
-//             if PAIRS of in[i..i+1], in[i+1..i+2], in[i+2..i+3], in[i+3..i+4] are all 0: i += 4; continue
+//             if BUCKETS[in[i+j] | in[i+j+1] << 8] & THIRDS[in[i+j+2]] is 0 for j = 0..3: i += 4; continue
 //             v = PAIRS[in[i] | in[i+1] << 8]
 //             if v & CONTROL: note a control character at i (if i >= start)
-//             if v & DIRECT or (v & TRIGRAM and the trigram bit of in[i..i+2]):
-//               until = i + 1; i = max(i - GRAM_OFFSET_LIMIT, floor); state = 0; continue loop
+//             back = GRAM_OFFSET_LIMIT if v & DIRECT, else OFFSETS[h] if v & TRIGRAM and the
+//                    trigram bit of in[i..i+2] (hash h) is set, else none
+//             if back: until = i + 1; i = max(i - back, floor); state = 0; continue loop
 //             i++
 //     mem32[0] = state; mem32[4] = i; mem32[8] = first; mem32[12] = last; mem32[16] = floor
 //   filter(in, at, limit, bits) -> 1 when a rule may match after the keyword ending at `at`

@@ -4,7 +4,8 @@
 // automaton over the text, then each rule's regular expression only in windows around its
 // keywords, so the cost barely grows with the number of rules. Keywords whose rules all need a
 // token or an assignment after them carry that as a filter (keyword-filters.ts), checked in the
-// automaton's loop: the many hits that lead nowhere never come back here. `SecretScanner.stream()` redacts
+// automaton's loop: the many hits that lead nowhere never come back here. The generic rule's
+// matches are checked last, and not at all inside a secret another rule found. `SecretScanner.stream()` redacts
 // text that arrives in chunks (secret-stream.ts). Pure; never throws; large texts are the
 // caller's to chunk (a stream keeps each step bounded).
 import { KeywordAutomaton } from "./keyword-automaton.ts";
