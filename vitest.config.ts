@@ -11,6 +11,9 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // expect.poll waits for what a browser or a process will show "soon" (xterm draws on its next
+    // frame): vitest's default of 1 s is too short on a loaded 2-core machine (seen at load 16).
+    expect: { poll: { timeout: 5_000 } },
     reporters: ["default", "./test/support/summary-reporter.ts"],
   },
 });
