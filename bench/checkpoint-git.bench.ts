@@ -37,7 +37,7 @@ import { execFileSync } from "node:child_process";
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
-import { GitRunner, type GitOptions, type GitResult } from "../app/main/checkpoints/git-runner.ts";
+import { GitRunner, type GitOptions, type GitResult, type GitSession } from "../app/main/checkpoints/git-runner.ts";
 import { joinNul } from "../app/main/checkpoints/path-bytes.ts";
 import { parseStatus } from "../app/main/checkpoints/git-output.ts";
 import { layOutShadowRepo, SHADOW_BASE_CONFIG } from "../app/main/checkpoints/shadow-layout.ts";
@@ -78,17 +78,36 @@ const HISTORIC: Record<string, Variant> = {
   loose0: { config: `${BASE_CONFIG}[core]\n\tlooseCompression = 0\n\tcompression = 0\n`, statusArgs: ["-uall"], firstProcesses: 1, bulk: false },
   "bulk-single": { config: `${BASE_CONFIG + LEVEL1}[status]\n\tshowUntrackedFiles = all\n`, statusArgs: [], firstProcesses: 1, bulk: true },
 };
-const SHIPPED = ["after", "after-unsplit", "after-git", "after-3spawns"];
+const SHIPPED = ["after", "after-unsplit", "after-git", "after-2spawns", "after-3spawns"];
 
-/** The store's git as before a turn's update-index and write-tree became one spawn: the alias run as its two commands, each spawned from here. */
-class ThreeSpawnGit extends GitRunner {
-  override async run(args: string[], options: GitOptions = {}): Promise<GitResult> {
-    if (!args.includes("lathe-store-and-write-tree")) return super.run(args, options);
-    await super.run(["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], options);
-    return super.run(["write-tree"], { ...options, input: undefined });
+/**
+ * The store's git as before a turn's status and storing became one spawn (GitRunner.start): the
+ * status spawned first, then (2 spawns) the store and write-tree by one alias, or (3 spawns)
+ * update-index and write-tree spawned one after the other, each from here.
+ */
+class SplitGit extends GitRunner {
+  readonly #spawns: 2 | 3;
+  constructor(hooksDir: string, spawns: 2 | 3) {
+    super(hooksDir);
+    this.#spawns = spawns;
+  }
+  override start(args: string[], _marker: string, options: Omit<GitOptions, "input"> = {}): GitSession {
+    if (!args.includes("lathe-capture")) throw new Error(`unexpected two-step call ${args.join(" ")}`);
+    const head = this.run(SHIPPED_STATUS, options).then((r) => r.stdout);
+    const finish = async (input?: Buffer): Promise<GitResult> => {
+      await head;
+      const store = input?.subarray(input.indexOf(0x0a) + 1);
+      if (!input || input.subarray(0, input.indexOf(0x0a)).toString() !== "store") return { stdout: Buffer.alloc(0), stderr: "", code: 0 };
+      if (this.#spawns === 2) return this.run(["-c", "alias.lathe-store-and-write-tree=!git update-index --add --remove --replace -z --stdin && git write-tree", "lathe-store-and-write-tree"], { ...options, input: store });
+      await this.run(["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { ...options, input: store });
+      return this.run(["write-tree"], options);
+    };
+    let result: Promise<GitResult> | null = null;
+    return { head, finish: (input?: Buffer) => (result ??= finish(input)) };
   }
 }
-const threeSpawnGit = new ThreeSpawnGit(path.join(work, "no-hooks"));
+const twoSpawnGit = new SplitGit(path.join(work, "no-hooks"), 2);
+const threeSpawnGit = new SplitGit(path.join(work, "no-hooks"), 3);
 const SHIPPED_STATUS = ["-c", "status.showUntrackedFiles=all", ...STATUS];
 /** The shipped store of each "after" variant (the one the turns use: the last first snapshot's). */
 const shipped = new Map<string, ShadowRepo>();
@@ -98,7 +117,8 @@ async function newVariantStore(name: string): Promise<string> {
   if (!SHIPPED.includes(name)) return newStore(`${name}.git`, HISTORIC[name]!);
   const gitDir = path.join(work, `${name}.git`);
   rmSync(gitDir, { recursive: true, force: true });
-  const repo = new ShadowRepo(gitDir, project, name === "after-3spawns" ? threeSpawnGit : git, false, name === "after-git" ? null : { launch: forkHelper });
+  const runner = name === "after-2spawns" ? twoSpawnGit : name === "after-3spawns" ? threeSpawnGit : git;
+  const repo = new ShadowRepo(gitDir, project, runner, false, name === "after-git" ? null : { launch: forkHelper });
   await repo.ready();
   if (name === "after-unsplit") {
     const config = path.join(gitDir, "config");

@@ -122,4 +122,8 @@ export class RecordingGitRunner extends GitRunner {
     this.calls.push(args.filter((a) => !a.startsWith("-") && !a.includes("=")).join(" "));
     return super.run(args, options);
   }
+  override start(args: string[], marker: string, options: Omit<GitOptions, "input"> = {}) {
+    this.calls.push(args.filter((a) => !a.startsWith("-") && !a.includes("=")).join(" "));
+    return super.start(args, marker, options);
+  }
 }

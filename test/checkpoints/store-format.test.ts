@@ -135,6 +135,10 @@ describe("time bounds of the store's git calls", () => {
         calls.push({ command: args.filter((a) => !a.startsWith("-") && !a.includes("=")).join(" "), timeoutMs: options.timeoutMs });
         return super.run(args, options);
       }
+      override start(args: string[], marker: string, options: Omit<GitOptions, "input"> = {}) {
+        calls.push({ command: args.filter((a) => !a.startsWith("-") && !a.includes("=")).join(" "), timeoutMs: options.timeoutMs });
+        return super.start(args, marker, options);
+      }
     }
     const repo = new ShadowRepo(path.join(data, "1.git"), project, new Recording(path.join(data, "no-hooks")));
     const content = "x".repeat(4096);
@@ -149,8 +153,8 @@ describe("time bounds of the store's git calls", () => {
     calls.length = 0;
     write(project, "f1.txt", "changed");
     await repo.capture("turn", 1e9, []);
-    // A turn: status, then its files stored and the tree written by one spawn.
-    expect(calls.map((c) => c.command)).toEqual(["status", "lathe-store-and-write-tree"]);
+    // A turn: status, its files stored and the tree written, all by one spawn.
+    expect(calls.map((c) => c.command)).toEqual(["lathe-capture"]);
     for (const c of calls) expect(c.timeoutMs).toBeUndefined();
   }, 60_000);
 
@@ -170,8 +174,8 @@ describe("time bounds of the store's git calls", () => {
   });
 });
 
-describe("a turn's capture in two spawns", () => {
-  it("stores what a turn changed with one git alias and writes the tree git add -A makes", async () => {
+describe("a turn's capture in one spawn", () => {
+  it("lists, stores what a turn changed and writes the tree git add -A makes with one git alias", async () => {
     const project = tempDir("lathe-cp-alias-");
     const data = tempDir("lathe-cp-alias-data-");
     dirs.push(project, data);
@@ -184,7 +188,8 @@ describe("a turn's capture in two spawns", () => {
     const expected = () => {
       const temp = path.join(data, `check-${calls.length}`);
       const git = (...args: string[]) =>
-        execFileSync("git", [`--git-dir=${gitDir}`, `--work-tree=${project}`, ...args], {
+        // Unsplit: a split temporary index would expire (delete) the store's shared index.
+        execFileSync("git", ["-c", "core.splitIndex=false", `--git-dir=${gitDir}`, `--work-tree=${project}`, ...args], {
           encoding: "utf8",
           env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", GIT_INDEX_FILE: temp },
         });
@@ -195,7 +200,7 @@ describe("a turn's capture in two spawns", () => {
     write(project, "d1/f1.txt", "changed\n");
     write(project, "d2/new.txt", "new\n");
     const turn = await repo.capture("turn", 1e9, []);
-    expect(calls).toEqual(["status", "lathe-store-and-write-tree"]);
+    expect(calls).toEqual(["lathe-capture"]);
     expect(turn.tree).toBe(expected());
     expect(turn.changes.map((c) => [c.path.toString(), c.status]).sort()).toEqual([
       ["d1/f1.txt", "modified"],
@@ -207,7 +212,28 @@ describe("a turn's capture in two spawns", () => {
     write(project, "d0/f3.txt", "changed too\n");
     const next = await repo.capture("next", 1e9, []);
     expect(next.tree).toBe(expected());
-    expect(calls).toContain("write-tree");
+    expect(calls).toEqual(["lathe-capture", "update-index", "update-index", "write-tree"]);
+    // Nothing changed: the status alone, the alias told to stop there.
+    calls.length = 0;
+    const same = await repo.capture("same", 1e9, []);
+    expect(calls).toEqual(["lathe-capture"]);
+    expect(same.commit).toBe(next.commit);
+    expect(same.changes).toEqual([]);
+  }, 60_000);
+
+  it("tells the end of the status from any file name, the marker's own included", async () => {
+    const project = tempDir("lathe-cp-marker-");
+    const data = tempDir("lathe-cp-marker-data-");
+    dirs.push(project, data);
+    const repo = new ShadowRepo(path.join(data, "1.git"), project, new GitRunner(path.join(data, "no-hooks")));
+    write(project, "a.txt", "a\n");
+    await repo.capture("first", 1e9, []);
+    const names = ["lathe-status-end", "x\nlathe-status-end", "lathe-status-end\n", "? lathe-status-end", "d/lathe-status-end"];
+    for (const name of names) write(project, name, `${name}\n`);
+    const turn = await repo.capture("turn", 1e9, []);
+    expect(turn.changes.map((c) => [c.path.toString(), c.status]).sort()).toEqual(names.map((n) => [n, "added"]).sort());
+    const stored = await repo.listTree(turn.tree);
+    expect([...stored.keys()].sort()).toEqual(["a.txt", ...names].sort());
   }, 60_000);
 
   it("gives git (and the shell of its alias) no BASH_ENV or ENV script to run", () => {

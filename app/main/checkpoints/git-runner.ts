@@ -9,10 +9,12 @@
 // Contract: `git()` never throws synchronously; it resolves with the result or rejects with a
 // GitError whose message says what failed in words a person can act on (git missing, disk full,
 // a damaged store), with git's own stderr kept in `stderr`.
+import { Buffer } from "node:buffer";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { setPriority } from "node:os";
 import { join } from "node:path";
+import type { Writable } from "node:stream";
 
 export type GitFailure = "missing" | "disk-full" | "damaged" | "timeout" | "failed";
 
@@ -91,6 +93,59 @@ export class GitRunner {
   }
 
   run(args: string[], options: GitOptions = {}): Promise<GitResult> {
+    const call = this.#launch(args, options);
+    if (options.input !== undefined) call.stdin?.end(options.input);
+    else call.stdin?.end();
+    return call.result;
+  }
+
+  /**
+   * Starts a git command that answers in two steps (one spawn for two calls, see GitSession):
+   * its stdout up to the record `marker` (records end with NUL) is the first answer; what Lathe
+   * then writes to its stdin decides the rest.
+   */
+  start(args: string[], marker: string, options: Omit<GitOptions, "input"> = {}): GitSession {
+    const call = this.#launch(args, options);
+    const end = Buffer.from(`${marker}\0`, "latin1");
+    let head: Buffer | null = null;
+    let finished = false;
+    const first = new Promise<Buffer>((resolve, reject) => {
+      let recordStart = 0;
+      let scanned = 0;
+      call.onStdout = (all) => {
+        if (head) return;
+        // Only a whole record equal to the marker counts (a path may hold any bytes but NUL).
+        for (let nul = all.indexOf(0, scanned); nul !== -1; nul = all.indexOf(0, nul + 1)) {
+          if (nul + 1 - recordStart === end.length && all.subarray(recordStart, nul + 1).equals(end)) {
+            head = Buffer.from(all.subarray(0, recordStart));
+            call.stdoutOffset = nul + 1;
+            resolve(head);
+            return;
+          }
+          recordStart = nul + 1;
+        }
+        scanned = all.length;
+      };
+      call.result.then(
+        () => reject(new GitError("failed", `git ${commandName(args)} ended before its first answer.`)),
+        (error: unknown) => reject(error),
+      );
+    });
+    first.catch(() => undefined);
+    return {
+      head: first,
+      finish: (input?: Buffer) => {
+        if (!finished) {
+          finished = true;
+          if (input !== undefined) call.stdin?.end(input);
+          else call.stdin?.end();
+        }
+        return call.result;
+      },
+    };
+  }
+
+  #launch(args: string[], options: Omit<GitOptions, "input">): Launched {
     // The data folder may have been cleared under a running Lathe: the empty folder comes back.
     if (!existsSync(this.#hooksDir)) {
       try {
@@ -100,7 +155,8 @@ export class GitRunner {
       }
     }
     const argv = ["-c", `core.hooksPath=${this.#hooksDir}`, "-c", "core.fsmonitor=false", "-c", "protocol.allow=never", ...(options.globalArgs ?? []), ...args];
-    return new Promise<GitResult>((resolve, reject) => {
+    const launched: Launched = { stdin: null, result: Promise.resolve({ stdout: Buffer.alloc(0), stderr: "", code: 0 }), onStdout: null, stdoutOffset: 0 };
+    launched.result = new Promise<GitResult>((resolve, reject) => {
       let child: ReturnType<typeof spawn>;
       try {
         child = spawn(this.#command, argv, {
@@ -121,6 +177,7 @@ export class GitRunner {
         }
       }
       const out: Buffer[] = [];
+      let outBytes = 0;
       const err: Buffer[] = [];
       let errBytes = 0;
       let settled = false;
@@ -136,7 +193,17 @@ export class GitRunner {
         child.kill("SIGKILL");
         finish(new GitError("timeout", `git ${commandName(args)} took longer than ${Math.round(timeoutMs / 1000)} s and was stopped.`));
       }, timeoutMs);
-      child.stdout!.on("data", (chunk: Buffer) => out.push(chunk));
+      child.stdout!.on("data", (chunk: Buffer) => {
+        out.push(chunk);
+        outBytes += chunk.length;
+        if (launched.onStdout) {
+          // A two-step call (start()) looks for its marker in everything read so far.
+          const all = out.length === 1 ? out[0]! : Buffer.concat(out, outBytes);
+          out.length = 0;
+          out.push(all);
+          launched.onStdout(all);
+        }
+      });
       child.stderr!.on("data", (chunk: Buffer) => {
         if (errBytes < 64 * 1024) err.push(chunk);
         errBytes += chunk.length;
@@ -145,15 +212,35 @@ export class GitRunner {
       child.on("close", (code, signal) => {
         const stderr = Buffer.concat(err).toString("utf8");
         const exit = code ?? -1;
-        if (exit === 0 || options.okCodes?.includes(exit)) return finish({ stdout: Buffer.concat(out), stderr, code: exit });
+        if (exit === 0 || options.okCodes?.includes(exit))
+          return finish({ stdout: Buffer.concat(out, outBytes).subarray(launched.stdoutOffset), stderr, code: exit });
         finish(classify(commandName(args), stderr, code, signal));
       });
       // A child that exits before reading all its input makes stdin fail with EPIPE: the exit code says why.
       child.stdin!.on("error", () => undefined);
-      if (options.input !== undefined) child.stdin!.end(options.input);
-      else child.stdin!.end();
+      launched.stdin = child.stdin;
     });
+    return launched;
   }
+}
+
+/**
+ * A git command started by GitRunner.start(). `head`: its stdout up to the marker (rejects if git
+ * ends or fails first). `finish(input)`: writes `input` (if any) and closes stdin; resolves with
+ * the whole call's result, its stdout being what followed the marker. Call finish() exactly once
+ * whatever happens (it is what lets the command end); a second call returns the same result.
+ */
+export interface GitSession {
+  readonly head: Promise<Buffer>;
+  finish(input?: Buffer): Promise<GitResult>;
+}
+
+interface Launched {
+  stdin: Writable | null;
+  result: Promise<GitResult>;
+  onStdout: ((all: Buffer) => void) | null;
+  /** Where the result's stdout starts (after a start() marker). */
+  stdoutOffset: number;
 }
 
 /** The command's name for messages: the first word that is not an option ("-c name=value" skipped). */

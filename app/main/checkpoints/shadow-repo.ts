@@ -37,7 +37,7 @@ import { lstat, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/p
 import { join } from "node:path";
 import { BlobReader } from "./blob-reader.ts";
 import { BULK_MIN_FILES, bulkStoreTimeoutMs, canStoreFirstSnapshot, FIRST_STATUS_TIMEOUT_MS, type SnapshotHelper, storeFirstSnapshot, storeMany } from "./first-snapshot.ts";
-import { GitError, type GitRunner } from "./git-runner.ts";
+import { GitError, type GitRunner, type GitSession } from "./git-runner.ts";
 import { parseRawDiff, parseStatus } from "./git-output.ts";
 import { writeCommit } from "./loose-object.ts";
 import { joinNul, pathKey, splitNul } from "./path-bytes.ts";
@@ -46,15 +46,24 @@ import { CheckpointError, type Capture, type Change, type LargeFile, type TreeDi
 
 const LSTAT_CONCURRENCY = 64;
 
+/** What differs from the last capture: every untracked file listed (see #capture). */
+const STATUS = ["-c", "status.showUntrackedFiles=all", "status", "--porcelain=v2", "-z", "--no-renames", "--ignore-submodules=all"];
+/** The record that ends the status of a CAPTURE call (a status record never equals it: see GitRunner.start). */
+const STATUS_END = "lathe-status-end";
 /**
- * A turn's files stored (`update-index`, paths on stdin) and the tree written (`write-tree`) by
- * one git process started from Lathe: a command-line alias, which git runs with its shell, its
- * -c settings (GIT_CONFIG_PARAMETERS), --git-dir and --work-tree passed on to both commands. Each
- * spawn from the app's process costs it a fork of its whole memory (measured, 20,000 files: 4 to
- * 5 ms of the main thread's CPU per git call at 135 MB of RSS), a shell and two small git
- * processes far less. The tree id is the only output (update-index prints nothing).
+ * A capture after the first in one git process started from Lathe (a command-line alias, run by
+ * git's shell with the -c settings, --git-dir and --work-tree passed on to each command): `status`
+ * (its output, then the STATUS_END record), then the shell waits for Lathe's answer on stdin: a
+ * first line "store" followed by the paths to store (update-index, then write-tree, whose tree id
+ * is the rest of the output), or anything else (stdin closed) to end there. Each spawn from the
+ * app's process costs it a fork of its whole memory (about 4 ms of the main thread's CPU per call
+ * at 180 MB of RSS, measured), a shell and small git processes far less.
  */
-const STORE_AND_WRITE_TREE = ["-c", "alias.lathe-store-and-write-tree=!git update-index --add --remove --replace -z --stdin && git write-tree", "lathe-store-and-write-tree"];
+const CAPTURE = [
+  "-c",
+  `alias.lathe-capture=!git ${STATUS.join(" ")} || exit; printf '${STATUS_END}\\000'; read -r step || exit 0; test "$step" = store || exit 0; git update-index --add --remove --replace -z --stdin && git write-tree`,
+  "lathe-capture",
+];
 
 export class ShadowRepo {
   readonly gitDir: string;
@@ -171,15 +180,32 @@ export class ShadowRepo {
 
   async #capture(message: string, maxFileBytes: number, previousLarge: readonly LargeFile[], background: boolean): Promise<Capture> {
     const head = await this.head();
-    const git = (args: string[], options: Parameters<GitRunner["run"]>[1] = {}) => this.git(args, { ...options, background });
     // Every untracked file listed (as -uall would), given by configuration so that status can use
     // the untracked cache (git 2.37+ uses it for "all" only when the configuration asks for it):
     // folders whose mtime did not change are not read again.
-    // A first snapshot's status lists every file of a project of any size: the longer bound.
-    const status = await git(["-c", "status.showUntrackedFiles=all", "status", "--porcelain=v2", "-z", "--no-renames", "--ignore-submodules=all"], {
-      timeoutMs: head ? undefined : FIRST_STATUS_TIMEOUT_MS,
-    });
-    const candidates = parseStatus(status.stdout);
+    // After the first capture, status and the storing are one spawn (CAPTURE); a first snapshot's
+    // status lists every file of a project of any size: a call of its own, with the longer bound.
+    const session = head ? this.#git.start(CAPTURE, STATUS_END, { globalArgs: this.#args(), background }) : null;
+    try {
+      const status = session ? await session.head : (await this.git(STATUS, { background, timeoutMs: FIRST_STATUS_TIMEOUT_MS })).stdout;
+      return await this.#captureFrom(status, head, session, message, maxFileBytes, previousLarge, background);
+    } finally {
+      // Lets the command end (stdin closed) whatever happened; its failure, if any, was reported.
+      await session?.finish().catch(() => undefined);
+    }
+  }
+
+  async #captureFrom(
+    status: Buffer,
+    head: string | null,
+    session: GitSession | null,
+    message: string,
+    maxFileBytes: number,
+    previousLarge: readonly LargeFile[],
+    background: boolean,
+  ): Promise<Capture> {
+    const git = (args: string[], options: Parameters<GitRunner["run"]>[1] = {}) => this.git(args, { ...options, background });
+    const candidates = parseStatus(status);
     const prevLarge = new Map(previousLarge.map((f) => [f.path, f]));
     for (const f of previousLarge) if (!candidates.has(f.path)) candidates.set(f.path, { path: Buffer.from(f.path, "latin1"), inHead: false });
 
@@ -219,10 +245,11 @@ export class ShadowRepo {
     // Nothing stored changed: the last capture stands (large files may still have changed).
     if (head && headTree && toAdd.length === 0 && toRemove.length === 0) return { commit: head, tree: headTree, changes, large };
     let tree: string;
-    if (head && toRemove.length === 0 && toAdd.length < BULK_MIN_FILES) {
-      // A turn's few files: stored and the tree written by one spawn (see STORE_AND_WRITE_TREE).
-      tree = (await git(STORE_AND_WRITE_TREE, { input: joinNul(toAdd) })).stdout.toString("utf8").trim();
+    if (session && toRemove.length === 0 && toAdd.length < BULK_MIN_FILES) {
+      // A turn's few files: stored and the tree written by the status's own spawn (see CAPTURE).
+      tree = (await session.finish(Buffer.concat([Buffer.from("store\n"), joinNul(toAdd)]))).stdout.toString("utf8").trim();
     } else {
+      await session?.finish();
       if (toAdd.length > 0) await this.#store(toAdd, sizesToAdd, bytesToAdd, head === null, background);
       if (toRemove.length > 0) await git(["update-index", "--force-remove", "-z", "--stdin"], { input: joinNul(toRemove) });
       tree = (await this.git(["write-tree"], { timeoutMs: toAdd.length >= BULK_MIN_FILES ? bulkStoreTimeoutMs(bytesToAdd) : undefined })).stdout.toString("utf8").trim();
