@@ -191,6 +191,8 @@ export class GitRunner {
       const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
       const timer = setTimeout(() => {
         child.kill("SIGKILL");
+        // A two-step call's shell may outlive git: its stdin closed, it stops waiting for input.
+        child.stdin?.destroy();
         finish(new GitError("timeout", `git ${commandName(args)} took longer than ${Math.round(timeoutMs / 1000)} s and was stopped.`));
       }, timeoutMs);
       child.stdout!.on("data", (chunk: Buffer) => {

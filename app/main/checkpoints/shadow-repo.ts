@@ -13,17 +13,31 @@
 // uncompressed) 17.7 s; git also compresses (82 MB stored against 250 MB in SQLite) and honours
 // .gitignore exactly as the project's own tools do.
 //
-// A capture (`capture`), two git spawns: `git status -z` (every untracked file listed,
-// through the untracked cache) lists what differs from the previous capture (the repository's
-// HEAD and index always hold the last one); those paths are lstat-ed: regular files over
-// `maxFileBytes` are not stored, only recorded (size, mtime) in the capture's `large` list; the
-// rest go to `git update-index --add --remove --replace` (many files into packs: first-snapshot.ts;
-// a first snapshot's files, trees and index are written by a process of its own instead), then
-// `write-tree` (a turn's both in one spawn: STORE_AND_WRITE_TREE); the commit is written from Node (loose-object.ts; each capture's commit has
-// the previous one as parent, so every stored tree stays reachable, `git gc` included).
-// Speed (bench:checkpoint-git, 20,000 files / 200 MB): status costs about 50 ms of CPU, most of
-// it lstat() of every tracked file, which no setting avoids without a file-system monitor
-// (core.fsmonitor runs a program: never here); git diff-files, which does only that, is the floor.
+// A capture (`capture`), one git spawn after the first (CAPTURE): `git status -z` (every
+// untracked file listed, through the untracked cache) lists what differs from the previous
+// capture (the repository's HEAD and index always hold the last one); those paths are lstat-ed:
+// regular files over `maxFileBytes` are not stored, only recorded (size, mtime) in the capture's
+// `large` list; the rest go to `git update-index --add --remove --replace`, then `write-tree`,
+// both run by the same spawn's shell once Lathe answers (a turn's few files; removals and many
+// files take calls of their own: first-snapshot.ts, whose first snapshot's files, trees and index
+// are written by a process of its own); the commit is written from Node (loose-object.ts; each
+// capture's commit has the previous one as parent, so every stored tree stays reachable, `git gc`
+// included).
+// Where a 10-file turn's capture goes (2026-12-02, 20,000 files / 200 MB, perf stat and
+// GIT_TRACE2_PERF of each git process, CPU time, on the shared 2-core machine): status 50 to 57 ms
+// (about three quarters of it in the kernel: lstat() of the 20,000 files and twice of each of the
+// 2,000 folders, which no setting avoids without a file-system monitor (core.fsmonitor runs a
+// program: never here); git diff-files, which does only the lstat()s, costs 46 to 50), update-index
+// 14 to 18, write-tree 16 to 24, the alias's git and shell about 3; each git process pays about
+// 1.5 ms to start and 5 to read the index (20,000 entries, with the untracked cache and the cache
+// tree), and each index write about 4. Lathe's main thread 9 to 12 ms (a spawn from its process
+// about 4 of them). Measured and not kept (no difference beyond the noise): status with
+// --no-optional-locks (no index write), core.preloadIndex=false, index.threads=1, no
+// sharedRepository (its chmod per object), index version 2; the untracked cache costs update-index
+// and write-tree about 2.5 ms each and saves status about 30. No git command both stores files and
+// writes their tree without lstat()-ing every file again (commit refreshes the whole index), and
+// trees written from Node would leave the index's cache tree invalid, which makes status walk the
+// stored trees (20 ms more once it is all invalid).
 // core.checkStat=minimal is not used: it still lstat()s every file (the cost) and only compares
 // fewer fields (no inode, so a file replaced by one of the same size and second would be missed).
 // The index of every file is read by each call and written by update-index and write-tree: split
