@@ -98,7 +98,11 @@ class SplitGit extends GitRunner {
       await head;
       const store = input?.subarray(input.indexOf(0x0a) + 1);
       if (!input || input.subarray(0, input.indexOf(0x0a)).toString() !== "store") return { stdout: Buffer.alloc(0), stderr: "", code: 0 };
-      if (this.#spawns === 2) return this.run(["-c", "alias.lathe-store-and-write-tree=!git update-index --add --remove --replace -z --stdin && git write-tree", "lathe-store-and-write-tree"], { ...options, input: store });
+      if (this.#spawns === 2)
+        return this.run(["-c", "alias.lathe-store-and-write-tree=!git update-index --add --remove --replace -z --stdin && git write-tree", "lathe-store-and-write-tree"], {
+          ...options,
+          input: store,
+        });
       await this.run(["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { ...options, input: store });
       return this.run(["write-tree"], options);
     };

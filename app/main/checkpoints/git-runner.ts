@@ -214,8 +214,7 @@ export class GitRunner {
       child.on("close", (code, signal) => {
         const stderr = Buffer.concat(err).toString("utf8");
         const exit = code ?? -1;
-        if (exit === 0 || options.okCodes?.includes(exit))
-          return finish({ stdout: Buffer.concat(out, outBytes).subarray(launched.stdoutOffset), stderr, code: exit });
+        if (exit === 0 || options.okCodes?.includes(exit)) return finish({ stdout: Buffer.concat(out, outBytes).subarray(launched.stdoutOffset), stderr, code: exit });
         finish(classify(commandName(args), stderr, code, signal));
       });
       // A child that exits before reading all its input makes stdin fail with EPIPE: the exit code says why.
