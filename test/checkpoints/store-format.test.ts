@@ -236,6 +236,22 @@ describe("a turn's capture in one spawn", () => {
     expect([...stored.keys()].sort()).toEqual(["a.txt", ...names].sort());
   }, 60_000);
 
+  it("reads a status of many chunks whole: a turn that adds 6,000 files with long names", async () => {
+    const project = tempDir("lathe-cp-many-");
+    const data = tempDir("lathe-cp-many-data-");
+    dirs.push(project, data);
+    const repo = new ShadowRepo(path.join(data, "1.git"), project, new GitRunner(path.join(data, "no-hooks")));
+    write(project, "a.txt", "a\n");
+    await repo.capture("first", 1e9, []);
+    // About 1 MB of status: many reads of the pipe before the marker comes.
+    const long = "n".repeat(150);
+    bash(project, `mkdir -p many && cd many && for i in $(seq 1 6000); do : > ${long}-$i; done`);
+    const turn = await repo.capture("turn", 1e9, []);
+    expect(turn.changes).toHaveLength(6000);
+    expect(new Set(turn.changes.map((c) => c.path.toString())).size).toBe(6000);
+    expect((await repo.listTree(turn.tree)).size).toBe(6001);
+  }, 120_000);
+
   it("gives git (and the shell of its alias) no BASH_ENV or ENV script to run", () => {
     const env = gitEnvironment({ PATH: "/usr/bin", BASH_ENV: "/tmp/run-me.sh", ENV: "/tmp/run-me-too.sh", GIT_DIR: "/elsewhere" });
     expect(env.PATH).toBe("/usr/bin");

@@ -110,21 +110,18 @@ export class GitRunner {
     let head: Buffer | null = null;
     let finished = false;
     const first = new Promise<Buffer>((resolve, reject) => {
-      let recordStart = 0;
-      let scanned = 0;
-      call.onStdout = (all) => {
-        if (head) return;
-        // Only a whole record equal to the marker counts (a path may hold any bytes but NUL).
-        for (let nul = all.indexOf(0, scanned); nul !== -1; nul = all.indexOf(0, nul + 1)) {
-          if (nul + 1 - recordStart === end.length && all.subarray(recordStart, nul + 1).equals(end)) {
-            head = Buffer.from(all.subarray(0, recordStart));
-            call.stdoutOffset = nul + 1;
-            resolve(head);
-            return;
-          }
-          recordStart = nul + 1;
-        }
-        scanned = all.length;
+      // The command prints the marker last and then waits for its answer: the marker, if there,
+      // ends what was read so far. Only a whole record equal to it counts (it starts the output or
+      // follows a NUL; a path may hold any bytes but NUL). Only the tail is looked at: a status of
+      // many megabytes is never copied chunk after chunk.
+      call.onStdout = (chunks, total) => {
+        if (head || total < end.length) return;
+        const tail = lastBytes(chunks, Math.min(total, end.length + 1));
+        const whole = total === end.length || tail[0] === 0;
+        if (!whole || !tail.subarray(tail.length - end.length).equals(end)) return;
+        head = Buffer.concat(chunks, total).subarray(0, total - end.length);
+        call.stdoutOffset = total;
+        resolve(head);
       };
       call.result.then(
         () => reject(new GitError("failed", `git ${commandName(args)} ended before its first answer.`)),
@@ -198,13 +195,8 @@ export class GitRunner {
       child.stdout!.on("data", (chunk: Buffer) => {
         out.push(chunk);
         outBytes += chunk.length;
-        if (launched.onStdout) {
-          // A two-step call (start()) looks for its marker in everything read so far.
-          const all = out.length === 1 ? out[0]! : Buffer.concat(out, outBytes);
-          out.length = 0;
-          out.push(all);
-          launched.onStdout(all);
-        }
+        // A two-step call (start()) looks for its marker at the end of what was read so far.
+        launched.onStdout?.(out, outBytes);
       });
       child.stderr!.on("data", (chunk: Buffer) => {
         if (errBytes < 64 * 1024) err.push(chunk);
@@ -239,7 +231,7 @@ export interface GitSession {
 interface Launched {
   stdin: Writable | null;
   result: Promise<GitResult>;
-  onStdout: ((all: Buffer) => void) | null;
+  onStdout: ((chunks: readonly Buffer[], total: number) => void) | null;
   /** Where the result's stdout starts (after a start() marker). */
   stdoutOffset: number;
 }
@@ -278,4 +270,19 @@ function classify(command: string, stderr: string, code: number | null, signal: 
 /** The folder under the data folder where everything of the checkpoint store lives. */
 export function checkpointsDir(dataDir: string): string {
   return join(dataDir, "checkpoints");
+}
+
+/** The last `count` bytes of `chunks` (count at most their total length). */
+function lastBytes(chunks: readonly Buffer[], count: number): Buffer {
+  const last = chunks[chunks.length - 1]!;
+  if (last.length >= count) return last.subarray(last.length - count);
+  const parts: Buffer[] = [];
+  let have = 0;
+  for (let i = chunks.length - 1; i >= 0 && have < count; i--) {
+    const chunk = chunks[i]!;
+    const take = Math.min(chunk.length, count - have);
+    parts.unshift(chunk.subarray(chunk.length - take));
+    have += take;
+  }
+  return Buffer.concat(parts, have);
 }
