@@ -21,6 +21,8 @@ const THOUGHTS = "Let me weigh the options carefully. ".repeat(60);
 const LONG = "for i in $(seq 1 60); do echo line-$i; done; echo 'AssertionError: expected 3 to be 4'; exit 1";
 // Output that grows line by line, then a pause while the command still runs.
 const STEADY = "for i in $(seq 1 30); do echo step-$i; sleep 0.03; done; sleep 4";
+// Three lines, one at a time, then a pause while the command still runs.
+const FEW = "for i in 1 2 3; do echo few-$i; sleep 0.5; done; sleep 3";
 
 const brain: Brain = (user, results) => {
   const once = (step: ReturnType<Brain>, done: string): ReturnType<Brain> => (results.length === 0 ? step : { text: done });
@@ -38,6 +40,7 @@ const brain: Brain = (user, results) => {
     );
   if (user.includes("long output")) return once({ calls: [{ name: "bash", args: { command: LONG } }] }, "Long done.");
   if (user.includes("steady output")) return once({ calls: [{ name: "bash", args: { command: STEADY } }] }, "Steady done.");
+  if (user.includes("few lines")) return once({ calls: [{ name: "bash", args: { command: FEW } }] }, "Few done.");
   if (user.includes("deny me")) return once({ calls: [{ name: "bash", args: { command: "echo never-run" } }] }, "Denied, fine.");
   if (user.includes("short output")) return once({ calls: [{ name: "bash", args: { command: "echo done-4" } }] }, "Short done.");
   if (user.includes("fix math"))
@@ -216,6 +219,46 @@ describeWhen(chromiumMissing(), "session content end to end", () => {
     await expect.poll(() => steady.locator(".xterm-rows").innerText()).toMatch(/step-19\n[\s\S]*step-30/);
   }, 60_000);
 
+  test("a running command's terminal shows one row per line without a resize per line; all of them once it ends", async () => {
+    // The terminal's row counts while it runs (a resize re-lays out its rows and rewrites xterm's
+    // style sheet, a style recalculation of the whole page).
+    await page.evaluate(() => {
+      const w = window as unknown as { __rowCounts: Set<number>; __rowsObserver: MutationObserver };
+      w.__rowCounts = new Set();
+      w.__rowsObserver = new MutationObserver((records) => {
+        for (const r of records) {
+          const rows = r.target as Element;
+          if (rows.classList?.contains("xterm-rows") && rows.closest('section.card[aria-label*="few-"][data-status="running"]')) w.__rowCounts.add(rows.childElementCount);
+        }
+      });
+      w.__rowsObserver.observe(document.body, { subtree: true, childList: true });
+    });
+    await h.send("few lines please");
+    await h.answer("y");
+    const few = card("few-1");
+    await expect.poll(() => few.locator(".xterm-rows").innerText(), { timeout: 15_000 }).toContain("few-3");
+    expect(await few.getAttribute("data-status")).toBe("running");
+    const term = few.locator(".term");
+    expect(await term.getAttribute("data-rows")).toBe("3");
+    // The terminal shows exactly its three rows, none empty below them.
+    const shownRows = () =>
+      few.locator(".term-box .terminal.xterm").evaluate((xterm) => (xterm as HTMLElement).offsetHeight / (xterm.querySelector(".xterm-rows > div") as HTMLElement).offsetHeight);
+    expect(await shownRows()).toBe(3);
+    // The lines came one at a time; the terminal kept its rows (before: one more row per line).
+    const rowCounts = await page.evaluate(() => {
+      const w = window as unknown as { __rowCounts: Set<number>; __rowsObserver: MutationObserver };
+      w.__rowsObserver.disconnect();
+      return [...w.__rowCounts];
+    });
+    expect(rowCounts).toHaveLength(1);
+    await h.transcript().getByText("Few done.").waitFor({ timeout: 20_000 });
+    await h.idle();
+    await expect.poll(() => few.getAttribute("data-status")).toBe("done");
+    expect(await term.getAttribute("data-rows")).toBe("3");
+    await expect.poll(shownRows).toBe(3);
+    expect(await few.locator(".xterm-rows").innerText()).toMatch(/few-1\nfew-2\nfew-3/);
+  }, 60_000);
+
   test("the diff view: highlighted, inline or side by side, shown once; the card is a summary", async () => {
     await h.send("fix math please");
     const panel = h.permission();
@@ -301,6 +344,47 @@ describeWhen(chromiumMissing(), "session content end to end", () => {
     const info = await call<{ sessions: { tokens: number }[] }>(e2e.host, "sessions.list", {});
     expect(info.sessions[0]!.tokens).toBeGreaterThan(0);
     await expect.poll(() => page.locator(".statusbar .usage").innerText()).not.toContain("≈");
+  }, 60_000);
+
+  test("a streaming answer is committed inside animation frames, not in tasks between them", async () => {
+    // Where the streamed text changes the page: in an animation frame's callback (the frame then
+    // lays the page out once), or in a task between frames (its changes force a layout in the next
+    // frame's scroll and animation-frame handlers). A mutation observer runs at the end of the
+    // callback or task that made the change.
+    await page.evaluate(() => {
+      const w = window as unknown as { __inFrame: boolean; __commits: { inFrame: number; between: number }; __commitObserver: MutationObserver };
+      w.__inFrame = false;
+      w.__commits = { inFrame: 0, between: 0 };
+      const request = window.requestAnimationFrame.bind(window);
+      window.requestAnimationFrame = (callback) =>
+        request((t) => {
+          w.__inFrame = true;
+          try {
+            callback(t);
+          } finally {
+            queueMicrotask(() => (w.__inFrame = false));
+          }
+        });
+      w.__commitObserver = new MutationObserver((records) => {
+        if (
+          records.some((r) =>
+            (r.target.nodeType === Node.TEXT_NODE ? r.target.parentElement : (r.target as Element))?.closest(".msg.assistant .markdown, .msg.assistant .thinking .body"),
+          )
+        )
+          w.__commits[w.__inFrame ? "inFrame" : "between"]++;
+      });
+      w.__commitObserver.observe(document.querySelector(".transcript")!, { subtree: true, childList: true, characterData: true });
+    });
+    await h.send("think once more");
+    await h.transcript().getByText("Thought it through.").nth(1).waitFor({ timeout: 30_000 });
+    await h.idle();
+    const commits = await page.evaluate(() => {
+      const w = window as unknown as { __commits: { inFrame: number; between: number }; __commitObserver: MutationObserver };
+      w.__commitObserver.disconnect();
+      return w.__commits;
+    });
+    expect(commits.inFrame).toBeGreaterThan(1);
+    expect(commits.between).toBe(0);
   }, 60_000);
 
   test("settings: add a rule; a provider whose test fails is not saved unless told; a typed model id", async () => {

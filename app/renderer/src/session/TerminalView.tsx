@@ -4,9 +4,11 @@
 // (terminal-cache.ts), so it is neither opened nor replayed again. A finished call of a reopened session
 // replays its stored terminal log (colours included; head and tail when it was long), fetched when
 // the view mounts; without one, the result's text is shown.
-// Size: the terminal has exactly as many rows as its output has lines (one line takes one row),
-// up to MAX_ROWS, so the last line is never cut; the rows are set on the terminal itself, and the
-// box takes the terminal's height. A longer finished output shows its first lines, a bar saying how
+// Size: the terminal shows exactly as many rows as its output has lines (one line takes one row),
+// up to MAX_ROWS, so the last line is never cut, and the box takes the terminal's height. A
+// finished call's rows are set on the terminal itself; a running one keeps MAX_ROWS rows, its
+// element cut to the rows shown (resizing xterm per new line costs a style recalculation of the
+// page). A longer finished output shows its first lines, a bar saying how
 // many are hidden with "Show all", and its end (where the error that explains a failure is); "Show
 // all" gives a taller terminal that scrolls. While the command runs, the view follows its end.
 // Cost: the columns follow the box's width, measured (computed styles, a forced layout) only when
@@ -44,6 +46,22 @@ export interface TerminalViewProps {
   waitingForInput: boolean;
 }
 
+/**
+ * Shows only the first `rows` rows of the terminal (null: all of them), without reading layout:
+ * the row height is the one xterm's renderer sets on each of its row elements (an inline style;
+ * the screen's own height may lag behind a resize while the terminal is out of view).
+ */
+function cutRows(terminal: Terminal, rows: number | null, applied: { current: number | null | undefined }): void {
+  const element = terminal.element;
+  if (!element || applied.current === rows) return;
+  const row = element.querySelector<HTMLElement>(".xterm-rows > div");
+  const rowHeight = row ? Number.parseFloat(row.style.height) : Number.NaN;
+  if (rows !== null && !(rowHeight > 0)) return;
+  applied.current = rows;
+  element.style.height = rows === null ? "" : `${rows * rowHeight}px`;
+  element.style.overflow = rows === null ? "" : "hidden";
+}
+
 /** Lines of output in the terminal's buffer (a final newline does not count as a line). */
 function contentLines(terminal: Terminal): number {
   const buffer = terminal.buffer.active;
@@ -73,6 +91,12 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
 
   const long = lines > MAX_ROWS && !running;
   const rows = expanded ? Math.min(lines, EXPANDED_ROWS) : long ? MAX_ROWS - HEAD_LINES - 1 : Math.min(lines, MAX_ROWS);
+  // While the command runs the terminal keeps MAX_ROWS rows and its element is cut to the rows
+  // shown: a resize per new line would rewrite xterm's style sheet (a style recalculation of the
+  // whole page) and redraw every row. The output starts at the top row, so the cut hides only
+  // empty rows; once it has MAX_ROWS lines nothing is cut. A finished call gets its own rows.
+  const terminalRows = running && !expanded ? MAX_ROWS : rows;
+  const cutTo = useRef<number | null | undefined>(undefined);
 
   useEffect(() => {
     // A kept terminal (terminal-cache.ts) already shows the stored log.
@@ -147,6 +171,7 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
     // A change of columns re-wraps the output: its line count may change.
     const rewrap = terminal.onResize(() => setLines(contentLines(terminal)));
     term.current = terminal;
+    cutTo.current = undefined; // a kept terminal may come with another view's cut
     keys.current = terminalKeyPolicy(terminal);
     keys.current.update(runningRef.current, waitingRef.current);
     written.current = entry.written;
@@ -172,8 +197,9 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
   useEffect(() => {
     const terminal = term.current;
     if (!terminal) return;
-    const resized = rows !== terminal.rows;
-    if (resized) terminal.resize(terminal.cols, rows);
+    const resized = terminalRows !== terminal.rows;
+    if (resized) terminal.resize(terminal.cols, terminalRows);
+    cutRows(terminal, rows < terminalRows ? rows : null, cutTo);
     if (!expanded) terminal.scrollToBottom();
     if (!resized) return;
     // xterm's viewport settles a resize on its next frame, which can move the view: place it again then.
@@ -181,7 +207,7 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
       if (term.current === terminal && !expanded) terminal.scrollToBottom();
     });
     return () => cancelAnimationFrame(frame);
-  }, [rows, lines, expanded]);
+  }, [rows, terminalRows, lines, expanded]);
 
   useEffect(() => {
     const terminal = term.current;

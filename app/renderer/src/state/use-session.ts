@@ -2,8 +2,10 @@
 // live event batches applied in sequence), the loop's state (running, queues, pending
 // permissions, context), and the session's info (title, tokens, cost). The protocol (numbered
 // events, resync on a gap or a reconnect) lives in SessionSync. The view renders at most once per
-// animation frame, with everything that arrived since the last one (frame-coalescer.ts).
+// animation frame, with everything that arrived since the last one (frame-coalescer.ts), and
+// commits in that frame.
 import { useCallback, useEffect, useRef, useState } from "react";
+import { flushSync } from "react-dom";
 import type { SessionState } from "../../../shared/ipc/contract";
 import { getApi, onConnectionStatus } from "../api/client";
 import { coalescePerFrame } from "./frame-coalescer";
@@ -26,8 +28,12 @@ export function useSession(sessionId: number, around: number | null = null): Ope
   const [view, setView] = useState<SessionViewState>(loadingView);
 
   useEffect(() => {
-    // One render per animation frame, of the newest view, however many updates arrived since.
-    const frames = coalescePerFrame(setView);
+    // One render per animation frame, of the newest view, however many updates arrived since;
+    // committed inside the frame's callback (flushSync), so that the frame lays the page out once,
+    // after every change of the frame (a render left to React's scheduler would run as a task
+    // after the frame, and its DOM changes would force a layout in the next frame's scroll and
+    // animation-frame handlers before that frame's own).
+    const frames = coalescePerFrame((next: SessionViewState) => flushSync(() => setView(next)));
     const current = new SessionSync(getApi(), sessionId, frames.push, { onConnectionStatus, ...(around !== null ? { around } : {}) });
     sync.current = current;
     current.start();
