@@ -244,6 +244,8 @@ describeWhen(chromiumMissing(), "session content end to end", () => {
     const shownRows = () =>
       few.locator(".term-box .terminal.xterm").evaluate((xterm) => (xterm as HTMLElement).offsetHeight / (xterm.querySelector(".xterm-rows > div") as HTMLElement).offsetHeight);
     expect(await shownRows()).toBe(3);
+    // Contained: xterm's layout work inside (new rows, character measures) stays inside it.
+    expect(await few.locator(".term-box .terminal.xterm").evaluate((xterm) => getComputedStyle(xterm).contain)).toBe("strict");
     // The lines came one at a time; the terminal kept its rows (before: one more row per line).
     const rowCounts = await page.evaluate(() => {
       const w = window as unknown as { __rowCounts: Set<number>; __rowsObserver: MutationObserver };

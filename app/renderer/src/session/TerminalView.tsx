@@ -6,9 +6,10 @@
 // the view mounts; without one, the result's text is shown.
 // Size: the terminal shows exactly as many rows as its output has lines (one line takes one row),
 // up to MAX_ROWS, so the last line is never cut, and the box takes the terminal's height. A
-// finished call's rows are set on the terminal itself; a running one keeps MAX_ROWS rows, its
-// element cut to the rows shown (resizing xterm per new line costs a style recalculation of the
-// page). A longer finished output shows its first lines, a bar saying how
+// finished call's rows are set on the terminal itself; a running one keeps MAX_ROWS rows (resizing
+// xterm per new line costs a style recalculation of the page). Either way the terminal's element
+// is sized to the rows shown and contained (CSS containment), so xterm's own layout work (new
+// rows, character measures) stays inside it. A longer finished output shows its first lines, a bar saying how
 // many are hidden with "Show all", and its end (where the error that explains a failure is); "Show
 // all" gives a taller terminal that scrolls. While the command runs, the view follows its end.
 // Cost: the columns follow the box's width, measured (computed styles, a forced layout) only when
@@ -47,19 +48,21 @@ export interface TerminalViewProps {
 }
 
 /**
- * Shows only the first `rows` rows of the terminal (null: all of them), without reading layout:
- * the row height is the one xterm's renderer sets on each of its row elements (an inline style;
- * the screen's own height may lag behind a resize while the terminal is out of view).
+ * Sizes the terminal's element to its first `rows` rows and contains it (`contain: strict`, class
+ * "sized"): what xterm.js changes inside (rows re-created, characters measured, each measure a
+ * forced layout) is laid out within it, not with the transcript around it. Reads no layout: the
+ * row height is the one xterm's renderer sets on each of its row elements (an inline style; the
+ * screen's own height may lag behind a resize while the terminal is out of view). Until that is
+ * known the element keeps its natural height, uncontained.
  */
-function cutRows(terminal: Terminal, rows: number | null, applied: { current: number | null | undefined }): void {
+function sizeRows(terminal: Terminal, rows: number): void {
   const element = terminal.element;
-  if (!element || applied.current === rows) return;
+  if (!element) return;
   const row = element.querySelector<HTMLElement>(".xterm-rows > div");
   const rowHeight = row ? Number.parseFloat(row.style.height) : Number.NaN;
-  if (rows !== null && !(rowHeight > 0)) return;
-  applied.current = rows;
-  element.style.height = rows === null ? "" : `${rows * rowHeight}px`;
-  element.style.overflow = rows === null ? "" : "hidden";
+  const height = rowHeight > 0 ? `${rows * rowHeight}px` : "";
+  if (element.style.height !== height) element.style.height = height;
+  element.classList.toggle("sized", height !== "");
 }
 
 /** Lines of output in the terminal's buffer (a final newline does not count as a line). */
@@ -92,11 +95,12 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
   const long = lines > MAX_ROWS && !running;
   const rows = expanded ? Math.min(lines, EXPANDED_ROWS) : long ? MAX_ROWS - HEAD_LINES - 1 : Math.min(lines, MAX_ROWS);
   // While the command runs the terminal keeps MAX_ROWS rows and its element is cut to the rows
-  // shown: a resize per new line would rewrite xterm's style sheet (a style recalculation of the
-  // whole page) and redraw every row. The output starts at the top row, so the cut hides only
-  // empty rows; once it has MAX_ROWS lines nothing is cut. A finished call gets its own rows.
+  // shown (sizeRows): a resize per new line would rewrite xterm's style sheet (a style
+  // recalculation of the whole page) and redraw every row. The output starts at the top row, so
+  // the cut hides only empty rows; once it has MAX_ROWS lines nothing is cut. A finished call gets
+  // its own rows.
   const terminalRows = running && !expanded ? MAX_ROWS : rows;
-  const cutTo = useRef<number | null | undefined>(undefined);
+  const shownRows = useRef(rows);
 
   useEffect(() => {
     // A kept terminal (terminal-cache.ts) already shows the stored log.
@@ -170,8 +174,9 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
     const grow = terminal.onWriteParsed(() => setLines(contentLines(terminal)));
     // A change of columns re-wraps the output: its line count may change.
     const rewrap = terminal.onResize(() => setLines(contentLines(terminal)));
+    // xterm re-renders its rows when the character size changes (a font loaded): size the element again.
+    const rendered = terminal.onRender(() => sizeRows(terminal, shownRows.current));
     term.current = terminal;
-    cutTo.current = undefined; // a kept terminal may come with another view's cut
     keys.current = terminalKeyPolicy(terminal);
     keys.current.update(runningRef.current, waitingRef.current);
     written.current = entry.written;
@@ -187,6 +192,7 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
       input.dispose();
       grow.dispose();
       rewrap.dispose();
+      rendered.dispose();
       term.current = null;
       cached.current = null;
       releaseTerminal(cacheKey, entry);
@@ -199,7 +205,8 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
     if (!terminal) return;
     const resized = terminalRows !== terminal.rows;
     if (resized) terminal.resize(terminal.cols, terminalRows);
-    cutRows(terminal, rows < terminalRows ? rows : null, cutTo);
+    shownRows.current = rows;
+    sizeRows(terminal, rows);
     if (!expanded) terminal.scrollToBottom();
     if (!resized) return;
     // xterm's viewport settles a resize on its next frame, which can move the view: place it again then.
