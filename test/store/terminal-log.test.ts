@@ -66,7 +66,23 @@ describe("TerminalLog", () => {
     expect(log.totalChars).toBe(9);
   });
 
+  it("a tail after a full head keeps its first line when nothing was dropped", () => {
+    const log = new TerminalLog(2, 100);
+    log.append("xyab\ncd");
+    expect([log.head, log.tail]).toEqual(["xy", "ab\ncd"]);
+    expect(log.text()).toBe("xyab\ncd");
+  });
+
+  it("a log without a tail keeps the head and counts the rest", () => {
+    const log = new TerminalLog(4, 0);
+    log.append("abcdefgh");
+    log.append("ij");
+    expect([log.head, log.tail, log.totalChars]).toEqual(["abcd", "", 10]);
+    expect(log.text()).toBe(`abcd${MARK("6 characters of output in the middle were not kept")}`);
+  });
+
   it("joinLog names only what is missing", () => {
+    expect(joinLog("h", "t", 2, 2)).toBe(`h${MARK("2 characters of output in the middle were not kept; 2 characters were skipped while the view caught up")}t`);
     expect(joinLog("h", "t", 0, 0)).toBe("ht");
     expect(joinLog("h", "t", 0, 2)).toBe(`h${MARK("2 characters were skipped while the view caught up")}t`);
     expect(joinLog("h", "t", 3, 0)).toBe(`h${MARK("3 characters of output in the middle were not kept")}t`);
