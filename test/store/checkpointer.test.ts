@@ -117,4 +117,69 @@ describe("Checkpointer", () => {
     expect(fs.statSync(`${file}-wal`).size).toBe(0);
     checkpointer.close();
   });
+
+  it("checkpoints in the background: the worker copies the WAL's pages into the database file", async () => {
+    const started = vi.spyOn(Worker.prototype, "unref");
+    const { db, file } = walDatabase("background.db");
+    db.pragma("wal_checkpoint(TRUNCATE)");
+    const before = fs.statSync(file).size;
+    const checkpointer = new Checkpointer(db, file, 10);
+    checkpointer.noteWrite();
+    await vi.waitFor(() => expect(checkpointer.inWorker).toBe(true));
+    const insert = db.prepare("INSERT INTO t VALUES (?)");
+    db.transaction(() => {
+      for (let i = 0; i < 200; i++) insert.run("x".repeat(1000));
+    })();
+    expect(fs.statSync(file).size).toBe(before);
+    checkpointer.noteWrite();
+    await vi.waitFor(() => expect(fs.statSync(file).size).toBeGreaterThan(before + 100_000), { timeout: 10_000 });
+    // One worker, however many writes are noted.
+    checkpointer.noteWrite();
+    await settle();
+    expect(started).toHaveBeenCalledTimes(1);
+    checkpointer.close();
+  });
+
+  it("logs a checkpoint the worker could not run", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const { db } = walDatabase("logged.db");
+    const garbage = path.join(dir, "garbage.db");
+    fs.writeFileSync(garbage, "not a database ".repeat(500));
+    const checkpointer = new Checkpointer(db, garbage, 10);
+    checkpointer.noteWrite();
+    await vi.waitFor(() => expect(logged).toHaveBeenCalled(), { timeout: 10_000 });
+    expect(logged.mock.calls[0]).toEqual(["[store] background checkpoint failed: file is not a database"]);
+    checkpointer.close();
+  });
+
+  it("leaves SQLite's own checkpoint off once closed, when its worker has exited", async () => {
+    const post = vi.spyOn(Worker.prototype, "postMessage");
+    const { db, file } = walDatabase("closed.db");
+    const checkpointer = new Checkpointer(db, file, 10);
+    checkpointer.noteWrite();
+    await vi.waitFor(() => expect(post).toHaveBeenCalledWith("checkpoint"));
+    const worker = post.mock.contexts[0] as Worker;
+    checkpointer.close();
+    // close() removes every "exit" listener; an exited worker's threadId is -1.
+    await vi.waitFor(() => expect(worker.threadId).toBe(-1), { timeout: 10_000 });
+    await settle();
+    expect(autocheckpoint(db)).toBe(0);
+  });
+
+  it("gives up a checkpoint that a reader keeps from finishing once its time is up", () => {
+    const { db, file } = walDatabase("busy.db");
+    db.pragma("wal_autocheckpoint = 0");
+    db.pragma("busy_timeout = 0");
+    for (let i = 0; i < 20; i++) db.prepare("INSERT INTO t VALUES (?)").run(i);
+    const reader = new Database(file);
+    opened.push(reader);
+    reader.exec("BEGIN");
+    reader.prepare("SELECT count(*) FROM t").get();
+    db.prepare("INSERT INTO t VALUES (-1)").run();
+    const checkpointer = new Checkpointer(db, file, 10);
+    expect(checkpointer.checkpointNow(20)).toBe(false);
+    reader.exec("COMMIT");
+    expect(checkpointer.checkpointNow(20)).toBe(true);
+    checkpointer.close();
+  });
 });

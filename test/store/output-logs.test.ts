@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore, type SessionStore } from "../../app/main/store/index.ts";
 import { OutputLogs } from "../../app/main/store/output-logs.ts";
 import { StoreError } from "../../app/main/store/errors.ts";
+import { TERMINAL_LOG_HEAD_CHARS } from "../../app/main/store/terminal-log.ts";
 import { tempDir } from "./helpers.ts";
 
 let dir: string;
@@ -59,5 +60,61 @@ describe("OutputLogs.write", () => {
       ["b", "output of b\n"],
     ]);
     expect(logs.allWritten).toBe(true);
+  });
+});
+
+describe("OutputLogs' bookkeeping", () => {
+  it("notes only details that are an object with a string chunk", () => {
+    const logs = new OutputLogs(store.db, sessionId, (text) => text);
+    const noOutput = [undefined, null, "chunk", 7, {}, { chunk: 7 }, Object.assign(() => {}, { chunk: "a function" })];
+    for (const details of noOutput) expect(logs.note("c1", details)).toBe(false);
+    expect(logs.has("c1")).toBe(false);
+    expect(logs.get("c1")).toBeUndefined();
+    expect(logs.note("c1", { chunk: "out\n", skippedBytes: 3 })).toBe(true);
+    expect(logs.has("c1")).toBe(true);
+    expect(logs.get("c1")?.text()).toContain("out\n");
+    expect(logs.get("c1")?.skippedChars).toBe(3);
+  });
+
+  it("drops a done call's log from memory once it is stored, not before", () => {
+    const logs = new OutputLogs(store.db, sessionId, (text) => text);
+    logs.done("unknown");
+    logs.note("a", { chunk: "a\n" });
+    logs.write();
+    logs.done("a");
+    expect(logs.has("a")).toBe(false);
+    logs.note("b", { chunk: "b\n" });
+    logs.done("b");
+    expect(logs.has("b")).toBe(true);
+    expect(logs.write()).toBe(1);
+    expect(logs.has("b")).toBe(false);
+    expect(stored()).toEqual([
+      ["a", "a\n"],
+      ["b", "b\n"],
+    ]);
+  });
+
+  it("redacts a full head once, and stores what was omitted between head and tail", () => {
+    const redacted: number[] = [];
+    const logs = new OutputLogs(store.db, sessionId, (text) => (redacted.push(text.length), text));
+    const head = "h".repeat(TERMINAL_LOG_HEAD_CHARS);
+    logs.note("c1", { chunk: `${head}tail one\n` });
+    expect(logs.write()).toBe(1);
+    expect(redacted).toEqual([TERMINAL_LOG_HEAD_CHARS, "tail one\n".length]);
+    logs.note("c1", { chunk: "tail two\n" });
+    expect(logs.write()).toBe(1);
+    expect(redacted).toEqual([TERMINAL_LOG_HEAD_CHARS, "tail one\n".length, "tail one\ntail two\n".length]);
+    const row = store.db.prepare("SELECT tail, total_chars AS total, omitted_chars AS omitted FROM tool_output").get();
+    expect(row).toEqual({ tail: "tail one\ntail two\n", total: TERMINAL_LOG_HEAD_CHARS + 18, omitted: 0 });
+  });
+
+  it("drops a log that can never be stored (its session is gone) without failing the others", () => {
+    const gone = store.createSession({ projectId: store.openProject("/gone").id }).id;
+    const logs = new OutputLogs(store.db, gone, (text) => text);
+    logs.note("c1", { chunk: "lost\n" });
+    store.db.prepare("DELETE FROM sessions WHERE id = ?").run(gone);
+    expect(logs.write()).toBe(0);
+    expect(logs.allWritten).toBe(true);
+    expect(stored()).toEqual([]);
   });
 });
