@@ -25,19 +25,23 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** Writes that fail (disk full) while their "<operation> <table>" is in the returned set. */
-function failingWrites(): Set<string> {
-  const failing = new Set<string>();
+/**
+ * Writes by "<operation> <table>": those in `full` fail with a disk-full error (retried), those in
+ * `refused` with a constraint error (never retried); `attempts` counts every attempt.
+ */
+function failingWrites(): { full: Set<string>; refused: Set<string>; attempts: Map<string, number> } {
+  const writes = { full: new Set<string>(), refused: new Set<string>(), attempts: new Map<string, number>() };
   store.db.function("lathe_test_write", (what: string) => {
-    if (failing.has(what)) throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+    writes.attempts.set(what, (writes.attempts.get(what) ?? 0) + 1);
+    if (writes.full.has(what)) throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+    if (writes.refused.has(what)) throw Object.assign(new Error("refused by a test trigger"), { code: "SQLITE_CONSTRAINT_TRIGGER" });
     return 0;
   });
-  const writes = ["INSERT runs", "UPDATE runs", "INSERT events", "INSERT messages", "INSERT tool_calls", "INSERT tool_output", "UPDATE sessions"];
-  for (const what of writes) {
+  for (const what of ["INSERT runs", "UPDATE runs", "INSERT events", "INSERT messages", "INSERT tool_calls", "INSERT tool_output", "UPDATE sessions"]) {
     const [operation, table] = what.split(" ");
     store.db.exec(`CREATE TEMP TRIGGER "fail ${what}" BEFORE ${operation} ON main.${table} BEGIN SELECT lathe_test_write('${what}'); END`);
   }
-  return failing;
+  return writes;
 }
 
 const count = (table: string) => store.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
@@ -54,7 +58,7 @@ const storedOutput = (toolCallId: string) => store.db.prepare("SELECT head FROM 
 
 describe("SessionRecorder's defaults", () => {
   it("commits events after 10 ms, terminal logs every 200 ms, retries every 2 s, and logs a failure to stderr", () => {
-    const failing = failingWrites();
+    const failing = failingWrites().full;
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     const recorder = new SessionRecorder(store.db, sessionId);
     recorder.handle({ type: "agent_start" });
@@ -105,7 +109,16 @@ describe("SessionRecorder's defaults", () => {
     recorder.syncCounters();
     expect(messageCount()).toBe(1);
     expect(commits).toEqual([sessionId, sessionId, sessionId]);
+    // Nothing to write: no commit to tell of.
+    recorder.syncCounters();
+    recorder.flush();
+    expect(recorder.retry()).toBe(true);
+    expect(commits).toHaveLength(3);
+    // A terminal log written.
+    recorder.handle(output("c1", "out\n"));
     recorder.close();
+    expect(storedOutput("c1")).toBe("out\n");
+    expect(commits).toHaveLength(4);
   });
 });
 
@@ -130,7 +143,7 @@ describe("SessionRecorder's counters timer", () => {
   });
 
   it("reports a failed counters write, retries it, and recovers", () => {
-    const failing = failingWrites();
+    const failing = failingWrites().full;
     const errors: StoreError[] = [];
     let recovered = 0;
     const recorder = new SessionRecorder(store.db, sessionId, { flushDelayMs: 60_000, retryMs: 100, onError: (e) => errors.push(e), onRecovered: () => recovered++ });
@@ -152,7 +165,7 @@ describe("SessionRecorder's counters timer", () => {
 
 describe("SessionRecorder's retry timer", () => {
   it("is cancelled by a recovery, so that the next outage waits a full delay", () => {
-    const failing = failingWrites();
+    const failing = failingWrites().full;
     let recovered = 0;
     const recorder = new SessionRecorder(store.db, sessionId, { retryMs: 1000, onError: () => {}, onRecovered: () => recovered++ });
     recorder.handle({ type: "agent_start" });
@@ -177,7 +190,7 @@ describe("SessionRecorder's retry timer", () => {
   });
 
   it("retries a failed terminal-log write and recovers once it is written", () => {
-    const failing = failingWrites();
+    const failing = failingWrites().full;
     const errors: StoreError[] = [];
     let recovered = 0;
     const recorder = new SessionRecorder(store.db, sessionId, { outputFlushMs: 5, retryMs: 100, onError: (e) => errors.push(e), onRecovered: () => recovered++ });
@@ -198,7 +211,7 @@ describe("SessionRecorder's retry timer", () => {
 
 describe("SessionRecorder's backlog", () => {
   it("counts every byte waiting behind a failed write, and names what failed", () => {
-    const failing = failingWrites();
+    const failing = failingWrites().full;
     const errors: StoreError[] = [];
     const recorder = new SessionRecorder(store.db, sessionId, { flushDelayMs: 60_000, onError: (e) => errors.push(e) });
     failing.add("INSERT runs");
@@ -226,7 +239,7 @@ describe("SessionRecorder's backlog", () => {
   });
 
   it("names a failed batch of events and a failed run end", () => {
-    const failing = failingWrites();
+    const failing = failingWrites().full;
     const errors: StoreError[] = [];
     const recorder = new SessionRecorder(store.db, sessionId, { flushDelayMs: 60_000, retryMs: 100, onError: (e) => errors.push(e) });
     recorder.handle({ type: "agent_start" });
@@ -280,8 +293,10 @@ describe("SessionRecorder.close", () => {
     recorder.handle({ type: "agent_start" });
     for (const attempt of [1, 2, 3]) recorder.handle(retryEvent(attempt));
     recorder.handle(output("c1", "first\n"));
+    recorder.handle({ type: "message_end", message: user("counted at close") });
     vi.advanceTimersByTime(10);
     recorder.close();
+    expect(messageCount()).toBe(1);
     expect(count("events")).toBe(3);
     expect(storedOutput("c1")).toBe("first\n");
     vi.advanceTimersByTime(40);
@@ -298,7 +313,7 @@ describe("SessionRecorder.close", () => {
   });
 
   it("stops retrying: what still fails waits for the next write or retry()", () => {
-    const failing = failingWrites();
+    const failing = failingWrites().full;
     const errors: StoreError[] = [];
     const recorder = new SessionRecorder(store.db, sessionId, { retryMs: 100, onError: (e) => errors.push(e) });
     recorder.handle({ type: "agent_start" });
@@ -312,6 +327,110 @@ describe("SessionRecorder.close", () => {
     expect(recorder.failing).toBe(true);
     expect(recorder.retry()).toBe(true);
     expect(count("events")).toBe(1);
+    recorder.close();
+  });
+});
+
+describe("SessionRecorder's runs and recovery", () => {
+  it("numbers a run's logged events from 0, and drops a call's terminal log from memory once its result is saved", () => {
+    const recorder = new SessionRecorder(store.db, sessionId, { flushDelayMs: 60_000, outputFlushMs: 60_000 });
+    recorder.handle({ type: "agent_start" });
+    for (const attempt of [1, 2, 3]) recorder.handle(retryEvent(attempt));
+    recorder.handle(output("c1", "out\n"));
+    recorder.handle({ type: "tool_execution_end", toolCallId: "c1", toolName: "bash", result: { content: [], details: {} }, isError: false });
+    expect(storedOutput("c1")).toBe("out\n");
+    expect(recorder.outputOf("c1")?.text()).toBe("out\n");
+    recorder.handle({ type: "message_end", message: { role: "toolResult", toolCallId: "c1", toolName: "bash", content: [], isError: false, timestamp: 1 } });
+    expect(recorder.outputOf("c1")).toBeUndefined();
+    expect(store.db.prepare("SELECT seq FROM events ORDER BY seq").pluck().all()).toEqual([0, 1, 2]);
+    recorder.close();
+  });
+
+  it("drops what belongs to a run whose start was refused, and says why", () => {
+    const writes = failingWrites();
+    const errors: StoreError[] = [];
+    const recorder = new SessionRecorder(store.db, sessionId, { onError: (e) => errors.push(e) });
+    writes.refused.add("INSERT runs");
+    recorder.handle({ type: "agent_start" });
+    writes.refused.clear();
+    recorder.handle({ type: "message_end", message: user("of a run never saved") });
+    expect(errors.map((e) => e.failure)).toEqual(["invalid", "not-found"]);
+    expect(errors[0]!.message).toBe("saving the start of a run failed: refused by a test trigger");
+    expect(errors[1]!.message).toBe("the run it belongs to was never saved");
+    expect(count("messages")).toBe(0);
+    // Dropped, not held back: nothing waits, nothing is retried.
+    expect(recorder.failing).toBe(false);
+    expect(recorder.unsavedMessages()).toEqual([]);
+    expect(recorder.retry()).toBe(true);
+    recorder.close();
+  });
+
+  it("recovers as soon as a later write goes through", () => {
+    const failing = failingWrites().full;
+    let recovered = 0;
+    const recorder = new SessionRecorder(store.db, sessionId, { retryMs: 60_000, onError: () => {}, onRecovered: () => recovered++ });
+    recorder.handle({ type: "agent_start" });
+    failing.add("INSERT messages");
+    recorder.handle({ type: "message_end", message: user("one") });
+    failing.clear();
+    recorder.handle({ type: "message_end", message: user("two") });
+    expect(count("messages")).toBe(2);
+    expect(recorder.failing).toBe(false);
+    expect(recovered).toBe(1);
+    recorder.close();
+  });
+
+  it("retries again while writes still fail, with one timer at a time, and stops once recovered", () => {
+    const writes = failingWrites();
+    const recorder = new SessionRecorder(store.db, sessionId, { retryMs: 100, onError: () => {} });
+    recorder.handle({ type: "agent_start" });
+    writes.full.add("INSERT messages");
+    const attempts = () => writes.attempts.get("INSERT messages") ?? 0;
+    recorder.handle({ type: "message_end", message: user("one") });
+    vi.advanceTimersByTime(50);
+    recorder.handle({ type: "message_end", message: user("two") });
+    expect(attempts()).toBe(2);
+    vi.advanceTimersByTime(50);
+    expect(attempts()).toBe(3);
+    // Still failing: the next retry is one delay after the last, not sooner.
+    vi.advanceTimersByTime(90);
+    expect(attempts()).toBe(3);
+    vi.advanceTimersByTime(10);
+    expect(attempts()).toBe(4);
+    writes.full.clear();
+    vi.advanceTimersByTime(100);
+    expect(count("messages")).toBe(2);
+    expect(recorder.failing).toBe(false);
+    recorder.syncCounters();
+    // Recovered: no retry timer left (nor any other).
+    expect(vi.getTimerCount()).toBe(0);
+    recorder.close();
+  });
+
+  it("cancels the batch timer when a message or flush() takes the batch: the next event waits a full delay", () => {
+    const recorder = new SessionRecorder(store.db, sessionId, { flushDelayMs: 100 });
+    recorder.handle({ type: "agent_start" });
+    recorder.handle(retryEvent(1));
+    vi.advanceTimersByTime(10);
+    recorder.handle({ type: "message_end", message: user("takes the batch") });
+    expect(count("events")).toBe(1);
+    vi.advanceTimersByTime(40);
+    recorder.handle(retryEvent(2));
+    vi.advanceTimersByTime(70);
+    expect(count("events")).toBe(1);
+    vi.advanceTimersByTime(30);
+    expect(count("events")).toBe(2);
+
+    recorder.handle(retryEvent(3));
+    vi.advanceTimersByTime(10);
+    recorder.flush();
+    expect(count("events")).toBe(3);
+    vi.advanceTimersByTime(40);
+    recorder.handle(retryEvent(4));
+    vi.advanceTimersByTime(70);
+    expect(count("events")).toBe(3);
+    vi.advanceTimersByTime(30);
+    expect(count("events")).toBe(4);
     recorder.close();
   });
 });
