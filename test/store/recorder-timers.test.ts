@@ -154,6 +154,10 @@ describe("SessionRecorder's counters timer", () => {
     expect(errors.map((e) => e.message)).toEqual(["The disk is full: saving the session's message count failed and nothing of it was written."]);
     expect(recorder.failing).toBe(true);
     expect(messageCount()).toBe(0);
+    // A call without terminal output ends meanwhile: nothing of it is written yet, nothing recovered.
+    recorder.handle({ type: "tool_execution_end", toolCallId: "c9", toolName: "read", result: { content: [], details: {} }, isError: false });
+    expect(recovered).toBe(0);
+    expect(recorder.failing).toBe(true);
     failing.clear();
     vi.advanceTimersByTime(100);
     expect(messageCount()).toBe(1);
