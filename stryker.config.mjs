@@ -68,6 +68,60 @@
 //   hold. And `if (this.#messages === 0)` in its apply step made true: write() and its apply step
 //   bracket one transaction, so no insert is applied between them and #messages is 0 after every
 //   apply.
+// - recorder.ts: every `.unref?.()` made `.unref()` (counters, retry, output and batch timers): a
+//   Node timer always has unref. `if (timer !== null) clearTimeout(timer)` made true (syncCounters,
+//   close, #recovered) and `if (this.#timer === null) return` made false in #clearTimer:
+//   clearTimeout(null) does nothing. In #handle, `event.message.role === "toolResult"` made true:
+//   done(undefined) finds no log. `kind: "tool-end"` made "": #write's last branch and rowBytes take
+//   any other kind as a tool end. In #drain, the single-statement path (`unit.kind === "message" &&
+//   ... single(...)`) made false or its "message" made "": the unit then goes through the
+//   transaction, with the same rows written. In #scheduleOutputs, `if (this.#outputTimer !== null)
+//   return` made false: a second timer writes the same logs, and a write with nothing changed
+//   writes nothing. In rowBytes, `row.kind === "tool-phase"` made true: starts and ends have no
+//   reason (`?.length ?? 0` is 0). In #scheduleRetry's timer, `if (this.#failing)
+//   this.#scheduleRetry()` made false or its call removed: a retry that leaves the recorder failing
+//   failed in #drain, #flushOutputs or syncCounters, and each of those has already scheduled the
+//   next retry.
+// - terminal-log.ts, append: `#tailLength += rest.length` made `-=`, and the drop loop's
+//   `>= this.#tailChars` made `>`: more chunks kept in memory, which the tail getter cuts to
+//   tailChars (as for the loop's condition made false above); the loop's `this.#tail.length > 1`
+//   made `>= 1` (a lone chunk is dropped only when tailChars is 0, where the tail read is "" either
+//   way). `rest === ""` made `rest === "Stryker was here!"`: only a chunk equal to Stryker's marker
+//   would tell. tail: `newline >= 0` made true: without a newline the cut is slice(-1 + 1), the
+//   whole tail; `tail.length > this.#tailChars` made `>=`: slicing to its own length keeps it.
+// - output-logs.ts, #writeOne: `error.failure !== "not-found"` with "not-found" made "": only a
+//   StoreError thrown by `redact` could be "not-found" there (the statement's own failures are
+//   mapped from SQLite codes, none to not-found), and redact must not throw; for the same reason
+//   the not-found half made true. write: `changed.length === 0` made false: an empty transaction
+//   writes nothing and 0 is returned.
+// - checkpointer.ts: `.unref?.()` on the interval made `.unref()` (as above); `worker.unref()`
+//   removed (and in driver-worker.ts, closeDriverWorker's `worker.unref()`): a referenced worker
+//   keeps the process alive after its tests, which no test in that process can observe. The
+//   worker's "error" and "exit" handlers made no-ops, or "exit" made "", one at a time: a worker
+//   that fails emits both, and either one falls back. noteWrite's `this.#started ||` removed: a
+//   later start returns at once (#start checks #started). #fallBack's and close()'s
+//   clearInterval removed: #tick does nothing without a worker (the interval is unreferenced).
+//   close()'s clearTimeout(#starting) removed: close sets #started, so the start returns at once.
+//   checkpointNow: `row?.busy` made `row.busy` (the pragma always returns one row), the deadline's
+//   `>=` made `>` (one more attempt in the same millisecond), Atomics.wait removed (the attempts
+//   come without a pause; the same outcome). `#dirty = false` initially made true: #tick runs only
+//   once a write has started the worker, and that write sets #dirty. noteWrite's whole guard made
+//   false or `&&`, or `this.#starting !== null` made false: each extra start returns at once.
+//   #fallBack's and close()'s `if (this.#timer !== null)` and close()'s `if (this.#starting !==
+//   null)` made true, false or `===`: clearInterval(null) and clearTimeout(null) do nothing, and
+//   the timers left are harmless as above.
+// - search.ts, parseSnippet: `rest.length > 0` made `>= 0` (an empty rest pushes an empty part,
+//   filtered out, and breaks), `open > 0` made true or `>= 0` (an empty part, filtered out),
+//   `close < 0` made `<= 0` twice (close is searched from open + 1, never 0), and
+//   indexOf(CLOSE, open + 1) made `open - 1` (a stray CLOSE before OPEN yields an empty match,
+//   filtered out, then the same parts again). searchMessages: `query === exact && options.cursor ==
+//   null` made false: the exact query runs again and returns the same first page.
+// - search-words.ts, countWords: folding never shortens a word (`\p{M}` is not part of WORD, so a
+//   match holds no combining mark, and a precomposed letter folds to one letter), so `word.length
+//   < MIN_WORD` made false, and the `raw.length > MAX_WORD * 2` pre-check made false or `>=`, change
+//   nothing: a raw word over 80 characters folds to over 40.
+// - checkpointer.ts and driver-worker.ts, not covered: #start's catch (new Worker with an inline
+//   script does not throw here) and driverPath's catch (better-sqlite3 is always installed here).
 
 /**
  * The permissions service and the six files only it uses answer the app (dialogs, questions,

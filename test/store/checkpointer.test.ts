@@ -73,6 +73,10 @@ describe("Checkpointer", () => {
     closedFirst.close();
     await settle();
     expect(closedFirst.inWorker).toBe(false);
+    // Nor after close, whatever is written.
+    closedFirst.noteWrite();
+    await settle();
+    expect(closedFirst.inWorker).toBe(false);
     expect(autocheckpoint(db)).toBe(7);
 
     const memory = new Database(":memory:");

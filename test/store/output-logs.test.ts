@@ -108,6 +108,16 @@ describe("OutputLogs' bookkeeping", () => {
     expect(row).toEqual({ tail: "tail one\ntail two\n", total: TERMINAL_LOG_HEAD_CHARS + 18, omitted: 0 });
   });
 
+  it("reports a head whose redaction failed as a failed write", () => {
+    const logs = new OutputLogs(store.db, sessionId, (text) => {
+      if (text.length === TERMINAL_LOG_HEAD_CHARS) throw new Error("redaction failed");
+      return text;
+    });
+    logs.note("c1", { chunk: "h".repeat(TERMINAL_LOG_HEAD_CHARS + 1) });
+    expect(() => logs.write()).toThrow("saving a command's terminal output failed: redaction failed");
+    expect(logs.allWritten).toBe(false);
+  });
+
   it("drops a log that can never be stored (its session is gone) without failing the others", () => {
     const gone = store.createSession({ projectId: store.openProject("/gone").id }).id;
     const logs = new OutputLogs(store.db, gone, (text) => text);

@@ -1,7 +1,7 @@
 // What search makes of typed input (app/main/store/search.ts): words and FTS5 queries that never
 // pass the user's syntax through, and snippets split into matched and unmatched parts.
 import { describe, expect, it } from "vitest";
-import { parseQuery, parseSnippet, toFtsQuery } from "../../app/main/store/search.ts";
+import { parseQuery, parseSnippet, toFtsQuery, toPrefixFtsQuery } from "../../app/main/store/search.ts";
 
 describe("parseQuery and toFtsQuery", () => {
   it("splits input into words, none of the user's syntax kept; the last of 3 characters or more, with no blank after it, may be unfinished", () => {
@@ -16,6 +16,10 @@ describe("parseQuery and toFtsQuery", () => {
   it("input without a word is no query", () => {
     expect(parseQuery("")).toBeNull();
     expect(parseQuery('  ** () "" ')).toBeNull();
+  });
+
+  it("requires every word, the last as a prefix, in the prefix form", () => {
+    expect(toPrefixFtsQuery(["error", "functi"])).toBe('"error" AND "functi"*');
   });
 
   it("quotes each word and requires them all; the last as itself or any of its completions", () => {

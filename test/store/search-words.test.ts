@@ -43,6 +43,18 @@ describe("words", () => {
     expect(Object.fromEntries(counts)).toEqual({ function: 2, functions: 1, cafe: 1 });
   });
 
+  it("folds a word without any ASCII letter too", () => {
+    expect(foldWord("ÉÀÜÖ")).toBe("eauo");
+  });
+
+  it("lists words of up to 40 characters, longer than 20 too", () => {
+    const counts = new Map<string, number>();
+    const forty = "b".repeat(40);
+    const long = "c".repeat(25);
+    countWords(`${forty} ${long} ${"d".repeat(41)}`, counts);
+    expect(Object.fromEntries(counts)).toEqual({ [forty]: 1, [long]: 1 });
+  });
+
   it("lists at most MAX_WORDS_PER_MESSAGE distinct words of one text (a pasted dump stays cheap)", () => {
     const counts = new Map<string, number>();
     const dump = Array.from({ length: MAX_WORDS_PER_MESSAGE + 500 }, (_, i) => `w${i.toString(16).padStart(5, "0")}`).join(" ");
