@@ -167,6 +167,42 @@ describe("SessionRecorder's counters timer", () => {
   });
 });
 
+describe("SessionRecorder's counters, failing while other writes go through", () => {
+  it("says nothing is recovered while the counters still fail, whatever else is written meanwhile", () => {
+    const failing = failingWrites().full;
+    const errors: StoreError[] = [];
+    let recovered = 0;
+    const recorder = new SessionRecorder(store.db, sessionId, {
+      flushDelayMs: 60_000,
+      outputFlushMs: 5,
+      retryMs: 100,
+      onError: (e) => errors.push(e),
+      onRecovered: () => recovered++,
+    });
+    recorder.handle({ type: "agent_start" });
+    recorder.handle({ type: "message_end", message: user("hello") });
+    failing.add("UPDATE sessions");
+    recorder.syncCounters();
+    expect(recorder.failing).toBe(true);
+    // A command's terminal output is written, and its call ends (its log written at once).
+    recorder.handle(output("c1", "building\n"));
+    vi.advanceTimersByTime(5);
+    recorder.handle({ type: "tool_execution_end", toolCallId: "c1", toolName: "bash", result: { content: [], details: {} }, isError: false });
+    expect(storedOutput("c1")).toContain("building");
+    // Retries while the counters still fail: one error, never a recovery in between.
+    vi.advanceTimersByTime(350);
+    expect(recovered).toBe(0);
+    expect(recorder.failing).toBe(true);
+    expect(errors).toHaveLength(1);
+    failing.clear();
+    vi.advanceTimersByTime(100);
+    expect(messageCount()).toBe(1);
+    expect(recovered).toBe(1);
+    expect(recorder.failing).toBe(false);
+    recorder.close();
+  });
+});
+
 describe("SessionRecorder's retry timer", () => {
   it("is cancelled by a recovery, so that the next outage waits a full delay", () => {
     const failing = failingWrites().full;

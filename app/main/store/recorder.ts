@@ -89,6 +89,8 @@ export class SessionRecorder {
   #pending: EventRow[] = [];
   readonly #queue: Unit[] = [];
   #failing = false;
+  /** The last counters write failed (retried until they are written). */
+  #countersFailed = false;
   #timer: ReturnType<typeof setTimeout> | null = null;
   #outputTimer: ReturnType<typeof setTimeout> | null = null;
   #retryTimer: ReturnType<typeof setTimeout> | null = null;
@@ -121,18 +123,22 @@ export class SessionRecorder {
   syncCounters(): void {
     if (this.#countersTimer !== null) clearTimeout(this.#countersTimer);
     this.#countersTimer = null;
-    if (!this.#counters.lagging || !this.#db.open) return;
+    if (!this.#counters.lagging || !this.#db.open) return this.#recoverIfSaved();
     try {
       this.#db.transaction(() => {
         this.#onCommitted = this.#counters.write();
       })();
       this.#applyCommitted();
+      this.#countersFailed = false;
       this.#onCommit(this.sessionId);
     } catch (err) {
       this.#onCommitted = null;
+      this.#countersFailed = true;
       this.#report(toStoreError(err, "saving the session's message count"));
       this.#scheduleRetry();
+      return;
     }
+    this.#recoverIfSaved();
   }
 
   #applyCommitted(): void {
@@ -331,7 +337,16 @@ export class SessionRecorder {
       }
       this.#onCommit(this.sessionId);
     }
-    if (this.#failing && this.#outputs.allWritten) this.#recovered();
+    this.#recoverIfSaved();
+  }
+
+  /** Says the store works again once everything failed is written: the queue, the terminal logs and the counters. */
+  #recoverIfSaved(): void {
+    if (!this.#failing || this.#queue.length > 0 || !this.#outputs.allWritten) return;
+    // A failed counters write still stands until they are written (by a sync or by a run's end).
+    if (this.#countersFailed && this.#counters.lagging) return;
+    this.#countersFailed = false;
+    this.#recovered();
   }
 
   #report(error: StoreError): void {
@@ -386,7 +401,7 @@ export class SessionRecorder {
       this.#scheduleRetry();
       return;
     }
-    if (this.#failing && this.#queue.length === 0) this.#recovered();
+    this.#recoverIfSaved();
   }
 
   #takePending(): EventRow[] {
