@@ -115,13 +115,13 @@ export class GitRunner {
       // follows a NUL; a path may hold any bytes but NUL). Only the tail is looked at: a status of
       // many megabytes is never copied chunk after chunk.
       call.onStdout = (chunks, total) => {
-        if (head || total < end.length) return;
+        if (head || total < end.length) return false;
         const tail = lastBytes(chunks, Math.min(total, end.length + 1));
         const whole = total === end.length || tail[0] === 0;
-        if (!whole || !tail.subarray(tail.length - end.length).equals(end)) return;
+        if (!whole || !tail.subarray(tail.length - end.length).equals(end)) return false;
         head = Buffer.concat(chunks, total).subarray(0, total - end.length);
-        call.stdoutOffset = total;
         resolve(head);
+        return true;
       };
       call.result.then(
         () => reject(new GitError("failed", `git ${commandName(args)} ended before its first answer.`)),
@@ -152,7 +152,7 @@ export class GitRunner {
       }
     }
     const argv = ["-c", `core.hooksPath=${this.#hooksDir}`, "-c", "core.fsmonitor=false", "-c", "protocol.allow=never", ...(options.globalArgs ?? []), ...args];
-    const launched: Launched = { stdin: null, result: Promise.resolve({ stdout: Buffer.alloc(0), stderr: "", code: 0 }), onStdout: null, stdoutOffset: 0 };
+    const launched: Launched = { stdin: null, result: Promise.resolve({ stdout: Buffer.alloc(0), stderr: "", code: 0 }), onStdout: null };
     launched.result = new Promise<GitResult>((resolve, reject) => {
       let child: ReturnType<typeof spawn>;
       try {
@@ -196,7 +196,11 @@ export class GitRunner {
         out.push(chunk);
         outBytes += chunk.length;
         // A two-step call (start()) looks for its marker at the end of what was read so far.
-        launched.onStdout?.(out, outBytes);
+        // What it took (the first answer) is not kept for the result.
+        if (launched.onStdout?.(out, outBytes)) {
+          out.length = 0;
+          outBytes = 0;
+        }
       });
       child.stderr!.on("data", (chunk: Buffer) => {
         if (errBytes < 64 * 1024) err.push(chunk);
@@ -206,7 +210,7 @@ export class GitRunner {
       child.on("close", (code, signal) => {
         const stderr = Buffer.concat(err).toString("utf8");
         const exit = code ?? -1;
-        if (exit === 0 || options.okCodes?.includes(exit)) return finish({ stdout: Buffer.concat(out, outBytes).subarray(launched.stdoutOffset), stderr, code: exit });
+        if (exit === 0 || options.okCodes?.includes(exit)) return finish({ stdout: Buffer.concat(out, outBytes), stderr, code: exit });
         finish(classify(commandName(args), stderr, code, signal));
       });
       // A child that exits before reading all its input makes stdin fail with EPIPE: the exit code says why.
@@ -231,9 +235,8 @@ export interface GitSession {
 interface Launched {
   stdin: Writable | null;
   result: Promise<GitResult>;
-  onStdout: ((chunks: readonly Buffer[], total: number) => void) | null;
-  /** Where the result's stdout starts (after a start() marker). */
-  stdoutOffset: number;
+  /** A two-step call's reader of its output so far; true when it took all of it (the first answer). */
+  onStdout: ((chunks: readonly Buffer[], total: number) => boolean) | null;
 }
 
 /** The command's name for messages: the first word that is not an option ("-c name=value" skipped). */
