@@ -158,7 +158,7 @@ const run = (gitDir: string, args: string[], options: { input?: Buffer; env?: Re
 /** One capture as a historic variant takes it; returns the number of paths it stored. */
 async function capture(gitDir: string, variant: Variant): Promise<number> {
   const status = await run(gitDir, [...STATUS, ...variant.statusArgs]);
-  const paths = [...parseStatus(status.stdout).values()].map((c) => c.path);
+  const paths = [...(await parseStatus(status.stdout)).values()].map((c) => c.path);
   const headText = readFileSync(path.join(gitDir, "HEAD"), "utf8").trim();
   const head = /^[0-9a-f]{40}$/.test(headText) ? headText : null;
   const bulk = variant.bulk && !head ? ["-c", "core.bigFileThreshold=1"] : [];

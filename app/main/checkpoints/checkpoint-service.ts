@@ -27,6 +27,7 @@ import { CheckpointDb, type CheckpointKind, type CheckpointRow } from "./checkpo
 import { checkpointsDir, GitError, GitRunner } from "./git-runner.ts";
 import { displayPath, fromPathId, pathId, pathKey } from "./path-bytes.ts";
 import { ShadowRepo } from "./shadow-repo.ts";
+import { mapInSlices, setInSlices, Slices } from "./slices.ts";
 import { CheckpointError, type Change, type ChangeStatus, type LargeFile } from "./shadow-types.ts";
 import { attribute, turnsOf, type SessionLineage, type TurnInfo } from "./turns.ts";
 import { turnCheckpointKey, type TurnScope } from "./turn-hooks.ts";
@@ -272,7 +273,7 @@ export class CheckpointService {
 
   async #turnFiles(projectId: number, projectDir: string, turn: TurnInfo, before: CheckpointRow, after: CheckpointRow): Promise<ChangedFile[]> {
     const changes = await this.changesBetween(projectId, projectDir, before, after);
-    return changes.map((c) => {
+    return mapInSlices(changes, (c) => {
       const shown = displayPath(c.path);
       const who = attribute(turn, c.path.toString("utf8"));
       return { id: pathId(c.path), path: shown, status: c.status, large: c.large, toolCallIds: who.toolCallIds, certain: who.certain };
@@ -285,8 +286,9 @@ export class CheckpointService {
     if (between.length === 1 && between[0]!.changes) return between[0]!.changes;
     const repo = this.repo(projectId, projectDir);
     const diff = await repo.exclusive(() => repo.diffTrees(from.tree, to.tree));
-    const out: Change[] = diff.map((d) => ({ path: d.path, status: d.status, large: false }));
-    const seen = new Set(out.map((c) => pathKey(c.path)));
+    const slices = new Slices();
+    const out: Change[] = await mapInSlices(diff, (d) => ({ path: d.path, status: d.status, large: false }), slices);
+    const seen = await setInSlices(out, (c) => pathKey(c.path), slices);
     out.push(...largeChanges(from.large, to.large).filter((c) => !seen.has(pathKey(c.path))));
     return out;
   }

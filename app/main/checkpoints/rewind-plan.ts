@@ -1,4 +1,5 @@
-// What a rewind would do to each file, decided from the checkpoints alone (pure; never throws).
+// What a rewind would do to each file, decided from the checkpoints alone (pure; never throws; in
+// slices, slices.ts: a rewind may cover 100,000 files).
 //
 // Input: the files that differ between the target checkpoint and now (a tree diff), the large
 // files of both (recorded, not stored), and the intervals between consecutive checkpoints since
@@ -17,6 +18,7 @@
 import { Buffer } from "node:buffer";
 import { pathKey } from "./path-bytes.ts";
 import type { LargeFile, TreeDiffEntry } from "./shadow-types.ts";
+import { Slices } from "./slices.ts";
 
 export type PlanAction = "restore" | "remove" | "keep";
 
@@ -45,16 +47,27 @@ export interface Interval {
 
 const ABSENT = "0000000000000000000000000000000000000000";
 
-export function planRewind(diff: readonly TreeDiffEntry[], intervals: readonly Interval[], targetLarge: readonly LargeFile[], nowLarge: readonly LargeFile[]): PlannedFile[] {
+export async function planRewind(
+  diff: readonly TreeDiffEntry[],
+  intervals: readonly Interval[],
+  targetLarge: readonly LargeFile[],
+  nowLarge: readonly LargeFile[],
+  slices = new Slices(),
+): Promise<PlannedFile[]> {
   const byLathe = new Set<string>();
   const outside = new Set<string>();
-  for (const interval of intervals) for (const p of interval.paths) (interval.lathe ? byLathe : outside).add(p);
+  for (const interval of intervals)
+    for (const p of interval.paths) {
+      (interval.lathe ? byLathe : outside).add(p);
+      if (slices.due()) await slices.yield();
+    }
   const largeThen = new Map(targetLarge.map((f) => [f.path, f]));
   const largeNow = new Map(nowLarge.map((f) => [f.path, f]));
   const planned: PlannedFile[] = [];
   const seen = new Set<string>();
 
   for (const entry of diff) {
+    if (slices.due()) await slices.yield();
     const key = pathKey(entry.path);
     seen.add(key);
     const target = entry.oldBlob === ABSENT || entry.status === "added" ? null : { mode: entry.oldMode, blob: entry.oldBlob };

@@ -23,6 +23,7 @@ import { displayPath, fromPathId, pathId, pathKey, splitNul } from "./path-bytes
 import { applyRewindSteps, type ApplyOutcome, type RewindStep } from "./rewind-apply.ts";
 import { applyDecisions, planRewind, type Interval, type PlannedFile } from "./rewind-plan.ts";
 import type { ShadowRepo } from "./shadow-repo.ts";
+import { mapInSlices, setInSlices } from "./slices.ts";
 import { CheckpointError } from "./shadow-types.ts";
 import { turnsOf } from "./turns.ts";
 
@@ -125,7 +126,7 @@ export class Rewinder {
       sessionId,
       position: "position" in target ? target.position : null,
       undoOf: "undoOf" in target ? target.undoOf : null,
-      files: plan.map((f) => ({ id: pathId(f.path), path: displayPath(f.path), change: f.change, action: f.action, conflict: f.conflict, reason: f.reason })),
+      files: await mapInSlices(plan, (f) => ({ id: pathId(f.path), path: displayPath(f.path), change: f.change, action: f.action, conflict: f.conflict, reason: f.reason })),
       warnings,
       gitRepository: "position" in target && (await gitTopLevel(this.#cp, projectDir)) !== null,
     };
@@ -148,7 +149,7 @@ export class Rewinder {
       const lathe =
         a.turnKey !== null && a.turnKey === b.turnKey && ownKeys.has(a.turnKey) && ((a.kind === "before" && b.kind === "after") || (a.kind === "rewind" && b.kind === "restored"));
       const changes = await this.#cp.changesBetween(scope.projectId, scope.projectDir, a, b);
-      intervals.push({ lathe, paths: new Set(changes.map((c) => pathKey(c.path))) });
+      intervals.push({ lathe, paths: await setInSlices(changes, (c) => pathKey(c.path)) });
     }
     return planRewind(diff, intervals, target.large, now.large);
   }

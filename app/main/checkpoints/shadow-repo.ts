@@ -45,18 +45,20 @@
 // Nested git repositories (status shows them as "dir/") are not snapshotted.
 // Contract: calls are serialized per repository (one index); each either completes or throws a
 // GitError / CheckpointError with a message for a person; none blocks the main thread (git runs as
-// a child process, file checks are async).
+// a child process, file checks are async, and reading git's answers about 100,000 files runs in
+// slices: slices.ts).
 import { Buffer } from "node:buffer";
 import { lstat, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { BlobReader } from "./blob-reader.ts";
 import { BULK_MIN_FILES, bulkStoreTimeoutMs, canStoreFirstSnapshot, FIRST_STATUS_TIMEOUT_MS, type SnapshotHelper, storeFirstSnapshot, storeMany } from "./first-snapshot.ts";
 import { GitError, type GitRunner, type GitSession } from "./git-runner.ts";
-import { parseRawDiff, parseStatus } from "./git-output.ts";
+import { parseRawDiff, parseStatus, parseTree } from "./git-output.ts";
 import { writeCommit } from "./loose-object.ts";
-import { joinNul, pathKey, splitNul } from "./path-bytes.ts";
+import { joinNul, pathKey } from "./path-bytes.ts";
 import { layOutShadowRepo } from "./shadow-layout.ts";
 import { CheckpointError, type Capture, type Change, type LargeFile, type TreeDiffEntry, type TreeEntry } from "./shadow-types.ts";
+import { Slices } from "./slices.ts";
 
 const LSTAT_CONCURRENCY = 64;
 
@@ -219,7 +221,9 @@ export class ShadowRepo {
     background: boolean,
   ): Promise<Capture> {
     const git = (args: string[], options: Parameters<GitRunner["run"]>[1] = {}) => this.git(args, { ...options, background });
-    const candidates = parseStatus(status);
+    // A turn may have changed 100,000 files: the parsing and the loop below run in slices.
+    const slices = new Slices();
+    const candidates = await parseStatus(status, slices);
     const prevLarge = new Map(previousLarge.map((f) => [f.path, f]));
     for (const f of previousLarge) if (!candidates.has(f.path)) candidates.set(f.path, { path: Buffer.from(f.path, "latin1"), inHead: false });
 
@@ -230,8 +234,11 @@ export class ShadowRepo {
     const large: LargeFile[] = [];
     const changes: Change[] = [];
     const entries = [...candidates.values()];
-    const stats = await mapLimit(entries, LSTAT_CONCURRENCY, (e) => lstat(Buffer.concat([Buffer.from(`${this.projectDir}/`), e.path]), { bigint: false }).catch(() => null));
-    entries.forEach((entry, i) => {
+    const folder = Buffer.from(`${this.projectDir}/`);
+    const stats = await mapLimit(entries, LSTAT_CONCURRENCY, (e) => lstat(Buffer.concat([folder, e.path]), { bigint: false }).catch(() => null));
+    for (let i = 0; i < entries.length; i++) {
+      if (slices.due()) await slices.yield();
+      const entry = entries[i]!;
       const info = stats[i] ?? null;
       const key = pathKey(entry.path);
       const before = prevLarge.get(key);
@@ -242,18 +249,18 @@ export class ShadowRepo {
         large.push(now);
         if (entry.inHead) toRemove.push(entry.path);
         if (!before || before.size !== now.size || before.mtimeMs !== now.mtimeMs) changes.push({ path: entry.path, status: existedBefore ? "modified" : "added", large: true });
-        return;
+        continue;
       }
       if (!exists) {
         if (entry.inHead) toRemove.push(entry.path);
         if (existedBefore) changes.push({ path: entry.path, status: "deleted", large: before !== undefined && !entry.inHead });
-        return;
+        continue;
       }
       toAdd.push(entry.path);
       sizesToAdd.push(info.size);
       bytesToAdd += info.size;
       changes.push({ path: entry.path, status: existedBefore ? "modified" : "added", large: false });
-    });
+    }
 
     const headTree = head ? await this.#treeOf(head) : null;
     // Nothing stored changed: the last capture stands (large files may still have changed).
@@ -303,23 +310,14 @@ export class ShadowRepo {
   async diffTrees(from: string, to: string): Promise<TreeDiffEntry[]> {
     await this.ready();
     const out = await this.git(["diff-tree", "-r", "-z", "--no-renames", "--raw", "--no-abbrev", from, to]);
-    return parseRawDiff(out.stdout);
+    return await parseRawDiff(out.stdout);
   }
 
   /** Every file of a tree: path key → mode and blob. */
   async listTree(tree: string): Promise<Map<string, TreeEntry & { path: Buffer }>> {
     await this.ready();
     const out = await this.git(["ls-tree", "-r", "-z", "--full-tree", tree]);
-    const files = new Map<string, TreeEntry & { path: Buffer }>();
-    for (const record of splitNul(out.stdout)) {
-      const tab = record.indexOf(0x09);
-      if (tab === -1) continue;
-      const [mode = "", type = "", blob = ""] = record.subarray(0, tab).toString("utf8").split(" ");
-      if (type !== "blob") continue;
-      const path = Buffer.from(record.subarray(tab + 1));
-      files.set(pathKey(path), { mode, blob, path });
-    }
-    return files;
+    return await parseTree(out.stdout);
   }
 
   /** Whether an object is in the store (a tree or commit of a checkpoint). */
