@@ -2,7 +2,7 @@
 // its journal; a fork restores a checkpoint into a new git worktree without touching the project
 // or running its hooks.
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Rewinder } from "../../app/main/checkpoints/rewinder.ts";
@@ -45,10 +45,15 @@ describe("crash in the middle of a rewind", () => {
 
     const { cp, rewinder } = makeService(data);
     try {
+      // The journal row names its plan's file (the plan itself is not in the index).
       expect(cp.db.journals()).toHaveLength(1);
+      const { planFile } = JSON.parse(cp.db.journals()[0]!.plan) as { planFile: string };
+      const journals = path.join(data, "checkpoints", "journals");
+      expect(JSON.parse(readFileSync(path.join(journals, planFile), "utf8")).steps.length).toBeGreaterThan(0);
       const notices = await rewinder.recover();
       expect(notices.join("\n")).toMatch(/interrupted .* completed/);
       expect(cp.db.journals()).toHaveLength(0);
+      expect(readdirSync(journals)).toEqual([]);
       const expected: Record<string, string> = {};
       for (let i = 0; i < 30; i++) expected[`f${String(i).padStart(2, "0")}.txt`] = "v1\n";
       expect(snapshot(project)).toEqual(expected);
@@ -57,6 +62,31 @@ describe("crash in the middle of a rewind", () => {
       await cp.close();
     }
   }, 90_000);
+});
+
+describe("journals at the next start", () => {
+  it("finishes a journal an earlier version kept in the index, drops one whose plan file is gone, and removes plan files no journal names", async () => {
+    const project = tempDir("lathe-cp-journal-project-");
+    const data = tempDir("lathe-cp-journal-data-");
+    dirs.push(project, data);
+    write(project, "a.txt", "1\n");
+    const { cp, rewinder } = makeService(data);
+    try {
+      const plan = { sessionId: 1, projectId: 1, projectDir: project, root: project, key: "rewind:old", rewindId: 1, steps: [], targetDirs: [] };
+      cp.db.beginJournal(1, JSON.stringify(plan));
+      cp.db.beginJournal(1, JSON.stringify({ planFile: "gone.json" }));
+      const journals = path.join(data, "checkpoints", "journals");
+      mkdirSync(journals, { recursive: true });
+      writeFileSync(path.join(journals, "left-by-a-crash.json"), "{}");
+      const notices = await rewinder.recover();
+      expect(notices).toHaveLength(1);
+      expect(notices[0]).toMatch(/was interrupted when Lathe stopped; it was completed \(0 files written or removed now/);
+      expect(cp.db.journals()).toEqual([]);
+      expect(readdirSync(journals)).toEqual([]);
+    } finally {
+      await cp.close();
+    }
+  });
 });
 
 describe("fork into a worktree", () => {

@@ -76,7 +76,7 @@ describe("checkpoints under pressure", () => {
     await rewinder.apply(session, (await rewinder.preview(session, session.sessionId, { position: asked })).previewId, { restore: [], destination: "project" });
     expect(snapshot(project)).toEqual(before);
     expect(existsSync(path.join(project, "node_modules/pkg1/added.js"))).toBe(true);
-  }, 60_000);
+  }, 120_000);
 
   it("streams a first snapshot of many files into packs, and lets status use the untracked cache", async () => {
     const { project, data, session, cp } = setup();

@@ -15,6 +15,9 @@ const brain: Brain = (user, results) => {
   if (user.includes("change the files") && results.length === 0)
     return { calls: [{ name: "bash", args: { command: "echo changed > a.txt && echo agent > made.txt && rm gone.txt" } }] };
   if (user.includes("change the files")) return { text: "Changed the files." };
+  if (user.includes("make many files") && results.length === 0)
+    return { calls: [{ name: "bash", args: { command: "mkdir many && for i in $(seq 1 1205); do echo $i > many/f-$i; done" } }] };
+  if (user.includes("make many files")) return { text: "Made many files." };
   return { text: `Answer to: ${user.slice(0, 40)}` };
 };
 
@@ -101,5 +104,26 @@ describeWhen(chromiumMissing(), "checkpoints in the window", () => {
     await panel.waitFor();
     expect(await panel.innerText()).toContain("3 files in 1 turn");
     expect(await panel.innerText()).toContain("undone");
+  }, 90_000);
+
+  test("a turn that changed more files than are listed: the totals, the rest named in a line, and a rewind of every file", async () => {
+    await h.send("please make many files");
+    await h.transcript().getByText("Made many files.").waitFor({ timeout: 30_000 });
+    await h.idle();
+    const changed = page.locator("details.files-changed").last();
+    await changed.waitFor({ timeout: 15_000 });
+    expect(await changed.locator("summary").innerText()).toBe("Files changed (1,205)");
+    await changed.locator("summary").click();
+    expect(await changed.locator("li.not-listed").innerText()).toBe("…and 205 more changes, not listed (a turn lists its first 1,000)");
+
+    const asked = page.locator(".msg.user").last();
+    await asked.hover();
+    await asked.getByRole("button", { name: /^Rewind files to before message/ }).click();
+    const dialog = page.getByRole("dialog", { name: "Rewind preview" });
+    await dialog.locator(".rewind-group").first().waitFor({ timeout: 15_000 });
+    expect(await dialog.getByRole("note").innerText()).toBe("205 more files are not listed: 0 will be restored, 205 removed, 0 kept as they are.");
+    await dialog.getByRole("button", { name: "Rewind 1205 files" }).click();
+    await page.getByRole("status").filter({ hasText: "Files rewound: 0 restored, 1205 removed." }).waitFor({ timeout: 30_000 });
+    expect(existsSync(join(e2e.project, "many"))).toBe(false);
   }, 90_000);
 });

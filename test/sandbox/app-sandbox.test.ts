@@ -131,6 +131,21 @@ describeWhen(available ? null : `needs a working sandbox on Linux: ${sandbox.mes
     expect(h.services.store.audit.list({ sessionId: session.id }).map((a) => a.decidedBy)).toContain("user: allow-once (outside the sandbox)");
   });
 
+  it("the session's temporary folder ($TMPDIR) goes when the session ends, with what commands left in it", async () => {
+    const command = 'mkdir -p "$TMPDIR/ro/deep" && echo x > "$TMPDIR/ro/deep/f" && chmod -R a-w "$TMPDIR/ro" && echo "tmp=$TMPDIR"';
+    const { h, session } = await start([{ toolCalls: [{ name: "bash", args: { command } }] }, { text: "ok" }]);
+    await h.call("sessions.prompt", { sessionId: session.id, text: "go" });
+    await runs(h, session.id, 1);
+    const [result] = await results(h, session.id);
+    const tmp = /tmp=(\S+)/.exec(result!.content.map((c) => (c.type === "text" ? c.text : "")).join(""))?.[1];
+    expect(tmp && existsSync(path.join(tmp, "ro/deep/f"))).toBe(true);
+    const sessionFolder = path.dirname(tmp!);
+    expect(path.basename(sessionFolder)).toMatch(/^lathe-session-/);
+    await h.close();
+    app = undefined;
+    expect(existsSync(sessionFolder)).toBe(false);
+  });
+
   it("full auto: no question, no sandbox, and the result says so", async () => {
     const target = path.join(scratch, "full-auto.txt");
     const { h, session } = await start([{ toolCalls: [{ name: "bash", args: { command: `touch ${target}` } }] }, { text: "ok" }], { permissionMode: "full-auto" });

@@ -20,6 +20,7 @@ import { existsSync, mkdtempSync, renameSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentMessage, AssistantMessage } from "../../shared/agent-types.ts";
+import { MAX_LISTED_FILES } from "../../shared/ipc/checkpoint-schemas.ts";
 import { type ComputePool, computePool } from "../workers/compute-pool.ts";
 import { forkHelper, type HelperLauncher } from "../workers/snapshot-client.ts";
 import { MAX_DIFF_FILE_BYTES } from "../tools/file-jobs.ts";
@@ -64,7 +65,10 @@ export interface TurnChanges {
   userPosition: number;
   beforeId: number;
   afterId: number | null;
+  /** The first MAX_LISTED_FILES files it changed. */
   files: ChangedFile[];
+  /** How many files it changed. */
+  fileCount: number;
 }
 
 export interface CheckpointServiceOptions {
@@ -265,19 +269,20 @@ export class CheckpointService {
       const before = rows.find((r) => r.turnKey === turn.key && r.kind === "before");
       if (!before) continue;
       const after = rows.find((r) => r.turnKey === turn.key && r.kind === "after") ?? null;
-      const files = after ? await this.#turnFiles(projectId, projectDir, turn, before, after) : [];
-      out.push({ key: turn.key, position: turn.position, userPosition: turn.userPosition, beforeId: before.id, afterId: after?.id ?? null, files });
+      const { files, fileCount } = after ? await this.#turnFiles(projectId, projectDir, turn, before, after) : { files: [], fileCount: 0 };
+      out.push({ key: turn.key, position: turn.position, userPosition: turn.userPosition, beforeId: before.id, afterId: after?.id ?? null, files, fileCount });
     }
     return out;
   }
 
-  async #turnFiles(projectId: number, projectDir: string, turn: TurnInfo, before: CheckpointRow, after: CheckpointRow): Promise<ChangedFile[]> {
+  async #turnFiles(projectId: number, projectDir: string, turn: TurnInfo, before: CheckpointRow, after: CheckpointRow): Promise<{ files: ChangedFile[]; fileCount: number }> {
     const changes = await this.changesBetween(projectId, projectDir, before, after);
-    return mapInSlices(changes, (c) => {
+    const files = await mapInSlices(changes.slice(0, MAX_LISTED_FILES), (c) => {
       const shown = displayPath(c.path);
       const who = attribute(turn, c.path.toString("utf8"));
       return { id: pathId(c.path), path: shown, status: c.status, large: c.large, toolCallIds: who.toolCallIds, certain: who.certain };
     });
+    return { files, fileCount: changes.length };
   }
 
   /** What differs between two checkpoints of a project (stored list when consecutive, else a tree diff). */

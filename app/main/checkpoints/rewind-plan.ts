@@ -18,7 +18,7 @@
 import { Buffer } from "node:buffer";
 import { pathKey } from "./path-bytes.ts";
 import type { LargeFile, TreeDiffEntry } from "./shadow-types.ts";
-import { Slices } from "./slices.ts";
+import { mapInSlices, Slices } from "./slices.ts";
 
 export type PlanAction = "restore" | "remove" | "keep";
 
@@ -102,8 +102,8 @@ export async function planRewind(
 }
 
 /** The plan with the person's choices for conflicts applied (restore or keep). */
-export function applyDecisions(plan: readonly PlannedFile[], restore: ReadonlySet<string>): PlannedFile[] {
-  return plan.map((file) => {
+export function applyDecisions(plan: readonly PlannedFile[], restore: ReadonlySet<string>): Promise<PlannedFile[]> {
+  return mapInSlices(plan, (file) => {
     if (!file.conflict || !restore.has(pathKey(file.path))) return file;
     return { ...file, action: file.target ? "restore" : "remove" };
   });

@@ -16,14 +16,16 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
+import { MAX_LISTED_FILES } from "../../shared/ipc/checkpoint-schemas.ts";
 import type { CheckpointRow } from "./checkpoint-db.ts";
 import type { CheckpointService, SessionSource, TurnScope } from "./checkpoint-service.ts";
 import { GitError } from "./git-runner.ts";
 import { displayPath, fromPathId, pathId, pathKey, splitNul } from "./path-bytes.ts";
 import { applyRewindSteps, type ApplyOutcome, type RewindStep } from "./rewind-apply.ts";
 import { applyDecisions, planRewind, type Interval, type PlannedFile } from "./rewind-plan.ts";
+import { type JournalPlan, RewindJournal } from "./rewind-journal.ts";
 import type { ShadowRepo } from "./shadow-repo.ts";
-import { mapInSlices, setInSlices } from "./slices.ts";
+import { mapInSlices, setInSlices, Slices } from "./slices.ts";
 import { CheckpointError } from "./shadow-types.ts";
 import { turnsOf } from "./turns.ts";
 
@@ -43,7 +45,10 @@ export interface RewindPreview {
   position: number | null;
   /** The rewind this undoes, if it is an undo. */
   undoOf: number | null;
+  /** At most MAX_LISTED_FILES: the conflicts first, then the others. */
   files: PreviewFile[];
+  /** Over every file planned, listed or not (conflicts count as kept). */
+  totals: { restore: number; remove: number; keep: number; conflicts: number };
   warnings: string[];
   /** The project is in a git repository: a fork can go to a new worktree. */
   gitRepository: boolean;
@@ -64,18 +69,24 @@ interface StoredPreview {
   createdAt: number;
 }
 
-interface JournalPlan {
-  sessionId: number;
-  projectId: number;
-  projectDir: string;
-  root: string;
-  key: string;
-  rewindId: number;
-  steps: RewindStep[];
-  targetDirs: string[];
+const PREVIEW_TTL_MS = 30 * 60_000;
+
+/** The files a preview names: the conflicts first (each needs a choice), at most MAX_LISTED_FILES. */
+function listed(plan: readonly PlannedFile[]): PlannedFile[] {
+  const out: PlannedFile[] = [];
+  for (const f of plan) if (f.conflict && out.length < MAX_LISTED_FILES) out.push(f);
+  for (const f of plan) if (!f.conflict && out.length < MAX_LISTED_FILES) out.push(f);
+  return out;
 }
 
-const PREVIEW_TTL_MS = 30 * 60_000;
+function totalsOf(plan: readonly PlannedFile[]): RewindPreview["totals"] {
+  const totals = { restore: 0, remove: 0, keep: 0, conflicts: 0 };
+  for (const f of plan) {
+    totals[f.action]++;
+    if (f.conflict) totals.conflicts++;
+  }
+  return totals;
+}
 
 export class Rewinder {
   readonly #cp: CheckpointService;
@@ -87,7 +98,10 @@ export class Rewinder {
   constructor(checkpoints: CheckpointService, untrustedRepository: (dir: string) => string | undefined = () => undefined) {
     this.#cp = checkpoints;
     this.#untrustedRepository = untrustedRepository;
+    this.#journal = new RewindJournal(checkpoints.db, join(checkpoints.dir, "journals"));
   }
+
+  readonly #journal: RewindJournal;
 
   /** Plans a rewind to before user message `position`, or the undo of rewind `undoOf`. */
   async preview(source: SessionSource, sessionId: number, target: { position: number } | { undoOf: number }): Promise<RewindPreview> {
@@ -126,7 +140,15 @@ export class Rewinder {
       sessionId,
       position: "position" in target ? target.position : null,
       undoOf: "undoOf" in target ? target.undoOf : null,
-      files: await mapInSlices(plan, (f) => ({ id: pathId(f.path), path: displayPath(f.path), change: f.change, action: f.action, conflict: f.conflict, reason: f.reason })),
+      files: await mapInSlices(listed(plan), (f) => ({
+        id: pathId(f.path),
+        path: displayPath(f.path),
+        change: f.change,
+        action: f.action,
+        conflict: f.conflict,
+        reason: f.reason,
+      })),
+      totals: totalsOf(plan),
       warnings,
       gitRepository: "position" in target && (await gitTopLevel(this.#cp, projectDir)) !== null,
     };
@@ -168,15 +190,15 @@ export class Rewinder {
     const key = `rewind:${randomUUID()}`;
     const undo = await this.#cp.capture(scope, "rewind", key, true);
     const plan = await this.#plan(source, scope, target, undo!);
-    if (!samePlan(plan, stored.plan, restore)) {
+    if (!(await samePlan(plan, stored.plan, restore))) {
       this.#previews.delete(previewId);
       const fresh = await this.preview(source, scope.sessionId, stored.preview.undoOf !== null ? { undoOf: stored.preview.undoOf } : { position: stored.preview.position! });
       fresh.warnings.unshift("Files changed since the preview: look at it again before rewinding.");
       return { changed: fresh };
     }
     this.#previews.delete(previewId);
-    const decided = applyDecisions(plan, restore);
-    const steps = stepsOf(decided);
+    const decided = await applyDecisions(plan, restore);
+    const steps = await stepsOf(decided);
     const repo = this.#cp.repo(scope.projectId, scope.projectDir);
     const targetDirs = steps.some((s) => s.op === "remove") ? await treeDirs(repo, target.tree) : [];
     const counts = {
@@ -203,7 +225,7 @@ export class Rewinder {
       steps,
       targetDirs,
     };
-    const outcome = await this.#run(journal, this.#cp.db.beginJournal(scope.projectId, JSON.stringify(journal)));
+    const outcome = await this.#run(journal, await this.#journal.begin(journal));
     return { done: { ...outcome, rewindId: rewind.id, folder: scope.projectDir, worktree: false } };
   }
 
@@ -239,7 +261,7 @@ export class Rewinder {
       plan.root === plan.projectDir
         ? this.#cp.capture({ sessionId: plan.sessionId, projectId: plan.projectId, projectDir: plan.projectDir }, "restored", plan.key)
         : Promise.resolve(null);
-    this.#settling = recorded.then(() => this.#cp.db.endJournal(journalId)).catch(() => undefined);
+    this.#settling = recorded.then(() => this.#journal.end(journalId)).catch(() => undefined);
     return outcome;
   }
 
@@ -255,15 +277,13 @@ export class Rewinder {
     if (this.#cp.readOnly) return [];
     const notices: string[] = [];
     for (const row of this.#cp.db.journals()) {
-      let plan: JournalPlan;
-      try {
-        plan = JSON.parse(row.plan) as JournalPlan;
-      } catch {
-        this.#cp.db.endJournal(row.id);
+      const plan = await this.#journal.read(row);
+      if (!plan) {
+        await this.#journal.end(row.id);
         continue;
       }
       if (!existsSync(plan.root)) {
-        this.#cp.db.endJournal(row.id);
+        await this.#journal.end(row.id);
         notices.push(`A rewind interrupted when Lathe stopped could not be finished: ${plan.root} is gone.`);
         continue;
       }
@@ -286,6 +306,7 @@ export class Rewinder {
         );
       }
     }
+    await this.#journal.sweep();
     return notices;
   }
 
@@ -354,7 +375,7 @@ export class Rewinder {
       steps,
       targetDirs: [],
     };
-    const outcome = await this.#run(plan, this.#cp.db.beginJournal(scope.projectId, JSON.stringify(plan)));
+    const outcome = await this.#run(plan, await this.#journal.begin(plan));
     this.#previews.delete(stored.preview.previewId);
     return { ...outcome, rewindId: rewind.id, folder, worktree: true };
   }
@@ -374,20 +395,38 @@ function rewindKeyOf(undoId: number, cp: CheckpointService): string {
  * removed (planned so, or chosen) is planned the same and holds the same content. Files kept in
  * both may have changed meanwhile (an editor saving): they stay as they are either way.
  */
-function samePlan(fresh: readonly PlannedFile[], confirmed: readonly PlannedFile[], chosen: ReadonlySet<string>): boolean {
+async function samePlan(fresh: readonly PlannedFile[], confirmed: readonly PlannedFile[], chosen: ReadonlySet<string>): Promise<boolean> {
+  const slices = new Slices();
   const sig = (f: PlannedFile) => `${f.action}|${f.conflict}|${f.current?.blob ?? "-"}|${f.current?.mode ?? "-"}|${f.target?.blob ?? "-"}`;
   const acts = (f: PlannedFile, key: string) => f.action !== "keep" || (f.conflict && chosen.has(key));
-  const a = new Map(fresh.map((f) => [pathKey(f.path), f]));
-  const b = new Map(confirmed.map((f) => [pathKey(f.path), f]));
-  for (const [key, f] of a) if (acts(f, key) && (!b.has(key) || sig(b.get(key)!) !== sig(f))) return false;
-  for (const [key, f] of b) if (acts(f, key) && (!a.has(key) || sig(a.get(key)!) !== sig(f))) return false;
+  const byKey = async (plan: readonly PlannedFile[]) => {
+    const out = new Map<string, PlannedFile>();
+    for (const f of plan) {
+      out.set(pathKey(f.path), f);
+      if (slices.due()) await slices.yield();
+    }
+    return out;
+  };
+  const a = await byKey(fresh);
+  const b = await byKey(confirmed);
+  const pairs: [Map<string, PlannedFile>, Map<string, PlannedFile>][] = [
+    [a, b],
+    [b, a],
+  ];
+  for (const [one, other] of pairs)
+    for (const [key, f] of one) {
+      if (acts(f, key) && (!other.has(key) || sig(other.get(key)!) !== sig(f))) return false;
+      if (slices.due()) await slices.yield();
+    }
   return true;
 }
 
 /** The steps of a decided plan: files restored or removed. */
-export function stepsOf(plan: readonly PlannedFile[]): RewindStep[] {
+export async function stepsOf(plan: readonly PlannedFile[]): Promise<RewindStep[]> {
+  const slices = new Slices();
   const steps: RewindStep[] = [];
   for (const f of plan) {
+    if (slices.due()) await slices.yield();
     if (f.action === "keep") continue;
     steps.push({ path: pathId(f.path), op: f.action === "remove" ? "remove" : "write", from: f.current, to: f.action === "remove" ? null : f.target });
   }

@@ -333,6 +333,7 @@ export class LiveSession {
     this.agent.abort();
     await this.agent.waitForIdle();
     this.recorder.close();
+    await this.options.sandbox?.dispose();
   }
 
   private systemPrompt(toolNames: readonly string[]): string {

@@ -8,6 +8,12 @@ export const CHECKPOINT_REWIND = "checkpoint-rewind";
 
 const Status = Type.Union([Type.Literal("added"), Type.Literal("modified"), Type.Literal("deleted")]);
 
+/**
+ * One bash command can change 100,000 files: a turn's list and a rewind preview name at most this
+ * many (with the totals), so neither the host nor the window handles lists of that size.
+ */
+export const MAX_LISTED_FILES = 1_000;
+
 export const ChangedFileSchema = Type.Object({
   id: Type.String(),
   path: Type.String(),
@@ -27,7 +33,10 @@ export const TurnChangesSchema = Type.Object({
   beforeId: Type.Integer(),
   /** Null while the turn runs (or when its after-checkpoint failed). */
   afterId: Type.Union([Type.Integer(), Type.Null()]),
+  /** The first MAX_LISTED_FILES of the files it changed (in git's order). */
   files: Type.Array(ChangedFileSchema),
+  /** How many files it changed (listed or not). */
+  fileCount: Type.Integer({ minimum: 0 }),
 });
 
 export const RewindInfoSchema = Type.Object({
@@ -77,7 +86,16 @@ export const RewindPreviewSchema = Type.Object({
   sessionId: Type.Integer(),
   position: Type.Union([Type.Integer(), Type.Null()]),
   undoOf: Type.Union([Type.Integer(), Type.Null()]),
+  /** At most MAX_LISTED_FILES: the conflicts first (they need a choice), then the rest by path. */
   files: Type.Array(PreviewFileSchema),
+  /** Over every file, listed or not: what the rewind does unless the person chooses otherwise. */
+  totals: Type.Object({
+    restore: Type.Integer({ minimum: 0 }),
+    remove: Type.Integer({ minimum: 0 }),
+    /** Kept: your new files, files over the size limit, and conflicts (unless chosen). */
+    keep: Type.Integer({ minimum: 0 }),
+    conflicts: Type.Integer({ minimum: 0 }),
+  }),
   warnings: Type.Array(Type.String()),
   gitRepository: Type.Boolean(),
 });

@@ -3,7 +3,7 @@
 // a file over the size limit is marked as not stored), each file opening its diff; and the
 // session's panel of all its changes, with its rewinds and their Undo.
 import { memo, useMemo, useState } from "react";
-import type { ChangedFile, CheckpointList, FileDiff, RewindInfo, TurnChanges } from "../../../shared/ipc/checkpoint-schemas";
+import { MAX_LISTED_FILES, type ChangedFile, type CheckpointList, type FileDiff, type RewindInfo, type TurnChanges } from "../../../shared/ipc/checkpoint-schemas";
 import { getApi } from "../api/client";
 import { errorText, unwrap } from "../state/api-hooks";
 import { DiffView } from "./FileViews";
@@ -77,18 +77,24 @@ export const FileRow = memo(function FileRow({
   );
 });
 
+/** A turn lists at most MAX_LISTED_FILES files (one command can change 100,000). */
+function notListedText(n: number): string {
+  return `…and ${n.toLocaleString("en-US")} more change${n === 1 ? "" : "s"}, not listed (a turn lists its first ${MAX_LISTED_FILES.toLocaleString("en-US")})`;
+}
+
 /** The files one turn changed, under its message. */
 export const TurnFiles = memo(function TurnFiles({ sessionId, turn, name, maxFileBytes }: { sessionId: number; turn: TurnChanges; name: CallNamer; maxFileBytes: number }) {
   if (turn.afterId === null || turn.files.length === 0) return null;
   return (
     <details className="files-changed" aria-label="Files changed by this turn">
       <summary>
-        Files changed ({turn.files.length}){turn.files.some((f) => f.large) ? " · some not stored" : ""}
+        Files changed ({turn.fileCount.toLocaleString("en-US")}){turn.files.some((f) => f.large) ? " · some not stored" : ""}
       </summary>
       <ul>
         {turn.files.map((f) => (
           <FileRow key={f.id} sessionId={sessionId} file={f} fromId={turn.beforeId} toId={turn.afterId!} name={name} maxFileBytes={maxFileBytes} />
         ))}
+        {turn.fileCount > turn.files.length && <li className="muted not-listed">{notListedText(turn.fileCount - turn.files.length)}</li>}
       </ul>
     </details>
   );
@@ -137,6 +143,7 @@ export function SessionChanges({
   onClose: () => void;
 }) {
   const files = useMemo(() => sessionFiles(list.turns), [list.turns]);
+  const notListed = list.turns.reduce((n, t) => n + (t.afterId === null ? 0 : t.fileCount - t.files.length), 0);
   return (
     <section className="session-changes" aria-label="Changes of this session">
       <header>
@@ -153,6 +160,7 @@ export function SessionChanges({
         {files.map((f) => (
           <FileRow key={f.file.id} sessionId={sessionId} file={f.file} fromId={f.fromId} toId={f.toId} name={name} maxFileBytes={list.maxFileBytes} />
         ))}
+        {notListed > 0 && <li className="muted not-listed">{notListedText(notListed)}</li>}
       </ul>
       {list.rewinds.length > 0 && (
         <>

@@ -32,6 +32,22 @@ const GROUPS: { title: string; test: (f: PreviewFile) => boolean }[] = [
   { title: "Over the size limit (not stored): left as they are", test: (f) => f.reason === "too-large" },
 ];
 
+/** What the files the preview does not name (past MAX_LISTED_FILES) will get. */
+function NotListed({ preview }: { preview: RewindPreview }) {
+  const { totals, files } = preview;
+  const count = (action: PreviewFile["action"]) => totals[action] - files.filter((f) => f.action === action).length;
+  const [restore, remove, keep] = [count("restore"), count("remove"), count("keep")];
+  const conflicts = totals.conflicts - files.filter((f) => f.conflict).length;
+  if (restore + remove + keep === 0) return null;
+  const n = (k: number) => k.toLocaleString("en-US");
+  return (
+    <div className="notice not-listed" role="note">
+      {n(restore + remove + keep)} more files are not listed: {n(restore)} will be restored, {n(remove)} removed, {n(keep)} kept as they are
+      {conflicts > 0 ? ` (among them ${n(conflicts)} changed outside Lathe: they stay as they are)` : ""}.
+    </div>
+  );
+}
+
 export function RewindDialog({ sessionId, target, onClose, onOpenSession, onDone }: Props) {
   const [preview, setPreview] = useState<RewindPreview | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -97,7 +113,7 @@ export function RewindDialog({ sessionId, target, onClose, onOpenSession, onDone
 
   const title =
     target.kind === "undo" ? "Undo the rewind" : target.kind === "fork" ? `Fork from message ${target.position + 1}` : `Rewind files to before message ${target.position + 1}`;
-  const changes = preview ? preview.files.filter((f) => f.action !== "keep").length + restore.size : 0;
+  const changes = preview ? preview.totals.restore + preview.totals.remove + restore.size : 0;
   return (
     <div className="rewind-dialog" role="dialog" aria-modal="true" aria-label="Rewind preview" onKeyDown={(e) => e.key === "Escape" && onClose()}>
       <h3>{title}</h3>
@@ -120,6 +136,7 @@ export function RewindDialog({ sessionId, target, onClose, onOpenSession, onDone
             </div>
           ))}
           {preview.files.length === 0 && <div className="muted">No file differs from that point: nothing on disk would change.</div>}
+          <NotListed preview={preview} />
           {GROUPS.map((group) => {
             const files = preview.files.filter(group.test);
             if (files.length === 0) return null;
