@@ -68,6 +68,41 @@ describe("SearchIndexer", () => {
     expect(store.search("tok3x69").hits.map((h) => h.position)).toEqual([3]);
   });
 
+  it("ends a batch exactly at WORDS_PER_BATCH words, and counts only batches that indexed something", () => {
+    const projectId = store.openProject("/p").id;
+    const a = store.createSession({ projectId }).id;
+    // Three messages of exactly half of WORDS_PER_BATCH distinct words each: the second brings the
+    // batch to WORDS_PER_BATCH, where it ends.
+    const half = (m: number) => Array.from({ length: WORDS_PER_BATCH / 2 }, (_, i) => `half${m}x${i}`).join(" ");
+    store.appendMessages(
+      a,
+      [0, 1, 2].map((m) => user(half(m))),
+    );
+    store.db.exec(`CREATE TEMP TABLE watermarks (n INTEGER);
+      CREATE TEMP TRIGGER note_watermark AFTER UPDATE OF indexed_count ON main.sessions BEGIN INSERT INTO watermarks VALUES (NEW.indexed_count); END;`);
+    const indexer = new SearchIndexer(store.db, { batchSize: 64 });
+    expect(indexer.batches).toBe(0);
+    expect(indexer.flushAll()).toBe(3);
+    expect(store.db.prepare("SELECT n FROM watermarks").pluck().all()).toEqual([2, 3]);
+    // Two batches indexed messages; the flush's last one found none and is not counted.
+    expect(indexer.batches).toBe(2);
+    expect(indexer.flushAll()).toBe(0);
+    // A reported session with nothing left runs a batch that indexes nothing: not counted either.
+    indexer.noteSession(a);
+    expect(indexer.flushAll()).toBe(0);
+    expect(indexer.batches).toBe(2);
+  });
+
+  it("moves the watermark past positions that have no message row (a counter ahead of its rows)", () => {
+    const projectId = store.openProject("/p").id;
+    const a = store.createSession({ projectId }).id;
+    store.appendMessages(a, [user("first word"), user("second word")]);
+    store.db.prepare("UPDATE sessions SET message_count = message_count + 2 WHERE id = ?").run(a);
+    const indexer = new SearchIndexer(store.db, { batchSize: 64 });
+    expect(indexer.flushAll()).toBe(4);
+    expect([indexedCount(a), indexer.pendingCount(), ftsRows()]).toEqual([4, 0, 2]);
+  });
+
   it("a closed indexer schedules nothing, but flushAll still indexes what waits", () => {
     const projectId = store.openProject("/p").id;
     const a = store.createSession({ projectId }).id;
@@ -120,6 +155,42 @@ describe("SearchIndexer on its timer", () => {
       vi.advanceTimersToNextTimer();
       expect(vi.getTimerCount()).toBe(0);
       expect(indexer.pendingCount()).toBe(0);
+    });
+  });
+
+  it("goes on at once after a batch cut short by its words, and stops once nothing waits", () => {
+    const projectId = store.openProject("/p").id;
+    const a = store.createSession({ projectId }).id;
+    // Each message has half of WORDS_PER_BATCH distinct words: batches of two messages, far under batchSize.
+    const half = (m: number) => Array.from({ length: WORDS_PER_BATCH / 2 }, (_, i) => `half${m}x${i}`).join(" ");
+    store.appendMessages(
+      a,
+      [0, 1, 2, 3].map((m) => user(half(m))),
+    );
+    withFakeTimers(() => {
+      const indexer = new SearchIndexer(store.db, { batchSize: 64, delayMs: 1 });
+      indexer.schedule();
+      vi.advanceTimersByTime(1);
+      expect(indexedCount(a)).toBe(2);
+      // Cut short, not full: the next batch is scheduled all the same.
+      expect(vi.getTimerCount()).toBe(1);
+      vi.advanceTimersToNextTimer();
+      expect(indexedCount(a)).toBe(4);
+      // That batch was cut short too, at the session's last message: one more finds nothing
+      // waiting and schedules nothing (before, it kept rescheduling itself every task while idle).
+      vi.advanceTimersToNextTimer();
+      expect(vi.getTimerCount()).toBe(0);
+      expect(indexer.batches).toBe(2);
+    });
+  });
+
+  it("schedules nothing more when its first batch finds nothing waiting", () => {
+    withFakeTimers(() => {
+      const indexer = new SearchIndexer(store.db, { delayMs: 1 });
+      indexer.schedule();
+      vi.advanceTimersByTime(1);
+      expect(vi.getTimerCount()).toBe(0);
+      expect(indexer.batches).toBe(0);
     });
   });
 

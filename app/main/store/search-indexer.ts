@@ -83,6 +83,9 @@ export class SearchIndexer {
 
   /** Indexes up to `size` waiting messages in one transaction; returns how many. */
   #indexBatch(size: number): number {
+    // Set again by a batch cut short; a batch that finds nothing must not leave an earlier one's
+    // flag behind, or the timer reschedules itself every task while nothing waits.
+    this.#cutShort = false;
     if (!this.#db.open) return 0;
     const behind = (this.#behind ??= new Set(statement(this.#db, "SELECT id FROM sessions WHERE indexed_count < message_count").pluck().all() as number[]));
     if (behind.size === 0) return 0;
@@ -95,7 +98,6 @@ export class SearchIndexer {
   }
 
   #indexBatchOf(behind: Set<number>, size: number): number {
-    this.#cutShort = false;
     const indexed = this.#db.transaction(() => {
       let indexed = 0;
       const words = new Map<string, number>();
