@@ -97,6 +97,19 @@ describe("the word list", () => {
     expect(store.search("functo").hits.map((h) => h.position)).toEqual([1]);
   });
 
+  it("is not consulted when the exact word alone fills the page, even with no hit to spare", () => {
+    const store = newStore();
+    const project = store.openProject("/p");
+    const a = store.createSession({ projectId: project.id });
+    store.appendMessages(a.id, [user("quokka one"), user("quokka two"), user("quokkas three")]);
+    // Exactly a page of exact hits (2): "quokkas" is not shown, and there is no next page.
+    const page = store.search("quokka", { limit: 2 });
+    expect(page.hits.map((h) => h.position)).toEqual([1, 0]);
+    expect(page.nextCursor).toBeNull();
+    // One more on the page: its words being typed are completed.
+    expect(store.search("quokka", { limit: 3 }).hits.map((h) => h.position)).toEqual([2, 1, 0]);
+  });
+
   it("stands for the most frequent completions only", () => {
     const store = newStore();
     const project = store.openProject("/p");

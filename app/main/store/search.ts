@@ -72,7 +72,7 @@ interface HitRow {
   role: AgentMessage["role"];
 }
 
-export function searchMessages(db: Database, input: string, options: SearchOptions = {}, wordListComplete = true): SearchResult {
+export function searchMessages(db: Database, input: string, options: SearchOptions, wordListComplete: boolean): SearchResult {
   const parsed = parseQuery(input);
   if (parsed === null) return { hits: [], nextCursor: null };
   const limit = Math.max(1, Math.min(options.limit ?? 20, 200));

@@ -404,7 +404,7 @@ export class SessionStore {
 
   // History
 
-  search(query: string, options?: SearchOptions): SearchResult {
+  search(query: string, options: SearchOptions = {}): SearchResult {
     // Read-only: what the holder has indexed (it indexes within milliseconds of a commit).
     if (!this.readOnly) this.flushSearchIndex();
     return searchMessages(this.db, query, options, this.#wordsFill.complete);
