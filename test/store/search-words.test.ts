@@ -47,6 +47,14 @@ describe("words", () => {
     expect(foldWord("ÉÀÜÖ")).toBe("eauo");
   });
 
+  it("keeps Hangul syllables whole, as the index does, and counts their length in syllables", () => {
+    expect(foldWord("대한민국")).toBe("대한민국");
+    const counts = new Map<string, number>();
+    // Three syllables are too short to be listed, as three letters are.
+    countWords("대한민국 만세다 한국어", counts);
+    expect(Object.fromEntries(counts)).toEqual({ 대한민국: 1 });
+  });
+
   it("lists words of up to 40 characters, longer than 20 too", () => {
     const counts = new Map<string, number>();
     const forty = "b".repeat(40);
@@ -108,6 +116,14 @@ describe("the word list", () => {
     expect(page.nextCursor).toBeNull();
     // One more on the page: its words being typed are completed.
     expect(store.search("quokka", { limit: 3 }).hits.map((h) => h.position)).toEqual([2, 1, 0]);
+  });
+
+  it("completes a Korean word from its first syllables", () => {
+    const store = newStore();
+    const project = store.openProject("/p");
+    const a = store.createSession({ projectId: project.id });
+    store.appendMessages(a.id, [user("대한민국 만세"), user("something else")]);
+    expect(store.search("대한민").hits.map((h) => h.snippet.filter((p) => p.match).map((p) => p.text))).toEqual([["대한민국"]]);
   });
 
   it("stands for the most frequent completions only", () => {

@@ -29,9 +29,13 @@ export const MAX_COMPLETIONS = 24;
 const WORD = /[\p{L}\p{N}\p{Co}]+/gu;
 const MARKS = /\p{M}/gu;
 
-/** A word as the index stores it: diacritics removed, lower case. */
+/**
+ * A word as the index stores it: diacritics removed, lower case. NFC after removing the marks puts
+ * back together what NFD split into letters, not marks: Hangul syllables, which the index keeps
+ * whole (without it, "대한민국" was listed as 11 jamo and typing "대한민" found nothing).
+ */
 export function foldWord(word: string): string {
-  return /[\u0080-\u{10FFFF}]/u.test(word) ? word.normalize("NFD").replace(MARKS, "").toLowerCase() : word.toLowerCase();
+  return /[\u0080-\u{10FFFF}]/u.test(word) ? word.normalize("NFD").replace(MARKS, "").normalize("NFC").toLowerCase() : word.toLowerCase();
 }
 
 /** Adds one to `counts` for every distinct listable word of `text` (its first MAX_WORDS_PER_MESSAGE). */
