@@ -53,6 +53,11 @@
 //   next batch, which finds count 0 and drops it: one more lookup, the same index.
 // - search-indexer.ts, #indexBatchOf, `if (!row || count <= 0) continue`: made `&&`, `count < 0`
 //   or false: with count 0 the batch reads no rows and writes the same watermark.
+// - search-indexer.ts, #indexBatchOf, `if (advanced < count) behind.add(sessionId)` made true or
+//   `<=`: a session indexed to its end goes back into the set; the loop over the set visits it again
+//   (or the next batch does), finds count 0 and drops it, indexing nothing and counting no batch.
+// - search-indexer.ts, `#cutShort = false` initially made true: #indexBatch clears it before
+//   anything else, so the first batch never sees the initial value.
 // - tool-calls.ts, toTime: `row.outcome !== null` made true: OUTCOMES.has(null) is false anyway.
 // - tool-calls.ts, toolCallIdsOf: `m.role === "assistant"` made true: other roles' content is a
 //   string (iterated as characters) or text and image blocks, none of type "toolCall".
@@ -119,7 +124,10 @@
 // - search-words.ts, countWords: folding never shortens a word (`\p{M}` is not part of WORD, so a
 //   match holds no combining mark, and a precomposed letter folds to one letter), so `word.length
 //   < MIN_WORD` made false, and the `raw.length > MAX_WORD * 2` pre-check made false or `>=`, change
-//   nothing: a raw word over 80 characters folds to over 40.
+//   nothing: a raw word over 80 characters folds to over 40. Nor does folding lengthen one: NFC
+//   after removing the marks recomposes what NFD split into letters (Hangul syllables), so the
+//   pre-check `raw.length < MIN_WORD || ...` made false or `&&` changes nothing either (it is a
+//   fast path: the folded word is checked against the same bounds).
 // - checkpointer.ts and driver-worker.ts, not covered: #start's catch (new Worker with an inline
 //   script does not throw here) and driverPath's catch (better-sqlite3 is always installed here).
 
