@@ -9,15 +9,22 @@
 import { configDefaults, defineConfig, mergeConfig } from "vitest/config";
 import base from "./vitest.config.ts";
 
-/** Test files (relative to the target's folder) each target leaves out, or the only ones it runs. */
-const TESTS: Record<string, { exclude?: string[]; only?: string[] }> = {
+/**
+ * Test files (relative to the target's folder) each target leaves out, or the only ones it runs;
+ * `isolate`: a fresh module graph per test file and run (see below).
+ */
+const TESTS: Record<string, { exclude?: string[]; only?: string[]; isolate?: boolean }> = {
   loop: {},
   // The app harness (router, sessions, a scripted model) per test. The corpus stays: its real
   // shell runs reach no code of this folder, so per-test coverage never reruns them.
-  permissions: { exclude: ["approval-flow.test.ts", "dialogs.test.ts"] },
+  // Isolated: the folder keeps module-level caches (parsed bash patterns, path matchers, secret
+  // scanners, the shell parser's scratch state), and without isolation the fork and its modules
+  // outlive a mutant's run, so a later run read what an earlier mutant had cached: mutants of
+  // cached code "survived" (bash-rules.ts's parser) and stale results could fail other runs.
+  permissions: { exclude: ["approval-flow.test.ts", "dialogs.test.ts"], isolate: true },
   // The permissions service and the files only it uses (stryker.config.mjs): only the whole-app
   // tests reach them, so only they run (the unit tests would lengthen the dry run for nothing).
-  "permissions-app": { only: ["approval-flow.test.ts", "dialogs.test.ts"] },
+  "permissions-app": { only: ["approval-flow.test.ts", "dialogs.test.ts"], isolate: true },
   // A writer killed with SIGKILL in a child process; a 100,000-message session built and read
   // whole (35 to 53 s per test on the shared machine).
   store: { exclude: ["crash.test.ts", "paging.test.ts"] },
@@ -33,11 +40,12 @@ export default mergeConfig(
       exclude: [...configDefaults.exclude, ...(target.exclude ?? [])],
       // One fork reused for every test file of a mutant's run, instead of a new fork (spawn, module
       // graph, environment) per file: measured 2.8 to 2.1 s per mutant on store/tool-calls.ts
-      // (docs/mutation-testing.md). Safe here: a mutant is switched on at run time (mutant
-      // schemata), and static mutants, which would need fresh modules, are ignored. Still forks,
-      // never threads: node-pty is not thread-safe and process.umask() (the store's tests) is
-      // refused in worker threads.
-      isolate: false,
+      // (docs/mutation-testing.md). Safe only for code without module-level state that outlives a
+      // test (the fork, and its modules, are reused by later mutants' runs): the store keeps none
+      // but per-connection statement caches, the loop none; the permissions targets set isolate.
+      // Still forks, never threads: node-pty is not thread-safe and process.umask() (the store's
+      // tests) is refused in worker threads.
+      isolate: target.isolate ?? false,
     },
   }),
 );
