@@ -159,6 +159,44 @@ describe("the other modes with a sandbox", () => {
   });
 });
 
+describe("what the question says about crossing", () => {
+  it("names up to three paths outside the project, then how many more, in the plural", () => {
+    const two = check("bash", { command: "cat ~/a ~/b" });
+    expect(two.plan.crossing!.message).toBe("/home/me/a, /home/me/b are outside the project: in the sandbox the command can read them (unless hidden) but not change them.");
+    const five = check("bash", { command: "cat ~/a ~/b ~/c ~/d ~/e" });
+    expect(five.plan.crossing!.message).toMatch(/^\/home\/me\/a, \/home\/me\/b, \/home\/me\/c and 2 more are outside the project: /);
+    const one = check("bash", { command: "cat ~/a" });
+    expect(one.plan.crossing!.message).toBe("/home/me/a is outside the project: in the sandbox the command can read it (unless hidden) but not change it.");
+  });
+
+  it("adds the repository's warning to a question about running outside the sandbox, and only there", () => {
+    const asked: string[] = [];
+    const warned = Object.assign(port(), {
+      repositoryWarning: (dir: string) => {
+        asked.push(dir);
+        return "A sandboxed command created this repository.";
+      },
+    });
+    const push = check("bash", { command: "git push origin main" }, { port: warned });
+    expect(push.plan.crossing!.message).toMatch(/^"git push origin main" is marked as needing the real machine .* A sandboxed command created this repository\.$/);
+    expect(asked).toEqual([project]);
+    // In the sandbox (a network crossing), or outside without a question (full auto): no warning asked for.
+    expect(check("bash", { command: "npm install left-pad" }, { port: warned }).plan.crossing!.message).not.toContain("repository");
+    expect(check("bash", { command: "git push" }, { port: warned, mode: "full-auto" }).plan.crossing).toBeUndefined();
+    expect(asked).toEqual([project]);
+    // A port without the check, or nothing to warn about: the message as it was.
+    const quiet = Object.assign(port(), { repositoryWarning: () => undefined });
+    expect(check("bash", { command: "git push origin main" }, { port: quiet }).plan.crossing!.message).toMatch(
+      /in Settings\): if you allow it, it runs outside the sandbox, with your full rights: .*files\.$/,
+    );
+  });
+
+  it("an allowed call with no placement planned (not bash) runs in the sandbox", () => {
+    expect(placementFor({ available: true, status: "ok" }, false)).toEqual({ placement: "sandbox" });
+    expect(requestInfo({ available: true, status: "ok" })).toEqual({ available: true, status: "ok" });
+  });
+});
+
 describe("paths a command names", () => {
   it("finds paths outside the project and installed software, through quotes and redirections", () => {
     const found = outsidePaths(["cp a.txt ~/b.txt", `cat "/home/me/My Notes.txt"`, "echo x 2>/tmp/log", "ls ../sibling", "ls /usr/lib /etc ./src", "cat $HOME/x"], project, home);
