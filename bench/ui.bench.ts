@@ -38,6 +38,12 @@
 //   streamed turn (medians over the rounds). BENCH_HOST_CPU_PROF=DIR
 //   writes the host's CPU profile of each measured window there; BENCH_RENDERER_CPU_PROF=DIR the
 //   page's (the renderer main thread's, through the DevTools protocol) of each streamed turn.
+// - Controls (bench/support/ui-control.ts), same frame method, each round, on the new session's
+//   page once its turn is over: frameP95IdleMs / frameCpuP95IdleMs, the page doing nothing (4 s:
+//   Chromium's floor here); frameP95ControlMs / frameCpuP95ControlMs / rendererCpuMsPerSControl,
+//   the cheapest renderer of the same stream (plain DOM text and four 16-line coloured boxes,
+//   changed once per frame; 8 s): what this machine's Chromium costs per frame for that much
+//   visible change, whatever Lathe does. Medians over the rounds.
 // Prints one JSON line. Needs Chromium (/usr/bin/chromium or CHROME_PATH).
 import { fork, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -46,6 +52,7 @@ import { join } from "node:path";
 import { launchBrowser } from "../test/support/browser.ts";
 import { chunk, usageChunk } from "../test/providers/support/conversation.ts";
 import { sseData, startServer } from "../test/providers/support/sse-server.ts";
+import { IDLE_CONTROL, SYNTHETIC_CONTROL } from "./support/ui-control.ts";
 
 const root = process.cwd();
 // Extra Chromium flags, to compare (for example the frame-rate flags of headless mode).
@@ -297,6 +304,32 @@ try {
     };
   };
 
+  // A control case on the current page (bench/support/ui-control.ts), its frames traced the same way.
+  const control = async (script: string) => {
+    await page.evaluate(START_FRAMES);
+    await browser.startTracing(page, { categories: ["toplevel", "blink.user_timing"] });
+    await page.evaluate(script);
+    const trace = await browser.stopTracing();
+    await page.evaluate(STOP_FRAMES);
+    const times = frameTimes(trace);
+    return {
+      p95: pct(
+        times.wall.sort((a, b) => a - b),
+        0.95,
+      ),
+      cpuP95: pct(
+        times.cpu.sort((a, b) => a - b),
+        0.95,
+      ),
+      cpuMsPerS: times.cpuMsPerS,
+    };
+  };
+  const idleP95: number[] = [];
+  const idleCpuP95: number[] = [];
+  const controlP95: number[] = [];
+  const controlCpuP95: number[] = [];
+  const controlCpuPerS: number[] = [];
+
   // Rounds, alternated: open the 100k session, open the 10k one, stream a turn into a 10k session
   // (frameP95Ms: while the agent streams and four bash calls run at once), and the same into a new,
   // empty session (frameP95EmptyMs: the same work without the 10,000 messages, on the same machine).
@@ -348,8 +381,15 @@ try {
     const empty = await streamInto(fresh.id);
     emptyP95.push(pct(empty.frames, 0.95));
     emptyCpuP95.push(pct(empty.framesCpu, 0.95));
+    const idle = await control(IDLE_CONTROL(4000));
+    idleP95.push(idle.p95);
+    idleCpuP95.push(idle.cpuP95);
+    const synthetic = await control(SYNTHETIC_CONTROL(8000));
+    controlP95.push(synthetic.p95);
+    controlCpuP95.push(synthetic.cpuP95);
+    controlCpuPerS.push(synthetic.cpuMsPerS);
     process.stderr.write(
-      `round ${r + 1}/${ROUNDS}: open 10k ${Math.round(open10k.at(-1)!)} ms, 100k ${Math.round(open100k.at(-1)!)} ms, frame p95 ${pct(streamed.frames, 0.95).toFixed(1)} ms (renderer CPU ${pct(streamed.framesCpu, 0.95).toFixed(1)} ms, ${streamed.cpuMsPerS.toFixed(0)} ms/s, interval ${roundIntervalP95.at(-1)!.toFixed(1)} ms), loop delay p99 ${streamed.loopDelayP99Ms.toFixed(1)} ms, longest block ${streamed.blockMaxMs.toFixed(1)} ms, ${streamed.loop.blocksOver20} over 20 ms, host CPU ${Math.round(streamed.loop.cpuMs)} ms (empty session ${pct(empty.frames, 0.95).toFixed(1)} ms)\n`,
+      `round ${r + 1}/${ROUNDS}: open 10k ${Math.round(open10k.at(-1)!)} ms, 100k ${Math.round(open100k.at(-1)!)} ms, frame p95 ${pct(streamed.frames, 0.95).toFixed(1)} ms (renderer CPU ${pct(streamed.framesCpu, 0.95).toFixed(1)} ms, ${streamed.cpuMsPerS.toFixed(0)} ms/s, interval ${roundIntervalP95.at(-1)!.toFixed(1)} ms), loop delay p99 ${streamed.loopDelayP99Ms.toFixed(1)} ms, longest block ${streamed.blockMaxMs.toFixed(1)} ms, ${streamed.loop.blocksOver20} over 20 ms, host CPU ${Math.round(streamed.loop.cpuMs)} ms (empty session ${pct(empty.frames, 0.95).toFixed(1)} ms; controls: idle ${idle.p95.toFixed(1)} ms, synthetic ${synthetic.p95.toFixed(1)} ms, CPU ${synthetic.cpuP95.toFixed(1)} ms, ${synthetic.cpuMsPerS.toFixed(0)} ms/s)\n`,
     );
   }
   frames.sort((a, b) => a - b);
@@ -367,6 +407,11 @@ try {
       rendererCpuMsPerS: round(median(cpuPerS)),
       rendererCpuMsPerSMin: round(Math.min(...cpuPerS)),
       frameIntervalP95Ms: round(median(roundIntervalP95)),
+      frameP95IdleMs: round(median(idleP95)),
+      frameCpuP95IdleMs: round(median(idleCpuP95)),
+      frameP95ControlMs: round(median(controlP95)),
+      frameCpuP95ControlMs: round(median(controlCpuP95)),
+      rendererCpuMsPerSControl: round(median(controlCpuPerS)),
       longAnimationFrames: loaf.length,
       longAnimationFrameP95Ms: round(
         pct(
