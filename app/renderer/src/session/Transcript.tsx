@@ -6,8 +6,8 @@
 // as not sent to the model.
 // Performance: rows are memoized and get only what they show (a tool row its card), so a
 // streaming update re-renders the streaming message and the cards that changed; following the
-// bottom scrolls at most once per frame, in an animation frame, not after every commit (each
-// would force a layout); rows are placed by the virtualizer itself (directDomUpdates), so a row
+// bottom is done by the virtualizer from its row measurements (it reads no layout per frame: a
+// scroll to the end read the list's height, forcing a layout, every frame); rows are placed by the virtualizer itself (directDomUpdates), so a row
 // measured or resized re-renders nothing unless the range of rows shown changes. The virtualizer's item key function keeps its identity across renders
 // (a new one makes TanStack Virtual recompute every row's offset), so an update costs O(rows
 // changed), not O(transcript).
@@ -79,16 +79,6 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
   const noteInput = () => {
     lastInput.current = performance.now();
   };
-  const followFrame = useRef<number | null>(null);
-  // Follows the bottom once per frame, before paint, if we are there and were not opened at a
-  // message; called after every render and on every virtualizer change (rows measured or resized).
-  const follow = (instance: { options: { count: number }; scrollToEnd: () => void }) => {
-    if (jumpTo !== null || !attached || !atBottom.current || instance.options.count === 0 || followFrame.current !== null) return;
-    followFrame.current = requestAnimationFrame(() => {
-      followFrame.current = null;
-      if (atBottom.current) instance.scrollToEnd();
-    });
-  };
   // The person's own open/closed choice per card. Absolute, not "toggled from the default": a
   // card's default changes with its state (a waiting edit is closed, a denied one open), and a
   // click must keep meaning what it did when the state changes right after it.
@@ -104,8 +94,13 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
     getItemKey,
     // Rows added in front (an older page) keep the row on screen where it was.
     anchorTo: "end",
+    // Following the bottom is the virtualizer's own: at the end (within 40 px), a row that grows
+    // (the streaming message, a running card) moves the scroll offset by what it added, from its
+    // measurement, and rows appended scroll to the new end; no layout read per frame. Off when the
+    // window is not the session's end or was opened at a message.
+    followOnAppend: jumpTo === null && attached,
+    scrollEndThreshold: 40,
     overscan: 6,
-    onChange: follow,
     // Rows moved or resized (measured, streaming text growing, scrolling) are placed by writing
     // their transform and the list's height directly; React renders only when the range of rows
     // shown changes, not on every measurement.
@@ -114,16 +109,12 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
 
   const onToggle = useCallback((id: string, expanded: boolean) => setChosen((prev) => new Map(prev).set(id, !expanded)), []);
 
-  useEffect(() => follow(virtualizer));
-  useEffect(
-    () => () => {
-      // Cleared as well as cancelled: effects can be torn down and set up again on the same
-      // instance (React's StrictMode does it), and a stale frame id would stop following for good.
-      if (followFrame.current !== null) cancelAnimationFrame(followFrame.current);
-      followFrame.current = null;
-    },
-    [],
-  );
+  // Opened at the end (and back at it after "Show latest"): start there. The virtualizer follows
+  // from then on (followOnAppend and its end anchor, above).
+  useEffect(() => {
+    if (jumpTo === null && attached && atBottom.current && items.length > 0) virtualizer.scrollToEnd();
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- when the window becomes the session's end, or first has rows
+  }, [attached, items.length === 0]);
 
   useEffect(() => {
     if (jumpTo === null || items.length === 0) return;
