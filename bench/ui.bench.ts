@@ -58,6 +58,12 @@ const root = process.cwd();
 // Extra Chromium flags, to compare (for example the frame-rate flags of headless mode).
 const RENDERER_PROFILES = process.env.BENCH_RENDERER_CPU_PROF;
 let profiles = 0;
+// BENCH_UI_TRACE_DIR=DIR: each streamed turn's trace is written there, with the timeline's events
+// (style, layout, paint, scripts) to see what a frame spent its time on; it slows the page, so
+// its figures are not comparable with a run without it.
+const STREAM_TRACES = process.env.BENCH_UI_TRACE_DIR;
+const STREAM_TRACE_CATEGORIES = ["toplevel", "blink.user_timing", ...(STREAM_TRACES ? ["devtools.timeline"] : [])];
+let traces = 0;
 const CHROMIUM_ARGS = (process.env.BENCH_UI_CHROMIUM_ARGS ?? "").split(/\s+/).filter(Boolean);
 const ROUNDS = Math.max(5, Number(process.env.BENCH_ROUNDS ?? 5));
 const DELTAS = 6000;
@@ -268,7 +274,7 @@ try {
   }> => {
     await page.getByRole("textbox", { name: "Message to the agent" }).waitFor();
     await page.evaluate(START_FRAMES);
-    await browser.startTracing(page, { categories: ["toplevel", "blink.user_timing"] });
+    await browser.startTracing(page, { categories: STREAM_TRACE_CATEGORIES });
     const profiler = RENDERER_PROFILES ? await page.context().newCDPSession(page) : null;
     if (profiler) {
       await profiler.send("Profiler.enable");
@@ -285,6 +291,7 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 300)); // the last batches reach the page
     runMs = Date.now() - started;
     const trace = await browser.stopTracing();
+    if (STREAM_TRACES) writeFileSync(join(STREAM_TRACES, `stream-${++traces}.json`), trace);
     if (profiler) {
       const { profile } = await profiler.send("Profiler.stop");
       writeFileSync(join(RENDERER_PROFILES!, `renderer-${++profiles}.cpuprofile`), JSON.stringify(profile));

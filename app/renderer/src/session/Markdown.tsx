@@ -2,12 +2,15 @@
 // lists, and code blocks highlighted by highlight.js through rehype-highlight (a syntax tree, no
 // eval, so it works under the CSP). Links open nothing inside the app window.
 // The text is rendered block by block (splitMarkdownBlocks), each block memoized: a streaming
-// message re-parses only its growing last block, not the whole text on every update.
+// message re-parses only its growing last block, not the whole text on every update; a block
+// that can only be a plain paragraph (markdown-plain.ts) is shown as the parser would show it,
+// without parsing.
 import { memo, useMemo } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
 import { splitMarkdownBlocks } from "./markdown-blocks";
+import { plainParagraph } from "./markdown-plain";
 
 const components: Components = {
   a: ({ href, children }) => (
@@ -31,6 +34,8 @@ const remarkPlugins = [remarkGfm];
 const rehypePlugins = [cachedHighlight];
 
 const MarkdownBlock = memo(function MarkdownBlock({ text }: { text: string }) {
+  const plain = plainParagraph(text);
+  if (plain !== null) return <p>{plain}</p>;
   return (
     <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components}>
       {text}
