@@ -389,6 +389,44 @@ describeWhen(chromiumMissing(), "session content end to end", () => {
     expect(commits.between).toBe(0);
   }, 60_000);
 
+  test("a running command's terminal follows its new lines inside animation frames, not in tasks between them", async () => {
+    // Where a new line changes the terminal's line count (data-lines) and rows: in an animation
+    // frame's callback, or in a task between frames (React's scheduler, after xterm's parse),
+    // whose changes force a layout in the next frame's scroll handlers.
+    await page.evaluate(() => {
+      const w = window as unknown as { __inFrame: boolean; __lineCommits: { inFrame: number; between: number }; __linesObserver: MutationObserver };
+      w.__inFrame = false;
+      w.__lineCommits = { inFrame: 0, between: 0 };
+      const request = window.requestAnimationFrame.bind(window);
+      window.requestAnimationFrame = (callback) =>
+        request((t) => {
+          w.__inFrame = true;
+          try {
+            callback(t);
+          } finally {
+            queueMicrotask(() => (w.__inFrame = false));
+          }
+        });
+      w.__linesObserver = new MutationObserver((records) => {
+        for (const r of records) if (r.attributeName === "data-lines") w.__lineCommits[w.__inFrame ? "inFrame" : "between"]++;
+      });
+      w.__linesObserver.observe(document.querySelector(".transcript")!, { subtree: true, attributes: true, attributeFilter: ["data-lines"] });
+    });
+    const done = () => h.transcript().getByText("Few done.").count();
+    const before = await done();
+    await h.send("few lines please, once more");
+    await h.answer("y");
+    await expect.poll(done, { timeout: 20_000 }).toBeGreaterThan(before);
+    await h.idle();
+    const commits = await page.evaluate(() => {
+      const w = window as unknown as { __lineCommits: { inFrame: number; between: number }; __linesObserver: MutationObserver };
+      w.__linesObserver.disconnect();
+      return w.__lineCommits;
+    });
+    expect(commits.inFrame).toBeGreaterThan(1);
+    expect(commits.between).toBe(0);
+  }, 60_000);
+
   test("settings: add a rule; a provider whose test fails is not saved unless told; a typed model id", async () => {
     await page.getByLabel("Model", { exact: true }).selectOption({ label: "Other model id…" });
     await page.getByLabel("Model: model id").fill(`local/typed-model-7`);

@@ -17,6 +17,7 @@
 // Input: keystrokes reach the command only while it runs; the input line (an answer plus Enter)
 // shows only while the command waits for input, with Interrupt beside it.
 import { useEffect, useRef, useState } from "react";
+import { flushSync } from "react-dom";
 import { FitAddon } from "@xterm/addon-fit";
 import { Terminal } from "@xterm/xterm";
 import "@xterm/xterm/css/xterm.css";
@@ -171,7 +172,17 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
       fitColumns();
     });
     resize.observe(host.current!);
-    const grow = terminal.onWriteParsed(() => setLines(contentLines(terminal)));
+    // The line count follows the output once per frame, committed in the frame's callback like
+    // the session view (use-session.ts): set from xterm's parse task, it was rendered by React's
+    // scheduler as a task between frames, whose DOM changes forced a layout in the next frame's
+    // scroll handlers.
+    let linesFrame: number | null = null;
+    const grow = terminal.onWriteParsed(() => {
+      linesFrame ??= requestAnimationFrame(() => {
+        linesFrame = null;
+        flushSync(() => setLines(contentLines(terminal)));
+      });
+    });
     // A change of columns re-wraps the output: its line count may change.
     const rewrap = terminal.onResize(() => setLines(contentLines(terminal)));
     // xterm re-renders its rows when the character size changes (a font loaded): size the element again.
@@ -191,6 +202,7 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
       resize.disconnect();
       input.dispose();
       grow.dispose();
+      if (linesFrame !== null) cancelAnimationFrame(linesFrame);
       rewrap.dispose();
       rendered.dispose();
       term.current = null;
