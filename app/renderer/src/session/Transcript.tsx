@@ -115,6 +115,14 @@ export function Transcript({ sessionId, model, items, jumpTo, actions, compactio
     if (jumpTo === null && attached && atBottom.current && items.length > 0) virtualizer.scrollToEnd();
     // eslint-disable-next-line react-hooks/exhaustive-deps -- when the window becomes the session's end, or first has rows
   }, [attached, items.length === 0]);
+  // A safety net, from the virtualizer's own figures (no layout read): if the view is following but
+  // off the end all the same (the scroll to the end gave up while rows were still being measured
+  // on a busy machine), go back to it.
+  useEffect(() => {
+    if (jumpTo !== null || !attached || !atBottom.current || items.length === 0 || virtualizer.isScrolling) return;
+    const offEnd = virtualizer.getTotalSize() - (virtualizer.scrollOffset ?? 0) - (virtualizer.scrollRect?.height ?? 0);
+    if (offEnd > 40) virtualizer.scrollToEnd();
+  });
 
   useEffect(() => {
     if (jumpTo === null || items.length === 0) return;
