@@ -22,7 +22,9 @@
 // - maxLoopDelayMs: the main thread's longest event-loop delay during all checkpoints and rewinds
 //   (it includes waiting for a CPU on a loaded machine); maxBlockCpuMs: the most CPU the main
 //   thread itself spent between two ticks of a 1 ms timer then (blocking, as bench:freeze).
-// - loadAverage: the machine's 1-minute load average before and after (this machine is shared).
+// - loadAverage: the machine's 1-minute load average before and after (this machine is shared);
+//   machineDuringTurns: the shares of all CPUs' time that were idle and that the hypervisor took
+//   (steal) while the turns ran (bench/support/machine-share.ts): a quiet run has a high idlePct.
 import { execFileSync } from "node:child_process";
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -35,6 +37,7 @@ import { Rewinder } from "../app/main/checkpoints/rewinder.ts";
 import { turnKey } from "../app/main/checkpoints/turns.ts";
 import { computePool } from "../app/main/workers/compute-pool.ts";
 import { blockMonitor } from "./support/block-monitor.ts";
+import { cpuTimes, machineShare } from "./support/machine-share.ts";
 import { duSync, makeSampleProject, sampleFileName } from "./support/sample-project.ts";
 
 const FILES = Number(process.env.BENCH_FILES ?? 20_000);
@@ -125,6 +128,8 @@ async function main() {
   const previewTimes: number[] = [];
   const growth: Record<10 | 100, number[]> = { 10: [], 100: [] };
   let call = 0;
+  const procStat = () => readFileSync("/proc/stat", "utf8");
+  const machineBefore = cpuTimes(procStat);
   for (let turn = 0; turn < TURNS * 2; turn++) {
     const changed = turn < TURNS ? 10 : 100;
     session.messages.push({ role: "user", content: `turn ${turn}`, timestamp: Date.now() });
@@ -179,6 +184,7 @@ async function main() {
     delayStop();
     if (!("done" in result) || result.done.written !== 10) throw new Error(`rewind did not restore 10 files: ${JSON.stringify(result).slice(0, 300)}`);
   }
+  const machineDuringTurns = machineShare(machineBefore, cpuTimes(procStat));
   load.push(loadavg()[0]!);
   const firstOf = (mode: string) => {
     const m = first[mode]!;
@@ -210,6 +216,7 @@ async function main() {
       maxLoopDelayMs: Math.round(maxDelayMs * 10) / 10,
       maxBlockCpuMs: Math.round(block.max * 10) / 10,
       loadAverage: load.map((l) => Math.round(l * 10) / 10),
+      machineDuringTurns,
       runs: { first: FIRST_RUNS, turns: TURNS },
     }),
   );
