@@ -3,8 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { cpuTimes, machineShare } from "../../bench/support/machine-share.ts";
 
-const stat = (user: number, idle: number, iowait: number, steal: number) =>
-  `cpu  ${user} 0 0 ${idle} ${iowait} 0 0 ${steal} 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\nintr 1 2 3\n`;
+const stat = (user: number, idle: number, iowait: number, steal: number) => `cpu  ${user} 0 0 ${idle} ${iowait} 0 0 ${steal} 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\nintr 1 2 3\n`;
 
 describe("machine share", () => {
   it("gives the idle (iowait included) and steal shares of the time between two readings", () => {
