@@ -168,3 +168,58 @@ describe("the word list", () => {
     expect(store.search("quok").hits.map((h) => h.position)).toEqual([1, 0]);
   });
 });
+
+describe("a word list from before schema 9 (Hangul words listed as letters)", () => {
+  it("loses its letter entries and is filled again from the index, so a Korean word being typed finds old messages", () => {
+    const dir = tempDir();
+    {
+      const { store } = openStore({ dataDir: dir });
+      const project = store.openProject("/p");
+      const session = store.createSession({ projectId: project.id });
+      store.appendMessages(session.id, [user("대한민국 만세"), user("quokka time")]);
+      store.flushSearchIndex();
+      // What the earlier foldWord listed: the word as its letters.
+      store.db.prepare("DELETE FROM search_words WHERE word = ?").run("대한민국");
+      store.db.prepare("INSERT INTO search_words (word, docs) VALUES (?, 1)").run("대한민국".normalize("NFD"));
+      store.db.pragma("user_version = 8");
+      store.close();
+    }
+    const { store } = openStore({ dataDir: dir });
+    try {
+      const words = () => store.db.prepare("SELECT word FROM search_words ORDER BY word").pluck().all() as string[];
+      expect(words().some((w) => /[\u1100-\u11ff]/.test(w))).toBe(false);
+      expect(store.searchWordsComplete()).toBe(false);
+      const fill = new SearchWordsFill(store.db);
+      while (!fill.fillSlice()) {
+        // slices until complete
+      }
+      expect(store.searchWordsComplete()).toBe(true);
+      expect(words()).toContain("대한민국");
+      expect(words()).toContain("quokka");
+      expect(store.search("대한민").hits.map((h) => h.snippet.filter((p) => p.match).map((p) => p.text))).toEqual([["대한민국"]]);
+    } finally {
+      store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("is left as it is, complete, when it has no letter entries", () => {
+    const dir = tempDir();
+    {
+      const { store } = openStore({ dataDir: dir });
+      const session = store.createSession({ projectId: store.openProject("/p").id });
+      store.appendMessages(session.id, [user("quokka time")]);
+      store.flushSearchIndex();
+      store.db.pragma("user_version = 8");
+      store.close();
+    }
+    const { store } = openStore({ dataDir: dir });
+    try {
+      expect(store.searchWordsComplete()).toBe(true);
+      expect(store.db.prepare("SELECT word FROM search_words ORDER BY word").pluck().all()).toContain("quokka");
+    } finally {
+      store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -295,6 +295,18 @@ CREATE TABLE search_words_fill (id INTEGER PRIMARY KEY CHECK (id = 1), after TEX
 INSERT INTO search_words_fill (id, after) SELECT 1, '' WHERE EXISTS (SELECT 1 FROM messages);
 `;
 
+// Version 9: words of Hangul text were listed as their letters (jamo, U+1100 to U+11FF) by an
+// earlier foldWord, which decomposed syllables to remove marks; such entries match nothing the
+// index holds, so a Korean word being typed found nothing in messages listed then. They are
+// removed and, where there were any, the list is filled again from the index's vocabulary in the
+// background (search-words-fill.ts; a fill already pending goes on from where it was: Hangul
+// sorts after it). The index itself was always right.
+const V9_HANGUL_WORDS = `
+CREATE TABLE IF NOT EXISTS search_words_fill (id INTEGER PRIMARY KEY CHECK (id = 1), after TEXT NOT NULL);
+INSERT OR IGNORE INTO search_words_fill (id, after) SELECT 1, '' WHERE EXISTS (SELECT 1 FROM search_words WHERE word GLOB '*[\u1100-\u11ff]*');
+DELETE FROM search_words WHERE word GLOB '*[\u1100-\u11ff]*';
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: "projects, sessions, messages, runs, events, settings", up: (db) => db.exec(V1_SCHEMA) },
   { version: 2, description: "full-text search over message text", up: (db) => db.exec(V2_SEARCH) },
@@ -304,6 +316,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, description: "paged open: message marks, tool call times, no event rows repeating messages", up: (db) => db.exec(V6_PAGED_OPEN) },
   { version: 7, description: "tool call outcomes: execute start, done/failed/denied/stopped with the reason", up: (db) => db.exec(V7_TOOL_OUTCOMES) },
   { version: 8, description: "search word list: words being typed searched as their completions", up: (db) => db.exec(V8_SEARCH_WORDS) },
+  { version: 9, description: "search word list: Hangul words listed whole, not as letters", up: (db) => db.exec(V9_HANGUL_WORDS) },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
