@@ -112,7 +112,9 @@ export async function startApp(options: StartAppOptions = {}): Promise<AppHarnes
     },
     async close() {
       await services.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      // Retried: seen once in CI (ENOTEMPTY, parallel load), a file appearing while the folder was
+      // removed; not reproduced alone or four at once.
+      rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
       rmSync(projectDir, { recursive: true, force: true });
     },
   };
