@@ -1,5 +1,6 @@
 // What a rewind would do to each file, decided from the checkpoints alone (pure; never throws; in
-// slices, slices.ts: a rewind may cover 100,000 files).
+// slices, slices.ts: a rewind may cover 100,000 files). Also what a preview names of a plan and its
+// totals, whether a fresh plan still does what was confirmed, and a decided plan's steps.
 //
 // Input: the files that differ between the target checkpoint and now (a tree diff), the large
 // files of both (recorded, not stored), and the intervals between consecutive checkpoints since
@@ -16,7 +17,9 @@
 // - A file whose old or current version is over the size limit (not stored) is left as it is: a
 //   rewind never changes a file whose content it could not put back on undo.
 import { Buffer } from "node:buffer";
-import { pathKey } from "./path-bytes.ts";
+import { MAX_LISTED_FILES } from "../../shared/ipc/checkpoint-schemas.ts";
+import { pathId, pathKey } from "./path-bytes.ts";
+import type { RewindStep } from "./rewind-apply.ts";
 import type { LargeFile, TreeDiffEntry } from "./shadow-types.ts";
 import { mapInSlices, Slices } from "./slices.ts";
 
@@ -107,4 +110,72 @@ export function applyDecisions(plan: readonly PlannedFile[], restore: ReadonlySe
     if (!file.conflict || !restore.has(pathKey(file.path))) return file;
     return { ...file, action: file.target ? "restore" : "remove" };
   });
+}
+
+/** Over every file of a plan: what a rewind does unless the person chooses otherwise (conflicts count as kept). */
+export interface PlanTotals {
+  restore: number;
+  remove: number;
+  keep: number;
+  conflicts: number;
+}
+
+/** The files a preview names: the conflicts first (each needs a choice), at most MAX_LISTED_FILES. */
+export function listed(plan: readonly PlannedFile[]): PlannedFile[] {
+  const out: PlannedFile[] = [];
+  for (const f of plan) if (f.conflict && out.length < MAX_LISTED_FILES) out.push(f);
+  for (const f of plan) if (!f.conflict && out.length < MAX_LISTED_FILES) out.push(f);
+  return out;
+}
+
+export function totalsOf(plan: readonly PlannedFile[]): PlanTotals {
+  const totals = { restore: 0, remove: 0, keep: 0, conflicts: 0 };
+  for (const f of plan) {
+    totals[f.action]++;
+    if (f.conflict) totals.conflicts++;
+  }
+  return totals;
+}
+
+/**
+ * Whether a fresh plan still does what the person confirmed: every file that would be written or
+ * removed (planned so, or chosen) is planned the same and holds the same content. Files kept in
+ * both may have changed meanwhile (an editor saving): they stay as they are either way.
+ */
+export async function samePlan(fresh: readonly PlannedFile[], confirmed: readonly PlannedFile[], chosen: ReadonlySet<string>): Promise<boolean> {
+  const slices = new Slices();
+  const sig = (f: PlannedFile) => `${f.action}|${f.conflict}|${f.current?.blob ?? "-"}|${f.current?.mode ?? "-"}|${f.target?.blob ?? "-"}`;
+  const acts = (f: PlannedFile, key: string) => f.action !== "keep" || (f.conflict && chosen.has(key));
+  const byKey = async (plan: readonly PlannedFile[]) => {
+    const out = new Map<string, PlannedFile>();
+    for (const f of plan) {
+      out.set(pathKey(f.path), f);
+      if (slices.due()) await slices.yield();
+    }
+    return out;
+  };
+  const a = await byKey(fresh);
+  const b = await byKey(confirmed);
+  const pairs: [Map<string, PlannedFile>, Map<string, PlannedFile>][] = [
+    [a, b],
+    [b, a],
+  ];
+  for (const [one, other] of pairs)
+    for (const [key, f] of one) {
+      if (acts(f, key) && (!other.has(key) || sig(other.get(key)!) !== sig(f))) return false;
+      if (slices.due()) await slices.yield();
+    }
+  return true;
+}
+
+/** The steps of a decided plan: files restored or removed. */
+export async function stepsOf(plan: readonly PlannedFile[]): Promise<RewindStep[]> {
+  const slices = new Slices();
+  const steps: RewindStep[] = [];
+  for (const f of plan) {
+    if (slices.due()) await slices.yield();
+    if (f.action === "keep") continue;
+    steps.push({ path: pathId(f.path), op: f.action === "remove" ? "remove" : "write", from: f.current, to: f.action === "remove" ? null : f.target });
+  }
+  return steps;
 }

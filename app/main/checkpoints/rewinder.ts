@@ -16,16 +16,15 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { MAX_LISTED_FILES } from "../../shared/ipc/checkpoint-schemas.ts";
 import type { CheckpointRow } from "./checkpoint-db.ts";
 import type { CheckpointService, SessionSource, TurnScope } from "./checkpoint-service.ts";
 import { GitError } from "./git-runner.ts";
 import { displayPath, fromPathId, pathId, pathKey, splitNul } from "./path-bytes.ts";
 import { applyRewindSteps, type ApplyOutcome, type RewindStep } from "./rewind-apply.ts";
-import { applyDecisions, planRewind, type Interval, type PlannedFile } from "./rewind-plan.ts";
+import { applyDecisions, listed, planRewind, samePlan, stepsOf, totalsOf, type Interval, type PlannedFile, type PlanTotals } from "./rewind-plan.ts";
 import { type JournalPlan, RewindJournal } from "./rewind-journal.ts";
 import type { ShadowRepo } from "./shadow-repo.ts";
-import { mapInSlices, setInSlices, Slices } from "./slices.ts";
+import { mapInSlices, setInSlices } from "./slices.ts";
 import { CheckpointError } from "./shadow-types.ts";
 import { turnsOf } from "./turns.ts";
 
@@ -48,7 +47,7 @@ export interface RewindPreview {
   /** At most MAX_LISTED_FILES: the conflicts first, then the others. */
   files: PreviewFile[];
   /** Over every file planned, listed or not (conflicts count as kept). */
-  totals: { restore: number; remove: number; keep: number; conflicts: number };
+  totals: PlanTotals;
   warnings: string[];
   /** The project is in a git repository: a fork can go to a new worktree. */
   gitRepository: boolean;
@@ -70,23 +69,6 @@ interface StoredPreview {
 }
 
 const PREVIEW_TTL_MS = 30 * 60_000;
-
-/** The files a preview names: the conflicts first (each needs a choice), at most MAX_LISTED_FILES. */
-function listed(plan: readonly PlannedFile[]): PlannedFile[] {
-  const out: PlannedFile[] = [];
-  for (const f of plan) if (f.conflict && out.length < MAX_LISTED_FILES) out.push(f);
-  for (const f of plan) if (!f.conflict && out.length < MAX_LISTED_FILES) out.push(f);
-  return out;
-}
-
-function totalsOf(plan: readonly PlannedFile[]): RewindPreview["totals"] {
-  const totals = { restore: 0, remove: 0, keep: 0, conflicts: 0 };
-  for (const f of plan) {
-    totals[f.action]++;
-    if (f.conflict) totals.conflicts++;
-  }
-  return totals;
-}
 
 export class Rewinder {
   readonly #cp: CheckpointService;
@@ -388,49 +370,6 @@ export class Rewinder {
 
 function rewindKeyOf(undoId: number, cp: CheckpointService): string {
   return cp.db.checkpoint(undoId)?.turnKey ?? "";
-}
-
-/**
- * Whether a fresh plan still does what the person confirmed: every file that would be written or
- * removed (planned so, or chosen) is planned the same and holds the same content. Files kept in
- * both may have changed meanwhile (an editor saving): they stay as they are either way.
- */
-async function samePlan(fresh: readonly PlannedFile[], confirmed: readonly PlannedFile[], chosen: ReadonlySet<string>): Promise<boolean> {
-  const slices = new Slices();
-  const sig = (f: PlannedFile) => `${f.action}|${f.conflict}|${f.current?.blob ?? "-"}|${f.current?.mode ?? "-"}|${f.target?.blob ?? "-"}`;
-  const acts = (f: PlannedFile, key: string) => f.action !== "keep" || (f.conflict && chosen.has(key));
-  const byKey = async (plan: readonly PlannedFile[]) => {
-    const out = new Map<string, PlannedFile>();
-    for (const f of plan) {
-      out.set(pathKey(f.path), f);
-      if (slices.due()) await slices.yield();
-    }
-    return out;
-  };
-  const a = await byKey(fresh);
-  const b = await byKey(confirmed);
-  const pairs: [Map<string, PlannedFile>, Map<string, PlannedFile>][] = [
-    [a, b],
-    [b, a],
-  ];
-  for (const [one, other] of pairs)
-    for (const [key, f] of one) {
-      if (acts(f, key) && (!other.has(key) || sig(other.get(key)!) !== sig(f))) return false;
-      if (slices.due()) await slices.yield();
-    }
-  return true;
-}
-
-/** The steps of a decided plan: files restored or removed. */
-export async function stepsOf(plan: readonly PlannedFile[]): Promise<RewindStep[]> {
-  const slices = new Slices();
-  const steps: RewindStep[] = [];
-  for (const f of plan) {
-    if (slices.due()) await slices.yield();
-    if (f.action === "keep") continue;
-    steps.push({ path: pathId(f.path), op: f.action === "remove" ? "remove" : "write", from: f.current, to: f.action === "remove" ? null : f.target });
-  }
-  return steps;
 }
 
 async function treeDirs(repo: ShadowRepo, tree: string): Promise<string[]> {
