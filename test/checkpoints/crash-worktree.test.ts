@@ -89,6 +89,25 @@ describe("journals at the next start", () => {
   });
 });
 
+describe("a journal row naming a file outside the journals folder (a damaged index)", () => {
+  it("is dropped at the next start without reading or removing that file", async () => {
+    const project = tempDir("lathe-cp-journal-project-");
+    const data = tempDir("lathe-cp-journal-data-");
+    dirs.push(project, data);
+    const outside = path.join(data, "outside.json");
+    writeFileSync(outside, JSON.stringify({ sessionId: 1, projectId: 1, projectDir: project, root: project, key: "k", rewindId: 1, steps: [], targetDirs: [] }));
+    const { cp, rewinder } = makeService(data);
+    try {
+      cp.db.beginJournal(1, JSON.stringify({ planFile: "../../outside.json" }));
+      expect(await rewinder.recover()).toEqual([]);
+      expect(cp.db.journals()).toEqual([]);
+      expect(existsSync(outside)).toBe(true);
+    } finally {
+      await cp.close();
+    }
+  });
+});
+
 describe("fork into a worktree", () => {
   it("writes the checkpoint's files into a new git worktree and leaves the project as it is", async () => {
     const parent = tempDir("lathe-cp-wt-");

@@ -14,6 +14,8 @@ import type { CheckpointDb, JournalRow } from "./checkpoint-db.ts";
 import type { RewindStep } from "./rewind-apply.ts";
 import { mapInSlices } from "./slices.ts";
 
+const PLAN_FILE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.json$/;
+
 export interface JournalPlan {
   sessionId: number;
   projectId: number;
@@ -56,8 +58,8 @@ export class RewindJournal {
     try {
       const stored = JSON.parse(row.plan) as JournalPlan | { planFile: string };
       if (!("planFile" in stored)) return stored;
-      if (basename(stored.planFile) !== stored.planFile) return null;
-      return JSON.parse(await readFile(join(this.#dir, stored.planFile), "utf8")) as JournalPlan;
+      const file = planFileOf(row);
+      return file ? (JSON.parse(await readFile(join(this.#dir, file), "utf8")) as JournalPlan) : null;
     } catch {
       return null;
     }
@@ -79,10 +81,11 @@ export class RewindJournal {
   }
 }
 
+/** The plan file a row names: only a name begin() makes (a damaged index names nothing else to read or remove). */
 function planFileOf(row: JournalRow): string | null {
   try {
     const stored = JSON.parse(row.plan) as { planFile?: unknown };
-    return typeof stored.planFile === "string" ? stored.planFile : null;
+    return typeof stored.planFile === "string" && PLAN_FILE.test(stored.planFile) ? stored.planFile : null;
   } catch {
     return null;
   }

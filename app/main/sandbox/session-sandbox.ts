@@ -5,8 +5,8 @@
 // call is what the permission layer recorded for it (SandboxService.place); a call nobody placed
 // runs in the sandbox. Never throws: a sandbox that cannot be set up runs nothing outside it, the
 // command fails with the reason.
-import { chmodSync, mkdirSync, mkdtempSync, lstatSync, realpathSync, writeFileSync } from "node:fs";
-import { chmod, readdir, rm } from "node:fs/promises";
+import { chmodSync, constants, mkdirSync, mkdtempSync, lstatSync, realpathSync, writeFileSync } from "node:fs";
+import { open, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import type { BashSandboxDetails, SandboxBlock, SandboxPlacement } from "../../shared/sandbox.ts";
 import { bwrapArgs } from "./bwrap.ts";
@@ -18,6 +18,12 @@ import { seatbeltArgs } from "./seatbelt.ts";
 import { createdRepository, createdRepositoryMessage, snapshotRepository } from "./untrusted-repos.ts";
 import { ptyCommandLine } from "../tools/pty-command.ts";
 
+/** chmod 700 of a folder, never through a link (a command still running could swap one in). */
+async function writableFolder(dir: string): Promise<void> {
+  const handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  await handle.chmod(0o700).finally(() => handle.close());
+}
+
 /** rm -rf, also through folders a command made read-only (Go's module cache, our empty-dir). */
 async function removeTree(dir: string): Promise<void> {
   try {
@@ -25,8 +31,8 @@ async function removeTree(dir: string): Promise<void> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EACCES" && (error as NodeJS.ErrnoException).code !== "EPERM") throw error;
     const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-    await chmod(dir, 0o700);
-    for (const entry of entries) if (entry.isDirectory()) await chmod(path.join(entry.parentPath, entry.name), 0o700).catch(() => undefined);
+    await writableFolder(dir);
+    for (const entry of entries) if (entry.isDirectory()) await writableFolder(path.join(entry.parentPath, entry.name)).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   }
 }
