@@ -30,12 +30,13 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "nod
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import type { AgentMessage, AssistantMessage } from "../app/shared/agent-types.ts";
+import type { AssistantMessage } from "../app/shared/agent-types.ts";
 import { emptyUsage } from "../app/shared/agent-types.ts";
-import { CheckpointService, type SessionSource } from "../app/main/checkpoints/checkpoint-service.ts";
+import { CheckpointService } from "../app/main/checkpoints/checkpoint-service.ts";
 import { Rewinder } from "../app/main/checkpoints/rewinder.ts";
 import { turnKey } from "../app/main/checkpoints/turns.ts";
 import { computePool } from "../app/main/workers/compute-pool.ts";
+import { BenchSession } from "./support/bench-session.ts";
 import { blockMonitor } from "./support/block-monitor.ts";
 import { cpuTimes, machineShare } from "./support/machine-share.ts";
 import { duSync, makeSampleProject, sampleFileName } from "./support/sample-project.ts";
@@ -58,16 +59,6 @@ const stats = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return { median: Math.round(sorted[Math.floor(sorted.length / 2)]! * 10) / 10, min: Math.round(sorted[0]! * 10) / 10 };
 };
-
-class BenchSession implements SessionSource {
-  readonly messages: AgentMessage[] = [];
-  place() {
-    return { projectId: 1, projectDir: project, lineage: { sessionId: 1, parents: [] } };
-  }
-  transcript() {
-    return { messages: this.messages, ...this.place() };
-  }
-}
 
 async function main() {
   const load = [loadavg()[0]!];
@@ -105,7 +96,7 @@ async function main() {
   const data = lastData;
   const cp = new CheckpointService({ dataDir: data, maxFileBytes: () => 10 * 1024 * 1024 });
   const rewinder = new Rewinder(cp);
-  const session = new BenchSession();
+  const session = new BenchSession(project);
   const scope = { sessionId: 1, projectId: 1, projectDir: project };
   const objects = path.join(data, "checkpoints", "projects", "1.git", "objects");
 

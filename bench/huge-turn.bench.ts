@@ -13,12 +13,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
-import type { AgentMessage } from "../app/shared/agent-types.ts";
 import { emptyUsage } from "../app/shared/agent-types.ts";
-import { CheckpointService, type SessionSource } from "../app/main/checkpoints/checkpoint-service.ts";
+import { CheckpointService } from "../app/main/checkpoints/checkpoint-service.ts";
 import { Rewinder } from "../app/main/checkpoints/rewinder.ts";
 import { turnKey } from "../app/main/checkpoints/turns.ts";
 import { computePool } from "../app/main/workers/compute-pool.ts";
+import { BenchSession } from "./support/bench-session.ts";
 import { blockMonitor } from "./support/block-monitor.ts";
 
 const FILES = Number(process.env.BENCH_FILES ?? 100_000);
@@ -27,16 +27,6 @@ const work = mkdtempSync(path.join(tmpdir(), "lathe-huge-turn-bench-"));
 const project = path.join(work, "project");
 const round = (ms: number) => Math.round(ms * 10) / 10;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-class BenchSession implements SessionSource {
-  readonly messages: AgentMessage[] = [];
-  place() {
-    return { projectId: 1, projectDir: project, lineage: { sessionId: 1, parents: [] } };
-  }
-  transcript() {
-    return { messages: this.messages, ...this.place() };
-  }
-}
 
 type Phase = "capture" | "review" | "preview" | "rewind";
 const samples: Record<Phase, { ms: number[]; cpuMs: number[]; blockMs: number[] }> = {
@@ -66,7 +56,7 @@ async function main() {
   writeFileSync(path.join(project, "README.md"), "a project\n");
   const cp = new CheckpointService({ dataDir: path.join(work, "data") });
   const rewinder = new Rewinder(cp);
-  const session = new BenchSession();
+  const session = new BenchSession(project);
   const scope = { sessionId: 1, projectId: 1, projectDir: project };
   const long = "n".repeat(180);
   for (let run = 0; run < RUNS; run++) {
