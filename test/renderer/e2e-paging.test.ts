@@ -74,9 +74,16 @@ describeWhen(chromiumMissing(), "a long session in the window", () => {
     expect(await hit.innerText()).toContain("wombat");
     expect(Number(await transcript().getAttribute("data-first-position"))).toBe(HIT - 100);
     // The window does not reach the end: scrolling down loads the next page; "Show latest" jumps there.
-    await transcript().evaluate((el) => (el.scrollTop = el.scrollHeight));
+    // Scrolled again at each look, as a person keeps scrolling: rows measured taller than their
+    // estimate move the end further down after the first scroll (seen in CI: stopped at 1,251).
     await expect
-      .poll(async () => page.locator(".msg[data-position]").evaluateAll((rows) => Math.max(...rows.map((r) => Number((r as HTMLElement).dataset.position)))), { timeout: 15_000 })
+      .poll(
+        async () => {
+          await transcript().evaluate((el) => (el.scrollTop = el.scrollHeight));
+          return page.locator(".msg[data-position]").evaluateAll((rows) => Math.max(...rows.map((r) => Number((r as HTMLElement).dataset.position))));
+        },
+        { timeout: 15_000 },
+      )
       .toBeGreaterThanOrEqual(HIT + 100);
     await page.getByRole("button", { name: "Show latest" }).click();
     await page.locator(`.msg[data-position="${TOTAL - 1}"]`).waitFor();
