@@ -388,6 +388,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       if (checkpointChecksStarted) await checkpointsReady;
       await checkpoints.close();
       store.close();
+      await store.closed();
     },
   };
 }

@@ -4,11 +4,13 @@
 // run, and reproduced in a script: 1,500 start-and-terminate cycles at random moments aborted
 // every run, 1,500 start-and-close cycles never did). The abort depends on timing too fine for a
 // test that fails every time, so what is tested is that the store's workers are asked to close.
+import fs from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, expect, it, vi } from "vitest";
 import { Checkpointer } from "../../app/main/store/checkpointer.ts";
+import { openStore } from "../../app/main/store/index.ts";
 import { tempDir } from "../tools/helpers.ts";
 
 const scratch = tempDir("lathe-driver-worker-");
@@ -28,4 +30,36 @@ it("closes the checkpointer's worker by asking it, never by terminating it", asy
   db.close();
   expect(terminate).not.toHaveBeenCalled();
   expect(post).toHaveBeenLastCalledWith("close");
+});
+
+/** Descriptors this process (any thread) holds on files of `dir`. */
+function openFilesIn(dir: string): string[] {
+  const out: string[] = [];
+  for (const fd of fs.readdirSync("/proc/self/fd")) {
+    try {
+      const target = fs.readlinkSync(`/proc/self/fd/${fd}`);
+      if (target.startsWith(`${dir}/`)) out.push(target);
+    } catch {
+      // Closed meanwhile.
+    }
+  }
+  return out;
+}
+
+it("closed() resolves only once the store's worker threads have exited and let go of the database", async () => {
+  const unref = vi.spyOn(Worker.prototype, "unref");
+  const dataDir = fs.mkdtempSync(path.join(scratch.dir, "data-"));
+  const { store } = openStore({ dataDir });
+  const project = store.openProject("/work/app");
+  const session = store.createSession({ projectId: project.id, baseToolNames: ["read"], model: "anthropic/claude-test" });
+  store.appendMessages(session.id, [{ role: "user", content: "hello", timestamp: 1 }]);
+  // The checkpointer's worker starts just after the first write; closed at once, it is still
+  // loading the driver: it would open the database (creating its -wal and -shm again) after the
+  // store closed, while a quit or a test removes the data folder (ENOTEMPTY seen in CI).
+  await vi.waitFor(() => expect(unref).toHaveBeenCalled());
+  const worker = unref.mock.contexts[0] as Worker;
+  store.close();
+  await store.closed();
+  expect(worker.threadId).toBe(-1);
+  expect(openFilesIn(dataDir)).toEqual([]);
 });

@@ -112,9 +112,8 @@ export async function startApp(options: StartAppOptions = {}): Promise<AppHarnes
     },
     async close() {
       await services.close();
-      // Retried: seen once in CI (ENOTEMPTY, parallel load), a file appearing while the folder was
-      // removed; not reproduced alone or four at once.
-      rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+      // close() waits for the store's worker threads: none can create a file here any more.
+      rmSync(dataDir, { recursive: true, force: true });
       rmSync(projectDir, { recursive: true, force: true });
     },
   };

@@ -108,8 +108,8 @@ export class Checkpointer {
     }
   }
 
-  /** Stops the worker (the store then checkpoints on close). */
-  close(): void {
+  /** Stops the worker (the store then checkpoints on close); resolves once its thread has exited. */
+  close(): Promise<void> {
     if (this.#starting !== null) clearTimeout(this.#starting);
     this.#starting = null;
     this.#started = true;
@@ -117,9 +117,8 @@ export class Checkpointer {
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
     this.#worker = null;
-    if (worker) {
-      worker.removeAllListeners("exit");
-      closeDriverWorker(worker);
-    }
+    if (!worker) return Promise.resolve();
+    worker.removeAllListeners("exit");
+    return closeDriverWorker(worker);
   }
 }

@@ -20,12 +20,29 @@ export function driverPath(): string | undefined {
   }
 }
 
-/** Asks `worker` to close its connection and exit; it stays unreferenced, so it never holds the process open. */
-export function closeDriverWorker(worker: Worker): void {
+/** How long closing waits for a worker to exit: its call may wait up to busy_timeout (5 s) for a lock. */
+const EXIT_WAIT_MS = 6_000;
+
+/**
+ * Asks `worker` to close its connection and exit; it stays unreferenced, so it never holds the
+ * process open. Resolves once the thread has exited (or after EXIT_WAIT_MS): until then it may
+ * still read or write the database's files, and even create its -wal and -shm again.
+ */
+export function closeDriverWorker(worker: Worker): Promise<void> {
   worker.unref();
-  try {
-    worker.postMessage(CLOSE_DRIVER_WORKER);
-  } catch {
-    // Already gone.
-  }
+  return new Promise((resolve) => {
+    // -1 once the thread no longer runs (its "exit" may already have been emitted).
+    if (worker.threadId === -1) return resolve();
+    const timer = setTimeout(resolve, EXIT_WAIT_MS);
+    timer.unref();
+    worker.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    try {
+      worker.postMessage(CLOSE_DRIVER_WORKER);
+    } catch {
+      // Already gone: its exit comes (or came) by itself.
+    }
+  });
 }

@@ -77,6 +77,7 @@ export class SearchWordsFill {
   readonly #file: string | undefined;
   readonly #indexed: () => number;
   #worker: Worker | null = null;
+  #exited: Promise<void> = Promise.resolve();
 
   constructor(db: Database, options: SearchWordsFillOptions = {}) {
     this.#db = db;
@@ -116,8 +117,13 @@ export class SearchWordsFill {
     this.#worker = null;
     if (worker) {
       worker.removeAllListeners();
-      closeDriverWorker(worker);
+      this.#exited = closeDriverWorker(worker);
     }
+  }
+
+  /** Resolves once the worker (if one ran) has exited: then nothing of the fill touches the database's files. */
+  exited(): Promise<void> {
+    return this.#exited;
   }
 
   #scheduleSlice(): void {

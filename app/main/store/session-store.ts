@@ -61,6 +61,7 @@ export class SessionStore {
   readonly #indexer: SearchIndexer;
   readonly #wordsFill: SearchWordsFill;
   readonly #checkpointer: Checkpointer | null;
+  #workersExited: Promise<void> = Promise.resolve();
   readonly #lock: FolderLock | undefined;
   /** Recorders made here: their sessions' counters may lag their messages by a few milliseconds (recorder-counters.ts). */
   readonly #recorders = new Set<SessionRecorder>();
@@ -430,17 +431,26 @@ export class SessionStore {
     return recorder;
   }
 
+  /**
+   * Closes the database. Its worker threads close their own connections a moment later: `closed()`
+   * resolves once they have exited (only then may the data folder be removed or copied).
+   */
   close(): void {
     if (!this.db.open) return;
     this.#syncCounters();
     this.#indexer.close();
     this.#wordsFill.close();
-    this.#checkpointer?.close();
+    this.#workersExited = Promise.all([this.#wordsFill.exited(), this.#checkpointer?.close()]).then(() => undefined);
     try {
       if (!this.readOnly) this.db.pragma("wal_checkpoint(TRUNCATE)");
     } finally {
       this.db.close();
       this.#lock?.release();
     }
+  }
+
+  /** After close(): resolves once no thread of the store has the database open any more. */
+  closed(): Promise<void> {
+    return this.#workersExited;
   }
 }
