@@ -44,6 +44,8 @@
 //   the cheapest renderer of the same stream (plain DOM text and four 16-line coloured boxes,
 //   changed once per frame; 8 s): what this machine's Chromium costs per frame for that much
 //   visible change, whatever Lathe does. Medians over the rounds.
+// BENCH_UI_RENDERER_DIR=DIR serves a renderer built elsewhere instead of building this tree's, so
+// two commits' renderers can be alternated against the same host and bench.
 // Prints one JSON line. Needs Chromium (/usr/bin/chromium or CHROME_PATH).
 import { fork, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -84,8 +86,13 @@ function streamReply(withCalls: boolean): string[] {
   return pieces;
 }
 
-const built = spawnSync(process.execPath, [join(root, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "error"], { cwd: root, encoding: "utf8" });
-if (built.status !== 0) throw new Error(`vite build failed: ${built.stderr}`);
+// BENCH_UI_RENDERER_DIR=DIR: serve a renderer built elsewhere (another commit's out/renderer, to
+// alternate two builds against the same host) instead of building this tree's.
+const RENDERER_DIR = process.env.BENCH_UI_RENDERER_DIR ?? join(root, "out/renderer");
+if (!process.env.BENCH_UI_RENDERER_DIR) {
+  const built = spawnSync(process.execPath, [join(root, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "error"], { cwd: root, encoding: "utf8" });
+  if (built.status !== 0) throw new Error(`vite build failed: ${built.stderr}`);
+}
 
 const dir = mkdtempSync(join(tmpdir(), "lathe-bench-ui-"));
 const project = join(dir, "project");
@@ -120,7 +127,7 @@ const ask = <T>(op: string, fields: Record<string, unknown> = {}): Promise<T> =>
 const call = <T = { id: number }>(method: string, params: unknown): Promise<T> => ask<T>("call", { method, params });
 const host = await ask<{ url: string; origin: string; token: string }>("start", {
   dataDir: join(dir, "data"),
-  rendererDir: join(root, "out/renderer"),
+  rendererDir: RENDERER_DIR,
   env: { PATH: process.env.PATH, HOME: dir },
 });
 
