@@ -4,7 +4,10 @@
 // aborts the whole process (FATAL ERROR: Error::New napi_get_last_error_info; better-sqlite3 issue
 // 1507, reproduced here with 13.2.0 within 1,500 start-and-terminate cycles). It is asked to close
 // instead: every such worker's script handles the message "close" by closing its connection and
-// its port, after the call it is running, and then exits by itself. Never throws.
+// its port, after the call it is running, and then exits by itself. A worker asked to close may
+// still fail (its start, opening the database, can fail after the close was asked): that error is
+// of no interest any more, and is listened for so that it never becomes an uncaught exception of
+// this thread (which would end the app). Never throws.
 import { createRequire } from "node:module";
 import type { Worker } from "node:worker_threads";
 
@@ -25,11 +28,13 @@ const EXIT_WAIT_MS = 6_000;
 
 /**
  * Asks `worker` to close its connection and exit; it stays unreferenced, so it never holds the
- * process open. Resolves once the thread has exited (or after EXIT_WAIT_MS): until then it may
- * still read or write the database's files, and even create its -wal and -shm again.
+ * process open, and a later failure of it is ignored. Resolves once the thread has exited (or
+ * after EXIT_WAIT_MS): until then it may still read or write the database's files, and even
+ * create its -wal and -shm again.
  */
 export function closeDriverWorker(worker: Worker): Promise<void> {
   worker.unref();
+  worker.on("error", () => undefined);
   return new Promise((resolve) => {
     // -1 once the thread no longer runs (its "exit" may already have been emitted).
     if (worker.threadId === -1) return resolve();
