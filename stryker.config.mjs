@@ -130,6 +130,46 @@
 //   fast path: the folded word is checked against the same bounds).
 // - checkpointer.ts and driver-worker.ts, not covered: #start's catch (new Worker with an inline
 //   script does not throw here) and driverPath's catch (better-sqlite3 is always installed here).
+//   The same for search-words-fill.ts, start's catch around #startWorker (not covered).
+// - search-words-fill.ts, listable: the pre-check on UTF-16 length (`term.length < MIN_WORD`
+//   made false, `term.length > MAX_WORD * 2` made false, the whole made false or `&&`) is a fast
+//   path: a word has at most as many code points as UTF-16 units and at least half as many, so
+//   the count of code points after it decides the same.
+// - search-words-fill.ts: the default `indexed` `() => 0` made `() => undefined`: its value is only
+//   compared with itself. `.unref?.()` on both timers made `.unref()`, and `worker.unref()`
+//   removed: as for checkpointer.ts above.
+// - search-words-fill.ts, the worker's message handler: `this.#worker !== worker` made false, and
+//   `this.#worker !== worker || !request` made `&&` or false: close() removes the fill's listeners
+//   and start() never starts a second worker, so a message always comes from the current worker,
+//   and a worker answers only a request, so `request` is set; only the database check can be true.
+// - search-words-fill.ts, fillSlice: `if (this.complete) return true` made false: on a complete list
+//   the loop's first #after() is undefined and it returns true all the same (after creating the
+//   temporary vocabulary table). In the loop, `after === undefined` made false: `complete` found a
+//   row, and each later iteration follows a #write that returned false, which it does only when the
+//   row holds `after` (a slice is synchronous: no one else writes between its #after and #write).
+//
+// app/main/permissions
+// - bash-rules.ts, the three caches (parsed patterns, old text meanings, word globs): `size > 2000`
+//   made true, false, `>=` or `<=`, the clear() or set() removed, `if (!re)` made true: a cache
+//   emptied more or less often, or never filled, gives the same answers (each entry is computed from
+//   its key alone); only memory and time differ.
+// - bash-rules.ts, parse: `words.length > 1` before taking a final `*` as "any arguments" made `>= 1`
+//   or true: a pattern whose only word is a glob `*` is the text `*`, returned as the any pattern
+//   before (a quoted or escaped `*` is no glob).
+// - bash-rules.ts, allowMatches, `words[0] ?? ""` (not covered): a pattern with words reaches it only
+//   for a command with at least as many words.
+// - bash-rules.ts, shortOptionLetters: `o.slice(1)` made `o` adds "-" to the letters; only a rule
+//   option with a "-" after its first character (`-a-`) would ask for it. describeBashRule:
+//   `p.words.slice(1)` made `p.words` counts the command word as an option only when it starts with
+//   "-". quotePatternWord: `word !== ""` made true, or "" made "Stryker was here!": the empty word
+//   fails the character class anyway.
+// - sandbox-mode.ts, sandboxDecision: `input.mode === "full-auto"` made false (or its "full-auto"
+//   ""): in full auto decide() allows every call it does not deny or ask firmly about (both returned
+//   before), and full auto's plan is never a requested-outside crossing, so the allow is returned at
+//   the next check.
+// - sandbox-mode.ts, planPlacement, not covered: `?? ""` after the paths (a call outside the project
+//   has a path: callSubjects sets outsideProject from its paths) and after `subjects.command` (bash
+//   subjects always hold the command, "" when none was given).
 
 /**
  * The permissions service and the six files only it uses answer the app (dialogs, questions,

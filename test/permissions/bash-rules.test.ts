@@ -39,6 +39,7 @@ describe("reading a pattern", () => {
   it("takes a backslash's next character literally, and a trailing backslash as itself", () => {
     expect(read("echo a\\ b\\*")).toMatchObject({ words: ["echo", "a b*"], globs: [false, false] });
     expect(read("echo x\\")).toMatchObject({ words: ["echo", "x\\"] });
+    expect(read("\\rm -rf")).toMatchObject({ words: ["rm", "-rf"] });
   });
 
   it("removes quotes, keeping what they hold as one word with the letters around it", () => {
@@ -54,6 +55,7 @@ describe("reading a pattern", () => {
     expect(read("echo '$HOME'")).toMatchObject({ invalid: undefined, words: ["echo", "$HOME"] });
     expect(read("npm test; curl x")).toMatchObject({ invalid: 'a rule names one command, and this pattern contains ";"', words: ["npm", "test;", "curl", "x"] });
     expect(read("a|b").invalid).toBe('a rule names one command, and this pattern contains "|"');
+    expect(read("(rm x)")).toMatchObject({ words: ["(rm", "x)"] });
     // The first reason is kept.
     expect(read("a|b 'c").invalid).toContain('"|"');
     expect(read("   ")).toMatchObject({ words: [], invalid: "the pattern is empty", any: false });
@@ -107,6 +109,8 @@ describe("allow rules", () => {
   it("never match with an invalid pattern, and * matches any command", () => {
     expect(allows("npm test; curl x", "npm", "test;", "curl", "x")).toBe(false);
     expect(allows("*", "anything", "at", "all")).toBe(true);
+    // Any command means any: an option that runs code too (the command line is still judged whole).
+    expect(allows("*", "git", "-c", "x=y", "status")).toBe(true);
   });
 
   it("match exactly, or with any arguments after a trailing *", () => {
@@ -117,6 +121,9 @@ describe("allow rules", () => {
     expect(allows("npm test *", "npm", "test", "--watch")).toBe(true);
     expect(allows("npm test *", "npm", "install")).toBe(false);
     expect(allows("npm test *", "npm")).toBe(false);
+    // Each word of the pattern needs a word of the command, a lone * inside the pattern too.
+    expect(allows("npm * *", "npm")).toBe(false);
+    expect(allows("npm * *", "npm", "ci")).toBe(true);
   });
 
   it("match a * inside a word against that word only, never a word bash expands, nor an option that runs code", () => {
@@ -127,6 +134,10 @@ describe("allow rules", () => {
     expect(allows("git -*", "git", "-c")).toBe(false);
     expect(allows("git -*", "git", "-v")).toBe(true);
     expect(allows("git *", "git", "-c", "x=y", "status")).toBe(false);
+    // Other characters of the word are literal, a * matches across a newline inside the word.
+    expect(allows("npm run test.e2e:*", "npm", "run", "test.e2e:ci")).toBe(true);
+    expect(allows("npm run test.e2e:*", "npm", "run", "testxe2e:ci")).toBe(false);
+    expect(allows("printf a*", "printf", "a\nb")).toBe(true);
   });
 
   it("refuse, for commands with options that run code, a word bash expands after the pattern (a file named -c...)", () => {
@@ -139,6 +150,8 @@ describe("deny rules", () => {
   it("* denies everything, even no words; otherwise no words is no match", () => {
     expect(denies("*", [])).toBe(true);
     expect(denies("rm", [])).toBe(false);
+    // Even a pattern whose old meaning as text matches an empty text.
+    expect(denies("* *", [])).toBe(false);
     expect(denies("'open", ["'open"])).toBe(false);
   });
 
@@ -162,11 +175,16 @@ describe("deny rules", () => {
     expect(denies("git push --force", ["git", "push", "--forc"])).toBe(false);
     // A lone - is an operand, not an option; --x is no short option.
     expect(denies("cat -", ["cat", "-"])).toBe(true);
+    expect(denies("cat -", ["cat", "x"])).toBe(false);
+    // A long option is that option, not any word or option of its length.
+    expect(denies("curl --data", ["curl", "abcdef"])).toBe(false);
+    expect(denies("curl --data", ["curl", "--json"])).toBe(false);
     expect(denies("cat -x", ["cat", "--x"])).toBe(false);
     // An operand with a glob matches by that glob; case folded only when asked.
     expect(denies("curl *.sh", ["curl", "-O", "get.sh"])).toBe(true);
     expect(denies("git PUSH", ["git", "push"], true)).toBe(true);
     expect(denies("git PUSH", ["git", "push"], false)).toBe(false);
+    expect(denies("git PUSH", ["git", "pull"], true)).toBe(false);
   });
 
   it("with a * inside, also match the command's words as text", () => {

@@ -109,7 +109,7 @@ describe("path shortcuts", () => {
   });
 
   it("globTest answers as picomatch's matcher", () => {
-    const globs = ["packages/**", "*.ts", "src/*.{ts,tsx}", ".env", "**/.env*", "/abs/**", "a/b", "docs/[a-c]*.md", "!x", "**"];
+    const globs = ["packages/**", "*.ts", "src/*.{ts,tsx}", ".env", "**/.env*", "/abs/**", "a/b", "docs/[a-c]*.md", "docs/x[a-c]*.md", "docs/\\[a].md", "!x", "**"];
     const inputs = [
       "packages/a/b.ts",
       "packages",
@@ -126,6 +126,10 @@ describe("path shortcuts", () => {
       "",
       "packages\\a\\b.ts",
       "a\\.env",
+      // A glob is taken as itself even where its expression does not match it ([a-c] is not "["), with `\\` as `/` on Windows.
+      "docs/[a-c]*.md",
+      "docs\\x[a-c]*.md",
+      "docs/\\[a].md",
     ];
     for (const glob of globs) {
       for (const options of [

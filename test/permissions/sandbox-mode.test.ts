@@ -191,6 +191,42 @@ describe("what the question says about crossing", () => {
     );
   });
 
+  it("says why a command would run outside: a repeated request, no sandbox, the real-machine list", () => {
+    const requested = check("bash", { command: "npm test" }, { port: port({ outside: ["npm test"] }) });
+    expect(requested.decision).toMatchObject({ action: "ask", by: "mode" });
+    expect(requested.plan.crossing!.message).toBe(
+      "You asked to run this command again outside the sandbox. It would run with your full rights: it can read your keys and credentials, use the network, and change any of your files.",
+    );
+    expect(placementFor(requested.plan, false)).toEqual({ placement: "outside", reason: "You chose to run this command outside the sandbox." });
+    const none = check("bash", { command: "npm test" }, { port: port({ available: false }) });
+    expect(none.plan.crossing!.message).toBe(
+      "No sandbox: bubblewrap (bwrap) is not installed. This command would run with your full rights: it can read your keys and credentials, use the network, and change any of your files.",
+    );
+    expect(requestInfo(none.plan)).toEqual({ available: false, status: "No sandbox: bubblewrap (bwrap) is not installed.", placement: "outside", crossing: none.plan.crossing });
+    const push = check("bash", { command: "git push origin main" });
+    expect(placementFor(push.plan, false)).toEqual({ placement: "outside", reason: 'Marked as needing the real machine ("git push *").' });
+  });
+
+  it("names three paths outside the project without a count of more", () => {
+    expect(check("bash", { command: "cat ~/a ~/b ~/c" }).plan.crossing!.message).toMatch(/^\/home\/me\/a, \/home\/me\/b, \/home\/me\/c are outside the project: /);
+  });
+
+  it("names the path a tool was given outside the project, the first given absolute, and what the tool may do without a question", () => {
+    const outside = (toolName: string) => {
+      const subjects = { ...callSubjects("read", { path: "../x" }, project), subjects: ["../x", "/etc/y"], absolutePaths: ["/work/x", "/etc/y"], outsideProject: true };
+      return planSandbox({ toolName, subjects, mode: "sandboxed-auto", scope: { sessionId: 1, projectId: 1, projectDir: project }, port: port() }).crossing;
+    };
+    expect(outside("read")).toEqual({ rule: "outside-path", message: "/etc/y is outside the project: without a question, the agent reads only inside the project folder." });
+    expect(outside("write")!.message).toBe("/etc/y is outside the project: without a question, edits (and sandboxed commands) change files only inside the project folder.");
+    expect(outside("mcp__files__copy")!.message).toBe("/etc/y is outside the project.");
+  });
+
+  it("lets the mode allow only commands and edits: an allowed call keeps what allowed it, another tool still asks", () => {
+    const ruled = check("bash", { command: "npm test" }, { rules: [rule("bash", "npm test *", "allow")] });
+    expect(ruled.decision).toMatchObject({ action: "allow", by: "rule" });
+    expect(check("mcp__files__delete", {}).decision.action).toBe("ask");
+  });
+
   it("an allowed call with no placement planned (not bash) runs in the sandbox", () => {
     expect(placementFor({ available: true, status: "ok" }, false)).toEqual({ placement: "sandbox" });
     expect(requestInfo({ available: true, status: "ok" })).toEqual({ available: true, status: "ok" });
