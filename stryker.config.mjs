@@ -121,20 +121,19 @@
 //   indexOf(CLOSE, open + 1) made `open - 1` (a stray CLOSE before OPEN yields an empty match,
 //   filtered out, then the same parts again). searchMessages: `query === exact && options.cursor ==
 //   null` made false: the exact query runs again and returns the same first page.
-// - search-words.ts, countWords: folding never shortens a word (`\p{M}` is not part of WORD, so a
-//   match holds no combining mark, and a precomposed letter folds to one letter), so `word.length
-//   < MIN_WORD` made false, and the `raw.length > MAX_WORD * 2` pre-check made false or `>=`, change
-//   nothing: a raw word over 80 characters folds to over 40. Nor does folding lengthen one: NFC
-//   after removing the marks recomposes what NFD split into letters (Hangul syllables), so the
-//   pre-check `raw.length < MIN_WORD || ...` made false or `&&` changes nothing either (it is a
-//   fast path: the folded word is checked against the same bounds).
+// - search-words.ts, countWords: the pre-check on the raw word (`raw.length < MIN_WORD` made
+//   false, `raw.length > MAX_WORD * 2` made false, the whole made false or `&&`) is a fast path:
+//   folding changes no word's count of letters (`\p{M}` is not part of WORD, so a match holds no
+//   combining mark, a precomposed letter folds to one letter, and NFC after removing the marks
+//   recomposes what NFD split into letters: Hangul syllables), and isListable checks the folded
+//   word against the same bounds.
+// - search-words.ts, isListable: `units < MIN_WORD` made false, `units > MAX_WORD * 2` made false,
+//   and the path that decides without counting (`units >= MIN_WORD * 2 && units <= MAX_WORD`)
+//   made false, `>` or `<`: a word has at most as many code points as UTF-16 units and at least
+//   half as many, so counting them decides the same.
 // - checkpointer.ts and driver-worker.ts, not covered: #start's catch (new Worker with an inline
 //   script does not throw here) and driverPath's catch (better-sqlite3 is always installed here).
 //   The same for search-words-fill.ts, start's catch around #startWorker (not covered).
-// - search-words-fill.ts, listable: the pre-check on UTF-16 length (`term.length < MIN_WORD`
-//   made false, `term.length > MAX_WORD * 2` made false, the whole made false or `&&`) is a fast
-//   path: a word has at most as many code points as UTF-16 units and at least half as many, so
-//   the count of code points after it decides the same.
 // - search-words-fill.ts: the default `indexed` `() => 0` made `() => undefined`: its value is only
 //   compared with itself. `.unref?.()` on both timers made `.unref()`, and `worker.unref()`
 //   removed: as for checkpointer.ts above.

@@ -63,6 +63,14 @@ describe("words", () => {
     expect(Object.fromEntries(counts)).toEqual({ [forty]: 1, [long]: 1 });
   });
 
+  it("counts a word's length in code points, as SQLite and the fill after an upgrade do: an astral letter is one", () => {
+    const astral = "\u{20000}";
+    const counts = new Map<string, number>();
+    // 25 and 40 letters in 50 and 80 UTF-16 units are listed; 3 letters in 4 units, and 41 letters, are not.
+    countWords(`${astral.repeat(25)} ${astral.repeat(40)} ab${astral} ${astral.repeat(41)} ${"e".repeat(7)}${astral}`, counts);
+    expect(Object.fromEntries(counts)).toEqual({ [astral.repeat(25)]: 1, [astral.repeat(40)]: 1, [`${"e".repeat(7)}${astral}`]: 1 });
+  });
+
   it("lists at most MAX_WORDS_PER_MESSAGE distinct words of one text (a pasted dump stays cheap)", () => {
     const counts = new Map<string, number>();
     const dump = Array.from({ length: MAX_WORDS_PER_MESSAGE + 500 }, (_, i) => `w${i.toString(16).padStart(5, "0")}`).join(" ");
@@ -116,6 +124,15 @@ describe("the word list", () => {
     expect(page.nextCursor).toBeNull();
     // One more on the page: its words being typed are completed.
     expect(store.search("quokka", { limit: 3 }).hits.map((h) => h.position)).toEqual([2, 1, 0]);
+  });
+
+  it("completes a long word of astral letters from its first letters", () => {
+    const store = newStore();
+    const project = store.openProject("/p");
+    const a = store.createSession({ projectId: project.id });
+    const word = "\u{20000}\u{20001}".repeat(12);
+    store.appendMessages(a.id, [user(`${word} kept`), user("something else")]);
+    expect(store.search(word.slice(0, 6)).hits.map((h) => h.position)).toEqual([0]);
   });
 
   it("completes a Korean word from its first syllables", () => {

@@ -22,7 +22,7 @@ import type { Database } from "better-sqlite3";
 import { Worker } from "node:worker_threads";
 import { closeDriverWorker, driverPath } from "./driver-worker.ts";
 import { toStoreError } from "./errors.ts";
-import { MAX_WORD, MIN_WORD } from "./search-words.ts";
+import { isListable } from "./search-words.ts";
 import { statement } from "./sql.ts";
 
 /** Target time of one slice. */
@@ -57,14 +57,6 @@ export interface SearchWordsFillOptions {
   file?: string;
   /** A number that changes whenever the indexer commits a batch (SearchIndexer.batches). */
   indexed?: () => number;
-}
-
-/** Whether a word of the index is listed: MIN_WORD to MAX_WORD characters (code points, as SQLite's length()). */
-function listable(term: string): boolean {
-  if (term.length < MIN_WORD || term.length > MAX_WORD * 2) return false;
-  let chars = 0;
-  for (const _ of term) chars++;
-  return chars >= MIN_WORD && chars <= MAX_WORD;
 }
 
 export class SearchWordsFill {
@@ -204,7 +196,7 @@ export class SearchWordsFill {
           ? "INSERT INTO search_words(word, docs) VALUES (?, ?) ON CONFLICT(word) DO UPDATE SET docs = max(docs, excluded.docs)"
           : "INSERT INTO search_words(word, docs) VALUES (?, ?) ON CONFLICT(word) DO UPDATE SET docs = excluded.docs",
       );
-      for (const [term, docs] of rows) if (listable(term)) put.run(term, docs);
+      for (const [term, docs] of rows) if (isListable(term)) put.run(term, docs);
       if (rows.length < limit) {
         statement(this.#db, "DELETE FROM search_words_fill").run();
         return true;

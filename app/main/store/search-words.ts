@@ -38,6 +38,21 @@ export function foldWord(word: string): string {
   return /[\u0080-\u{10FFFF}]/u.test(word) ? word.normalize("NFD").replace(MARKS, "").normalize("NFC").toLowerCase() : word.toLowerCase();
 }
 
+/**
+ * Whether a folded word is listed: MIN_WORD to MAX_WORD characters, counted in code points as
+ * SQLite's length() counts them (an astral letter is two UTF-16 units). The indexer and the fill
+ * after an upgrade (search-words-fill.ts) list the same words by it.
+ */
+export function isListable(word: string): boolean {
+  const units = word.length;
+  // A code point is one or two units: most words are decided without counting.
+  if (units < MIN_WORD || units > MAX_WORD * 2) return false;
+  if (units >= MIN_WORD * 2 && units <= MAX_WORD) return true;
+  let chars = 0;
+  for (const _ of word) chars++;
+  return chars >= MIN_WORD && chars <= MAX_WORD;
+}
+
 /** Adds one to `counts` for every distinct listable word of `text` (its first MAX_WORDS_PER_MESSAGE). */
 export function countWords(text: string, counts: Map<string, number>): void {
   const seen = new Set<string>();
@@ -45,7 +60,7 @@ export function countWords(text: string, counts: Map<string, number>): void {
     const raw = match[0];
     if (raw.length < MIN_WORD || raw.length > MAX_WORD * 2) continue;
     const word = foldWord(raw);
-    if (word.length < MIN_WORD || word.length > MAX_WORD || seen.has(word)) continue;
+    if (!isListable(word) || seen.has(word)) continue;
     seen.add(word);
     counts.set(word, (counts.get(word) ?? 0) + 1);
     if (seen.size >= MAX_WORDS_PER_MESSAGE) return;
