@@ -131,6 +131,12 @@
 //   and the path that decides without counting (`units >= MIN_WORD * 2 && units <= MAX_WORD`)
 //   made false, `>` or `<`: a word has at most as many code points as UTF-16 units and at least
 //   half as many, so counting them decides the same.
+// - session-store.ts, forkSession: `readMessage(...)?.role` made `.role` at `through` (checked to
+//   be below messageCount, so the row exists), and the loop's bound `through + 1 < messageCount`
+//   made true, `<=` or `through - 1` (past the end readMessage returns undefined, which `?.role`
+//   reads as no tool result), or its `?.role` made `.role` (the bound keeps the row there). The
+//   calls to copy: `m.role === "toolResult"` made true, or `[]` made `["Stryker was here"]`: other
+//   messages give an undefined id (bound as NULL, which equals no row's id) or an id no call has.
 // - checkpointer.ts and driver-worker.ts, not covered: #start's catch (new Worker with an inline
 //   script does not throw here) and driverPath's catch (better-sqlite3 is always installed here).
 //   The same for search-words-fill.ts, start's catch around #startWorker (not covered).
