@@ -137,6 +137,13 @@
 //   reads as no tool result), or its `?.role` made `.role` (the bound keeps the row there). The
 //   calls to copy: `m.role === "toolResult"` made true, or `[]` made `["Stryker was here"]`: other
 //   messages give an undefined id (bound as NULL, which equals no row's id) or an id no call has.
+// - open-database.ts, sizeOf: the catch emptied returns undefined instead of null for a missing
+//   file; both callers treat the two alike (`=== 0` false, `!` true, `?? 0`). prepareConnection:
+//   `{ deterministic: true }` emptied or false: the schema calls the function only in a view and
+//   triggers, where SQLite does not ask for it (only indexes, generated columns and CHECK do).
+//   probe: read-only's `fileMustExist: true` made false: openReadOnly checks that the file exists
+//   just before. `size > 0` made true or `>= 0`: the integrity check of an empty file is "ok".
+//   migrate: `process.platform !== "win32"` made true, or "win32" made "": the same on Linux.
 // - checkpointer.ts and driver-worker.ts, not covered: #start's catch (new Worker with an inline
 //   script does not throw here) and driverPath's catch (better-sqlite3 is always installed here).
 //   The same for search-words-fill.ts, start's catch around #startWorker (not covered).

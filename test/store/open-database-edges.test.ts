@@ -10,6 +10,7 @@ import type { StoreError } from "../../app/main/store/errors.ts";
 import { NewerDatabaseError } from "../../app/main/store/errors.ts";
 import { openDatabase } from "../../app/main/store/open-database.ts";
 import { LATEST_VERSION } from "../../app/main/store/migrations.ts";
+import { itWhen, needsLinux } from "../support/requirements.ts";
 import { tempDir } from "./helpers.ts";
 
 const dirs: string[] = [];
@@ -241,5 +242,84 @@ describe("openDatabase upgrading an older file", () => {
     const atBound = openDatabase({ dataDir: dir, quickCheckMaxBytes: size });
     atBound.db.close();
     expect(atBound.checked).toBe(true);
+  });
+});
+
+/** A database whose last table page is overwritten: its schema reads, `PRAGMA quick_check` finds the damage. */
+function damagedDataPage(file: string): void {
+  const db = new Database(file);
+  db.exec("CREATE TABLE filler (x TEXT)");
+  const insert = db.prepare("INSERT INTO filler VALUES (?)");
+  db.transaction(() => {
+    for (let i = 0; i < 200; i++) insert.run(`${"x".repeat(500)}${i}`);
+  })();
+  const pageSize = db.pragma("page_size", { simple: true }) as number;
+  db.close();
+  const pages = fs.statSync(file).size / pageSize;
+  const fd = fs.openSync(file, "r+");
+  fs.writeSync(fd, Buffer.alloc(64, 0xff), 0, 64, (pages - 2) * pageSize);
+  fs.closeSync(fd);
+}
+
+/** How many descriptors this process has open on `file` (Linux: /proc/self/fd). */
+function descriptorsOn(file: string): number {
+  return fs.readdirSync("/proc/self/fd").filter((fd) => {
+    try {
+      return fs.readlinkSync(path.join("/proc/self/fd", fd)) === file;
+    } catch {
+      return false; // closed since the listing
+    }
+  }).length;
+}
+
+describe("openDatabase's checks", () => {
+  it("finds damage the schema read does not with the integrity check, and runs it only when asked", () => {
+    const dir = dataDir();
+    damagedDataPage(path.join(dir, "lathe.db"));
+    const unchecked = openDatabase({ dataDir: dir, quickCheck: false });
+    unchecked.db.close();
+    expect(unchecked.checked).toBe(false);
+    expect(unchecked.notices.map((n) => n.kind)).not.toContain("database-corrupt");
+    const checked = openDatabase({ dataDir: dir });
+    checked.db.close();
+    expect(checked.notices.map((n) => n.kind)).toContain("database-corrupt");
+  });
+
+  it("refuses a database that cannot switch to WAL mode", () => {
+    const dir = dataDir();
+    const pragma = Database.prototype.pragma;
+    vi.spyOn(Database.prototype, "pragma").mockImplementation(function (this: Database.Database, source: string, options?: Database.PragmaOptions) {
+      return source === "journal_mode = WAL" ? "delete" : pragma.call(this, source, options);
+    });
+    const error = thrownBy(() => openDatabase({ dataDir: dir }));
+    expect(error).toMatchObject({ name: "StoreError", failure: "io", message: 'The session database could not switch to WAL mode (got "delete").' });
+  });
+
+  itWhen(needsLinux(), "closes the file whenever it refuses it or sets it aside", () => {
+    const dir = dataDir();
+    const file = path.join(dir, "lathe.db");
+    databaseAt(file, LATEST_VERSION + 1);
+    expect(thrownBy(() => openDatabase({ dataDir: dir }))).toBeInstanceOf(NewerDatabaseError);
+    expect(descriptorsOn(file)).toBe(0);
+    expect(thrownBy(() => openDatabase({ dataDir: dir, readOnly: true }))).toBeInstanceOf(NewerDatabaseError);
+    expect(descriptorsOn(file)).toBe(0);
+    fs.rmSync(file);
+    databaseAt(file, LATEST_VERSION - 1);
+    expect(thrownBy(() => openDatabase({ dataDir: dir, readOnly: true })).failure).toBe("read-only");
+    expect(descriptorsOn(file)).toBe(0);
+    fs.rmSync(file);
+    const older = versionOneDatabase(dir);
+    const db = new Database(older);
+    db.exec("CREATE TABLE message_text (x)"); // version 2's view cannot be created
+    db.close();
+    expect(thrownBy(() => openDatabase({ dataDir: dir })).message).toMatch(/left at version 1\.$/);
+    expect(descriptorsOn(file)).toBe(0);
+    for (const name of fs.readdirSync(dir)) fs.rmSync(path.join(dir, name));
+    damagedDataPage(file);
+    const opened = openDatabase({ dataDir: dir });
+    const notice = opened.notices.find((n) => n.kind === "database-corrupt");
+    if (notice?.kind !== "database-corrupt") throw new Error("no database-corrupt notice");
+    expect(descriptorsOn(notice.movedTo)).toBe(0);
+    opened.db.close();
   });
 });
