@@ -144,6 +144,11 @@
 //   probe: read-only's `fileMustExist: true` made false: openReadOnly checks that the file exists
 //   just before. `size > 0` made true or `>= 0`: the integrity check of an empty file is "ok".
 //   migrate: `process.platform !== "win32"` made true, or "win32" made "": the same on Linux.
+// - folder-lock.ts, acquireFolderLock: `code === "SQLITE_LOCKED"` made false (or its text ""):
+//   SQLite returns SQLITE_LOCKED for a conflict within one connection or a shared cache, which the
+//   lock's own new connection never has; another process's lock is SQLITE_BUSY. release: `{ force:
+//   true }` emptied or false: a missing description then throws ENOENT, which the catch ignores.
+//   readHolder: `Atomics.wait` removed: the attempts come without a pause, with the same answers.
 // - checkpointer.ts and driver-worker.ts, not covered: #start's catch (new Worker with an inline
 //   script does not throw here) and driverPath's catch (better-sqlite3 is always installed here).
 //   The same for search-words-fill.ts, start's catch around #startWorker (not covered).

@@ -99,6 +99,34 @@ describe("taking the data folder lock", () => {
   });
 });
 
+describe("holding the lock", () => {
+  itWhen(needsLinux(), "makes a lock file left readable by others private again", () => {
+    const dir = fresh();
+    const file = path.join(dir, LOCK_FILE);
+    fs.writeFileSync(file, "", { mode: 0o644 });
+    fs.chmodSync(file, 0o644);
+    const lock = acquireFolderLock(dir, "the app");
+    try {
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    } finally {
+      lock.release();
+    }
+  });
+
+  it("releases once: a second release leaves the next holder's description alone", () => {
+    const dir = fresh();
+    const first = acquireFolderLock(dir, "the first");
+    first.release();
+    const second = acquireFolderLock(dir, "the second");
+    try {
+      first.release();
+      expect(readHolder(dir, 1)).toMatchObject({ app: "the second" });
+    } finally {
+      second.release();
+    }
+  });
+});
+
 describe("reading the holder's description", () => {
   it("reads it as often as asked while it is missing, then gives up", () => {
     const dir = fresh();
