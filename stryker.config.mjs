@@ -66,6 +66,9 @@
 //   0` made false: with no calls the loop adds nothing and 0 is returned all the same.
 // - repair.ts, reconcileCounters: `stored <= row.counted` made `<`: when equal, the update adds
 //   sums over an empty range (0, and max(updated_at, 0)) and 0 is returned.
+// - recorder-counters.ts, #read: `row.hasTitle === 1` made false: insert then sets a titled
+//   session's title through coalesce(title, ?), which keeps it, and single() sends a prompt
+//   through a transaction instead of one statement: the same rows either way.
 // - recorder-counters.ts, insert: `if (title !== null)` before the title update made true:
 //   coalesce(title, null) leaves the title as it is.
 // - recorder-counters.ts, write: `!this.lagging || !this.#base` made `&&`: lagging implies a base
