@@ -152,6 +152,14 @@
 //   lock's own new connection never has; another process's lock is SQLITE_BUSY. release: `{ force:
 //   true }` emptied or false: a missing description then throws ENOENT, which the catch ignores.
 //   readHolder: `Atomics.wait` removed: the attempts come without a pause, with the same answers.
+// - session-store.ts, #afterCommit: `sessionWithNewMessages !== undefined` made true: the indexer's
+//   set of sessions behind gets undefined, for which its batch finds no row and which it drops;
+//   `this.#checkpointer?.noteWrite` made `.noteWrite`: only a read-only store has no checkpointer,
+//   and it commits nothing. close: `this.#indexer.close()` removed: the indexer's timer is
+//   unreferenced, and its batch returns at once on a closed database.
+// - search-words-fill.ts, close: `if (this.#timer !== null)` made true: clearTimeout(null) does
+//   nothing. The worker's answer, `answer.rows ?? []` (not covered): the worker answers rows or an
+//   error, never neither.
 // - checkpointer.ts and driver-worker.ts, not covered: #start's catch (new Worker with an inline
 //   script does not throw here) and driverPath's catch (better-sqlite3 is always installed here).
 //   The same for search-words-fill.ts, start's catch around #startWorker (not covered).

@@ -295,6 +295,18 @@ describe("openDatabase's checks", () => {
     expect(error).toMatchObject({ name: "StoreError", failure: "io", message: 'The session database could not switch to WAL mode (got "delete").' });
   });
 
+  it("names the file when setting up the connection fails", () => {
+    const dir = dataDir();
+    const pragma = Database.prototype.pragma;
+    vi.spyOn(Database.prototype, "pragma").mockImplementation(function (this: Database.Database, source: string, options?: Database.PragmaOptions) {
+      if (source === "foreign_keys = ON") throw Object.assign(new Error("disk I/O error"), { code: "SQLITE_IOERR" });
+      return pragma.call(this, source, options);
+    });
+    expect(thrownBy(() => openDatabase({ dataDir: dir })).message).toBe(
+      `A disk error stopped opening the session database ${path.join(dir, "lathe.db")}; nothing of it was written (disk I/O error).`,
+    );
+  });
+
   itWhen(needsLinux(), "closes the file whenever it refuses it or sets it aside", () => {
     const dir = dataDir();
     const file = path.join(dir, "lathe.db");

@@ -335,7 +335,7 @@ describe("reads in a worker", () => {
     fillAll(store);
     await vi.waitFor(() => expect(sent().at(-1)).toBe("close"), WAIT);
     expect(sent()).toEqual([{ after: "", limit: READ }, "close"]);
-    expect(fill.complete).toBe(true);
+    // Known without asking the database (closed before anything read it).
     store.close();
     expect(fill.complete).toBe(true);
   });

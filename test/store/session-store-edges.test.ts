@@ -3,6 +3,7 @@
 // and indexing first bring a recorder's lagging counters up; refused edits say why; a fork copies
 // the terminal logs of the calls it brings along, and brings tool results along only after an
 // assistant message.
+import Database from "better-sqlite3";
 import fs from "node:fs";
 import { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -61,6 +62,7 @@ describe("a read-only store", () => {
       ["restoring the session", () => reader.restoreSession(session.id + 1)],
       ["forking the session", () => reader.forkSession(session.id, 0)],
       ["saving 2 messages", () => reader.appendMessages(session.id, [user("a"), user("b")])],
+      ["creating a session", () => reader.createSession({ projectId: project.id })],
     ];
     for (const [action, write] of writes) {
       const error = thrownBy(write);
@@ -150,6 +152,58 @@ describe("the store's background work", () => {
     recorder.handle({ type: "message_end", message: user("third quokka") });
     expect(store.flushSearchIndex()).toBe(3);
     recorder.close();
+  });
+});
+
+describe("writes and closing", () => {
+  it("a write brings a recorder's lagging counters up first: the message goes after the recorder's", () => {
+    const store = open(folder());
+    const session = store.createSession({ projectId: store.openProject("/p").id, title: "named", model: "m1" });
+    expect(store.getSession(session.id)).toMatchObject({ title: "named", model: "m1" });
+    const recorder = store.recorder(session.id, { flushDelayMs: 60_000 });
+    recorder.handle({ type: "agent_start" });
+    recorder.handle({ type: "message_end", message: user("recorded") });
+    expect(store.appendMessage(session.id, user("appended"))).toBe(1);
+    expect(store.readMessages(session.id)).toEqual([user("recorded"), user("appended")]);
+    recorder.close();
+  });
+
+  it("indexes a write a moment after it commits", () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const store = open(folder());
+    const session = store.createSession({ projectId: store.openProject("/p").id });
+    vi.advanceTimersByTime(1000); // what the open and the first writes scheduled
+    store.appendMessage(session.id, user("soon indexed"));
+    expect(store.pendingSearchIndex()).toBe(1);
+    vi.advanceTimersByTime(1000);
+    expect(store.pendingSearchIndex()).toBe(0);
+  });
+
+  it("at close brings the counters up, stops the indexer and the word list's fill, and truncates the WAL", () => {
+    const dir = folder();
+    writeV7Database(dir, ["quokkas and pangolins"]);
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const store = open(dir);
+    const post = vi.spyOn(Worker.prototype, "postMessage");
+    store.startSearchWordsFill();
+    const fillWorker = post.mock.contexts[0] as Worker;
+    const session = store.createSession({ projectId: store.openProject("/p").id });
+    vi.advanceTimersByTime(1000); // what the open and the first writes scheduled
+    store.appendMessage(session.id, user("appended")); // the indexer is due in a moment
+    const recorder = store.recorder(session.id, { flushDelayMs: 60_000 });
+    recorder.handle({ type: "agent_start" });
+    recorder.handle({ type: "message_end", message: user("recorded") }); // its counters lag
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    // Another connection (a read-only Lathe) keeps the WAL from being removed at close.
+    const reader = new Database(store.path, { readonly: true });
+    reader.prepare("SELECT count(*) FROM sessions").get();
+    store.close();
+    vi.advanceTimersByTime(1000);
+    expect(logged).not.toHaveBeenCalled();
+    expect(post.mock.calls.filter((_, i) => post.mock.contexts[i] === fillWorker).at(-1)![0]).toBe("close");
+    expect(fs.statSync(`${store.path}-wal`).size).toBe(0);
+    expect(reader.prepare("SELECT message_count FROM sessions WHERE id = ?").pluck().get(session.id)).toBe(2);
+    reader.close();
   });
 });
 
