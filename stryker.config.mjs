@@ -191,6 +191,39 @@
 //   `p.words.slice(1)` made `p.words` counts the command word as an option only when it starts with
 //   "-". quotePatternWord: `word !== ""` made true, or "" made "Stryker was here!": the empty word
 //   fails the character class anyway.
+// - policy.ts, the caches of compiled path rules and name globs: `!byKind`, `!match` made true,
+//   the size bounds (`> 2000` made true, false, `>=`, `<=`, the count's `++` made `--`), clear() or
+//   set() removed: each entry is computed from its key alone; only memory and time differ.
+// - policy.ts, pathMatcher's folder clause (`dir`, `foldedDir`: its regular expression, "" made
+//   "Stryker was here!", `dir !== undefined && fold` and `foldedDir !== undefined && ...` made true,
+//   false, `||` or `===`, toLowerCase made toUpperCase): picomatch's `dir/**` matches `dir` itself,
+//   case folded too when asked, and a pattern without `/**` matches itself as a glob, so the glob
+//   decides every case the clause does. (It looks redundant; not removed here.)
+// - policy.ts, `s.platform.platform === "win32"` in pathMatcher and absolutePattern (made true,
+//   false, `!==`, or "win32" made ""): on a Linux host path facts hold no backslashes, and the test
+//   paths are rooted the same way for both path modules; only Windows paths could tell.
+// - policy.ts, decide: `s.warnings.slice()` made `s.warnings` (decide adds no warning to the list);
+//   `toolName === "bash"` made true before the firm question (only bash subjects are opaque or hold
+//   computed commands); the opaque reason's `?? "is not plain bash"` (not covered: an opaque line
+//   always has a reason); in byMode, `part.kind === "command"` or `part.kind === "path"` made true
+//   (the other kinds' needsNoRule and access are undefined, which gives the same); firm's
+//   `p.kind === "path"` made true (other parts have no protection).
+// - policy.ts, `r.action === "allow"` made true in the no-parts lookup and in allowRuleFor (command,
+//   name and path rules): a deny rule that would allow the part has denied the call already (deny
+//   rules match every form of a command or path, more loosely than allow rules); denyHit's
+//   `toolName === "bash"` made true: other tools' subjects have no deny forms.
+// - policy.ts, distinctInPlace: `list.length > 32` made true, false, `>=` or `<=`: both ways keep
+//   the first of each reason in order. whyNot: `part.access === "write"` made true in the last
+//   sentence (a read inside the project is allowed by default, so only writes reach it).
+// - policy.ts, proposeRule: `p.kind === "path"` made true (commands have no access); the "allow"
+//   given to describeBashRule and describePathRule made "" (both test for "deny" only); for other
+//   tools, `part.kind !== "path"` made false (their parts are all paths), `dir === "/"` made false
+//   (a root-level subject is outside the project, which gives the same), and the joins ("\n" and
+//   " ") made "" (one path per call, so at most one pattern and one note). commandPattern:
+//   `words[0] ?? ""` (not covered: a command part has a word), `sub !== undefined` made true
+//   (includes(undefined) is false), `words.length === 1` made false (the head is the one word).
+// - policy.ts, whyNot's protected-file sentence: the prefix expression without `^` differs only for
+//   a protected path holding ": " before its own, e.g. a folder named "x: y" (kept as an open item).
 // - sandbox-mode.ts, sandboxDecision: `input.mode === "full-auto"` made false (or its "full-auto"
 //   ""): in full auto decide() allows every call it does not deny or ask firmly about (both returned
 //   before), and full auto's plan is never a requested-outside crossing, so the allow is returned at

@@ -154,8 +154,17 @@ describe("what a decision says", () => {
     expect(check("read", { path: ".env" }, [rule("read", ".env", "deny")]).reason).toBe('Denied by the rule "read: .env" (project): .env.');
   });
 
-  it("an allow rule of another tool allows no command", () => {
+  it("an allow rule of another tool allows no command; one of every tool does", () => {
     expect(bash("make", [rule("read", "make", "allow")]).action).toBe("ask");
+    expect(bash("make", [rule("*", "make", "allow")])).toMatchObject({ action: "allow", by: "rule" });
+  });
+
+  it("an unreadable line lists why no rule can allow it, not each of its commands", () => {
+    expect(bash("make && for f in a; do :; done").reasons).toEqual(["No rule can allow it: it contains a for loop."]);
+  });
+
+  it("a deny rule of every tool with ** denies a tool without paths too", () => {
+    expect(check("web_fetch", { url: "https://x" }, [rule("*", "**", "deny")], "full-auto")).toMatchObject({ action: "deny", reason: 'Denied by the rule "*: **" (project).' });
   });
 });
 
@@ -191,6 +200,20 @@ describe("path rules", () => {
     expect(check("write", { path: "src/a.ts", content: "" }, [rule("write", "  src/**  ", "allow")]).action).toBe("allow");
   });
 
+  it("* and ** cover every path, nested and outside the project alike; a glob never matches an outside path by its missing project form", () => {
+    const notes = path.join(outside, "notes.txt");
+    expect(check("write", { path: "src/a.ts", content: "" }, [rule("write", "*", "allow")]).action).toBe("allow");
+    expect(check("read", { path: notes }, [rule("read", "**", "allow")]).action).toBe("allow");
+    expect(check("read", { path: notes }, [rule("read", "nu*", "allow")]).action).toBe("ask");
+    expect(check("read", { path: notes }, [rule("read", ` ${outside}/**`, "allow")]).action).toBe("allow");
+  });
+
+  it("deny rules also see the path as given: a link named by the rule, relative or absolute", () => {
+    expect(check("read", { path: "src/config-link" }, [rule("read", "src/config-link", "deny")]).action).toBe("deny");
+    expect(check("read", { path: "src/config-link" }, [rule("read", path.join(project, "src", "config-link"), "deny")]).action).toBe("deny");
+    expect(check("read", { path: "src/config-link" }, [rule("read", "src/other", "deny")]).action).toBe("allow");
+  });
+
   it("commandMatches reads a command's text with its spaces squeezed and trimmed", () => {
     expect(commandMatches("git push *", "  git   push  origin ")).toBe(true);
     expect(commandMatches("git push *", "git pull")).toBe(false);
@@ -208,6 +231,7 @@ describe("the sentences of path and tool rules", () => {
     expect(describeRule({ tool: "edit", pattern: "src/**", action: "allow" })).toBe(
       "Allows write and edit (and bash redirections that write) on paths matching src/** inside the project, judged by the real path after symlinks; never protected files such as .git/.",
     );
+    expect(describeRule({ tool: "read", pattern: " ~/notes/**", action: "allow" })).toMatch(/^Allows read on paths matching {2}~\/notes\/\*\*, judged/);
     expect(describeRule({ tool: "read", pattern: "~/notes/**", action: "allow" })).toBe(
       "Allows read on paths matching ~/notes/**, judged by the real path after symlinks; never protected files such as .git/.",
     );
@@ -232,6 +256,9 @@ describe("proposed rules", () => {
     expect(proposed.meaning).toEqual([describeBashRule("make build *", "allow"), describeBashRule("npm test", "allow")]);
     expect(proposed.warning).toBe("Writes through redirections are judged as writes: they ask unless a write rule or auto-edit allows them.");
     expect(propose("sort < in.txt").warning).toBeUndefined();
+    expect(propose("rm -rf build > log.txt").warning).toBe(
+      "rm destroys data: the rule allows only this exact command. Writes through redirections are judged as writes: they ask unless a write rule or auto-edit allows them.",
+    );
   });
 
   it("say why no rule can allow a line that cannot be read", () => {
