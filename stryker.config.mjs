@@ -223,7 +223,8 @@
 //   `words[0] ?? ""` (not covered: a command part has a word), `sub !== undefined` made true
 //   (includes(undefined) is false), `words.length === 1` made false (the head is the one word).
 // - policy.ts, whyNot's protected-file sentence: the prefix expression without `^` differs only for
-//   a protected path holding ": " before its own, e.g. a folder named "x: y" (kept as an open item).
+//   a protected path holding a colon (`x:y/.git/config`): then only it strips the prefix. Not
+//   equivalent; listed as open in docs/mutation-testing.md.
 // - sandbox-mode.ts, sandboxDecision: `input.mode === "full-auto"` made false (or its "full-auto"
 //   ""): in full auto decide() allows every call it does not deny or ask firmly about (both returned
 //   before), and full auto's plan is never a requested-outside crossing, so the allow is returned at
