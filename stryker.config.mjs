@@ -225,6 +225,11 @@
 // - policy.ts, whyNot's protected-file sentence: the prefix expression without `^` differs only for
 //   a protected path holding a colon (`x:y/.git/config`): then only it strips the prefix. Not
 //   equivalent; listed as open in docs/mutation-testing.md.
+// - shell-folders.ts, union: `a.length + b.length > 32` made true, false, `>=`, `<=` or `-`:
+//   largeUnion and the loop give the same list (and the same list object when nothing is added);
+//   only the work differs. changeFolder: `new Array<Cwd>(cwds.length)` made `new Array()` (every
+//   slot is assigned), and `cwd ?? "/"` with "/" made "" (not covered: reached only for an
+//   absolute target, which resolves to itself from any folder).
 // - sandbox-mode.ts, sandboxDecision: `input.mode === "full-auto"` made false (or its "full-auto"
 //   ""): in full auto decide() allows every call it does not deny or ask firmly about (both returned
 //   before), and full auto's plan is never a requested-outside crossing, so the allow is returned at
