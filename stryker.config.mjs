@@ -230,6 +230,11 @@
 //   only the work differs. changeFolder: `new Array<Cwd>(cwds.length)` made `new Array()` (every
 //   slot is assigned), and `cwd ?? "/"` with "/" made "" (not covered: reached only for an
 //   absolute target, which resolves to itself from any folder).
+// - shell-analysis.ts, analyzeShell: the shared reason set is emptied at the start of a call when
+//   not empty and again after its reasons are copied out: either one keeps every call's reasons its
+//   own, so `reasons.size > 0` at the start made true, false, `>=` or `<=`, the start's clear()
+//   (not covered) or the final clear() removed change nothing. `{ transient: true }` emptied or
+//   false: a parse into fresh objects gives the same tree (transient only reuses node objects).
 // - sandbox-mode.ts, sandboxDecision: `input.mode === "full-auto"` made false (or its "full-auto"
 //   ""): in full auto decide() allows every call it does not deny or ask firmly about (both returned
 //   before), and full auto's plan is never a requested-outside crossing, so the allow is returned at

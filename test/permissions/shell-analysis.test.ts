@@ -1,0 +1,107 @@
+// Reading a command line (shell-analysis.ts) driven directly: the commands with the folders they
+// run in (`&&`, `||`, `!`, `&`, subshells), nested commands listed for deny rules, redirections,
+// assignments and declarations, and the reasons no rule may allow a line, each call on its own.
+import { beforeAll, describe, expect, it } from "vitest";
+import { analyzeShell, MAX_JUDGED_COMMAND_CHARS } from "../../app/main/permissions/shell-analysis.ts";
+import { loadShellParser } from "../../app/main/permissions/shell-parser.ts";
+
+beforeAll(() => loadShellParser());
+
+const read = (line: string) => analyzeShell(line, { cwd: "/p", home: "/h" });
+/** Each command's text with the folders it may run in and whether it is nested. */
+const where = (line: string) => read(line).commands.map((c) => ({ text: c.text, cwds: c.cwds, nested: c.nested }));
+
+describe("where each command runs", () => {
+  it("after cd: && on success, || on failure, ! swapping the two, & and subshells leaving the folder as it was", () => {
+    expect(where("cd src && ls; ls")).toEqual([
+      { text: "cd src", cwds: ["/p"], nested: false },
+      { text: "ls", cwds: ["/p/src"], nested: false },
+      { text: "ls", cwds: ["/p/src", "/p"], nested: false },
+    ]);
+    expect(where("cd src || ls")[1]!.cwds).toEqual(["/p"]);
+    expect(where("! cd src && ls")[1]!.cwds).toEqual(["/p"]);
+    expect(where("! cd src || ls")[1]!.cwds).toEqual(["/p/src"]);
+    expect(where("cd src & ls")[1]!.cwds).toEqual(["/p"]);
+    expect(where("cd src\nls")[1]!.cwds).toEqual(["/p/src", "/p"]);
+    expect(where("(cd /tmp && ls) ; ls")).toEqual([
+      { text: "cd /tmp", cwds: [null], nested: true },
+      { text: "ls", cwds: ["/tmp"], nested: true },
+      { text: "ls", cwds: ["/p"], nested: false },
+    ]);
+  });
+
+  it("reads pipelines, |& included, and comments as nothing to judge", () => {
+    const piped = read("ls | grep x |& wc -l # count");
+    expect(piped.opaque).toEqual([]);
+    expect(piped.commands.map((c) => c.text)).toEqual(["ls", "grep x", "wc -l"]);
+    expect(read("# only a comment")).toMatchObject({ commands: [], opaque: [] });
+  });
+});
+
+describe("nested commands, redirections and assignments", () => {
+  it("lists the commands of substitutions, in words, assignments, tests and redirection targets, as nested", () => {
+    expect(read("echo `id`").commands.map((c) => [c.text, c.nested])).toEqual([
+      ["id", true],
+      ["echo `id`", false],
+    ]);
+    expect(read("cat <(ls) $(pwd)").opaque).toEqual(["contains process substitution (<(...) or >(...))", "contains command substitution ($(...) or backticks)"]);
+    expect(read("cat <(ls) $(pwd)").commands.map((c) => c.text)).toEqual(["ls", "pwd", "cat <(ls) $(pwd)"]);
+    expect(read("A=$(id)").commands.map((c) => c.text)).toEqual(["id"]);
+    expect(read("[ -f $(id) ]")).toMatchObject({
+      commands: [{ text: "id", nested: true }],
+      opaque: ["contains a test over values only known when it runs", "contains command substitution ($(...) or backticks)"],
+    });
+    expect(read("echo x > $(mktemp)").commands.map((c) => c.text)).toEqual(["echo x", "mktemp"]);
+  });
+
+  it("lists redirections to and from files, with their folders (after cd: both, the wider judgement)", () => {
+    expect(read("ls > out 2> err < in").redirects.map((r) => [r.kind, r.operator, r.target.value, r.cwds])).toEqual([
+      ["write", ">", "out", ["/p"]],
+      ["write", ">", "err", ["/p"]],
+      ["read", "<", "in", ["/p"]],
+    ]);
+    expect(read("cd src && ls > out").redirects[0]!.cwds).toEqual(["/p", "/p/src"]);
+  });
+
+  it("reads a command's assignments, standalone ones and exported ones", () => {
+    expect(read("FOO=1 BAR=$(date) make").commands.at(-1)!.assignments).toEqual([
+      { name: "FOO", value: "1" },
+      { name: "BAR", value: null },
+    ]);
+    expect(read("A=1; export B=2").assignments).toEqual([
+      { name: "A", value: "1" },
+      { name: "B", value: "2" },
+    ]);
+    expect(read("FOO=1 > out")).toMatchObject({ opaque: [], redirects: [{ kind: "write", target: { value: "out" } }] });
+  });
+
+  it("says which declarations change variables in ways it does not follow", () => {
+    expect(read("declare -x C=3; local D; readonly E=1").opaque).toEqual(["declares variables with declare", "declares variables with local", "declares variables with readonly"]);
+    expect(read("export -n X").opaque).toEqual(["declares variables with export options"]);
+    expect(read("export").opaque).toEqual([]);
+  });
+});
+
+describe("the reasons no rule may allow a line", () => {
+  it("a line too long to judge", () => {
+    expect(read("x".repeat(MAX_JUDGED_COMMAND_CHARS + 1))).toMatchObject({ commands: [], opaque: [`is longer than ${MAX_JUDGED_COMMAND_CHARS} characters, too long to judge`] });
+    expect(read("x".repeat(MAX_JUDGED_COMMAND_CHARS)).opaque).toEqual([]);
+  });
+
+  it("constructs, here-documents and here-strings, and values only known when it runs", () => {
+    expect(read("if true; then ls; fi").opaque).toEqual(["contains if ... fi"]);
+    expect(read("f() { ls; }").opaque).toEqual(["defines a function", "groups commands in { ... }"]);
+    expect(read("cat <<EOF\nx\nEOF").opaque).toEqual(["contains a here-document (<<)"]);
+    expect(read("cat <<< x").opaque).toEqual(["contains a here-string (<<<)"]);
+    expect(read("echo $'a'").opaque).toEqual(["uses ANSI-C quoting ($'...'), which bash decodes when it runs"]);
+    expect(read("echo {a,b}").opaque).toEqual(["uses brace expansion ({a,b} or {1..3})"]);
+    expect(read("ec\\\nho hi").opaque).toEqual(["joins words across a line continuation, which the parser reads differently from bash"]);
+    expect(read("echo a \\\nb")).toMatchObject({ opaque: [], commands: [{ words: [{ value: "echo" }, { value: "a" }, { value: "b" }] }] });
+  });
+
+  it("warns of look-alike characters, and starts each line with no reasons of the one before", () => {
+    expect(read("ls\u00a0-l").warnings).toEqual(["Contains a character outside ASCII (U+00A0) outside quotes: it may look like another one."]);
+    expect(read("if true; then ls; fi").opaque).toHaveLength(1);
+    expect(read("ls -l")).toMatchObject({ opaque: [], warnings: [] });
+  });
+});
