@@ -75,6 +75,27 @@ describe("nested commands, redirections and assignments", () => {
     expect(read("FOO=1 > out")).toMatchObject({ opaque: [], redirects: [{ kind: "write", target: { value: "out" } }] });
   });
 
+  it("reads exports of names and of values, and the commands in their values", () => {
+    expect(read("export FOO BAR=1")).toMatchObject({
+      opaque: [],
+      assignments: [
+        { name: "FOO", value: null },
+        { name: "BAR", value: "1" },
+      ],
+    });
+    expect(read("export A=$(id) B=2")).toMatchObject({
+      commands: [{ text: "id", nested: true }],
+      assignments: [
+        { name: "A", value: null },
+        { name: "B", value: "2" },
+      ],
+    });
+    expect(read('echo "x $(id)"').commands.map((c) => [c.text, c.nested])).toEqual([
+      ["id", true],
+      ['echo "x $(id)"', false],
+    ]);
+  });
+
   it("says which declarations change variables in ways it does not follow", () => {
     expect(read("declare -x C=3; local D; readonly E=1").opaque).toEqual(["declares variables with declare", "declares variables with local", "declares variables with readonly"]);
     expect(read("export -n X").opaque).toEqual(["declares variables with export options"]);
