@@ -160,6 +160,9 @@
 // - search-words-fill.ts, close: `if (this.#timer !== null)` made true: clearTimeout(null) does
 //   nothing. The worker's answer, `answer.rows ?? []` (not covered): the worker answers rows or an
 //   error, never neither.
+// - messages.ts, usageOf: `message.role !== "assistant"` made false: other messages have no usage,
+//   which counts 0 all the same. isMarked: `message.role === "toolResult"` made true: only tool
+//   results have addedToolNames.
 // - checkpointer.ts and driver-worker.ts, not covered: #start's catch (new Worker with an inline
 //   script does not throw here) and driverPath's catch (better-sqlite3 is always installed here).
 //   The same for search-words-fill.ts, start's catch around #startWorker (not covered).

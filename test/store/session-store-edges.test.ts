@@ -9,6 +9,7 @@ import { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { openStore, StoreError, type SessionStore } from "../../app/main/store/index.ts";
 import { READ } from "../../app/main/store/search-words-fill.ts";
+import type { AgentMessage } from "../../app/shared/agent-types.ts";
 import { assistant, call, result, tempDir, user } from "./helpers.ts";
 import { writeV7Database } from "./v7-database.ts";
 
@@ -204,6 +205,17 @@ describe("writes and closing", () => {
     expect(fs.statSync(`${store.path}-wal`).size).toBe(0);
     expect(reader.prepare("SELECT message_count FROM sessions WHERE id = ?").pluck().get(session.id)).toBe(2);
     reader.close();
+  });
+});
+
+describe("counters", () => {
+  it("count nothing for an assistant message saved without usage, or with usage but no cost", () => {
+    const store = open(folder());
+    const session = store.createSession({ projectId: store.openProject("/p").id });
+    const bare = { ...assistant("no usage"), usage: undefined } as unknown as AgentMessage;
+    const noCost = { ...assistant("no cost", [], 7), usage: { ...assistant("x", [], 7).usage, cost: undefined } } as unknown as AgentMessage;
+    store.appendMessages(session.id, [bare, noCost]);
+    expect(store.getSession(session.id)).toMatchObject({ messageCount: 2, tokens: 7, cost: 0 });
   });
 });
 
