@@ -1,7 +1,7 @@
 // Checkpoints and rewind with real git and real files: a bash command's edits, creations and
 // deletions are undone exactly; your own files and your later edits are never overwritten
 // silently; a rewind can be undone; a non-git project and a project with hooks work.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { bash, cleanup, FakeSession, makeService, snapshot, tempDir, write } from "./helpers.ts";
@@ -34,7 +34,7 @@ async function rewindAll(rewinder: ReturnType<typeof setup>["rewinder"], session
 
 describe("rewind", () => {
   it("restores exactly what a bash command edited, created and deleted", async () => {
-    const { project, rewinder, session } = setup((p) => {
+    const { project, cp, rewinder, session } = setup((p) => {
       write(p, "src/a.ts", "export const a = 1;\n");
       write(p, "src/b.ts", "b\n");
       write(p, "keep/c.txt", "c\n");
@@ -53,6 +53,10 @@ describe("rewind", () => {
     expect(snapshot(project)).toEqual(before);
     expect(existsSync(path.join(project, "gen"))).toBe(false);
     expect(bash(project, "test -x run.sh && echo exec")).toBe("exec\n");
+    // Once recorded, the rewind's journal ends: its row and its plan file go.
+    await rewinder.settled();
+    expect(cp.db.journals()).toEqual([]);
+    expect(readdirSync(path.join(cp.dir, "journals"))).toEqual([]);
   });
 
   it("a background first snapshot queued during a turn does not count the turn's changes as someone else's", async () => {

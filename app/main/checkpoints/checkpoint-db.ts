@@ -313,8 +313,9 @@ export class CheckpointDb {
     return this.db.prepare("INSERT INTO journal (project_id, plan, created_at) VALUES (?, ?, ?)").run(projectId, plan, Date.now()).lastInsertRowid as number;
   }
 
-  endJournal(id: number): void {
-    this.db.prepare("DELETE FROM journal WHERE id = ?").run(id);
+  /** Removes a journal row; returns its plan (undefined if there was none). */
+  endJournal(id: number): string | undefined {
+    return this.db.prepare("DELETE FROM journal WHERE id = ? RETURNING plan").pluck().get(id) as string | undefined;
   }
 
   journals(): JournalRow[] {

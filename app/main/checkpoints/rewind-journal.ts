@@ -58,7 +58,7 @@ export class RewindJournal {
     try {
       const stored = JSON.parse(row.plan) as JournalPlan | { planFile: string };
       if (!("planFile" in stored)) return stored;
-      const file = planFileOf(row);
+      const file = planFileOf(row.plan);
       return file ? (JSON.parse(await readFile(join(this.#dir, file), "utf8")) as JournalPlan) : null;
     } catch {
       return null;
@@ -67,24 +67,23 @@ export class RewindJournal {
 
   /** Ends a journal: its row, then its plan file. */
   async end(id: number): Promise<void> {
-    const row = this.#db.journals().find((r) => r.id === id);
-    this.#db.endJournal(id);
-    const file = row ? planFileOf(row) : null;
+    const plan = this.#db.endJournal(id);
+    const file = plan === undefined ? null : planFileOf(plan);
     if (file) await rm(join(this.#dir, file), { force: true }).catch(() => undefined);
   }
 
   /** Removes plan files that no journal row names. */
   async sweep(): Promise<void> {
-    const named = new Set(this.#db.journals().map(planFileOf));
+    const named = new Set(this.#db.journals().map((row) => planFileOf(row.plan)));
     const files = await readdir(this.#dir).catch(() => [] as string[]);
     await Promise.all(files.filter((f) => !named.has(f)).map((f) => rm(join(this.#dir, f), { force: true }).catch(() => undefined)));
   }
 }
 
-/** The plan file a row names: only a name begin() makes (a damaged index names nothing else to read or remove). */
-function planFileOf(row: JournalRow): string | null {
+/** The plan file a row's plan names: only a name begin() makes (a damaged index names nothing else to read or remove). */
+function planFileOf(plan: string): string | null {
   try {
-    const stored = JSON.parse(row.plan) as { planFile?: unknown };
+    const stored = JSON.parse(plan) as { planFile?: unknown };
     return typeof stored.planFile === "string" && PLAN_FILE.test(stored.planFile) ? stored.planFile : null;
   } catch {
     return null;
