@@ -3,6 +3,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { itWhen, needsLinux } from "../support/requirements.ts";
 import { createBashTool, type BashDetails, type BashProgressDetails } from "../../app/main/tools/bash.ts";
 import { createCodingTools } from "../../app/main/tools/index.ts";
+import { RunningCommands } from "../../app/main/tools/running-commands.ts";
 import { isAlive, procScanCount } from "../../app/main/tools/process-tree.ts";
 import { ToolExecutionError } from "../../app/main/tools/tool-error.ts";
 import { runTool, tempDir } from "./helpers.ts";
@@ -181,6 +182,23 @@ describe("bash tool", () => {
     const run = await pending;
     expect(run.isError).toBe(true);
     expect(run.text).toContain("started");
+  });
+
+  it("does not lose an interrupt sent the moment the command starts", async () => {
+    // Right after the spawn the child has not yet made its own process group or taken its
+    // terminal: a SIGINT to the group fails and a typed ^C goes nowhere (about 1 in 12 here).
+    const running = new RunningCommands();
+    const register = running.register.bind(running);
+    running.register = (id, handle) => {
+      register(id, handle);
+      handle.interrupt();
+    };
+    const tool = createBashTool({ projectDir: project.dir, outputDir: outputs.dir, running });
+    for (let i = 0; i < 40; i++) {
+      const run = await runTool(tool, { command: "sleep 30", timeout: 10 }, { id: `early-${i}` });
+      expect(run.isError).toBe(true);
+      expect(run.text).not.toMatch(/timed out/i);
+    }
   });
 
   it("bounds the model's output, saves the full output to a file and keeps memory bounded", async () => {

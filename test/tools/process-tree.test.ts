@@ -4,9 +4,10 @@
 // here only when the pool fails or is late.
 import { spawn } from "node:child_process";
 import { expect, it } from "vitest";
-import { descendantsOf, isAlive, killFamily, processFamily, procScanCount } from "../../app/main/tools/process-tree.ts";
+import { descendantsOf, isAlive, killFamily, processFamily, procScanCount, readProcInfo, sessionFormed } from "../../app/main/tools/process-tree.ts";
 import { familyOf } from "../../app/main/tools/process-tree-off-thread.ts";
 import type { ComputePool } from "../../app/main/workers/compute-pool.ts";
+import * as pty from "node-pty";
 import { describeWhen, needsLinux } from "../support/requirements.ts";
 
 describeWhen(needsLinux(), "process tree", () => {
@@ -57,5 +58,28 @@ describeWhen(needsLinux(), "the family found off the main thread", () => {
       ),
     ).toContain(process.pid);
     expect(procScanCount()).toBe(scans + 2);
+  });
+});
+
+describeWhen(needsLinux(), "a pty child's session", () => {
+  it("is awaited until the child leads it: its process group can then be signalled", async () => {
+    for (let i = 0; i < 20; i++) {
+      const term = pty.spawn("/bin/sh", ["-c", "sleep 30"], { encoding: null });
+      const exited = new Promise<number>((resolve) => term.onExit(({ signal }) => resolve(signal ?? 0)));
+      expect(await sessionFormed(term.pid)).toBe(true);
+      expect(readProcInfo(term.pid)?.session).toBe(term.pid);
+      process.kill(-term.pid, "SIGINT");
+      expect(await exited).toBe(2);
+    }
+  });
+
+  it("is never formed by a process that stays in ours, or one that is gone", async () => {
+    const child = spawn("sleep", ["30"], { stdio: "ignore" });
+    const started = Date.now();
+    expect(await sessionFormed(child.pid!, 200)).toBe(false);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+    child.kill("SIGKILL");
+    await new Promise((r) => child.once("exit", r));
+    expect(await sessionFormed(child.pid!, 5_000)).toBe(false);
   });
 });

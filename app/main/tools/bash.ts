@@ -18,6 +18,7 @@ import type { AgentTool } from "../loop/index.ts";
 import { OutputCollector, type OutputRedactor } from "./bash-output.ts";
 import { resolveToolPath } from "./paths.ts";
 import { killFamilyOffThread, waitingForInput as checkWaitingForInput } from "./process-tree-off-thread.ts";
+import { sessionFormed } from "./process-tree.ts";
 import { ptyCommandLine } from "./pty-command.ts";
 import type { RunningCommands } from "./running-commands.ts";
 import type { CommandSandbox, SandboxLaunch } from "../sandbox/session-sandbox.ts";
@@ -218,15 +219,19 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
   req.signal?.addEventListener("abort", onAbort, { once: true });
   req.running?.register(req.toolCallId, {
     write: (data) => term.write(data),
-    interrupt: () => {
-      const fallback = () => term.write("\x03");
-      if (launch?.interrupt) return launch.interrupt(pid, fallback);
-      try {
-        process.kill(-pid, "SIGINT");
-      } catch {
-        fallback();
-      }
-    },
+    // Sent once the command's process group exists: an interrupt in the first milliseconds
+    // after the spawn would otherwise be lost (no group to signal, no terminal session for ^C).
+    interrupt: () =>
+      void sessionFormed(pid).then(() => {
+        if (exited) return;
+        const fallback = () => term.write("\x03");
+        if (launch?.interrupt) return launch.interrupt(pid, fallback);
+        try {
+          process.kill(-pid, "SIGINT");
+        } catch {
+          fallback();
+        }
+      }),
   });
 
   return new Promise((resolve, reject) => {

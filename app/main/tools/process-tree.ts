@@ -127,6 +127,24 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Resolves true once `pid` leads its own session (a pty's child calls setsid right after fork),
+ * false if it is gone or has not within `timeoutMs`. Until then its process group does not exist
+ * and a Ctrl-C typed on its terminal goes nowhere: an interrupt sent that early is lost. Where
+ * there is no /proc it cannot tell, and resolves true at once. Never rejects.
+ */
+export async function sessionFormed(pid: number, timeoutMs = 2_000): Promise<boolean> {
+  if (!hasProc) return true;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const info = readProcInfo(pid);
+    if (!info || info.state === "Z" || info.state === "X") return false;
+    if (info.session === pid) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
 function signal(pid: number, sig: NodeJS.Signals): void {
   try {
     process.kill(pid, sig);
