@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import { expect, it } from "vitest";
 import { descendantsOf, isAlive, killFamily, processFamily, procScanCount, readProcInfo, sessionFormed } from "../../app/main/tools/process-tree.ts";
 import { familyOf } from "../../app/main/tools/process-tree-off-thread.ts";
+import { ptyCommandLine } from "../../app/main/tools/pty-command.ts";
 import type { ComputePool } from "../../app/main/workers/compute-pool.ts";
 import * as pty from "node-pty";
 import { describeWhen, needsLinux } from "../support/requirements.ts";
@@ -63,8 +64,11 @@ describeWhen(needsLinux(), "the family found off the main thread", () => {
 
 describeWhen(needsLinux(), "a pty child's session", () => {
   it("is awaited until the child leads it: its process group can then be signalled", async () => {
+    // The bash tool's own command line. (A plain `sh -c "sleep 30"` is no good here: dash, signalled
+    // in its first moments, may go on and run the command; 32 of 200 here.)
+    const [file, ...args] = ptyCommandLine("/bin/bash", "sleep 30");
     for (let i = 0; i < 20; i++) {
-      const term = pty.spawn("/bin/sh", ["-c", "sleep 30"], { encoding: null });
+      const term = pty.spawn(file!, args, { encoding: null });
       const exited = new Promise<number>((resolve) => term.onExit(({ signal }) => resolve(signal ?? 0)));
       expect(await sessionFormed(term.pid)).toBe(true);
       expect(readProcInfo(term.pid)?.session).toBe(term.pid);
