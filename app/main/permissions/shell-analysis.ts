@@ -289,7 +289,8 @@ class Walker {
       return;
     }
     const verdict = judgeFileRedirect(node, this.source, this.reasons);
-    if (verdict.destination) this.substitutionsIn(verdict.destination);
+    // Every word of the redirection, not only its target: words after it are the command's.
+    this.substitutionsIn(node);
     if (verdict.reason) this.reasons.add(verdict.reason);
     const file = verdict.file;
     if (file) this.script.redirects.push({ kind: file.access, operator: file.operator, target: file.target, cwds: nested ? [null] : cwds });
