@@ -126,3 +126,83 @@ describe("the reasons no rule may allow a line", () => {
     expect(read("ls -l")).toMatchObject({ opaque: [], warnings: [] });
   });
 });
+
+describe("words after a redirection's target", () => {
+  // bash gives them to the command (`rm >/dev/null -rf /` is `rm -rf /`); the parser hangs them
+  // on the redirection, so rules would see `rm` alone.
+  it("make the line one no rule may allow; the file is still judged and their commands listed", () => {
+    expect(read("rm >/dev/null -rf /")).toMatchObject({ opaque: ["contains a redirection bash reads differently (>/dev/null -rf /)"], redirects: [] });
+    expect(read("git status 2>&1 push").opaque).toEqual(["contains a redirection bash reads differently (2>&1 push)"]);
+    expect(read("echo hi > out extra")).toMatchObject({
+      opaque: ["contains a redirection bash reads differently (> out extra)"],
+      redirects: [{ kind: "write", target: { value: "out" } }],
+    });
+    expect(read("echo >o $(rm -rf /)").commands.map((c) => [c.text, c.nested])).toEqual([
+      ["echo", false],
+      ["rm -rf /", true],
+    ]);
+    // Only the commands inside them are looked for, as in any word (a variable is not a reason of its own).
+    expect(read('echo >o x "$X"').opaque).toEqual(['contains a redirection bash reads differently (>o x "$X")']);
+    expect(read("echo >o $X").opaque).toEqual(["contains a redirection bash reads differently (>o $X)"]);
+    expect(read("echo hi > out 2>&1").opaque).toEqual([]);
+  });
+});
+
+describe("what the walk reads in odd places", () => {
+  it("text the parser skipped is a reason only when there is no other", () => {
+    expect(read("ls \\ ]").opaque).toEqual(["contains text the parser skipped, which bash may read differently"]);
+    expect(read("ls \\ ] $X").opaque).toEqual(["expands a variable ($NAME), whose value is only known when it runs"]);
+  });
+
+  it("a syntax error, and nesting too deep to read, list the commands they hold", () => {
+    expect(read("if true; then ls")).toMatchObject({ opaque: ["could not be read as bash (a syntax error)"], commands: [{ text: "true", nested: true }] });
+    const deep = read(`${"( ".repeat(250)}ls${" )".repeat(250)}`);
+    expect(deep.opaque).toEqual(["runs a subshell ( ... )", "could not be read as bash (a syntax error)"]);
+  });
+
+  it("a comment inside && or || is read as a syntax error, and the command after it is still listed", () => {
+    expect(read("ls && # c\n rm -rf x")).toMatchObject({
+      opaque: ["could not be read as bash (a syntax error)"],
+      commands: [
+        { text: "ls", nested: true, cwds: [null] },
+        { text: "rm -rf x", nested: true, cwds: [null] },
+      ],
+    });
+  });
+
+  it("a separator it does not know, and a stray $ before a string, are reasons", () => {
+    expect(read("npm test;;").opaque).toEqual(['contains ";;", which Lathe does not judge']);
+    expect(read('echo $"b"').opaque).toEqual(['contains "$", which Lathe does not judge']);
+  });
+
+  it("words start after the line's leading blanks; a redirection right after a word joins nothing", () => {
+    expect(read(" ls").opaque).toEqual([]);
+    expect(read("cat<<<x").opaque).toEqual(["contains a here-string (<<<)"]);
+  });
+
+  it("lists commands in a command name, in a word's nested string, in declarations and here-strings", () => {
+    const nested = (line: string) => read(line).commands.filter((c) => c.nested).map((c) => c.text);
+    expect(nested("$(echo rm) -rf /")).toEqual(["echo rm"]);
+    expect(nested('echo a"$(id)"')).toEqual(["id"]);
+    expect(nested("declare -x A=$(id)")).toEqual(["id"]);
+    expect(nested("cat <<< $(id)")).toEqual(["id"]);
+  });
+
+  it("a construct nested in a subshell gives its own reason", () => {
+    expect(read("(if true; then rm x; fi)").opaque).toEqual(["runs a subshell ( ... )", "contains if ... fi"]);
+  });
+
+  it("a redirection inside a construct runs in a folder only known when it runs", () => {
+    expect(read("(echo x > out)").redirects.map((r) => [r.kind, r.target.value, r.cwds])).toEqual([["write", "out", [null]]]);
+  });
+
+  it("reads several assignments, an empty value, and says which it cannot read (briefly)", () => {
+    expect(read("A=1 B=2").assignments).toEqual([
+      { name: "A", value: "1" },
+      { name: "B", value: "2" },
+    ]);
+    expect(read("A=").assignments).toEqual([{ name: "A", value: "" }]);
+    expect(read("A+=1").opaque).toEqual(["contains an assignment bash reads differently (A+=1)"]);
+    expect(read(`A+=${"x".repeat(60)}`).opaque).toEqual([`contains an assignment bash reads differently (A+=${"x".repeat(37)})`]);
+  });
+});
