@@ -99,10 +99,13 @@ describe("path shortcuts", () => {
       { "/": "/", "/proj": "/" },
       { "/": "/", "/proj": "/r/./s/", "/Proj": "/other" },
       { "/proj/a/b.txt": "/x.txt", "/proj/a": "/y", "/": "/" },
+      // The root elsewhere (a stand-in system), and a folder answered for its unnormalized form.
+      { "/": "/chroot" },
+      { "/": "/", "/proj/": "/proj", "/proj/a": "/data/a" },
     ];
     for (const system of systems) {
       const realpath = (p: string) => system[p];
-      for (const p of [...PATHS.filter((x) => x.startsWith("/")), "/proj/a/b/c/d.txt", "/proj/a/b.txt/x"]) {
+      for (const p of [...PATHS.filter((x) => x.startsWith("/")), "/proj/a/b/c/d.txt", "/proj/a/b.txt/x", "/proj/a/b/", "/proj/a/./b", "/proj/a/b/c/"]) {
         expect(realPathOf(p, { platform: "linux", home: "/h", realpath }), `${JSON.stringify(system)} ${p}`).toBe(oracle(p, realpath));
       }
     }
