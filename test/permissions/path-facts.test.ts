@@ -4,7 +4,7 @@
 // of a path when the project folder is itself a link or its real path is answered unnormalized
 // (the general path of relativeInside, the one Windows takes for every path).
 import { describe, expect, it } from "vitest";
-import { packageScriptsChange, pathFacts, protectedPath, type PathFacts, type PathPlatform } from "../../app/main/permissions/path-facts.ts";
+import { packageScriptsChange, pathFacts, protectedPath, realPathOf, type PathFacts, type PathPlatform } from "../../app/main/permissions/path-facts.ts";
 
 const linux: PathPlatform = { platform: "linux", home: "/h", realpath: () => undefined };
 const mac: PathPlatform = { ...linux, platform: "darwin" };
@@ -78,5 +78,15 @@ describe("pathFacts", () => {
     const slashed: PathPlatform = { ...mac, realpath: (p) => (p === "/proj" ? "/proj/" : p) };
     expect(pathFacts("/PROJ/Src/A.ts", "/proj", slashed)).toEqual({ given: "/PROJ/Src/A.ts", real: "/PROJ/Src/A.ts", relative: "Src/A.ts", givenRelative: "Src/A.ts", inside: true });
     expect(pathFacts("/PROJ/Src/A.ts", "/proj", { ...slashed, platform: "linux" }).inside).toBe(false);
+  });
+});
+
+describe("realPathOf", () => {
+  it("follows a link however many missing names follow it (the general walk: every path on Windows)", () => {
+    const platform: PathPlatform = { ...linux, realpath: (p) => (p === "/proj/link" ? "/elsewhere" : undefined) };
+    // Unnormalized (the trailing "."), so it takes the walk Windows takes, not the POSIX shortcut.
+    const deep = `/proj/link/${"a/".repeat(5000)}x/.`;
+    expect(realPathOf(deep, platform)).toBe(`/elsewhere/${"a/".repeat(5000)}x`);
+    expect(pathFacts(deep, "/proj", platform).inside).toBe(false);
   });
 });

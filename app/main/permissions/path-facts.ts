@@ -118,7 +118,10 @@ export function realPathOf(p: string, platform: PathPlatform): string {
   }
   let existing = p;
   const rest: string[] = [];
-  for (let guard = 0; guard < 4096; guard++) {
+  // No bound on the steps: dirname returns a shorter prefix until the root, which is its own
+  // parent. (A bound of 4,096 once gave up on a longer path, unresolved: a link out of the project
+  // followed by 4,096 missing names was judged by where it appears to be.)
+  for (;;) {
     const real = platform.realpath(existing);
     if (real !== undefined) return rest.length === 0 ? real : below(real, rest.reverse());
     const parent = path.dirname(existing);
@@ -126,7 +129,6 @@ export function realPathOf(p: string, platform: PathPlatform): string {
     rest.push(path.basename(existing));
     existing = parent;
   }
-  return p;
 }
 
 /** A POSIX path that path.resolve would return unchanged: absolute, no `.`/`..`/empty segments. */
