@@ -26,7 +26,14 @@ describe("subjects of tools other than bash", () => {
     const read = callSubjects("read", { path: "/p/.git/config" }, "/p", linux);
     expect(read).toMatchObject({ subjects: [".git/config"], absolutePaths: ["/p/.git/config"], outsideProject: false, opaque: false, warnings: [], reasons: [] });
     expect(read.parts).toEqual([
-      { kind: "path", access: "read", tool: "read", display: ".git/config", viaRedirection: false, facts: { given: "/p/.git/config", real: "/p/.git/config", relative: ".git/config", givenRelative: ".git/config", inside: true } },
+      {
+        kind: "path",
+        access: "read",
+        tool: "read",
+        display: ".git/config",
+        viaRedirection: false,
+        facts: { given: "/p/.git/config", real: "/p/.git/config", relative: ".git/config", givenRelative: ".git/config", inside: true },
+      },
     ]);
     expect(read.command).toBeUndefined();
     const written = callSubjects("write", { path: "/p/.git/config", content: "" }, "/p", linux);
@@ -61,7 +68,16 @@ describe("subjects of tools other than bash", () => {
 
 describe("bash", () => {
   it("keeps the command as given, '' when none was given", () => {
-    expect(bash("ls")).toMatchObject({ command: "ls", subjects: ["ls"], outsideProject: false, opaque: false, reasons: [], warnings: [], denyForms: [["ls"]], unknownCommand: false });
+    expect(bash("ls")).toMatchObject({
+      command: "ls",
+      subjects: ["ls"],
+      outsideProject: false,
+      opaque: false,
+      reasons: [],
+      warnings: [],
+      denyForms: [["ls"]],
+      unknownCommand: false,
+    });
     expect(callSubjects("bash", {}, "/p", linux)).toMatchObject({ command: "", subjects: [], parts: [] });
     expect(callSubjects("bash", null, "/p", linux)).toMatchObject({ command: "", subjects: [], parts: [] });
   });
@@ -70,7 +86,14 @@ describe("bash", () => {
     const read = bash("cat < .git/config");
     expect(read.warnings).toEqual([]);
     expect(paths("cat < .git/config")).toEqual([
-      { kind: "path", access: "read", tool: "read", display: ".git/config", viaRedirection: true, facts: { given: "/p/.git/config", real: "/p/.git/config", relative: ".git/config", givenRelative: ".git/config", inside: true } },
+      {
+        kind: "path",
+        access: "read",
+        tool: "read",
+        display: ".git/config",
+        viaRedirection: true,
+        facts: { given: "/p/.git/config", real: "/p/.git/config", relative: ".git/config", givenRelative: ".git/config", inside: true },
+      },
     ]);
     const written = bash("echo x > .git/config");
     expect(written.warnings).toEqual([".git/config: files in .git/ (config, hooks) make git run programs."]);
@@ -188,18 +211,18 @@ describe("package.json written or edited", () => {
 
   it("edited: the edits applied in turn; anything the edit tool would not apply cannot tell", () => {
     expect(call("edit", { edits: [{ oldText: '"a"', newText: '"b"' }] })).toEqual([]);
-    expect(call("edit", { edits: [{ oldText: '"a"', newText: '"b"' }, { oldText: '"b"', newText: '"c"' }] })).toEqual([]);
+    expect(
+      call("edit", {
+        edits: [
+          { oldText: '"a"', newText: '"b"' },
+          { oldText: '"b"', newText: '"c"' },
+        ],
+      }),
+    ).toEqual([]);
     expect(call("edit", { edits: [{ oldText: "vitest", newText: "rm -rf ~" }] })).toEqual([CHANGES]);
     // The new text is inserted as it is ($& is no pattern).
     expect(call("edit", { edits: [{ oldText: '"a"', newText: '"$&"' }] })).toEqual([]);
-    for (const edits of [
-      "not a list",
-      [null],
-      [{ newText: '"b"' }],
-      [{ oldText: 1, newText: "2" }],
-      [{ oldText: '"a"', newText: null }],
-      [{ oldText: '"zzz"', newText: '"b"' }],
-    ])
+    for (const edits of ["not a list", [null], [{ newText: '"b"' }], [{ oldText: 1, newText: "2" }], [{ oldText: '"a"', newText: null }], [{ oldText: '"zzz"', newText: '"b"' }]])
       expect(call("edit", { edits }), JSON.stringify(edits)).toEqual([CANNOT_TELL]);
     // A package.json that does not exist yet cannot be edited.
     expect(call("edit", { edits: [{ oldText: "a", newText: "b" }] }, path.join(root, "empty"))).toEqual([CANNOT_TELL]);

@@ -9,7 +9,13 @@ import { packageScriptsChange, pathFacts, protectedPath, realPathOf, type PathFa
 const linux: PathPlatform = { platform: "linux", home: "/h", realpath: () => undefined };
 const mac: PathPlatform = { ...linux, platform: "darwin" };
 /** Facts of a path inside /p whose real and given relative forms are as given. */
-const facts = (relative: string | null, givenRelative: string | null = relative): PathFacts => ({ given: "/p/x", real: "/p/x", relative, givenRelative, inside: relative !== null });
+const facts = (relative: string | null, givenRelative: string | null = relative): PathFacts => ({
+  given: "/p/x",
+  real: "/p/x",
+  relative,
+  givenRelative,
+  inside: relative !== null,
+});
 const warning = (f: PathFacts, platform = linux, scriptsChange?: boolean) => protectedPath(f, platform, scriptsChange)?.warning;
 
 describe("protectedPath", () => {
@@ -70,13 +76,25 @@ describe("pathFacts", () => {
   it("relates real paths answered unnormalized (a folder with a trailing /) as path.relative does, folded on macOS", () => {
     for (const platform of [linux, mac]) {
       const slashed: PathPlatform = { ...platform, realpath: (p) => (p === "/proj" ? "/proj/" : p) };
-      expect(pathFacts("/proj/src/a.ts", "/proj", slashed), platform.platform).toEqual({ given: "/proj/src/a.ts", real: "/proj/src/a.ts", relative: "src/a.ts", givenRelative: "src/a.ts", inside: true });
+      expect(pathFacts("/proj/src/a.ts", "/proj", slashed), platform.platform).toEqual({
+        given: "/proj/src/a.ts",
+        real: "/proj/src/a.ts",
+        relative: "src/a.ts",
+        givenRelative: "src/a.ts",
+        inside: true,
+      });
       expect(pathFacts("/proj", "/proj", slashed), platform.platform).toEqual({ given: "/proj", real: "/proj/", relative: ".", givenRelative: ".", inside: true });
       expect(pathFacts("/other/x", "/proj", slashed), platform.platform).toEqual({ given: "/other/x", real: "/other/x", relative: null, givenRelative: null, inside: false });
       expect(pathFacts("/projx/a", "/proj", slashed).inside, platform.platform).toBe(false);
     }
     const slashed: PathPlatform = { ...mac, realpath: (p) => (p === "/proj" ? "/proj/" : p) };
-    expect(pathFacts("/PROJ/Src/A.ts", "/proj", slashed)).toEqual({ given: "/PROJ/Src/A.ts", real: "/PROJ/Src/A.ts", relative: "Src/A.ts", givenRelative: "Src/A.ts", inside: true });
+    expect(pathFacts("/PROJ/Src/A.ts", "/proj", slashed)).toEqual({
+      given: "/PROJ/Src/A.ts",
+      real: "/PROJ/Src/A.ts",
+      relative: "Src/A.ts",
+      givenRelative: "Src/A.ts",
+      inside: true,
+    });
     expect(pathFacts("/PROJ/Src/A.ts", "/proj", { ...slashed, platform: "linux" }).inside).toBe(false);
   });
 });

@@ -181,7 +181,10 @@ describe("what the walk reads in odd places", () => {
   });
 
   it("lists commands in a command name, in a word's nested string, in declarations and here-strings", () => {
-    const nested = (line: string) => read(line).commands.filter((c) => c.nested).map((c) => c.text);
+    const nested = (line: string) =>
+      read(line)
+        .commands.filter((c) => c.nested)
+        .map((c) => c.text);
     expect(nested("$(echo rm) -rf /")).toEqual(["echo rm"]);
     expect(nested('echo a"$(id)"')).toEqual(["id"]);
     expect(nested("declare -x A=$(id)")).toEqual(["id"]);
