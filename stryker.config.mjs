@@ -238,6 +238,80 @@
 //   own, so `reasons.size > 0` at the start made true, false, `>=` or `<=`, the start's clear()
 //   (not covered) or the final clear() removed change nothing. `{ transient: true }` emptied or
 //   false: a parse into fresh objects gives the same tree (transient only reuses node objects).
+//   The end's `reasons.size > 0` made true or `>=`: an empty set copied gives an empty list again.
+// - shell-analysis.ts, what the parser never gives (seen over the corpus and 30,000 random lines
+//   of shell tokens): a pipeline's unnamed children are `|` and `|&` only (`child.type !== "|"
+//   && ...` made false; unexpected() not covered); a redirected
+//   statement's children are all named (`child.named` made true; unexpected() not covered); a
+//   program has no "\n" child (newlines separate statements without a token: `child.type !==
+//   "\n"` made true, "\n" made ""); a list of three children has `&&` or `||` (`op.type === "||"`
+//   made true; unexpected(op) not covered), and with exactly three children (checked in the same
+//   condition) left, op and right are all defined (`!left || !op`, `!left || !op || !right` made
+//   false or `&&`: the checks narrow the types); a comment is never a command's child (it ends the
+//   command: `child.type !== "comment"` made true and `child.type === "comment"` made false, their
+//   texts ""); every command has a command_name (`own[0]?.value` made `.value`); the children of
+//   variable_assignments are all variable_assignment (its check made true); a declaration starts
+//   with its keyword (`node.children[0]?.type` made `.type`; "a declaration" not covered); the
+//   field `redirect` is given exactly to children whose type ends with `_redirect` (isRedirect:
+//   `node.field === "redirect"` made false, "" or `&&`, endsWith made startsWith); the statement
+//   types the switch does not name all have a NESTED_REASONS entry, and the redirections other
+//   than file_redirect are here-documents and here-strings (both `contains ${describeNode(node)}`
+//   fallbacks not covered).
+// - shell-analysis.ts, sequence: `last ?? stay(cwds)` made `&&`: only a program is a sequence, and
+//   no one reads a program's flow (analyzeShell drops the walk's result, nestedIn its statements').
+// - shell-analysis.ts, command: `previousWordEnd >= 0` made true or `> 0`: afterContinuations from
+//   -1 returns -1, never a child's start, and no word ends at 0. `previousWordEnd = ... : -1` made
+//   `+1` after a redirection: the next child starts past the redirection's target, which is not a
+//   line continuation, so afterContinuations from 1 never reaches it.
+// - shell-analysis.ts, test: `verdict.computed` made true: a verdict that is not computed is over
+//   literal words, in which nestedIn finds no command and no computed part.
+// - shell-analysis.ts, substitutionsIn: the children's check (`child.type ===
+//   "command_substitution" || child.type === "process_substitution"`) made false or `&&`, either
+//   operand made false, or their texts "": the child then goes to substitutionsIn, whose first
+//   check finds the substitution itself. nestedIn: `!child.named` made false: a token has no
+//   children, no COMPUTED_REASONS entry and no statement type.
+// - call-parts.ts, callSubjects: `p.kind === "path"` made true in outsideProject and the warnings
+//   (a path tool's parts are all paths). bashSubjects: factsOf's `!facts` made true (the facts of
+//   a path, computed again, are the same); a redirection's `cwd ?? "/"` with "/" made "" (reached
+//   only for an absolute target in a folder only known when it runs: path.resolve("", "/x") is
+//   "/x"); `own`'s `forms.first < s.denyForms.length` made true, false, `<=` or `>=` (own is only
+//   a list sharedAllowFormOf may take as the words when it holds exactly them, which it checks,
+//   and denyForms[length] is undefined: the same words either way); `p.kind === "path"` made true
+//   before `p.protection` (command parts have none).
+// - path-facts.ts, the POSIX shortcuts around node:path (realPathOf's walk by prefixes, resolved,
+//   resolvedFrom, below, relativeInside's prefix comparison): each answers what the node:path
+//   call it stands for answers for an absolute normal path, and falls back to that call for any
+//   other (path-shortcuts.test.ts checks them against those calls as oracles). So a mutant that
+//   takes the call where the shortcut would do, or the shortcut for input it is never given here,
+//   answers the same: `POSIX` made true or false in their conditions (`!POSIX` made `POSIX`), the
+//   first-character checks (`charCodeAt(0) === 47` or `!== 47` made true, false, the other
+//   comparison, or `&&` for `||`: every path they see is absolute, pathFacts resolves it first, and
+//   the host's realpath answers absolute normal paths), realPathOf's shortcut block emptied or its
+//   loop made `for (; false;)`, `end === p.length` made false (p.slice(0, p.length) is p),
+//   `real.charCodeAt(0) !== 47 || NOT_NORMAL.test(real)` made true, resolved's whole condition made
+//   false, resolvedFrom's `folder.length === 1` made false (`//x` is then resolved to /x), below's
+//   condition made true (or its first operands false or `&&`), plainName's block emptied, made
+//   false, `name === ""`, `name.includes("/")` or "/" made "" (a name taken as not plain goes to
+//   path.join, which joins plain names the same), relativeInside's `NOT_NORMAL.test(child)` made
+//   false (or `&&`: real paths are normal here; the tests reach the general path through an
+//   unnormalized project folder) and its whole condition made true. pathFacts: `given === real &&
+//   root === realRoot` made false (givenRelative computed again is the same).
+// - path-facts.ts, hostRealpath: `!existsSync(p)` made false (realpathSync.native throws for a
+//   missing path and the catch answers undefined the same); the catch's block emptied (not covered:
+//   it returns undefined either way).
+// - path-facts.ts, CallMemo: `i < pairs.length` made `<=` in get and set (pairs[length] is
+//   undefined, never a key; a Map entry for undefined is never asked for), `pairs.length < 2 *
+//   MEMO_LIST_PAIRS` made true, false, `<=`, `>=` or `2 /`: the pairs move to a Map sooner, later or
+//   never, with the same answers (judge-reuse.test.ts checks them against a Map).
+// - path-facts.ts, protectedPath: `k < 2` made `<=` (a third pass reads givenRelative again).
+//   packageScriptsChange: `after === undefined` made false (JSON.parse(undefined) throws: undefined
+//   all the same), `text === null` made false (JSON.parse(null) is null, whose scripts are "{}" as
+//   well), the catch's block emptied (it returns undefined either way).
+// - call-parts.ts, commandPart: `form.words[0] ?? ""` (not covered: every command has a first
+//   word, "" for the missing one of `ls &&`, and wrappers never strip the last word);
+//   needsNoRule's `form.words.slice(1)` made `form.words` (evaluatesCode is asked only for the
+//   effect-free names, of which only test and [ look at their words, for a "-v" followed by a
+//   word that is not a name: the name itself is neither).
 // - sandbox-mode.ts, sandboxDecision: `input.mode === "full-auto"` made false (or its "full-auto"
 //   ""): in full auto decide() allows every call it does not deny or ask firmly about (both returned
 //   before), and full auto's plan is never a requested-outside crossing, so the allow is returned at
