@@ -46,7 +46,7 @@ function fillAllowForm(command: ShellCommand, out: AllowForm, same?: readonly st
   for (let guard = 0; guard < 8 && !blocked; guard++) {
     const name = words[0]?.value;
     if (!name || !(name in PASS_THROUGH)) break;
-    if (name === "command" && words.some((w) => w.value === "-v" || w.value === "-V")) break;
+    if (name === "command" && looksUp(words)) break;
     const spec = PASS_THROUGH[name]!;
     let i = 1;
     while (i < words.length) {
@@ -81,6 +81,7 @@ function fillAllowForm(command: ShellCommand, out: AllowForm, same?: readonly st
   const name = values[0] ?? "";
   if (!blocked && words[0]?.glob) blocked = "its command name has wildcards, which bash expands when it runs";
   if (!blocked) blocked = runsCode(name, values);
+  if (!blocked && EVALUATES_CODE.has(name)) blocked = evaluation(name, values);
   for (let i = 0; i < assignments.length && !blocked; i++) {
     if (isCodeRunningVariable(assignments[i]!.name)) blocked = `it sets ${assignments[i]!.name}, which can make programs run other code`;
   }
@@ -89,6 +90,20 @@ function fillAllowForm(command: ShellCommand, out: AllowForm, same?: readonly st
   out.assignments = assignments;
   out.blocked = blocked;
   return out;
+}
+
+/**
+ * `command -v NAME` and `command -V NAME` only say what NAME is; a `-v` after the command's name
+ * is that command's own (`command rm -rf x -v` runs rm). Only the options before it count
+ * (clusters included: `-pv`); the words are known (a computed one blocked the form before).
+ */
+function looksUp(words: readonly ShellWord[]): boolean {
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!.value!;
+    if (w === "--" || w === "-" || !w.startsWith("-")) return false;
+    if (w.includes("v") || w.includes("V")) return true;
+  }
+  return false;
 }
 
 function valuesOf(words: readonly ShellWord[]): string[] {
@@ -117,11 +132,52 @@ function runsCode(name: string, words: string[]): string | undefined {
   if (SHELLS.has(name)) {
     const options = words.slice(1).filter((w) => /^-[a-zA-Z]+$/.test(w));
     if (options.some((o) => o.includes("c"))) return `${name} -c runs a string as shell code`;
-    if (options.some((o) => o.includes("s")) || !words.slice(1).some((w) => !w.startsWith("-"))) return `${name} without a script runs the commands it reads from its input`;
+    if (options.some((o) => o.includes("s")) || readsInput(words.slice(1))) return `${name} without a script runs the commands it reads from its input`;
   }
   if (name === "env" && words.some((w) => w === "-S" || w.startsWith("--split-string"))) return "env -S runs a string as a command";
   if (name === "find" && words.some((w) => /^-(?:exec|execdir|ok|okdir)$/.test(w))) return "find -exec runs a command for each file it finds";
   return undefined;
+}
+
+/**
+ * Why a builtin that evaluates some of its arguments can never be allowed, or undefined:
+ * `printf -v 'a[$(rm x)]' 1`, `read 'a[$(rm x)]'`, `let ...`, `test -v 'a[$(rm x)]'` run the
+ * substitution inside the subscript, and `mapfile -C CODE` runs CODE as it reads.
+ */
+function evaluation(name: string, words: string[]): string | undefined {
+  if ((name === "mapfile" || name === "readarray") && mapfileCallbacks(words, 1).length > 0) return `${name} -C runs shell code as it reads`;
+  if (evaluatesCode(name, words.slice(1))) return `${name} evaluates a value as arithmetic or an array subscript, which can run commands`;
+  return undefined;
+}
+
+/** mapfile's (and readarray's) options that take a value, given in the same word or the next. */
+const MAPFILE_VALUED = "dnOsuCc";
+
+/** The code each `-C` of a mapfile or readarray command runs (see optionValues). */
+function mapfileCallbacks(args: readonly (string | null)[], from: number): (string | null)[] {
+  return optionValues(args, from, MAPFILE_VALUED, "C");
+}
+
+/**
+ * The values of a command's short option `letter`, from `args[from]` on, read as bash's builtins
+ * and getopt read them: `-C VALUE`, `-CVALUE` and clusters (`-tC VALUE`, `-tCVALUE`), where the
+ * first option that takes a value (`valued`) ends the cluster (mapfile's `-dC` is the delimiter
+ * C). Null when the value is computed or missing. Every word is looked at (also after `--` or
+ * an operand): more values than the command takes, never fewer.
+ */
+function optionValues(args: readonly (string | null)[], from: number, valued: string, letter: string): (string | null)[] {
+  const values: (string | null)[] = [];
+  for (let i = from; i < args.length; i++) {
+    const w = args[i];
+    if (w === null || w === undefined || w.length < 2 || w[0] !== "-" || w[1] === "-") continue;
+    for (let j = 1; j < w.length; j++) {
+      if (!valued.includes(w[j]!)) continue;
+      const value = j + 1 < w.length ? w.slice(j + 1) : (args[++i] ?? null);
+      if (w[j] === letter) values.push(value);
+      break;
+    }
+  }
+  return values;
 }
 
 /** The names runsCode looks further at (with RUNS_ARGUMENTS): any other runs no code by itself. */
@@ -180,6 +236,46 @@ function runShellString(text: string | null | undefined, out: DenyForms, depth: 
 /** The commands collect looks inside by name (with EVALUATES_CODE, PASS_THROUGH and RUNS_ARGUMENTS). */
 const LOOKED_INSIDE = new Set([...SHELLS, "su", "script", "eval", "trap", "alias", "mapfile", "readarray", "watch", "find"]);
 
+/** Shell options whose value is the next word (`bash -o posix`, `bash --rcfile x`). */
+const SHELL_VALUED = new Set(["--rcfile", "--init-file"]);
+
+/**
+ * Whether a shell without `-c` reads its commands from its input: no script among its words
+ * (`bash`, `bash -x`, `bash -o posix`, `bash +x`, `bash --`) or `-s` before the script. A cluster
+ * with `o` or `O` takes the next word as its value (`-eo pipefail`). A computed word may be a
+ * script: false (the line cannot be read fully anyway).
+ */
+function readsInput(args: readonly (string | null)[]): boolean {
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i];
+    if (w === null || w === undefined) return false;
+    if (w === "--" || w === "-") return i + 1 >= args.length;
+    if (SHELL_VALUED.has(w)) {
+      i++;
+      continue;
+    }
+    if (!/^[-+][a-zA-Z]+$/.test(w)) {
+      if (w.startsWith("--")) continue; // a long option without a value (--norc, --login)
+      return false; // the script
+    }
+    if (w[0] === "-" && w.includes("s")) return true;
+    for (let j = 1; j < w.length; j++) if (w[j] === "o" || w[j] === "O") i++;
+  }
+  return true;
+}
+
+/**
+ * env's `--split-string` as getopt reads it, any unambiguous prefix included (`--s`): 0 when its
+ * value is the next word, the value's offset in `w` when given after `=`, -1 for other words.
+ */
+function splitStringOption(w: string): number {
+  if (!w.startsWith("--s")) return -1;
+  const equals = w.indexOf("=");
+  const option = equals === -1 ? w.slice(2) : w.slice(2, equals);
+  if (!"split-string".startsWith(option)) return -1;
+  return equals === -1 ? 0 : equals + 1;
+}
+
 /** Collects `words` and every command inside it; `words` becomes a form (the caller's no more). */
 function collect(words: (string | null)[], out: DenyForms, depth: number): void {
   if (words.length === 0) return;
@@ -208,11 +304,34 @@ function collectInside(name: string, words: (string | null)[], out: DenyForms, d
   const args = words.slice(1);
   const shellString = (text: string | null | undefined) => runShellString(text, out, depth);
 
+  if (name === "busybox") {
+    // `busybox rm -rf x` runs its applet rm; `busybox sh -c CODE` a shell.
+    const applet = args.findIndex((w) => w === null || !w.startsWith("-"));
+    if (applet === -1) out.unknown = true;
+    else collect(args.slice(applet), out, depth + 1);
+    return;
+  }
   if (SHELLS.has(name) || name === "su" || name === "script") {
     const c = args.findIndex((w) => w !== null && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(w));
     if (c >= 0) shellString(args.slice(c + 1).find((w) => w === null || !w.startsWith("-")));
-    else if (SHELLS.has(name) && !args.some((w) => w === null || !w.startsWith("-"))) out.unknown = true; // reads its input
+    else if (SHELLS.has(name) && readsInput(args)) out.unknown = true;
     if (name !== "su" && name !== "script") return;
+  }
+  if (name === "env") {
+    // -S splits a string into a command and its arguments (`env -S 'rm -rf x'`), with quotes and
+    // ${VAR} much as shell code has them; its own escapes (`\_` separates words) are not read.
+    const strings = optionValues(args, 0, "uCS", "S");
+    for (let i = 0; i < args.length; i++) {
+      const w = args[i];
+      const long = w === null || w === undefined ? -1 : splitStringOption(w);
+      if (long === 0) strings.push(args[++i] ?? null);
+      else if (long > 0) strings.push(w!.slice(long));
+    }
+    for (let i = 0; i < strings.length; i++) {
+      const text = strings[i];
+      if (text !== null && text !== undefined && text.includes("\\")) out.unknown = true;
+      shellString(text);
+    }
   }
   if (name === "eval") return shellString(args.some((w) => w === null) ? null : args.join(" "));
   if (evaluatesCode(name, args)) out.unknown = true;
@@ -231,11 +350,9 @@ function collectInside(name: string, words: (string | null)[], out: DenyForms, d
     return;
   }
   if (name === "mapfile" || name === "readarray") {
-    // -C names code run every -c lines (`mapfile -C 'rm x' -c 1 a`).
-    args.forEach((w, i) => {
-      if (w === "-C") shellString(args[i + 1] ?? null);
-      else if (w !== null && w.startsWith("-C")) shellString(w.slice(2));
-    });
+    // -C names code run every -c lines (`mapfile -C 'rm x' -c 1 a`, `mapfile -tC 'rm x' a`).
+    const callbacks = mapfileCallbacks(args, 0);
+    for (let i = 0; i < callbacks.length; i++) shellString(callbacks[i]);
     return;
   }
   if (name === "watch") {
