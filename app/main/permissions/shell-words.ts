@@ -32,14 +32,20 @@ export function wordOf(node: SyntaxNode, source: string, reasons: Set<string>): 
   }
   const raw = source.slice(node.start, node.end);
   const out: ShellWord = { value: "", glob: false, tilde: false };
-  // Brace expansion spans the parser's pieces (`r{m,}` is three words to it): look at the whole
-  // word with its quoted parts blanked out (no brace at all: nothing to look for).
-  const unquotedText = raw.includes("{") ? raw.replace(/\\[\s\S]|'[^']*'|"(?:[^"\\]|\\[\s\S])*"/g, (m) => "_".repeat(m.length)) : "";
-  if (unquotedText !== "" && /\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}/.test(unquotedText)) {
+  // Brace expansion and bracket globs span the parser's pieces (`r{m,}` and `a[b]` are several
+  // words to it): look at the whole word with its quoted parts blanked out (no brace or bracket
+  // at all: nothing to look for).
+  const braces = raw.includes("{");
+  const brackets = raw.includes("[");
+  const unquotedText = braces || brackets ? raw.replace(/\\[\s\S]|'[^']*'|"(?:[^"\\]|\\[\s\S])*"/g, (m) => "_".repeat(m.length)) : "";
+  if (braces && /\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}/.test(unquotedText)) {
     fail(out, reasons, "uses brace expansion ({a,b} or {1..3})");
     return out;
   }
   append(node, source, out, reasons, true, raw);
+  // `.en[v]` is a pattern bash replaces by the file names it matches (`.env`), however the
+  // parser split it.
+  if (/\[[\s\S]*\]/.test(unquotedText)) out.glob = true;
   return out;
 }
 
