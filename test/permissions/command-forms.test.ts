@@ -487,3 +487,83 @@ describe("deny forms", () => {
     expect(after.forms).toHaveLength(450);
   });
 });
+
+describe("edges of option reading", () => {
+  it("takes -N for a niceness only after nice, and a blocked form keeps its first reason", () => {
+    expect(allow("timeout -5 1 ls").blocked).toBe("timeout -5 is an option Lathe does not judge");
+    expect(allow("read $X").blocked).toBe("some of its words are computed when it runs");
+    expect(allow("printf -v $X 1").blocked).toBe("some of its words are computed when it runs");
+  });
+
+  it("reads command's look-up options up to the first operand or --", () => {
+    expect(allow("command -p")).toMatchObject({ words: ["command", "-p"], blocked: undefined });
+    expect(allow("command -p -v ls")).toMatchObject({ words: ["command", "-p", "-v", "ls"], blocked: undefined });
+    expect(allow("command -- -v x").words).toEqual(["-v", "x"]);
+    expect(allow("command -p -x ls").blocked).toBe("command -x is an option Lathe does not judge");
+    expect(allow("command -p -x").blocked).toBe("command -x is an option Lathe does not judge");
+  });
+
+  it("judges shells, env and find by their own options only", () => {
+    expect(allow("bash x.sh -S").blocked).toBeUndefined();
+    expect(allow("bash x.sh -ok").blocked).toBeUndefined();
+    expect(allow("bash -cx 'rm x'").blocked).toBe("bash -c runs a string as shell code");
+    expect(allow("find . -name pre-exec").blocked).toBeUndefined();
+    expect(allow("find . --exec").blocked).toBeUndefined();
+    expect(allow("test -C x").blocked).toBeUndefined();
+    expect(allow("sh -c1 x").blocked).toBeUndefined();
+  });
+
+  it("reads mapfile's options as clusters of letters, never operands or long options", () => {
+    expect(deny("mapfile xCrm").forms).toEqual([["mapfile", "xCrm"]]);
+    expect(deny("mapfile --Crm a").forms).toEqual([["mapfile", "--Crm", "a"]]);
+    expect(deny("mapfile -t -C 'rm x' a").forms).toEqual([
+      ["mapfile", "-t", "-C", "rm x", "a"],
+      ["rm", "x"],
+    ]);
+    expect(deny("mapfile $X -C 'rm x' a")).toEqual({
+      forms: [
+        ["mapfile", "\u0000", "-C", "rm x", "a"],
+        ["rm", "x"],
+      ],
+      first: 0,
+      unknown: true,
+    });
+  });
+
+  it("reads a shell's script after -- and its option clusters exactly", () => {
+    expect(deny("bash -- -s").unknown).toBe(false);
+    expect(deny("bash -x5").unknown).toBe(false);
+    expect(deny("bash +s x.sh").unknown).toBe(false);
+    expect(deny("bash -cx 'rm x'").forms).toEqual([
+      ["bash", "-cx", "rm x"],
+      ["rm", "x"],
+    ]);
+    expect(deny("sh -c1 x").forms).toEqual([["sh", "-c1", "x"]]);
+    expect(deny("su root -c 'rm x'").forms).toEqual([["su", "root", "-c", "rm x"], ["rm", "x"], ["root", "-c", "rm x"], ["rm x"]]);
+    expect(deny("script -c 'rm x' log").forms).toEqual([["script", "-c", "rm x", "log"], ["rm", "x"], ["rm x", "log"], ["log"]]);
+    expect(deny("busybox --install rm").forms).toEqual([["busybox", "--install", "rm"], ["rm"]]);
+  });
+
+  it("reads env's -S exactly, and no other command's", () => {
+    expect(deny("env -S 'rm -rf x'").unknown).toBe(false);
+    expect(deny("env --sx rm").forms).toEqual([["env", "--sx", "rm"], ["rm"]]);
+    expect(deny("env $X rm")).toEqual({ forms: [["env", "\u0000", "rm"], ["rm"]], first: 0, unknown: true });
+    expect(deny('env -S "$X"').unknown).toBe(true);
+    expect(deny("sudo -S ls x").forms).toEqual([["sudo", "-S", "ls", "x"], ["ls", "x"], ["x"]]);
+  });
+
+  it("keeps eval, find and the builtins that evaluate code to their own words", () => {
+    expect(deny("eval rm $X").unknown).toBe(true);
+    expect(deny("bash -c 'ls $X'")).toEqual({
+      forms: [
+        ["bash", "-c", "ls $X"],
+        ["ls", "\u0000"],
+      ],
+      first: 0,
+      unknown: false,
+    });
+    expect(deny("find . -name pre-exec -print").forms).toEqual([["find", ".", "-name", "pre-exec", "-print"]]);
+    expect(deny("find . -executable -print").forms).toEqual([["find", ".", "-executable", "-print"]]);
+    expect(deny("printf '%s' rm").forms).toEqual([["printf", "%s", "rm"]]);
+  });
+});

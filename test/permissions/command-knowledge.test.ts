@@ -51,6 +51,10 @@ describe("destructiveWarning", () => {
     expect(warn("git filter-branch x")).toBe("rewrites history: the rule allows only this exact command.");
     expect(warn("git filter-repo x")).toBe("rewrites history: the rule allows only this exact command.");
     expect(warn("git status")).toBeUndefined();
+    // Each option or word counts for its own subcommand only.
+    expect(warn("git checkout --merge main")).toBeUndefined();
+    expect(warn("git tag --delete v1")).toBeUndefined();
+    expect(warn("git add clear")).toBeUndefined();
     expect(warn("git")).toBeUndefined();
   });
 });
@@ -130,6 +134,7 @@ describe("evaluatesCode", () => {
     expect(evaluatesCode("declare", ["--i"])).toBe(false);
     expect(evaluatesCode("declare", ["x-i"])).toBe(false);
     expect(evaluatesCode("declare", ["a[1]=x"])).toBe(true);
+    expect(evaluatesCode("declare", ["ab[1]=x"])).toBe(true);
     expect(evaluatesCode("declare", ["a=[1]"])).toBe(false);
     expect(evaluatesCode("declare", ["-r", "a=1"])).toBe(false);
   });
@@ -143,6 +148,7 @@ describe("evaluatesCode", () => {
     expect(evaluatesCode("read", ["$x"])).toBe(true);
     expect(evaluatesCode("read", ["`x`"])).toBe(true);
     expect(evaluatesCode("read", ["-a[", "x"])).toBe(false);
+    expect(evaluatesCode("read", ["-r", "a[1]"])).toBe(true);
   });
 
   it("for printf -v with a computed name or subscript, in both spellings", () => {
@@ -153,6 +159,7 @@ describe("evaluatesCode", () => {
     expect(evaluatesCode("printf", ["-v", "a", "%s", "a[1]"])).toBe(false);
     expect(evaluatesCode("printf", ["-va", "x"])).toBe(false);
     expect(evaluatesCode("printf", ["%s", "a[1]"])).toBe(false);
+    expect(evaluatesCode("printf", ["%s", "ab[1]"])).toBe(false);
     expect(evaluatesCode("printf", ["%s", null])).toBe(true);
   });
 

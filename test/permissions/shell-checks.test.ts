@@ -89,6 +89,8 @@ describe("judgeFileRedirect", () => {
     expect(judge(">& $OUT").verdict.file).toBeUndefined();
     expect(judge("> *.log").verdict.reason).toBe("redirects to a file name with wildcards, which bash expands when it runs");
     expect(judge("> .en[v]").verdict.reason).toBe("redirects to a file name with wildcards, which bash expands when it runs");
+    const devNull = judge("> /dev/null");
+    expect(devNull.verdict).toEqual({ destination: devNull.redirect.children[1] });
     for (const device of ["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/3", "/dev/fd/12"]) {
       expect([device, judge(`> ${device}`).verdict.file]).toEqual([device, undefined]);
     }
@@ -126,6 +128,8 @@ describe("lookAlikeWarning", () => {
     expect(lookAlikeWarning("l\u0455 x")).toBe("Contains a character outside ASCII (U+0455) outside quotes: it may look like another one.");
     expect(lookAlikeWarning("echo '\u00e9'")).toBeUndefined();
     expect(lookAlikeWarning('echo "\u00e9"')).toBeUndefined();
+    expect(lookAlikeWarning("echo 'caf\u00e9'")).toBeUndefined();
+    expect(lookAlikeWarning('echo "caf\u00e9"')).toBeUndefined();
     expect(lookAlikeWarning('echo "a\\"\u00e9"')).toBeUndefined();
     expect(lookAlikeWarning("echo '\u00e9' \u00e4")).toBe("Contains a character outside ASCII (U+00E4) outside quotes: it may look like another one.");
     expect(lookAlikeWarning("echo \u0080")).toBe("Contains a character outside ASCII (U+0080) outside quotes: it may look like another one.");
@@ -162,6 +166,11 @@ describe("skippedTextReason", () => {
     expect(skippedTextReason(node("program", 0, 6, [node("word", 0, 2), node("word", 4, 6)]), continued)).toBeUndefined();
     const backslash = "ab\\ cd";
     expect(skippedTextReason(node("program", 0, 6, [node("word", 0, 2), node("word", 4, 6)]), backslash)).toBe(skipped);
+    // A non-blank before a newline is no continuation; nor a backslash whose newline is a token.
+    const beforeNewline = "ab x\ncd";
+    expect(skippedTextReason(node("program", 0, 7, [node("word", 0, 2), node("word", 5, 7)]), beforeNewline)).toBe(skipped);
+    const newlineToken = "ab\\\ncd";
+    expect(skippedTextReason(node("program", 0, 6, [node("word", 0, 2), node("\n", 3, 4, [], false), node("word", 4, 6)]), newlineToken)).toBe(skipped);
     const lastBackslash = "ab\\";
     expect(skippedTextReason(node("program", 0, 3, [node("word", 0, 2)]), lastBackslash)).toBe(skipped);
     // The first skipped text ends the walk; the next call starts afresh.
@@ -196,6 +205,7 @@ describe("testVerdict", () => {
       "[[ 1 -eq -2 ]]",
       "[[ -v a ]]",
       "[[ -v _a1 ]]",
+      "[[ 12 -eq 1 ]]",
       "[ x -eq 1 ]",
       "[[ a == b* ]]",
       "[[ 'x y' == z ]]",
@@ -243,6 +253,7 @@ describe("testVerdict", () => {
       "[[ 1 -eq 1x ]]",
       "[[ 1 -eq x1 ]]",
       "[[ 'a[1]' -eq 0 ]]",
+      "[[ -v a-b ]]",
     ]) {
       expect([line, verdict(line)]).toEqual([line, evaluates]);
     }

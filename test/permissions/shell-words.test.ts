@@ -35,6 +35,9 @@ describe("quote removal", () => {
     expect(read('""')).toEqual(literal(""));
     expect(read(`a'b'"c"d`)).toEqual(literal("abcd"));
     expect(read("'$x'")).toEqual(literal("$x"));
+    // Inside single quotes a backslash is itself.
+    expect(read("'a\\\\b'")).toEqual(literal("a\\\\b"));
+    expect(read("'a\\$b'")).toEqual(literal("a\\$b"));
   });
 
   it("removes backslashes outside quotes, a line continuation inside a word included", () => {
@@ -73,6 +76,10 @@ describe("computed words", () => {
     expect(read('"`id`"').reasons).toEqual(["contains command substitution ($(...) or backticks)"]);
     expect(read("a$x")).toMatchObject({ value: null });
     expect(read("'a'$x")).toMatchObject({ value: null });
+    // A computed part stays null whatever follows it.
+    expect(read("$x'a'")).toMatchObject({ value: null });
+    expect(read("$x/a")).toMatchObject({ value: null });
+    expect(read("$x/a\\*")).toMatchObject({ value: null });
   });
 
   it("gives null for brace expansion, unless the braces are quoted or escaped", () => {
@@ -87,6 +94,10 @@ describe("computed words", () => {
     expect(read('"{a,b}"')).toEqual(literal("{a,b}"));
     expect(read("'{a,b}'")).toEqual(literal("{a,b}"));
     expect(read('"a\\"{b,c}"')).toEqual(literal('a"{b,c}'));
+    // Quoted or escaped parts inside braces are part of the expansion.
+    expect(read("{a'x',b}")).toEqual(braces);
+    expect(read("{a\\ ,b}")).toEqual(braces);
+    expect(read('"\\ {a,b}"')).toEqual(literal("\\ {a,b}"));
   });
 
   it("gives null for ~user, and flags a leading ~ or ~/ as the home folder", () => {
@@ -99,6 +110,8 @@ describe("computed words", () => {
     expect(read("a~/x")).toEqual(literal("a~/x"));
     expect(read("'a'~/x")).toEqual(literal("a~/x"));
     expect(read("'~'/x")).toEqual(literal("~/x"));
+    expect(read("~/'x'")).toEqual({ value: "~/x", glob: false, tilde: true, reasons: [] });
+    expect(read("~u")).toEqual(user);
   });
 
   it("names a node it does not know by its type", () => {
@@ -176,6 +189,7 @@ describe("interned plain words", () => {
     // 3,000 words in 1,024 slots: many share one; each reads as itself every time.
     const list = Array.from({ length: 3000 }, (_, i) => `w${i}`);
     const { source, nodes } = argsOf(list.join(" "));
+    // (below: a word whose slot holds an interned word that is its prefix)
     for (let round = 0; round < 3; round++) {
       const values = nodes.map((n) => wordOf(n, source, new Set()).value);
       expect(values).toEqual(list);
@@ -183,5 +197,13 @@ describe("interned plain words", () => {
     // Words of one length that share a slot: read in turns, each stays itself.
     const again = nodes.map((n) => wordOf(n, source, new Set()));
     expect(again.filter((w) => Object.isFrozen(w)).length).toBeGreaterThan(0);
+  });
+
+  it("never gives an interned word for a longer one that starts with it", () => {
+    // "w1" interned, then 10,000 words "w1NNNN" read once: about ten of them share its slot.
+    const { source, nodes } = argsOf(`w1 w1 ${Array.from({ length: 10_000 }, (_, i) => `w1${String(i).padStart(4, "0")}`).join(" ")}`);
+    const values = nodes.map((n) => wordOf(n, source, new Set()).value);
+    expect(values.slice(0, 2)).toEqual(["w1", "w1"]);
+    expect(values.slice(2).every((v, i) => v === `w1${String(i).padStart(4, "0")}`)).toBe(true);
   });
 });

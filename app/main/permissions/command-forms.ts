@@ -130,9 +130,9 @@ function runsCode(name: string, words: string[]): string | undefined {
   if (!RUNS_CODE_NAMES.has(name) && !(name in RUNS_ARGUMENTS)) return undefined;
   if (name in RUNS_ARGUMENTS) return `${name} ${RUNS_ARGUMENTS[name]}`;
   if (SHELLS.has(name)) {
-    const options = words.slice(1).filter((w) => /^-[a-zA-Z]+$/.test(w));
-    if (options.some((o) => o.includes("c"))) return `${name} -c runs a string as shell code`;
-    if (options.some((o) => o.includes("s")) || readsInput(words.slice(1))) return `${name} without a script runs the commands it reads from its input`;
+    const args = words.slice(1);
+    if (args.some((w) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(w))) return `${name} -c runs a string as shell code`;
+    if (readsInput(args)) return `${name} without a script runs the commands it reads from its input`;
   }
   if (name === "env" && words.some((w) => w === "-S" || w.startsWith("--split-string"))) return "env -S runs a string as a command";
   if (name === "find" && words.some((w) => /^-(?:exec|execdir|ok|okdir)$/.test(w))) return "find -exec runs a command for each file it finds";
@@ -168,12 +168,13 @@ function mapfileCallbacks(args: readonly (string | null)[], from: number): (stri
 function optionValues(args: readonly (string | null)[], from: number, valued: string, letter: string): (string | null)[] {
   const values: (string | null)[] = [];
   for (let i = from; i < args.length; i++) {
-    const w = args[i];
-    if (w === null || w === undefined || w.length < 2 || w[0] !== "-" || w[1] === "-") continue;
+    const w = args[i]!;
+    if (w === null || w[0] !== "-" || w[1] === "-") continue;
     for (let j = 1; j < w.length; j++) {
-      if (!valued.includes(w[j]!)) continue;
+      const option = w.charAt(j);
+      if (!valued.includes(option)) continue;
       const value = j + 1 < w.length ? w.slice(j + 1) : (args[++i] ?? null);
-      if (w[j] === letter) values.push(value);
+      if (option === letter) values.push(value);
       break;
     }
   }
@@ -247,8 +248,8 @@ const SHELL_VALUED = new Set(["--rcfile", "--init-file"]);
  */
 function readsInput(args: readonly (string | null)[]): boolean {
   for (let i = 0; i < args.length; i++) {
-    const w = args[i];
-    if (w === null || w === undefined) return false;
+    const w = args[i]!;
+    if (w === null) return false;
     if (w === "--" || w === "-") return i + 1 >= args.length;
     if (SHELL_VALUED.has(w)) {
       i++;
@@ -259,7 +260,7 @@ function readsInput(args: readonly (string | null)[]): boolean {
       return false; // the script
     }
     if (w[0] === "-" && w.includes("s")) return true;
-    for (let j = 1; j < w.length; j++) if (w[j] === "o" || w[j] === "O") i++;
+    for (const letter of w) if (letter === "o" || letter === "O") i++;
   }
   return true;
 }
@@ -273,14 +274,14 @@ function splitStringOption(w: string): number {
   const equals = w.indexOf("=");
   const option = equals === -1 ? w.slice(2) : w.slice(2, equals);
   if (!"split-string".startsWith(option)) return -1;
-  return equals === -1 ? 0 : equals + 1;
+  return equals + 1;
 }
 
 /** Collects `words` and every command inside it; `words` becomes a form (the caller's no more). */
 function collect(words: (string | null)[], out: DenyForms, depth: number): void {
   if (words.length === 0) return;
-  const name = words[0];
-  if (name === null || name === undefined || name === "{}" || (depth > 0 && /[*?[]/.test(name))) {
+  const name = words[0]!;
+  if (name === null || name === "{}" || (depth > 0 && /[*?[]/.test(name))) {
     out.unknown = true;
     return;
   }
@@ -322,14 +323,14 @@ function collectInside(name: string, words: (string | null)[], out: DenyForms, d
     // ${VAR} much as shell code has them; its own escapes (`\_` separates words) are not read.
     const strings = optionValues(args, 0, "uCS", "S");
     for (let i = 0; i < args.length; i++) {
-      const w = args[i];
-      const long = w === null || w === undefined ? -1 : splitStringOption(w);
-      if (long === 0) strings.push(args[++i] ?? null);
-      else if (long > 0) strings.push(w!.slice(long));
+      const w = args[i]!;
+      const long = w === null ? -1 : splitStringOption(w);
+      if (long > 0) strings.push(w!.slice(long));
+      else if (long === 0) strings.push(args[++i] ?? null);
     }
     for (let i = 0; i < strings.length; i++) {
-      const text = strings[i];
-      if (text !== null && text !== undefined && text.includes("\\")) out.unknown = true;
+      const text = strings[i]!;
+      if (text !== null && text.includes("\\")) out.unknown = true;
       shellString(text);
     }
   }

@@ -105,8 +105,8 @@ function unquoted(text: string, out: ShellWord, reasons: Set<string>, first: boo
       i++;
       continue;
     }
+    // A bracket glob (`a[b]`) is flagged by wordOf, which sees the whole word.
     if (c === "*" || c === "?") out.glob = true;
-    else if (c === "[" && text.indexOf("]", i + 1) !== -1) out.glob = true;
     else if (c === "$" && i < text.length - 1) return fail(out, reasons, "expands a variable, whose value is only known when it runs");
     else if ("`()<>;&|".includes(c)) return fail(out, reasons, `contains an unquoted "${c}" inside a word`);
     value += c;
