@@ -319,6 +319,71 @@
 // - sandbox-mode.ts, planPlacement, not covered: `?? ""` after the paths (a call outside the project
 //   has a path: callSubjects sets outsideProject from its paths) and after `subjects.command` (bash
 //   subjects always hold the command, "" when none was given).
+// - command-forms.ts, allowForm: the fresh form `{ words: [], globbed: [], assignments: [] }` made
+//   `{}` or its lists `["Stryker was here"]`: fillAllowForm sets all four fields. `words[0]?.value`
+//   and `words[0]?.glob` made `.value`/`.glob`, and `values[0] ?? ""` (not covered): a command has
+//   a word, and unwrapping keeps at least one. `assignments === command.assignments` made true: a
+//   second copy of the list holds the same. `new Array<string>(words.length)` made `new Array()`
+//   (here and in fillDenyForms): every slot is assigned.
+// - command-forms.ts, runsCode: the guard `!RUNS_CODE_NAMES.has(name) && !(name in RUNS_ARGUMENTS)`
+//   made false: a fast path; every check after it is false for other names.
+// - command-forms.ts, evaluation: `words.slice(1)` made `words`: evaluatesCode then also sees the
+//   name itself, which is no `-v`, has no `[`, `$` or backquote, and `let` is true either way.
+// - command-forms.ts, runShellString: `{ cwd: "/", home: "/" }` emptied or its "/" made "": the
+//   folders a string's commands run in are not part of their forms.
+// - command-forms.ts, collect: the test before collectInside (`!LOOKED_INSIDE.has(name) && ...`)
+//   made false: a fast path; collectInside looks at no other name.
+// - command-forms.ts, collectInside: `w !== null && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(w)` with the
+//   first part made true (`test(null)` reads "null", no option); shells' `if (name !== "su" &&
+//   name !== "script") return` made false (no later branch takes a shell: busybox returned before);
+//   the loop bounds of watch (`i <= operands.length`: an empty string of code runs nothing) and of
+//   find (`i <= args.length`: `args[i] &&` is false past the end); find's `j > i` made `j >= i`
+//   (args[i] is the -exec word, never `;` or `+`).
+// - command-knowledge.ts, destructiveWarning: the option test `/^-[a-zA-Z]$/` without `^` or `$`:
+//   every option it is given is a short option or starts with `--`, which neither variant admits.
+//   `default:` emptied: the switch then ends with undefined all the same.
+// - command-knowledge.ts, isCodeRunningOption: `word.charCodeAt(0) !== 45` made false (every
+//   option starts with "-": startsWith fails for the word); `word.charCodeAt(1) !== 45` made true
+//   (the word starts with the option, whose second character is a letter); isAsciiLetter's
+//   mutants (true, `||`, `c > 65`, `c > 97`, `c < 122`): it is asked only about the second
+//   character of a two-character option, a letter in every list, none of them A, a or z.
+// - command-knowledge.ts, evaluatesCode: `!EVALUATES_CODE.has(name)` made false (the switch's
+//   default is false; that default is not covered for the same reason), `!w.startsWith("--")`
+//   made `!w.endsWith("--")` (the test before it already needs a letter or `i` second; only a word
+//   such as `-i--` differs, which bash refuses as an invalid option), printf's `w.slice(2)` made
+//   `w` (`-v` itself holds no `[`, `$` or backquote), and test's `args[i + 1] ?? ""` with ""
+//   made "Stryker was here!" (no plain name either).
+// - shell-redirects.ts, judgeFileRedirect: `target.value !== null` made true: DESCRIPTOR.test(null)
+//   reads "null", no descriptor.
+// - shell-test-checks.ts, testVerdict: `node.children[0]?.type` made `.type` (a test_command starts
+//   with its bracket token), `op`'s "" made "Stryker was here!" (no operator compares equal to it
+//   either), and `-v`'s `operands.some` made `every` (a unary `-v` has one operand).
+// - shell-text-checks.ts, lookAlikeWarning: the first `NON_ASCII.test` made false (a fast path) and
+//   the quoted parts replaced by "Stryker was here!" instead of "" (ASCII either way).
+//   skippedTextReason: `skipSource = ""` after the walk made "Stryker was here!" (it only drops the
+//   line), and visitLeaves' `if (skipped) return` made false (the walk goes on; skipped stays true).
+// - shell-words.ts, wordOf: `node.type === "word"` made true (only number nodes then get interned,
+//   with the same value), the fast paths `raw.includes("{")`, `raw.includes("[")` (made
+//   `includes("")`) and `braces || brackets` made true (each expression looks for a `{` or `[` the
+//   text would not hold), the blanked parts replaced by undefined's text, "", or the untaken ""
+//   made "Stryker was here!" (no `{`, `[`, `,`, `}` or `]` and no blank either way), and the
+//   bracket test `[\s\S]` made `[\S\S]` (unquoted, unescaped word text holds no blank).
+// - shell-words.ts, append: raw_string's `Math.max(node.start + 1, ...)` made `node.start - 1` (a
+//   raw_string spans both its quotes, so the end's bound is the larger). unquoted: `PLAIN_WORD`'s
+//   fast path made false or emptied (the loop gives the same value); the trailing backslash
+//   (`next === undefined`, its block not covered), `next !== "\n"` made true or "", `c === "$" &&
+//   i < text.length - 1` made false (the rest not covered) and the operator characters' test made
+//   false (its message not covered): the parser never leaves a lone final backslash, a line
+//   continuation, a `$` before another character or an unquoted operator inside one word's text
+//   (it splits the word or makes the `$` its own node, and shell-analysis.ts gives its reasons).
+// - shell-words.ts, doubleQuoted: `child.end === end` made true (a `$` token is only ever the last
+//   child: before anything else it starts an expansion), the message for an unknown child (not
+//   covered: every child inside double quotes is string_content, `$` or a COMPUTED_REASONS type),
+//   and the final `Math.max(pos, end)` made `Math.min` (text after the last child is left only
+//   after an expansion, when the value is null already; in every line tried).
+// - shell-words.ts, internedWord: `length <= 0` made false or `< 0` (a word node is never empty),
+//   `c <= 32` made `c < 32` (a blank is never inside a word node's text), and "latin1" made "" in
+//   Buffer.from (UTF-8 and Latin-1 read printable ASCII alike).
 
 /**
  * The permissions service and the six files only it uses answer the app (dialogs, questions,
