@@ -39,19 +39,17 @@ describe("judgeFileRedirect", () => {
     expect(file("< in")).toEqual({ access: "read", operator: "<", target: { value: "in", glob: false, tilde: false } });
     expect(file("2> err")).toMatchObject({ access: "write", operator: ">", target: { value: "err" } });
     expect(file("> a b")).toMatchObject({ target: { value: "a" } });
-    const { redirect, verdict } = judge("> 'x y'");
-    expect(verdict).toEqual({ destination: redirect.children[1], file: { access: "write", operator: ">", target: { value: "x y", glob: false, tilde: false } } });
+    expect(judge("> 'x y'").verdict).toEqual({ file: { access: "write", operator: ">", target: { value: "x y", glob: false, tilde: false } } });
   });
 
   it("leaves descriptor duplications and closings alone", () => {
-    const { redirect, verdict } = judge("2>&1");
-    expect(verdict).toEqual({ destination: redirect.children[2] });
+    expect(judge("2>&1").verdict).toEqual({});
     expect(judge(">&2").verdict.file).toBeUndefined();
     expect(judge(">&-").verdict).toEqual({});
     expect(judge("2>&-").verdict).toEqual({});
     expect(judge("<&-").verdict).toEqual({});
-    expect(Object.keys(judge("3<&0").verdict)).toEqual(["destination"]);
-    expect(Object.keys(judge("<& -").verdict)).toEqual(["destination"]);
+    expect(judge("3<&0").verdict).toEqual({});
+    expect(judge("<& -").verdict).toEqual({});
   });
 
   it("gives a reason for operators bash reads differently, and for a read of a descriptor that is a file name", () => {
@@ -66,12 +64,11 @@ describe("judgeFileRedirect", () => {
     const other = "ls <>f";
     const target = node("word", 5, 6);
     expect(judgeFileRedirect(node("file_redirect", 3, 6, [node("<>", 3, 5, [], false), target]), other, new Set())).toEqual({
-      destination: target,
       reason: "contains a redirection bash reads differently (<>f)",
     });
   });
 
-  it("takes the first unnamed child as the operator and the first named one but a descriptor as the target", () => {
+  it("takes the first unnamed child as the operator and the first named one but a descriptor as the target; words after it give a reason", () => {
     const source = "ls 2>>a b";
     const a = node("word", 6, 7);
     const verdict = judgeFileRedirect(
@@ -79,18 +76,20 @@ describe("judgeFileRedirect", () => {
       source,
       new Set(),
     );
-    expect(verdict).toEqual({ destination: a, file: { access: "write", operator: ">>", target: { value: "a", glob: false, tilde: false } } });
+    expect(verdict).toEqual({
+      file: { access: "write", operator: ">>", target: { value: "a", glob: false, tilde: false } },
+      reason: "contains a redirection bash reads differently (2>>a b)",
+    });
   });
 
   it("gives no file for a computed target (its reasons are the word's), a reason for wildcards, nothing for device files", () => {
     const computed = judge("> $OUT");
-    expect(computed.verdict).toEqual({ destination: computed.redirect.children[1] });
+    expect(computed.verdict).toEqual({});
     expect(computed.reasons).toEqual(["expands a variable ($NAME), whose value is only known when it runs"]);
     expect(judge(">& $OUT").verdict.file).toBeUndefined();
     expect(judge("> *.log").verdict.reason).toBe("redirects to a file name with wildcards, which bash expands when it runs");
     expect(judge("> .en[v]").verdict.reason).toBe("redirects to a file name with wildcards, which bash expands when it runs");
-    const devNull = judge("> /dev/null");
-    expect(devNull.verdict).toEqual({ destination: devNull.redirect.children[1] });
+    expect(judge("> /dev/null").verdict).toEqual({});
     for (const device of ["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/3", "/dev/fd/12"]) {
       expect([device, judge(`> ${device}`).verdict.file]).toEqual([device, undefined]);
     }
