@@ -11,6 +11,7 @@ export { Agent, userMessage, type AgentListener, type AgentOptions, type QueueMo
 // For providers: the stream a StreamFn returns, and how tool-call arguments are read and sent back.
 export { AssistantEventStream } from "./event-stream.ts";
 export { parseToolArguments, argumentsForModel } from "./tool-arguments.ts";
+export { TOOL_ARGUMENT_BOUNDS } from "./tool-call-bounds.ts";
 export { defaultConvertToLlm, emptyAssistantMessage, toolCallsOf } from "./messages.ts";
 export { incrementalConversion, type IncrementalConversionSpec } from "./incremental-conversion.ts";
 

@@ -1,0 +1,62 @@
+// The message builder's streamed tool-call arguments: parsed at every piece while short (the view
+// shows the call as the model writes it), then only as they grow by half, so a model streaming
+// megabytes of arguments in tiny pieces costs linear time, not quadratic; the end of the call
+// still parses everything.
+import type * as PartialJson from "partial-json";
+import { describe, expect, it, vi } from "vitest";
+import { AssistantEventStream } from "../../app/main/loop/index.ts";
+import { MessageBuilder } from "../../app/main/providers/message-builder.ts";
+import { BUILTIN_MODELS } from "../../app/main/providers/models.ts";
+
+const partialParses = vi.hoisted(() => ({ count: 0, longest: 0 }));
+vi.mock("partial-json", async (importOriginal) => {
+  const original = await importOriginal<typeof PartialJson>();
+  return {
+    ...original,
+    parse: (text: string) => {
+      partialParses.count++;
+      partialParses.longest = Math.max(partialParses.longest, text.length);
+      return original.parse(text);
+    },
+  };
+});
+
+function streamCall(pieces: string[]) {
+  const builder = new MessageBuilder(BUILTIN_MODELS[0]!, new AssistantEventStream());
+  builder.start();
+  const index = builder.toolCallStart("call-1", "write");
+  const seen: unknown[] = [];
+  partialParses.count = 0;
+  partialParses.longest = 0;
+  for (const piece of pieces) {
+    builder.toolCallDelta(index, piece);
+    const args = (builder.message.content[index] as { arguments: Record<string, unknown> }).arguments;
+    // Of a long call only the path: cloning megabytes at every piece would be the test's own cost.
+    seen.push(pieces.length < 10 ? structuredClone(args) : { path: args.path });
+  }
+  const parsesWhileStreaming = partialParses.count;
+  const message = builder.finish("toolUse");
+  return { seen, parsesWhileStreaming, call: message.content[index] as { arguments: Record<string, unknown> } };
+}
+
+describe("MessageBuilder, streamed tool-call arguments", () => {
+  it("shows short arguments as they arrive, piece by piece", () => {
+    const { seen, call } = streamCall(['{"path":"a', '.ts","con', 'tent":"x"}']);
+    expect(seen).toEqual([{ path: "a" }, { path: "a.ts" }, { path: "a.ts", content: "x" }]);
+    expect(call.arguments).toEqual({ path: "a.ts", content: "x" });
+  });
+
+  it("parses megabytes streamed in small pieces a bounded number of times, and all of them at the end", () => {
+    const content = "x".repeat(2_000_000);
+    const json = JSON.stringify({ path: "big.txt", content });
+    const pieces: string[] = [];
+    for (let i = 0; i < json.length; i += 100) pieces.push(json.slice(i, i + 100));
+    const { seen, parsesWhileStreaming, call } = streamCall(pieces);
+    // Every piece up to 16 KB (164 pieces), then at each growth by half: about 12 more for 2 MB.
+    // Parsing at every piece was 20,000 parses of up to 2 MB (minutes of CPU).
+    expect(parsesWhileStreaming).toBeGreaterThan(160);
+    expect(parsesWhileStreaming).toBeLessThan(190);
+    expect((seen.at(-1) as { path: string }).path).toBe("big.txt");
+    expect(call.arguments).toEqual({ path: "big.txt", content });
+  });
+});
