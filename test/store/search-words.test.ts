@@ -10,7 +10,7 @@ import { openStore, type SessionStore } from "../../app/main/store/index.ts";
 import { MIGRATIONS } from "../../app/main/store/migrations.ts";
 import { prepareConnection } from "../../app/main/store/open-database.ts";
 import { SearchWordsFill } from "../../app/main/store/search-words-fill.ts";
-import { completionsOf, countWords, foldWord, MAX_COMPLETIONS, MAX_WORDS_PER_MESSAGE } from "../../app/main/store/search-words.ts";
+import { completionsOf, countWords, foldWord, MAX_CHARS_COUNTED, MAX_COMPLETIONS, MAX_WORDS_PER_MESSAGE } from "../../app/main/store/search-words.ts";
 import { parseQuery, toFtsQuery } from "../../app/main/store/search.ts";
 import { tempDir, user } from "./helpers.ts";
 
@@ -41,6 +41,20 @@ describe("words", () => {
     countWords("The Function function, functions; a bcd x".padEnd(60) + "y".repeat(41), counts);
     countWords("function café", counts);
     expect(Object.fromEntries(counts)).toEqual({ function: 2, functions: 1, cafe: 1 });
+  });
+
+  it("reads a message's words in its first MAX_CHARS_COUNTED characters only, never half a word at the cut", () => {
+    const counts = new Map<string, number>();
+    const before = "alpha ".padEnd(MAX_CHARS_COUNTED - 10);
+    // "whole" ends before the cut, "straddle" goes past it, "after" is all past it.
+    const text = `${before.slice(0, MAX_CHARS_COUNTED - 12)}whole stradd`;
+    expect(text.length).toBe(MAX_CHARS_COUNTED);
+    counts.clear();
+    countWords(`${text}le after`, counts);
+    expect(Object.fromEntries(counts)).toEqual({ alpha: 1, whole: 1 });
+    counts.clear();
+    countWords(text, counts); // exactly at the bound: nothing is cut, the last word counts
+    expect(Object.fromEntries(counts)).toEqual({ alpha: 1, whole: 1, stradd: 1 });
   });
 
   it("folds a word without any ASCII letter too", () => {

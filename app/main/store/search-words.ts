@@ -53,11 +53,22 @@ export function isListable(word: string): boolean {
   return chars >= MIN_WORD && chars <= MAX_WORD;
 }
 
-/** Adds one to `counts` for every distinct listable word of `text` (its first MAX_WORDS_PER_MESSAGE). */
+/**
+ * Characters of a message read for its words at most: the index's batch runs on the main thread,
+ * and a 20 MB answer of a few words repeated took about a second to read whole here (the distinct
+ * words' bound never ends it early). Its later words still match when typed whole.
+ */
+export const MAX_CHARS_COUNTED = 1_000_000;
+
+/** Adds one to `counts` for every distinct listable word of `text` (its first MAX_WORDS_PER_MESSAGE, in its first MAX_CHARS_COUNTED characters). */
 export function countWords(text: string, counts: Map<string, number>): void {
   const seen = new Set<string>();
-  for (const match of text.matchAll(WORD)) {
+  const cut = text.length > MAX_CHARS_COUNTED;
+  const read = cut ? text.slice(0, MAX_CHARS_COUNTED) : text;
+  for (const match of read.matchAll(WORD)) {
     const raw = match[0];
+    // A word the cut ends may go on past it: not listed.
+    if (cut && match.index + raw.length === read.length) break;
     if (raw.length < MIN_WORD || raw.length > MAX_WORD * 2) continue;
     const word = foldWord(raw);
     if (!isListable(word) || seen.has(word)) continue;
