@@ -13,10 +13,9 @@
 // sanitized. With a redactor each batch is scanned once for keywords and control characters
 // together; plain lines (no control character) are the raw stream's redacted output unchanged, so
 // the text stream takes them as verified without scanning them again. The spill file is written
-// through a buffer of SPILL_BYTES (ASCII text copied, not encoded).
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
-import path from "node:path";
+// in large buffers off the main thread (spill-file.ts).
 import { type DecodedBatch, PtyBatch } from "./pty-batch.ts";
+import { SpillFile } from "./spill-file.ts";
 import { TerminalTextStream } from "./terminal-text.ts";
 import { type Bounds, byteLength, DEFAULT_BOUNDS, formatBytes, truncateHead, truncateTail } from "./truncate.ts";
 
@@ -28,8 +27,6 @@ export const RAW_UPDATE_CAP = 64 * 1024;
 export const BATCH_BYTES = 48 * 1024;
 /** The batch buffer's size: room for a few more chunks past BATCH_BYTES. */
 const BATCH_CAPACITY = 64 * 1024;
-/** The spill file is written in pieces of at least this many bytes (and at the end). */
-export const SPILL_BYTES = 64 * 1024;
 
 export interface RawSlice {
   chunk: string;
@@ -84,11 +81,8 @@ export class OutputCollector {
   private raw: string[] = [];
   private rawPending = 0;
   private rawSkipped = 0;
-  private fd: number | undefined;
-  private spillBuffer: Buffer | undefined;
-  private spillUsed = 0;
-  private filePath: string | undefined;
-  private fileError: Error | undefined;
+  /** The full output's file, once the output outgrew the bounds. */
+  private spill: SpillFile | undefined;
   private readonly rawSecrets: RedactingStream | undefined;
   private readonly textSecrets: RedactingStream | undefined;
 
@@ -132,7 +126,7 @@ export class OutputCollector {
 
   /**
    * The output paused: releases what redaction held back up to the last blank (a prompt waiting
-   * for input shows) and writes what the spill buffer holds. Returns whether anything new is
+   * for input shows) and writes what the spill file buffers. Returns whether anything new is
    * waiting for `takeRaw`.
    */
   flushIdle(): boolean {
@@ -145,7 +139,7 @@ export class OutputCollector {
       this.addText(text);
       released = raw !== "" || text !== "";
     }
-    this.flushSpill();
+    this.spill?.flush();
     return released;
   }
 
@@ -207,10 +201,7 @@ export class OutputCollector {
     this.endRedaction();
     this.addText(this.redactText(this.text.flush()));
     if (this.textSecrets) this.addText(this.textSecrets.end());
-    this.flushSpill();
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
-    this.spillBuffer = undefined;
+    await this.spill?.close();
     if (this.head === undefined) {
       return { text: this.all, truncated: false, totalLines: this.lines, totalBytes: this.bytes, redactions: this.redactions };
     }
@@ -218,9 +209,10 @@ export class OutputCollector {
     const head = truncateHead(this.head, half);
     const tail = truncateTail(this.latestText(this.bounds.maxBytes), half);
     const omitted = Math.max(0, this.lines - head.keptLines - tail.keptLines);
-    const where = this.fileError
-      ? `The full output could not be saved (${this.fileError.message}).`
-      : `Full output: ${this.filePath} (read it with the read tool and offset/limit, or grep it).`;
+    const fileError = this.spill?.error;
+    const where = fileError
+      ? `The full output could not be saved (${fileError.message}).`
+      : `Full output: ${this.spill?.path} (read it with the read tool and offset/limit, or grep it).`;
     const notice =
       `[Output truncated: ${this.lines} lines (${formatBytes(this.bytes)}); showing the first ${head.keptLines} ` +
       `and the last ${tail.keptLines} lines, ${omitted} lines omitted. ${where}]`;
@@ -229,7 +221,7 @@ export class OutputCollector {
       truncated: true,
       totalLines: this.lines,
       totalBytes: this.bytes,
-      outputFile: this.fileError ? undefined : this.filePath,
+      outputFile: fileError ? undefined : this.spill?.path,
       redactions: this.redactions,
     };
   }
@@ -250,8 +242,8 @@ export class OutputCollector {
       this.tail = [this.all];
       this.tailChars = this.all.length;
       this.all = "";
-      this.openSpill();
-      this.writeSpill(this.head, this.bytes === this.head.length);
+      this.spill = new SpillFile(this.spillPath);
+      this.spill.append(this.head, this.bytes === this.head.length);
       return;
     }
     this.tail.push(text);
@@ -259,7 +251,7 @@ export class OutputCollector {
     while (this.tail.length > 1 && this.tailChars - this.tail[0]!.length >= this.bounds.maxBytes) {
       this.tailChars -= this.tail.shift()!.length;
     }
-    this.writeSpill(text, ascii);
+    this.spill?.append(text, ascii);
   }
 
   /** At least the last `minChars` characters of text (whole pieces). */
@@ -268,55 +260,5 @@ export class OutputCollector {
     let i = this.tail.length;
     while (i > 0 && chars < minChars) chars += this.tail[--i]!.length;
     return this.tail.slice(i).join("");
-  }
-
-  private openSpill(): void {
-    try {
-      this.filePath = this.spillPath();
-      // Saved output may hold private data: readable by the user only.
-      mkdirSync(path.dirname(this.filePath), { recursive: true, mode: 0o700 });
-      this.fd = openSync(this.filePath, "w", 0o600);
-    } catch (err) {
-      this.fileError = err as Error;
-    }
-  }
-
-  /**
-   * Appends through one reused buffer, written synchronously once it holds SPILL_BYTES: a
-   * page-cache write takes microseconds, and unlike a write stream this leaves no garbage buffers
-   * behind, which keeps memory flat.
-   */
-  private writeSpill(text: string, ascii: boolean): void {
-    if (this.fd === undefined || this.fileError) return;
-    this.spillBuffer ??= Buffer.allocUnsafe(4 * SPILL_BYTES);
-    const buffer = this.spillBuffer;
-    // At most 3 bytes per UTF-16 unit: write straight through what cannot fit the buffer.
-    const most = ascii ? text.length : text.length * 3;
-    if (most > buffer.length - this.spillUsed) {
-      this.flushSpill();
-      if (most > buffer.length) return this.writeFile(text);
-    }
-    // ASCII is its own UTF-8: copied byte for byte (latin1), not encoded.
-    this.spillUsed += buffer.write(text, this.spillUsed, ascii ? "latin1" : "utf8");
-    if (this.spillUsed >= SPILL_BYTES) this.flushSpill();
-  }
-
-  private flushSpill(): void {
-    if (this.spillUsed === 0 || !this.spillBuffer) return;
-    const used = this.spillUsed;
-    this.spillUsed = 0;
-    this.writeFile(this.spillBuffer.subarray(0, used));
-  }
-
-  private writeFile(data: string | Buffer): void {
-    if (this.fd === undefined || this.fileError) return;
-    try {
-      if (typeof data === "string") writeSync(this.fd, data);
-      else for (let at = 0; at < data.length;) at += writeSync(this.fd, data, at);
-    } catch (err) {
-      this.fileError = err as Error;
-      closeSync(this.fd);
-      this.fd = undefined;
-    }
   }
 }
