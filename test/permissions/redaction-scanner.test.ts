@@ -143,6 +143,25 @@ describe("rules run in windows around their keywords", () => {
   });
 });
 
+describe("a rule whose expression does not hold its keyword", () => {
+  // airtable-personnal-access-token: `\b(pat[a-zA-Z0-9]{14}\.[a-f0-9]{64})\b`, keyword "airtable".
+  const token = `patQ7xKm2Lp9Rv4Tz.${"0123456789abcdef".repeat(4)}`;
+  it("finds a secret near its keyword only, whatever was scanned before", () => {
+    const s = scanner();
+    expect(s.redact(`airtable: ${token}`).text).toBe("airtable: [REDACTED: airtable personnal access token]");
+    // A scan whose only hit was the keyword, then text with no keyword: nothing found there.
+    expect(s.find("airtable")).toEqual([]);
+    expect(s.redact(`value ${token}`).text).toBe(`value ${token}`);
+  });
+});
+
+describe("a rule tried at a keyword followed by a blank", () => {
+  it("finds credentials in a curl command (the keyword is not followed by a token character)", () => {
+    const s = scanner();
+    expect(s.redact("curl -u admin:Zq8Wv3Rt6Yp1 https://example.test").text).toBe("curl -u [REDACTED: credential in a curl command] https://example.test");
+  });
+});
+
 describe("private key blocks", () => {
   const body = (lines: number) => Array.from({ length: lines }, (_, i) => `${"TUlJQ".repeat(12)}${i % 10}abc`).join("\n");
 

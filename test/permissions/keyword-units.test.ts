@@ -1,0 +1,73 @@
+// The keyword automaton's JavaScript loop (used where WebAssembly is not, or when a keyword holds a
+// control character) at its edges: the first character past ASCII, control characters located or
+// not, and a small hit buffer that makes it stop early and resume; and the gram tables of a
+// one-character keyword (never produced by the rule set, still kept to the contract).
+import { describe, expect, it } from "vitest";
+import { KeywordAutomaton } from "../../app/main/permissions/keyword-automaton.ts";
+import { GRAM_DIRECT, gramTables } from "../../app/main/permissions/keyword-grams.ts";
+
+function javascriptLoop(keywords: string[], filters: number[] = []): KeywordAutomaton {
+  const automaton = new KeywordAutomaton(keywords, filters);
+  (automaton as unknown as { wasm: null }).wasm = null;
+  return automaton;
+}
+
+function scanAll(automaton: KeywordAutomaton, text: string, size: number) {
+  const hits = new Int32Array(size);
+  const found: string[] = [];
+  let first = -1;
+  let last = -1;
+  let steps = 0;
+  for (let from = 0, state = 0; from < text.length; steps++) {
+    if (steps > text.length) throw new Error("the scan makes no progress");
+    const r = automaton.scan(text, from, text.length, hits, state);
+    for (let h = 0; h < r.count; h += 2) found.push(`${automaton.keywords[hits[h]!]}@${hits[h + 1]}`);
+    if (r.firstControl >= 0) {
+      if (first < 0) first = r.firstControl;
+      last = r.lastControl;
+    }
+    from = r.next;
+    state = r.state;
+  }
+  return { found, first, last, steps };
+}
+
+describe("the JavaScript keyword loop", () => {
+  it("goes on past characters beyond ASCII, the first of them included", () => {
+    for (const automaton of [javascriptLoop(["key", "ey"]), new KeywordAutomaton(["key", "ey"])]) {
+      expect(scanAll(automaton, "\u0080key \u00ffkey k\u0080ey", 1000).found).toEqual(["key@1", "ey@2", "key@6", "ey@7", "ey@12"]);
+    }
+  });
+
+  it("locates control characters, and reports none where there are none", () => {
+    const automaton = javascriptLoop(["key"]);
+    expect(scanAll(automaton, "plain key text", 100)).toMatchObject({ first: -1, last: -1, found: ["key@6"] });
+    expect(scanAll(automaton, "a\rkey\x1b[0m b\x7f", 100)).toMatchObject({ first: 1, last: 11, found: ["key@2"] });
+    // A control character resets the automaton: no keyword spans it.
+    expect(scanAll(automaton, "k\x01ey", 100).found).toEqual([]);
+  });
+
+  it("stops early when its hit buffer is nearly full, and resumes to the same hits", () => {
+    const automaton = javascriptLoop(["ab", "b"]);
+    const text = "ab ".repeat(200);
+    const whole = scanAll(automaton, text, 4096);
+    expect(whole.found).toHaveLength(400);
+    expect(whole.steps).toBe(1);
+    // 70 values: a step stops once more than 4 are written, never writing past the buffer.
+    const small = scanAll(automaton, text, 70);
+    expect(small.found).toEqual(whole.found);
+    expect(small.steps).toBe(101);
+  });
+});
+
+describe("gram tables", () => {
+  it("mark a one-character keyword before every next byte, in both cases", () => {
+    const { pairs } = gramTables(["q", "key"]);
+    for (let b = 0; b < 256; b++) {
+      expect(pairs[0x71 | (b << 8)]! & GRAM_DIRECT, `q then ${b}`).toBe(GRAM_DIRECT);
+      expect(pairs[0x51 | (b << 8)]! & GRAM_DIRECT, `Q then ${b}`).toBe(GRAM_DIRECT);
+    }
+    const automaton = new KeywordAutomaton(["q", "key"]);
+    expect(scanAll(automaton, "a q Q key", 1000).found).toEqual(["q@2", "q@4", "key@6"]);
+  });
+});
