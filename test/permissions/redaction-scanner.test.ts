@@ -4,7 +4,7 @@
 // MAX_KEY_BLOCK or at the text's end, merged spans and their kinds, control characters found in
 // the same pass over several steps, what `from` leaves out, the hold a stream needs, the scanner
 // cache and the names and values taken from the environment.
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CONFIGURED_KIND, describeRedactions, looksSecretName, MAX_KEY_BLOCK, scannerFor, SecretScanner, secretEnvValues } from "../../app/main/permissions/redaction.ts";
 import { secretRules } from "../../app/main/permissions/secret-rules.ts";
 
@@ -252,26 +252,39 @@ describe("redaction notes", () => {
 });
 
 describe("scannerFor", () => {
-  it("reuses a scanner for the same literals in any order, and builds new ones for others", async () => {
-    vi.resetModules();
-    const { scannerFor: fresh } = await import("../../app/main/permissions/redaction.ts");
-    const a = fresh(["first-literal-1", "second-literal-2"]);
-    expect(fresh(["second-literal-2", "first-literal-1", "first-literal-1"])).toBe(a);
-    const b = fresh(["first-literal-1"]);
+  it("reuses a scanner for the same literals in any order, and builds new ones for others", () => {
+    const a = scannerFor(["first-literal-1", "second-literal-2"]);
+    expect(scannerFor(["second-literal-2", "first-literal-1", "first-literal-1"])).toBe(a);
+    const b = scannerFor(["first-literal-1"]);
     expect(b).not.toBe(a);
     expect(b.redact("first-literal-1 second-literal-2").text).toBe(`[REDACTED: ${CONFIGURED_KIND}] second-literal-2`);
     // Two literals are not one joined literal.
-    expect(fresh(["ab", "cdefghijkl"])).not.toBe(fresh(["abcdefghijkl"]));
-    // Four sets cached so far; nine fit: five more keep the first.
-    const more = Array.from({ length: 5 }, (_, i) => fresh([`kept-literal-${i}`]));
-    expect(fresh(["first-literal-1", "second-literal-2"])).toBe(a);
-    for (const [i, k] of more.entries()) expect(fresh([`kept-literal-${i}`])).toBe(k);
-    // A tenth empties the cache: the first is built again (and still works).
-    fresh(["tenth-literal"]);
-    const again = fresh(["first-literal-1", "second-literal-2"]);
-    expect(again).not.toBe(a);
-    expect(again.redact("first-literal-1").text).toBe(`[REDACTED: ${CONFIGURED_KIND}]`);
-    expect(scannerFor(["x-literal-x"])).toBeInstanceOf(SecretScanner);
+    expect(scannerFor(["ab", "cdefghijkl"])).not.toBe(scannerFor(["abcdefghijkl"]));
+  });
+
+  it("keeps up to nine sets, then starts again", () => {
+    // Add sets until the cache empties (a probe set then comes back as a new scanner)...
+    const probe = ["probe-literal-1"];
+    let cached = scannerFor(probe);
+    let added = 0;
+    for (; added < 12; added++) {
+      scannerFor([`filler-literal-${added}`]);
+      const now = scannerFor(probe);
+      if (now !== cached) {
+        cached = now;
+        break;
+      }
+    }
+    expect(added).toBeLessThan(12);
+    // ...then it holds the last filler and the probe: seven more sets keep the probe.
+    const more = Array.from({ length: 7 }, (_, i) => scannerFor([`more-literal-${i}`]));
+    expect(scannerFor(probe)).toBe(cached);
+    for (const [i, k] of more.entries()) expect(scannerFor([`more-literal-${i}`])).toBe(k);
+    // A tenth set empties it: the probe is built again (and still works).
+    scannerFor(["tenth-literal"]);
+    const again = scannerFor(probe);
+    expect(again).not.toBe(cached);
+    expect(again.redact("a probe-literal-1").text).toBe(`a [REDACTED: ${CONFIGURED_KIND}]`);
   });
 });
 

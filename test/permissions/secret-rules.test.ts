@@ -2,23 +2,15 @@
 // groups and sticky forms; which rules are tried once at their keyword (and what may be checked
 // before trying), named for rules whose expressions show why; the merged allowlists, which must
 // answer as their expressions one by one; the entropy; and the checks that keep or drop a match.
-// The rule set is compiled once per process and cached, so each test compiles it afresh (a new
-// module): what the compile does is then checked by every test here, not only by the first.
-import { beforeEach, describe, expect, it, vi } from "vitest";
-import type * as RulesModuleType from "../../app/main/permissions/secret-rules.ts";
-import type { Allowlist, SecretRule } from "../../app/main/permissions/secret-rules.ts";
+// The rule set is compiled once per process and cached (secretRules), so each test compiles it
+// afresh (compileSecretRules): what the compile does is then checked by every test here, not only
+// by the first to ask for the rules.
+import { describe, expect, it } from "vitest";
+import { allowed, type Allowlist, compileSecretRules, keepsFinding, kindOf, type SecretRule, shannonEntropy } from "../../app/main/permissions/secret-rules.ts";
 import vendored from "../../app/main/permissions/secret-rules/gitleaks-rules.json" with { type: "json" };
 
-type RulesModule = typeof RulesModuleType;
-let mod: RulesModule;
-
-beforeEach(async () => {
-  vi.resetModules();
-  mod = await import("../../app/main/permissions/secret-rules.ts");
-});
-
 const rule = (id: string): SecretRule => {
-  const found = mod.secretRules().rules.find((r) => r.id === id);
+  const found = compileSecretRules().rules.find((r) => r.id === id);
   if (!found) throw new Error(`no rule ${id}`);
   return found;
 };
@@ -33,7 +25,7 @@ function matchOf(r: SecretRule, text: string): RegExpExecArray {
 
 describe("compiling the vendored rules", () => {
   it("compiles every rule from its own expression, global, with sticky forms where they are used", () => {
-    const { rules } = mod.secretRules();
+    const { rules } = compileSecretRules();
     expect(rules).toHaveLength(vendored.rules.length);
     vendored.rules.forEach((v, i) => {
       const r = rules[i]!;
@@ -115,7 +107,7 @@ describe("compiling the vendored rules", () => {
   });
 
   it("the generic rule alone has the digit-value shape; other assignment rules are only prefixed", () => {
-    const { rules } = mod.secretRules();
+    const { rules } = compileSecretRules();
     expect(rules.filter((r) => r.digitValue).map((r) => r.id)).toEqual(["generic-api-key"]);
     expect(rule("adafruit-api-key").keywordPrefix).toBeDefined();
     expect(rule("adafruit-api-key").digitValue).toBe(false);
@@ -145,28 +137,28 @@ describe("compiling the vendored rules", () => {
 
 describe("kinds", () => {
   it("names the common vendors, and any other rule by its id", () => {
-    expect(mod.kindOf("github-fine-grained-pat")).toBe("GitHub token");
-    expect(mod.kindOf("gitlab-pat")).toBe("GitLab token");
-    expect(mod.kindOf("aws-access-token")).toBe("AWS key");
-    expect(mod.kindOf("anthropic-admin-api-key")).toBe("Anthropic key");
-    expect(mod.kindOf("openai-api-key")).toBe("OpenAI key");
-    expect(mod.kindOf("gcp-api-key")).toBe("Google API key");
-    expect(mod.kindOf("slack-bot-token")).toBe("Slack token");
-    expect(mod.kindOf("stripe-access-token")).toBe("Stripe key");
-    expect(mod.kindOf("npm-access-token")).toBe("npm token");
-    expect(mod.kindOf("jwt-base64")).toBe("JSON web token");
-    expect(mod.kindOf("generic-api-key")).toBe("secret");
-    expect(mod.kindOf("curl-auth-header")).toBe("credential in a curl command");
-    expect(mod.kindOf("huggingface-access-token")).toBe("huggingface access token");
+    expect(kindOf("github-fine-grained-pat")).toBe("GitHub token");
+    expect(kindOf("gitlab-pat")).toBe("GitLab token");
+    expect(kindOf("aws-access-token")).toBe("AWS key");
+    expect(kindOf("anthropic-admin-api-key")).toBe("Anthropic key");
+    expect(kindOf("openai-api-key")).toBe("OpenAI key");
+    expect(kindOf("gcp-api-key")).toBe("Google API key");
+    expect(kindOf("slack-bot-token")).toBe("Slack token");
+    expect(kindOf("stripe-access-token")).toBe("Stripe key");
+    expect(kindOf("npm-access-token")).toBe("npm token");
+    expect(kindOf("jwt-base64")).toBe("JSON web token");
+    expect(kindOf("generic-api-key")).toBe("secret");
+    expect(kindOf("curl-auth-header")).toBe("credential in a curl command");
+    expect(kindOf("huggingface-access-token")).toBe("huggingface access token");
     // By its beginning only.
-    expect(mod.kindOf("my-github")).toBe("my github");
+    expect(kindOf("my-github")).toBe("my github");
     expect(rule("hashicorp-tf-api-token").kind).toBe("hashicorp tf api token");
   });
 });
 
 describe("allowlists", () => {
   it("are compiled as vendored: targets, stopwords in lower case, a finder for long stopword lists", () => {
-    const { rules } = mod.secretRules();
+    const { rules } = compileSecretRules();
     vendored.rules.forEach((v, i) => {
       v.allowlists.forEach((a, j) => {
         const c = rules[i]!.allowlists[j]!;
@@ -182,7 +174,7 @@ describe("allowlists", () => {
   });
 
   it("merge their expressions into one where that keeps every answer", () => {
-    const { rules, global } = mod.secretRules();
+    const { rules, global } = compileSecretRules();
     expect(global.regexes).toHaveLength(1);
     expect(global.and).toBe(false);
     expect(global.target).toBe("secret");
@@ -234,7 +226,6 @@ describe("allowlists", () => {
 
   it("answer for the secret, the match or the line; by any or every check; by expression or stopword", () => {
     const list = (over: Partial<Allowlist>): Allowlist => ({ and: false, target: "secret", regexes: [], stopwords: [], ...over });
-    const { allowed } = mod;
     // Nothing to check: nothing is allowed.
     expect(allowed(list({}), "secret", "match", "line")).toBe(false);
     // The target decides what the expressions see.
@@ -266,7 +257,6 @@ describe("allowlists", () => {
 
 describe("entropy", () => {
   it("is the Shannon entropy per UTF-16 unit, the same on every call", () => {
-    const { shannonEntropy } = mod;
     expect(shannonEntropy("")).toBe(0);
     expect(shannonEntropy("aaaa")).toBe(0);
     expect(shannonEntropy("ab")).toBe(1);
@@ -290,7 +280,7 @@ describe("keeping a match", () => {
   it("needs more entropy than the rule asks for (strictly), and a digit for the generic rules", () => {
     const generic = rule("generic-api-key");
     expect(generic.entropy).toBe(3.5);
-    const keeps = (r: SecretRule, text: string, secret: string) => mod.keepsFinding(r, text, matchOf(r, text), secret);
+    const keeps = (r: SecretRule, text: string, secret: string) => keepsFinding(r, text, matchOf(r, text), secret);
     expect(keeps(generic, 'api_key = "Zq8Wv3Rt6Yp1Lk"', "Zq8Wv3Rt6Yp1Lk")).toBe(true);
     // No digit: not a generic secret, whatever its entropy.
     expect(keeps(generic, 'api_key = "ZqxWvkRtmYpwLk"', "ZqxWvkRtmYpwLk")).toBe(false);
@@ -312,10 +302,10 @@ describe("keeping a match", () => {
 
   it("is refused by the global allowlist, a rule's allowlist for the secret or the match, or its line", () => {
     const generic = rule("generic-api-key");
-    const keeps = (text: string, secret: string) => mod.keepsFinding(generic, text, matchOf(generic, text), secret);
+    const keeps = (text: string, secret: string) => keepsFinding(generic, text, matchOf(generic, text), secret);
     // The global list: a variable reference.
     const github = rule("github-pat");
-    expect(mod.keepsFinding(github, "x", matchOf(github, `ghp_${"aB3".repeat(12)}`), "${GITHUB_TOKEN_VALUE}")).toBe(false);
+    expect(keepsFinding(github, "x", matchOf(github, `ghp_${"aB3".repeat(12)}`), "${GITHUB_TOKEN_VALUE}")).toBe(false);
     // The rule's stopwords ("about" among them), in the secret.
     expect(keeps('api_key = "aboutX7q9Lm2Zp4W"', "aboutX7q9Lm2Zp4W")).toBe(false);
     expect(keeps('api_key = "abxutX7q9Lm2Zp4W"', "abxutX7q9Lm2Zp4W")).toBe(true);

@@ -150,7 +150,12 @@ let compiled: { rules: SecretRule[]; global: Allowlist } | undefined;
 
 /** The compiled rules, built on first use. */
 export function secretRules(): { rules: SecretRule[]; global: Allowlist } {
-  if (compiled) return compiled;
+  compiled ??= compileSecretRules();
+  return compiled;
+}
+
+/** Compiles the vendored rules anew (secretRules keeps one compiled set per process). */
+export function compileSecretRules(): { rules: SecretRule[]; global: Allowlist } {
   const rules = (vendored.rules as VendoredRule[]).map((r): SecretRule => {
     const hasGroups = countGroups(r.regex.source) > 0;
     const prefixed = r.regex.source.startsWith("[\\w.-]{0,50}?");
@@ -175,8 +180,7 @@ export function secretRules(): { rules: SecretRule[]; global: Allowlist } {
     };
   });
   const g = vendored.globalAllowlist as { regexes: VendoredRegex[]; stopwords: string[] };
-  compiled = { rules, global: { and: false, target: "secret", regexes: anyOf(g.regexes), stopwords: g.stopwords } };
-  return compiled;
+  return { rules, global: { and: false, target: "secret", regexes: anyOf(g.regexes), stopwords: g.stopwords } };
 }
 
 /**
