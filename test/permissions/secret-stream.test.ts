@@ -17,7 +17,10 @@ import { SecretStream } from "../../app/main/permissions/secret-stream.ts";
  */
 class ScriptedFinder {
   readonly calls: { text: string; from: number }[] = [];
-  constructor(readonly hold: number) {}
+  readonly hold: number;
+  constructor(hold: number) {
+    this.hold = hold;
+  }
   find(text: string, from = 0, controls?: ControlPositions): SecretSpan[] {
     this.calls.push({ text, from });
     if (controls) {
