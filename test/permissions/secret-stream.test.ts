@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { SecretScanner } from "../../app/main/permissions/redaction.ts";
 import type { ControlPositions, SecretSpan } from "../../app/main/permissions/secret-spans.ts";
+import { applySpans } from "../../app/main/permissions/secret-spans.ts";
 import { SecretStream } from "../../app/main/permissions/secret-stream.ts";
 
 /**
@@ -71,8 +72,18 @@ describe("what a push settles", () => {
     expect(straddling.stream.found).toEqual({ s: 1 });
     // A secret that begins exactly at the cut is held back whole.
     const atCut = stream(10);
-    expect(atCut.stream.push("0123456789SECRET22")).toBe("01234567");
-    expect(atCut.stream.end()).toBe("89[REDACTED: s]");
+    expect(atCut.stream.push("0123456789SECRET22ab")).toBe("0123456789");
+    expect(atCut.stream.end()).toBe("[REDACTED: s]ab");
+    // An open key block or a truncated one that begins after the cut does not move it.
+    const openAfter = stream(10);
+    expect(openAfter.stream.push("abcdefghij BEGIN")).toBe("abcdef");
+    const truncatedAfter = stream(10);
+    expect(truncatedAfter.stream.push("abcdefghij TRUNC")).toBe("abcdef");
+    // Nor one that begins right at it.
+    const openAt = stream(10);
+    expect(openAt.stream.push("abcdefBEGIN abcd")).toBe("abcdef");
+    const truncatedAt = stream(10);
+    expect(truncatedAt.stream.push("abcdefTRUNCxyzab")).toBe("abcdef");
     // One that ends exactly at the cut is emitted redacted, and nothing after it.
     const endsAtCut = stream(10);
     expect(endsAtCut.stream.push("SECRET1abcdefghij")).toBe("[REDACTED: s]");
@@ -113,19 +124,22 @@ describe("what a push settles", () => {
 
 describe("the context a later scan sees", () => {
   it("is the last 512 characters emitted, whatever the size of the steps", () => {
-    const { finder, stream: s } = stream(10);
-    const text = Array.from({ length: 900 }, (_, i) => String.fromCharCode(97 + (i % 26))).join("");
-    let out = "";
-    for (const size of [3, 100, 700, 50]) {
-      finder.calls.length = 0;
-      out += s.push(text.slice(0, size));
-      const call = finder.calls[0]!;
-      const context = call.text.slice(0, call.from);
-      // What precedes the new text in the scan is exactly the emitted text's last 512 characters.
-      const emittedBefore = out.slice(0, out.length - (call.text.length - call.from - s.held));
-      expect(context).toBe(emittedBefore.slice(-512));
+    for (const hold of [10, 400]) {
+      const { finder, stream: s } = stream(hold);
+      const text = Array.from({ length: 900 }, (_, i) => String.fromCharCode(97 + (i % 26))).join("");
+      let out = "";
+      let all = "";
+      for (const size of [3, 100, 700, 50, 20, 600, 5, 30]) {
+        finder.calls.length = 0;
+        const before = out;
+        out += s.push(text.slice(0, size));
+        all += text.slice(0, size);
+        const call = finder.calls[0]!;
+        // What precedes the new text in the scan is exactly the emitted text's last 512 characters.
+        expect(call.text.slice(0, call.from), `hold ${hold}, push of ${size}`).toBe(before.slice(-512));
+      }
+      expect(out + s.end()).toBe(all);
     }
-    expect(out + s.end()).toBe(text.slice(0, 3) + text.slice(0, 100) + text.slice(0, 700) + text.slice(0, 50));
   });
 });
 
@@ -180,6 +194,42 @@ describe("control characters", () => {
     expect(atCut.outputHasControls).toBe(false);
   });
 
+  it("are noted at the very start of the text, at the first held character, and before the first escape", () => {
+    expect(new SecretStream(new ScriptedFinder(4)).outputHasControls).toBe(false);
+    const atOne = stream(4).stream;
+    expect(atOne.push("a\x01bcdefghij")).toBe("a\x01bcdef");
+    expect(atOne.outputHasControls).toBe(true);
+    // A control character that was held back, first in the next scan's new text.
+    const held = stream(4).stream;
+    expect(held.push("plain text\x01abc")).toBe("plain text");
+    expect(held.outputHasControls).toBe(false);
+    expect(held.push("defghij")).toBe("\x01abcdef");
+    expect(held.outputHasControls).toBe(true);
+    // Nothing returned while a control character waits: none noted.
+    expect(held.push("")).toBe("");
+    expect(held.outputHasControls).toBe(false);
+    const waiting = stream(10).stream;
+    expect(waiting.push("ab\x01cdefghijk\x02lmnop")).toBe("ab\x01cdefg");
+    expect(waiting.push("")).toBe("");
+    expect(waiting.outputHasControls).toBe(false);
+    // Raw output: a carriage return before the first escape, the escape held back.
+    const raw = stream(8, true).stream;
+    expect(raw.push("ab\rcdefghijklmnop\x1b[1m")).toBe("ab\rcdefghijkl");
+    expect(raw.outputHasControls).toBe(true);
+    // Plain text after coloured text is plain; a carriage return after an escape is not.
+    const after = stream(4, true).stream;
+    after.push("\x1b[1mbold\x1b[0m and some more text");
+    expect(after.push(" plain words here")).toBe("text plain words ");
+    expect(after.outputHasControls).toBe(false);
+    expect(after.push(" and\r more")).toBe("here and\r ");
+    expect(after.outputHasControls).toBe(true);
+    // Once the escapes have left the context, a carriage return is still noted.
+    after.push(` ${"plain ".repeat(100)}`);
+    expect(after.outputHasControls).toBe(false);
+    expect(after.push("a\rb cdef")).toBe("ain a\rb ");
+    expect(after.outputHasControls).toBe(true);
+  });
+
   it("in verified text that is not scanned are not noted", () => {
     const { stream: s } = stream(4);
     expect(s.push("a\rb plain text", true)).toBe("a\rb plain ");
@@ -214,6 +264,12 @@ describe("an overlong key block", () => {
     expect(out).toBe("before [REDACTED: key]\nafter it\n");
   });
 
+  it("emits what follows its end line in the same push", () => {
+    const { stream: s } = stream(4);
+    expect(s.push("x TRUNCAAAA\nBBBB\n-----END PRIVATE KEY-----\nafter SECRET6 and the rest")).toBe("x [REDACTED: key]\nafter [REDACTED: s] and the ");
+    expect(s.end()).toBe("rest");
+  });
+
   it("stops swallowing at a line that is no key body, and scans it", () => {
     const { stream: s } = stream(4);
     const out = s.push("x TRUNCAAAA\nBBBB\nnot a body line! SECRET3 here\n") + s.end();
@@ -232,13 +288,22 @@ describe("an overlong key block", () => {
     expect(long.stream.push("TRUNC")).toBe("[REDACTED: key]");
     expect(long.stream.push("A".repeat(40_000))).toBe("");
     expect(long.stream.held).toBe(40_000);
-    expect(long.stream.push("A".repeat(30_000))).toBe("");
+    expect(long.stream.push("A".repeat(25_536))).toBe("");
+    expect(long.stream.held).toBe(65_536);
+    expect(long.stream.push("A")).toBe("");
     expect(long.stream.held).toBe(0);
     // At the end, an unfinished body line is dropped, and the stream is done swallowing.
     const atEnd = stream(4);
     expect(atEnd.stream.push("TRUNCAAAA")).toBe("[REDACTED: key]");
     expect(atEnd.stream.end()).toBe("");
     expect(atEnd.stream.push("later text SECRET4 ok")).toBe("later text [REDACTED: s]");
+    // A key block truncated where the stream ends: its unfinished line is dropped there too.
+    const truncatedAtEnd = stream(100);
+    expect(truncatedAtEnd.stream.push("x TRUNCAAAA")).toBe("");
+    expect(truncatedAtEnd.stream.end()).toBe("x [REDACTED: key]");
+    expect(truncatedAtEnd.stream.held).toBe(0);
+    expect(truncatedAtEnd.stream.push("later SECRET5 text")).toBe("");
+    expect(truncatedAtEnd.stream.end()).toBe("later [REDACTED: s] text");
   });
 
   it("found by the real scanner, swallows a body ending with an end line in any case and spacing", () => {
@@ -259,6 +324,16 @@ describe("with escape sequences (ansi)", () => {
     const { stream: s } = stream(4, true);
     const out = s.push("ok \x1b[1mSEC\x1b[0mRET5\x1b[0m done and more") + s.end();
     expect(out).toBe("ok \x1b[1m[REDACTED: s]\x1b[0m done and more");
+  });
+
+  it("only with `ansi`: other text is matched as it is", () => {
+    const plain = stream(4);
+    expect(plain.stream.push("ok SEC\x1b[1mRET5 done") + plain.stream.end()).toBe("ok SEC\x1b[1mRET5 done");
+    const raw = stream(16, true);
+    expect(raw.stream.push("ok SEC\x1b[1mRET5 done") + raw.stream.end()).toBe("ok [REDACTED: s] done");
+    // An escape right after the first character.
+    const second = stream(16, true);
+    expect(second.stream.push("a\x1b[1mSEC\x1b[0mRET5 done") + second.stream.end()).toBe("a\x1b[1m[REDACTED: s] done");
   });
 
   it("scans plain text once as it is, and text with escapes through its visible characters", () => {
@@ -313,5 +388,22 @@ describe("with escape sequences (ansi)", () => {
     out += s.flushIdle();
     out += s.push("SECRET77 x") + s.end();
     expect(out).toBe("abc \x1b[0m[REDACTED: s] x");
+  });
+});
+
+describe("applySpans", () => {
+  it("replaces only the spans that overlap [from, to), counting them", () => {
+    const spans = [
+      { start: 0, end: 3, kind: "a" },
+      { start: 5, end: 8, kind: "b" },
+      { start: 10, end: 12, kind: "a" },
+    ];
+    expect(applySpans("0123456789ab", spans)).toEqual({ text: "[REDACTED: a]34[REDACTED: b]89[REDACTED: a]", found: { a: 2, b: 1 } });
+    expect(applySpans("0123456789ab", spans, 3, 10)).toEqual({ text: "34[REDACTED: b]89", found: { b: 1 } });
+    expect(applySpans("0123456789ab", spans, 4, 6)).toEqual({ text: "4[REDACTED: b]", found: { b: 1 } });
+    expect(applySpans("0123456789ab", [], 2, 5)).toEqual({ text: "234", found: {} });
+    const found = { a: 1 };
+    applySpans("0123456789ab", spans, 0, 4, found);
+    expect(found).toEqual({ a: 2 });
   });
 });
