@@ -126,6 +126,37 @@ describe("rules that may begin before their keyword", () => {
   });
 });
 
+describe("what keeps a match from being a secret", () => {
+  it("an allowlist of the whole match, which begins before the keyword: a primary key's name", () => {
+    const s = scanner();
+    // The generic rule's match allowlist names `primary_key`; its match begins at "primary".
+    expect(s.redact(`primary_key = "${GENERIC_VALUE}"`).text).toBe(`primary_key = "${GENERIC_VALUE}"`);
+    expect(s.redact(`key = "${GENERIC_VALUE}"`).text).toBe('key = "[REDACTED: secret]"');
+  });
+
+  it("too little entropy", () => {
+    expect(scanner().redact('password = "aaaaaaaaaaa1"').text).toBe('password = "aaaaaaaaaaa1"');
+  });
+
+  it("nothing configured: no text is a configured secret", () => {
+    // "Stryker was here" is the mutation tool's stand-in for a string: no scanner without
+    // literals may take any text for a configured one.
+    const s = scanner();
+    expect(s.redact("Stryker was here, and more ordinary words").text).toBe("Stryker was here, and more ordinary words");
+    expect(s.ruleCount).toBe(secretRules().rules.length);
+  });
+});
+
+describe("secrets that overlap", () => {
+  it("keep the kind of the first unless it is the generic one", () => {
+    const token = `ghp_${"Zq8Wv3Rt6Yp1".repeat(3)}`;
+    const s = new SecretScanner({ literals: [token.slice(20)] });
+    expect(s.find(`x ${token} y`)).toEqual([{ start: 2, end: 42, kind: "GitHub token" }]);
+    const first = new SecretScanner({ literals: [`x ${token.slice(0, 20)}`] });
+    expect(first.find(`x ${token} y`)).toEqual([{ start: 0, end: 42, kind: CONFIGURED_KIND }]);
+  });
+});
+
 describe("rules run in windows around their keywords", () => {
   let seed = 99;
   const random = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
@@ -175,6 +206,15 @@ describe("private key blocks", () => {
     expect(s.redact("-----BEGIN PRIVATE KEY----- and so on").text).toBe("[REDACTED: private key] and so on");
     // Not a header: no key.
     expect(s.redact("-----BEGIN PUBLIC KEY-----\nabc\n").text).toBe("-----BEGIN PUBLIC KEY-----\nabc\n");
+  });
+
+  it("without an end line end at their body's last character, however long the text after them", () => {
+    const s = scanner();
+    expect(s.redact(`-----BEGIN PRIVATE KEY-----\n${body(2)}! more`).text).toBe("[REDACTED: private key]! more");
+    const after = `\n${"$ other output line\n".repeat(5000)}`;
+    expect(after.length).toBeGreaterThan(MAX_KEY_BLOCK);
+    const spans = s.find(`-----BEGIN PRIVATE KEY-----\n${body(2)}${after}`);
+    expect(spans).toEqual([{ start: 0, end: 28 + body(2).length, kind: "private key" }]);
   });
 
   it("reaching the end of the text are open; one longer than MAX_KEY_BLOCK is closed there, truncated", () => {
