@@ -79,6 +79,8 @@ describe("compiling the vendored rules", () => {
       "vault-service-token",
       "adafruit-api-key",
       "hashicorp-tf-api-token",
+      // `[A-Za-z0-9+/]{32,400}`: a `+` inside a class.
+      "grafana-cloud-api-token",
     ])
       expect(rule(id).after, id).toBe(400);
   });
@@ -88,6 +90,7 @@ describe("compiling the vendored rules", () => {
     ["github-pat", true, true, false], // ghp_[0-9a-zA-Z]{36}
     ["gitlab-pat", true, true, false], // glpat-[\w-]{20}: the literal holds "-"
     ["npm-access-token", true, true, true], // \b(npm_[a-z0-9]{36})
+    ["vault-batch-token", true, true, true], // \b(hvb\.[\w-]{138,300}): the escaped dot is part of the keyword
     ["jwt", true, true, true], // \b(ey[a-zA-Z0-9]{17,}...
     ["vault-service-token", true, false, true], // \b((?:hvs\.…|s\.(?i:…): "hvs." with its escaped dot; "s." is another keyword
     ["aws-access-token", true, false, true], // \b((?:A3T[A-Z0-9]|AKIA|…: begins with one of its keywords
@@ -228,6 +231,7 @@ describe("allowlists", () => {
     const list = (over: Partial<Allowlist>): Allowlist => ({ and: false, target: "secret", regexes: [], stopwords: [], ...over });
     // Nothing to check: nothing is allowed.
     expect(allowed(list({}), "secret", "match", "line")).toBe(false);
+    expect(allowed(list({ and: true }), "secret", "match", "line")).toBe(false);
     // The target decides what the expressions see.
     const r = [/^the-/];
     expect(allowed(list({ regexes: r }), "the-secret", "x", "x")).toBe(true);
@@ -282,8 +286,10 @@ describe("keeping a match", () => {
     expect(generic.entropy).toBe(3.5);
     const keeps = (r: SecretRule, text: string, secret: string) => keepsFinding(r, text, matchOf(r, text), secret);
     expect(keeps(generic, 'api_key = "Zq8Wv3Rt6Yp1Lk"', "Zq8Wv3Rt6Yp1Lk")).toBe(true);
-    // No digit: not a generic secret, whatever its entropy.
+    // No digit: not a generic secret, whatever its entropy (letters only are allowlisted anyway).
     expect(keeps(generic, 'api_key = "ZqxWvkRtmYpwLk"', "ZqxWvkRtmYpwLk")).toBe(false);
+    expect(keeps(generic, 'api_key = "ZqxWvk=RtmYpwLk"', "ZqxWvk=RtmYpwLk")).toBe(false);
+    expect(keeps(generic, 'api_key = "ZqxWvk=RtmYpw1k"', "ZqxWvk=RtmYpw1k")).toBe(true);
     // Entropy exactly the threshold: dropped.
     expect(keeps(generic, 'api_key = "KqxWvyRt11223344"', "KqxWvyRt11223344")).toBe(false);
     expect(keeps(generic, 'api_key = "KqxWvyRt11223345"', "KqxWvyRt11223345")).toBe(true);
@@ -298,6 +304,10 @@ describe("keeping a match", () => {
     expect(anthropic.entropy).toBe(0);
     const key = `sk-ant-api03-${"a".repeat(93)}AA`;
     expect(keeps(anthropic, `${key} `, key)).toBe(true);
+    const adafruit = rule("adafruit-api-key");
+    const zeros = "0".repeat(32);
+    expect(adafruit.entropy).toBe(0);
+    expect(keeps(adafruit, `adafruit_key = "${zeros}"`, zeros)).toBe(true);
   });
 
   it("is refused by the global allowlist, a rule's allowlist for the secret or the match, or its line", () => {
@@ -316,5 +326,8 @@ describe("keeping a match", () => {
     expect(keeps('RUN --mount=type=secret,id=x\napi_key = "Zq8Wv3Rt6Yp1Lk"', "Zq8Wv3Rt6Yp1Lk")).toBe(true);
     expect(keeps('api_key = "Zq8Wv3Rt6Yp1Lk"\nRUN --mount=type=secret,id=x', "Zq8Wv3Rt6Yp1Lk")).toBe(true);
     expect(keeps('first line\napi_key = "Zq8Wv3Rt6Yp1Lk" --mount=type=secret,\nlast', "Zq8Wv3Rt6Yp1Lk")).toBe(false);
+    // The line to its last character, when no line break follows (an import's closing quote).
+    expect(keeps("key = \"Zq8Wv3Rt6Yp1Lk\" import { a } from 'x'", "Zq8Wv3Rt6Yp1Lk")).toBe(false);
+    expect(keeps('key = "Zq8Wv3Rt6Yp1Lk" import { a } from \'x', "Zq8Wv3Rt6Yp1Lk")).toBe(true);
   });
 });
