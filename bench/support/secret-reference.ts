@@ -20,7 +20,7 @@ export function referenceSpans(text: string, literals: readonly string[] = []): 
       if (m[0].length === 0) continue;
       const lower = m[0].toLowerCase();
       if (!rule.keywords.some((k) => lower.includes(k))) continue;
-      const group = rule.hasGroups ? (rule.secretGroup > 0 ? rule.secretGroup : m.findIndex((g, i) => i > 0 && g !== undefined && g.length > 0)) : 0;
+      const group = rule.hasGroups && !rule.wholeMatch ? (rule.secretGroup > 0 ? rule.secretGroup : m.findIndex((g, i) => i > 0 && g !== undefined && g.length > 0)) : 0;
       const range = group > 0 ? m.indices?.[group] : undefined;
       const secret = range ? m[group]! : m[0];
       if (!keepsFinding(rule, text, m, secret)) continue;

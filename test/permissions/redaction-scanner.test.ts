@@ -131,6 +131,8 @@ describe("what keeps a match from being a secret", () => {
     const s = scanner();
     // The generic rule's match allowlist names `primary_key`; its match begins at "primary".
     expect(s.redact(`primary_key = "${GENERIC_VALUE}"`).text).toBe(`primary_key = "${GENERIC_VALUE}"`);
+    const far = `const x = 1; this.db.table.primary_key = "${GENERIC_VALUE}"`;
+    expect(s.redact(far).text).toBe(far);
     expect(s.redact(`key = "${GENERIC_VALUE}"`).text).toBe('key = "[REDACTED: secret]"');
   });
 
@@ -190,6 +192,36 @@ describe("a rule tried at a keyword followed by a blank", () => {
   it("finds credentials in a curl command (the keyword is not followed by a token character)", () => {
     const s = scanner();
     expect(s.redact("curl -u admin:Zq8Wv3Rt6Yp1 https://example.test").text).toBe("curl -u [REDACTED: credential in a curl command] https://example.test");
+  });
+});
+
+describe("a window around a keyword", () => {
+  const uuid = "0a1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d";
+  it("a Teams webhook is redacted whole, not only its repeated group (a secret that leaked)", () => {
+    const s = scanner();
+    const url = `https://contoso.webhook.office.com/webhookb2/${uuid}@${uuid}/IncomingWebhook/${"0123456789abcdef".repeat(2)}/${uuid}`;
+    expect(s.redact(`hook: ${url} ok`).text).toBe("hook: [REDACTED: microsoft teams webhook] ok");
+  });
+
+  it("a base64 web token is redacted whole, not only its named header group (a secret that leaked)", () => {
+    const s = scanner();
+    const token = `ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5${"Lk1BZ0NaUTd4S20yTHA5UnY0VHoxcVc4ZVIz".repeat(2)}`;
+    expect(s.redact(`jwt ${token} end`).text).toBe("jwt [REDACTED: JSON web token] end");
+  });
+
+  it("reaches back to the start of a long word: a Teams webhook with a long host name", () => {
+    const s = scanner();
+    const url = `https://${"q".repeat(200)}.webhook.office.com/webhookb2/${uuid}@${uuid}/IncomingWebhook/${"0123456789abcdef".repeat(2)}/${uuid}`;
+    expect(s.redact(`hook: ${url} ok`).text).toBe("hook: [REDACTED: microsoft teams webhook] ok");
+  });
+
+  it("reaches on to the end of a word that begins inside it: a token near the window's end", () => {
+    const s = scanner();
+    const token = "123456789012345|Zq8Wv3Rt6Yp1LkXc7Nb4Mj2Hg5Fd9S";
+    for (const gap of [100, 380, 395]) {
+      const text = `facebook ${"x ".repeat(gap / 2)}${token} end`;
+      expect(s.redact(text).text, `${gap}`).toBe(`facebook ${"x ".repeat(gap / 2)}[REDACTED: facebook access token] end`);
+    }
   });
 });
 
@@ -359,5 +391,6 @@ describe("environment names and values", () => {
     expect(values).toEqual(["12345678x", "trueness-value", "value/with/slash", "abc12345", "noneoftheabove", "123456789a"]);
     expect(secretEnvValues({ X_TOKEN: "yes" })).toEqual([]);
     expect(secretEnvValues({ X_TOKEN: "no-but-long" })).toEqual(["no-but-long"]);
+    expect(secretEnvValues({ X_TOKEN: "value-is-true", Y_TOKEN: "C:/not/a/path" })).toEqual(["value-is-true", "C:/not/a/path"]);
   });
 });

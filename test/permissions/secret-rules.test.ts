@@ -90,6 +90,7 @@ describe("compiling the vendored rules", () => {
     ["github-pat", true, true, false], // ghp_[0-9a-zA-Z]{36}
     ["gitlab-pat", true, true, false], // glpat-[\w-]{20}: the literal holds "-"
     ["npm-access-token", true, true, true], // \b(npm_[a-z0-9]{36})
+    ["doppler-api-token", true, true, false], // dp\.pt\.(?i:[a-z0-9]{43}): a group only after the keyword
     ["vault-batch-token", true, true, true], // \b(hvb\.[\w-]{138,300}): the escaped dot is part of the keyword
     ["jwt", true, true, true], // \b(ey[a-zA-Z0-9]{17,}...
     ["vault-service-token", true, false, true], // \b((?:hvs\.…|s\.(?i:…): "hvs." with its escaped dot; "s." is another keyword
@@ -107,6 +108,13 @@ describe("compiling the vendored rules", () => {
     expect(r.tokenAfterKeyword).toBe(tokenAfter);
     expect(r.boundaryBefore).toBe(boundary);
     expect(r.keywordPrefix).toBeUndefined();
+  });
+
+  it("keeps the whole match as the secret where the first group is named or repeated (a fragment)", () => {
+    const { rules } = compileSecretRules();
+    expect(rules.filter((r) => r.wholeMatch).map((r) => r.id)).toEqual(["jwt-base64", "microsoft-teams-webhook"]);
+    // A plain first group, or an explicit secret group, is the secret.
+    for (const id of ["generic-api-key", "curl-auth-user", "facebook-access-token", "aws-access-token"]) expect(rule(id).wholeMatch, id).toBe(false);
   });
 
   it("the generic rule alone has the digit-value shape; other assignment rules are only prefixed", () => {

@@ -240,7 +240,7 @@ function keywordFilter(targets: Target[]): number {
 
 /** Which group of a match holds its secret (0: the whole match). */
 function secretGroup(rule: SecretRule, m: RegExpExecArray): number {
-  return rule.hasGroups ? (rule.secretGroup > 0 ? rule.secretGroup : m.findIndex((g, i) => i > 0 && g !== undefined && g.length > 0)) : 0;
+  return rule.hasGroups && !rule.wholeMatch ? (rule.secretGroup > 0 ? rule.secretGroup : m.findIndex((g, i) => i > 0 && g !== undefined && g.length > 0)) : 0;
 }
 
 /**

@@ -64,6 +64,12 @@ export interface SecretRule {
   /** With keywordStart: the expression begins with `\b` and every keyword with a word character, so none follows a word character. */
   boundaryBefore: boolean;
   /**
+   * The secret is the whole match, though the expression has groups: its first group is named or
+   * repeated (`(?<alg>...)` alternatives of a base64 web token's header, `([a-z0-9]{4}-){3}` of a
+   * Teams webhook's UUIDs), so the first group that matched is a fragment, not the secret.
+   */
+  wholeMatch: boolean;
+  /**
    * With keywordPrefix: the generic rule's shape (its keywords all letters, GENERIC_ASSIGNMENT
    * after them) and a kept match's value must hold a digit, so keyword-filters.ts's
    * digitValueAssigned bounds where it can be.
@@ -146,6 +152,29 @@ function countGroups(source: string): number {
   return groups;
 }
 
+/** Whether the first capturing group of a pattern is named or followed by a quantifier (see `wholeMatch`). */
+function firstGroupIsFragment(source: string): boolean {
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") i++;
+    else if (c === "[") {
+      for (i++; i < source.length && source[i] !== "]"; i++) if (source[i] === "\\") i++;
+    } else if (c === "(" && (source[i + 1] !== "?" || (source[i + 2] === "<" && source[i + 3] !== "=" && source[i + 3] !== "!"))) {
+      if (source[i + 1] === "?") return true;
+      for (let depth = 0, j = i; j < source.length; j++) {
+        const d = source[j];
+        if (d === "\\") j++;
+        else if (d === "[") {
+          for (j++; j < source.length && source[j] !== "]"; j++) if (source[j] === "\\") j++;
+        } else if (d === "(") depth++;
+        else if (d === ")" && --depth === 0) return /[?*+{]/.test(source[j + 1] ?? "");
+      }
+      return false;
+    }
+  }
+  return false;
+}
+
 let compiled: { rules: SecretRule[]; global: Allowlist } | undefined;
 
 /** The compiled rules, built on first use. */
@@ -177,6 +206,7 @@ export function compileSecretRules(): { rules: SecretRule[]; global: Allowlist }
       tokenAfterKeyword: !prefixed && start.starts && start.tokenAfter,
       boundaryBefore: !prefixed && start.starts && r.regex.source.startsWith("\\b") && r.keywords.every((k) => /^\w/.test(k)),
       digitValue: prefixed && digitValueShape(r),
+      wholeMatch: hasGroups && r.secretGroup === 0 && firstGroupIsFragment(r.regex.source),
     };
   });
   const g = vendored.globalAllowlist as { regexes: VendoredRegex[]; stopwords: string[] };
