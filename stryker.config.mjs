@@ -384,6 +384,112 @@
 // - shell-words.ts, internedWord: `length <= 0` made false or `< 0` (a word node is never empty),
 //   `c <= 32` made `c < 32` (a blank is never inside a word node's text), and "latin1" made "" in
 //   Buffer.from (UTF-8 and Latin-1 read printable ASCII alike).
+// - redaction.ts and secret-rules.ts (source as at the commit named in docs/mutation-testing.md):
+//   "equivalent for the vendored rules" below means the code reads any gitleaks rule but the branch
+//   only decides for shapes the vendored set (secret-rules/gitleaks-rules.json) does not hold (an
+//   AND allowlist, a lookbehind, flags other than i, a backreference, 16 stopwords). Checked by
+//   applying each such mutant to secret-rules.ts and comparing compileSecretRules()'s whole result
+//   (every rule's expressions, flags and fields) with the original's: identical for each listed,
+//   but the merged single-expression allowlists noted. A new rule set with such a shape makes the
+//   mutant testable.
+// - secret-rules.ts, digitValueShape (the generic rule's prefilter shape): the guards made false or
+//   `&&` (`!r.id.startsWith("generic") || r.entropy <= 0 || ...` and its parts, "generic" made "",
+//   `r.entropy <= 0` made false or `<`), the keyword part's expression without `^` or `$`, the
+//   final `&&` made true or `||`, `r.secretGroup <= 1` made true or `<`: equivalent for the vendored
+//   rules (only generic-api-key ends with the generic assignment).
+// - secret-rules.ts, keywordStart: the prefix stripper's `?:` group made required, `i < s.length`
+//   made `<=`, `""` made "Stryker was here!" after `s[i + 1] ??` (not covered), `keywords.length > 0`
+//   made true or `>=`; secretRules' `!prefixed && start.starts` made true or `||` before tokenAfter
+//   (tokenAfter implies starts), and boundaryBefore's `every` made `some` and `/^\w/` made `/\w/`:
+//   equivalent for the vendored rules.
+// - secret-rules.ts, unbounded: the escape remover's "" made "Stryker was here!" and the class
+//   remover's "x" made "": equivalent for the vendored rules.
+// - secret-rules.ts, countGroups: `i < source.length` made `<=`, the escape and class branches made
+//   false (or their strings ""), the class loop's bounds (`i < source.length && source[i] !== "]"`
+//   made false, `i < source.length` made true, `<=`, `>=`, `!==` made `===`, its escape made false
+//   or ""), the lookbehind tests (`source[i + 3] !== "="` or `"!"` made true, "", or `i - 3`):
+//   equivalent for the vendored rules (hasGroups only asks whether a group exists; no vendored rule
+//   without groups has an escaped or class parenthesis, and none has a lookbehind).
+// - secret-rules.ts, anyOf: the guard made false or `&&`, `list.length < 2` made false: a list of
+//   one expression is then compiled as `(?:x)` or `(?i:x)` instead of x with flags (the only
+//   difference compileSecretRules shows), which matches the same strings. `some` made `every`, its
+//   callback made `() => undefined`, false or `&&`, and the catch (not covered): equivalent for
+//   the vendored rules (no list has flags other than i or a backreference; every merged list
+//   compiles). The test checks every list's merged answers against its expressions one by one.
+// - secret-rules.ts, toAllowlist: `condition.toUpperCase() === "AND"` made false, toLowerCase or
+//   "AND" made "" (no vendored list is AND), the target mapping made true (vendored targets are
+//   only secret, match and line), `stopwords.length > 16` made `>=` (no list has 16; the finder and
+//   `includes` answer alike): equivalent for the vendored rules.
+// - secret-rules.ts, shannonEntropy: `n === 0` made false (no loop runs; 0 all the same); `c < 128`
+//   made false (every character counted in the map: the same counts, summed in first-seen order
+//   instead of by code; the sums differ at most in the last bits of a double).
+// - redaction.ts, the constructor: `this.generic`'s `[]` made `["Stryker was here"]` (find empties
+//   it first); a keyword's new target list `[]` made `["Stryker was here"]` (a string target is no
+//   rule and no literal, so it is tried as a key block, which is found only at a key header, found
+//   already through "-----begin"; its keyword loses its filter: more hits, the same spans);
+//   `{ kind: "key" }` made `{}` or "key" made "" (the same branch); `!nonAsciiLiterals.includes`
+//   made true (the automaton drops keywords outside ASCII; indexOf still finds them).
+// - redaction.ts, find: `spans`' `[]` made `["Stryker was here"]` (the string has no `end`: the final
+//   filter drops it). The scan counter's wrap (`++this.scans === 0x7fffffff` made true or `!==`, `++`
+//   made `--`, its block emptied): marks reset more often, or never (the counter stays far below
+//   2^53, so each find's number is still its own), only change how often a prefixed rule is tried
+//   again at a place it was tried, which finds the same match. The fast paths before a
+//   keyword-start rule's sticky expression (`target.rule.keywordStart` made false or its block
+//   emptied, the token check made false, `boundaryBefore && start > 0 && ...` made false, true or
+//   `||`, `start > 0` made true, `>=` or `<=`): the expression decides the same (it begins with the
+//   keyword, then a token character where tokenAfterKeyword, and with `\b` where boundaryBefore;
+//   charCodeAt(-1) is NaN, no word character).
+// - redaction.ts, find's windows: a window's end `start + keyword.length` made `-`, and the merge of
+//   a rule's windows (`list.length > 0 && ws <= last` made false, true, `||`, `>=`, `<=`, `ws <= last`
+//   made true, `<`, `>`, `list.length - 1` made `+ 1` twice); `i < list.length` made `<=`
+//   (runRule(undefined, undefined) slices an empty window): windows merged more or less often
+//   cover the same text around each keyword, and an end two keyword lengths earlier is widened on
+//   to the next blank (up to 256 characters), past any window rule's match (none holds a blank or
+//   is that long); only the number and size of the expression's runs differ.
+// - redaction.ts, runPrefixed: `at > 0` made true or `>=` (charCodeAt(-1) is NaN, not wordish), and
+//   the try marks (`lastTryScan[index] === scans && lastTry[index] >= at` made false, `>=` made
+//   `>`): the same sticky expression tried again from the same place finds the same match.
+// - redaction.ts, runRule: `m[0].length === 0` made false and its block (not covered): no window
+//   rule's expression matches the empty string.
+// - redaction.ts, keywordFilter (a prefilter: 0 reports every hit, and find checks each hit
+//   again): its body or loop body emptied, `target.kind !== "rule"` made true or "rule" made "",
+//   `target.rule.keywordPrefix` made false, `|=` made `&=` twice, the token condition made false:
+//   each gives 0 or a smaller filter, which only reports more hits.
+// - redaction.ts, insideFound (a shortcut: a generic match inside a secret found already would be
+//   merged into it under the specific kind): `spans.length === 0` made false, `group > 0 &&
+//   m[group] !== undefined` made true, `||`, `group > 0` made true or `>=`, `m[group] !== undefined`
+//   made true (the generic rule's one group is not optional, so group is 1), and the end's
+//   `+ m[0].lastIndexOf(secret)` made `-`: a generic match kept when it need not be is merged into
+//   the secret that holds it.
+// - redaction.ts, merge: `spans.length <= 1` made `< 1` (one span copied), `b.end - a.end` made `+`
+//   (spans with the same start merge to the same end and kind in either order), `s.end > last.end`
+//   made `>=`, `s.kind !== GENERIC_KIND` made true (a generic span renamed generic).
+// - redaction.ts, looksSecretName: the split's `[^A-Z0-9]+` made `[^A-Z0-9]` (the empty parts
+//   between two separators are no secret word).
+// - secret-spans.ts, applySpans: `spans.length === 0` made false and `from === 0 && to ===
+//   text.length` made false: the loop, and slice(0, length), give the same text.
+// - secret-stream.ts: the initial `controls` (`{}`, `+1` twice: find sets both before they are
+//   read) and `escapes = true` (the first scan of raw output then looks for an escape first and,
+//   finding none, scans as it is); push's `chunk.length <= piece` made false or `<` (one piece is
+//   the chunk); flushIdle's `this.pending === ""` made false or "" made "Stryker was here!", and
+//   end's "" made "Stryker was here!" (emit returns "" for nothing pending; end's made false is
+//   open, docs/mutation-testing.md); emit's `i > base` made `>=` (the cut is raised to
+//   base after), `span.start < cut` made `<=` for an open block and `span.end > cut` made `>=` (the
+//   cut is set to the value it has), `this.controls.first !== -1` made true (first is -1 only when
+//   last is, and last >= base fails), `cut - base >= CONTEXT` made false or `>` (both branches keep
+//   the last 512 characters), `!this.swallowing` made true (emit returns "" at once while
+//   swallowing).
+// - secret-stream.ts, find with ansi: `controls.first === -1` made false (indexOf from -1 searches
+//   from 0 and finds no escape where there is no control character), `buf.indexOf("\x1b")` made
+//   indexOf("") (0: the mapping of text without escapes is the identity, and the controls are
+//   noted the same but for a first at 0 with no last at or after base), the `escapes` flag's
+//   update (`firstEscape !== -1` made true, false, `===`, `+1`: it only chooses which search comes
+//   first), `map.push(buf.length)` removed and the visible base's loop (`visibleBase < map.length
+//   - 1 && map[v] < base` made false, its first half made true, `<=`, `>=`, `+ 1`, `map[v] < base`
+//   made `<=`, `++` made `--`): a lower or higher visible base only changes which spans that end
+//   at or before the raw base find reports, and applySpans skips every such span; no span starts
+//   before base and ends one character after it (the hold keeps every match there whole), and
+//   `s.end > 0` made true or `>=` (no span is empty).
 
 /**
  * The permissions service and the six files only it uses answer the app (dialogs, questions,

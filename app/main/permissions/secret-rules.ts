@@ -139,40 +139,27 @@ function unbounded(source: string): boolean {
   return /(?<!\\)[+*]|\{\d+,\}/.test(source.replace(/\\./g, "").replace(/\[[^\]]*\]/g, "x"));
 }
 
-/** Capturing groups in a pattern, counted from its text (compiling it to find out costs ~1 ms). */
-function countGroups(source: string): number {
-  let groups = 0;
+/**
+ * Capturing groups in a pattern, counted from its text (compiling it to find out costs ~1 ms), and
+ * whether the first is a fragment: named, or followed by a quantifier (see `wholeMatch`).
+ */
+function groupsOf(source: string): { count: number; firstIsFragment: boolean } {
+  let count = 0;
+  let firstIsFragment = false;
+  /** Per open parenthesis: its group's number, 0 when it captures nothing. */
+  const open: number[] = [];
   for (let i = 0; i < source.length; i++) {
     const c = source[i];
     if (c === "\\") i++;
     else if (c === "[") {
       for (i++; i < source.length && source[i] !== "]"; i++) if (source[i] === "\\") i++;
-    } else if (c === "(" && (source[i + 1] !== "?" || (source[i + 2] === "<" && source[i + 3] !== "=" && source[i + 3] !== "!"))) groups++;
+    } else if (c === "(") {
+      const capturing = source[i + 1] !== "?" || (source[i + 2] === "<" && source[i + 3] !== "=" && source[i + 3] !== "!");
+      if (capturing && ++count === 1) firstIsFragment = source[i + 1] === "?";
+      open.push(capturing ? count : 0);
+    } else if (c === ")" && open.pop() === 1 && /[?*+{]/.test(source[i + 1] ?? "")) firstIsFragment = true;
   }
-  return groups;
-}
-
-/** Whether the first capturing group of a pattern is named or followed by a quantifier (see `wholeMatch`). */
-function firstGroupIsFragment(source: string): boolean {
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i];
-    if (c === "\\") i++;
-    else if (c === "[") {
-      for (i++; i < source.length && source[i] !== "]"; i++) if (source[i] === "\\") i++;
-    } else if (c === "(" && (source[i + 1] !== "?" || (source[i + 2] === "<" && source[i + 3] !== "=" && source[i + 3] !== "!"))) {
-      if (source[i + 1] === "?") return true;
-      for (let depth = 0, j = i; j < source.length; j++) {
-        const d = source[j];
-        if (d === "\\") j++;
-        else if (d === "[") {
-          for (j++; j < source.length && source[j] !== "]"; j++) if (source[j] === "\\") j++;
-        } else if (d === "(") depth++;
-        else if (d === ")" && --depth === 0) return /[?*+{]/.test(source[j + 1] ?? "");
-      }
-      return false;
-    }
-  }
-  return false;
+  return { count, firstIsFragment };
 }
 
 let compiled: { rules: SecretRule[]; global: Allowlist } | undefined;
@@ -186,7 +173,8 @@ export function secretRules(): { rules: SecretRule[]; global: Allowlist } {
 /** Compiles the vendored rules anew (secretRules keeps one compiled set per process). */
 export function compileSecretRules(): { rules: SecretRule[]; global: Allowlist } {
   const rules = (vendored.rules as VendoredRule[]).map((r): SecretRule => {
-    const hasGroups = countGroups(r.regex.source) > 0;
+    const groups = groupsOf(r.regex.source);
+    const hasGroups = groups.count > 0;
     const prefixed = r.regex.source.startsWith("[\\w.-]{0,50}?");
     const start = keywordStart(r.regex.source, r.keywords);
     return {
@@ -206,7 +194,7 @@ export function compileSecretRules(): { rules: SecretRule[]; global: Allowlist }
       tokenAfterKeyword: !prefixed && start.starts && start.tokenAfter,
       boundaryBefore: !prefixed && start.starts && r.regex.source.startsWith("\\b") && r.keywords.every((k) => /^\w/.test(k)),
       digitValue: prefixed && digitValueShape(r),
-      wholeMatch: hasGroups && r.secretGroup === 0 && firstGroupIsFragment(r.regex.source),
+      wholeMatch: r.secretGroup === 0 && groups.firstIsFragment,
     };
   });
   const g = vendored.globalAllowlist as { regexes: VendoredRegex[]; stopwords: string[] };
