@@ -404,12 +404,14 @@
 //   equivalent for the vendored rules.
 // - secret-rules.ts, unbounded: the escape remover's "" made "Stryker was here!" and the class
 //   remover's "x" made "": equivalent for the vendored rules.
-// - secret-rules.ts, countGroups: `i < source.length` made `<=`, the escape and class branches made
-//   false (or their strings ""), the class loop's bounds (`i < source.length && source[i] !== "]"`
-//   made false, `i < source.length` made true, `<=`, `>=`, `!==` made `===`, its escape made false
-//   or ""), the lookbehind tests (`source[i + 3] !== "="` or `"!"` made true, "", or `i - 3`):
-//   equivalent for the vendored rules (hasGroups only asks whether a group exists; no vendored rule
-//   without groups has an escaped or class parenthesis, and none has a lookbehind).
+// - secret-rules.ts, groupsOf (counts groups, tells whether the first is a fragment): the escape
+//   and class branches made false (or their strings ""), the class loop's bounds and escape
+//   (`i < source.length && source[i] !== "]"` made false, `i < source.length` made true, `<=`,
+//   `>=`, `!==` made `===`, its escape made false or ""), `i < source.length` made `<=`, the
+//   lookbehind tests (`source[i + 3] !== "="` or `"!"` made true, "", or `i - 3`), and any other
+//   survivor on its lines: equivalent for the vendored rules (no rule's escaped or class
+//   parenthesis changes whether it has groups or whether its first group is a fragment, and none
+//   has a lookbehind). Checked as above: compileSecretRules() identical under each.
 // - secret-rules.ts, anyOf: the guard made false or `&&`, `list.length < 2` made false: a list of
 //   one expression is then compiled as `(?:x)` or `(?i:x)` instead of x with flags (the only
 //   difference compileSecretRules shows), which matches the same strings. `some` made `every`, its
@@ -451,6 +453,11 @@
 //   `>`): the same sticky expression tried again from the same place finds the same match.
 // - redaction.ts, runRule: `m[0].length === 0` made false and its block (not covered): no window
 //   rule's expression matches the empty string.
+// - redaction.ts, keep: in the secret's choice `group > 0 && m[group] !== undefined` made `||`,
+//   `group > 0` made true or `>=` (group is -1, 0 or a group's number: for -1 and 0 each still
+//   takes m[0]); before `rule.indices` the same three, the whole made true, and `... ||
+//   rule.indices` (for group 0 or -1, `indices[group]` is the whole match's range or undefined,
+//   which keeps the match's bounds). The secret's choice made true is open (docs).
 // - redaction.ts, keywordFilter (a prefilter: 0 reports every hit, and find checks each hit
 //   again): its body or loop body emptied, `target.kind !== "rule"` made true or "rule" made "",
 //   `target.rule.keywordPrefix` made false, `|=` made `&=` twice, the token condition made false:
