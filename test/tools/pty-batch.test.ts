@@ -7,6 +7,7 @@ import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { afterEach, describe, expect, it } from "vitest";
 import { BATCH_BYTES, OutputCollector } from "../../app/main/tools/bash-output.ts";
+import { isPlainBytesWasm } from "../../app/main/tools/plain-scan-wasm.ts";
 import { isPlainAscii, PtyBatch } from "../../app/main/tools/pty-batch.ts";
 import { hasControlChars, sanitizeTerminalText } from "../../app/main/tools/terminal-text.ts";
 import { tempDir } from "./helpers.ts";
@@ -52,6 +53,42 @@ describe("isPlainAscii", () => {
         bytes[at] = byte;
         expect(isPlainAscii(aligned(bytes)), `byte ${byte} at ${at}`).toBe(!changes);
       }
+    }
+  });
+});
+
+describe("isPlainBytesWasm (the SIMD scan)", () => {
+  it("is available here (Node and Electron both have WebAssembly SIMD)", () => {
+    expect(isPlainBytesWasm(Buffer.from("ok\n"))).toBe(true);
+  });
+
+  it("agrees with isPlainAscii for every byte value at every position of the vector and the tail", () => {
+    for (let length = 1; length <= 40; length++) {
+      for (let at = 0; at < length; at++) {
+        for (let byte = 0; byte < 256; byte++) {
+          const bytes = aligned(Buffer.alloc(length, 0x61));
+          bytes[at] = byte;
+          if (isPlainBytesWasm(bytes) !== isPlainAscii(bytes)) expect.fail(`byte ${byte} at ${at} of ${length}`);
+        }
+      }
+    }
+  });
+
+  it("finds a bad byte in any 64 KiB window of a larger input, at any offset, and none in the last window's left-overs", () => {
+    const size = 3 * 65536 + 21;
+    const text = Buffer.alloc(size + 3, "plain text\tand lines\n");
+    for (const offset of [0, 1, 3]) {
+      const bytes = text.subarray(offset, offset + size);
+      expect(isPlainBytesWasm(bytes)).toBe(true);
+      for (const at of [0, 65535, 65536, 2 * 65536 + 7, 3 * 65536 - 1, 3 * 65536, size - 1]) {
+        for (const bad of [0x1b, 0x0d, 0x7f, 0x80, 0xff, 0x00]) {
+          const copy = Buffer.from(bytes);
+          copy[at] = bad;
+          expect(isPlainBytesWasm(copy), `0x${bad.toString(16)} at ${at}`).toBe(false);
+        }
+      }
+      // A bad byte scanned in an earlier call (the area still holds it) is not seen again.
+      expect(isPlainBytesWasm(bytes.subarray(0, 100))).toBe(true);
     }
   });
 });

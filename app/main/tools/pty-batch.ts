@@ -2,11 +2,12 @@
 // and decodes each batch to text once, exactly as a streaming UTF-8 decoder would (a character
 // split across chunks or batches is joined; invalid bytes become U+FFFD; an incomplete character
 // at the very end is dropped, as node-pty's own decoding did). A batch that is plain
-// ASCII without control characters is found by a word-at-a-time scan and decoded by copying
-// (latin1), and is reported `plain`: the text needs no sanitizing (terminal-text.ts) and is its
-// own UTF-8 encoding. Owns one reused buffer of `capacity` bytes; a chunk larger than that is
-// decoded on its own. Never throws.
+// ASCII without control characters is found by a SIMD scan (plain-scan-wasm.ts; a word-at-a-time
+// JavaScript scan where WebAssembly SIMD is missing) and decoded by copying (latin1), and is reported `plain`: the text needs no sanitizing (terminal-text.ts) and
+// is its own UTF-8 encoding. Owns one reused buffer of `capacity` bytes; a chunk larger than that
+// is decoded on its own. Never throws.
 import { StringDecoder } from "node:string_decoder";
+import { isPlainBytesWasm } from "./plain-scan-wasm.ts";
 
 export interface DecodedBatch {
   text: string;
@@ -46,20 +47,27 @@ export class PtyBatch {
   take(): DecodedBatch {
     const bytes = this.buffer.subarray(0, this.used);
     this.used = 0;
-    return this.decode(bytes, true);
+    return this.decode(bytes, !this.decoderMayHold && isPlain(bytes));
   }
 
   /** Decodes a chunk on its own (the batch must have been taken first, to keep the order). */
   decodeAlone(chunk: Uint8Array): DecodedBatch {
-    return this.decode(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length), chunk.byteOffset % 4 === 0);
+    const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+    return this.decode(bytes, !this.decoderMayHold && isPlain(bytes));
   }
 
-  private decode(bytes: Buffer, aligned: boolean): DecodedBatch {
+  /** `plain`: the bytes were found plain (and the decoder holds nothing). */
+  private decode(bytes: Buffer, plain: boolean): DecodedBatch {
     if (bytes.length === 0) return { text: "", plain: true };
-    if (!this.decoderMayHold && aligned && isPlainAscii(bytes)) return { text: bytes.toString("latin1"), plain: true };
+    if (plain) return { text: bytes.toString("latin1"), plain: true };
     this.decoderMayHold = bytes[bytes.length - 1]! >= 0x80;
     return { text: this.decoder.write(bytes), plain: false };
   }
+}
+
+/** isPlainAscii, by the SIMD scan where there is one; bytes not on a 4-byte boundary are not plain without it. */
+function isPlain(bytes: Buffer): boolean {
+  return isPlainBytesWasm(bytes) ?? (bytes.byteOffset % 4 === 0 && isPlainAscii(bytes));
 }
 
 /**
