@@ -89,11 +89,25 @@ describe("bash tool", () => {
     // The pty does no output processing (pty-command.ts): lines end in "\n" as the command wrote them.
     expect(raw).toBe(Array.from({ length: 30 }, (_, i) => `line-${i + 1}\n`).join(""));
     expect(updates.every((u) => u.skippedBytes === 0)).toBe(true);
-    // At most one update per 100 ms (timers never fire early; allow for clock granularity).
+    // At most one update per 100 ms while the command runs (timers never fire early; allow for
+    // clock granularity); the last, at its exit, is not held back.
     expect(run.updates.length).toBe(updates.length);
     const elapsed = updates.map((u) => u.elapsedMs);
-    for (let i = 1; i < elapsed.length; i++) expect(elapsed[i]! - elapsed[i - 1]!).toBeGreaterThanOrEqual(95);
+    for (let i = 1; i < elapsed.length - 1; i++) expect(elapsed[i]! - elapsed[i - 1]!).toBeGreaterThanOrEqual(95);
     expect(run.updates.at(-1)!.content[0]).toMatchObject({ type: "text" });
+  });
+
+  it("sends the last output at the exit, not held back by the update interval", async () => {
+    // "last" comes ~30 ms after the first update, then the command exits: the old code held it
+    // until 100 ms after that update (timers never fire early), so every gap was >= 95 ms.
+    const gaps: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const run = await runTool(bash, { command: "printf 'first\\n'; sleep 0.03; printf 'last\\n'" });
+      const updates = progress(run.updates);
+      expect(updates.map((u) => u.chunk).join("")).toBe("first\nlast\n");
+      gaps.push(updates.at(-1)!.elapsedMs - updates[0]!.elapsedMs);
+    }
+    expect(Math.min(...gaps), `gaps ${gaps.join(", ")} ms`).toBeLessThan(95);
   });
 
   it("kills the whole process family on timeout, including background and signal-ignoring children", async () => {

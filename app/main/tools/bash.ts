@@ -247,11 +247,10 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
         dataSub.dispose();
         if (updateTimer) clearTimeout(updateTimer);
         waitingForInput = false;
-        // The last raw bytes still go to the terminal view (with what redaction held back),
-        // without breaking the update interval.
+        // The last raw bytes go to the terminal view at once (with what redaction held back): the
+        // interval paces updates while output streams; waiting it out here delayed every
+        // command's result by up to 100 ms.
         collector.endRedaction();
-        const wait = lastUpdateAt + UPDATE_INTERVAL_MS - Date.now();
-        if (wait > 0 && collector.hasPendingRaw) await new Promise((r) => setTimeout(r, wait));
         if (collector.hasPendingRaw) emitUpdate();
         const output = await collector.finish();
         const details: BashResultDetails = {
