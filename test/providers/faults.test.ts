@@ -3,6 +3,7 @@
 // context overflow, stalls, rejected and missing keys.
 import { afterEach, describe, expect, test } from "vitest";
 import type { AssistantMessage, ProviderRetry } from "../../app/shared/agent-types.ts";
+import { AnswerTooLongError, MAX_ANSWER_CHARS } from "../../app/main/providers/message-builder.ts";
 import { ADAPTERS, testOptions } from "./support/adapters.ts";
 import { anthropicText, chunk, completionsText, contextFor, pieces, ResponsesScript, responsesText } from "./support/conversation.ts";
 import { sseData, sseEvent, startServer, type ScriptedReply, type TestServer } from "./support/sse-server.ts";
@@ -167,6 +168,23 @@ describe.each(ADAPTERS)("$name", (adapter) => {
     expect(message.content[0]).toMatchObject({ type: "text" });
     expect(Date.now() - abortedAt).toBeLessThan(2000);
     await expect.poll(() => server!.requests[0]?.closedByClient, { timeout: 5000 }).toBe(true);
+  });
+
+  test("an answer that keeps streaming is stopped at MAX_ANSWER_CHARS, keeping what arrived, and the request is closed", async () => {
+    // A model or server stuck in a loop: more text than any model writes, and no end.
+    const text = "loop ".repeat(Math.ceil((MAX_ANSWER_CHARS + 3000) / 5));
+    server = await startServer([{ chunks: partialText[adapter.name]!(text), stallAfter: 1 }, { body: adapter.text("must not be used") }]);
+    const { message, retries } = await run(adapter);
+    expect(message.stopReason).toBe("error");
+    expect(message.errorMessage).toBe(new AnswerTooLongError().message);
+    expect(message.errorMessage).toContain("8,000,000 characters");
+    const kept = (message.content[0] as { text: string }).text;
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThanOrEqual(MAX_ANSWER_CHARS);
+    expect(text.startsWith(kept)).toBe(true);
+    expect(retries).toHaveLength(0);
+    await expect.poll(() => server!.requests[0]?.closedByClient, { timeout: 5000 }).toBe(true);
+    expect(server.requests).toHaveLength(1);
   });
 
   test("malformed tool-call JSON reaches the loop as an argumentsError, not a crash", async () => {

@@ -5,7 +5,7 @@
 import type * as PartialJson from "partial-json";
 import { describe, expect, it, vi } from "vitest";
 import { AssistantEventStream } from "../../app/main/loop/index.ts";
-import { MessageBuilder } from "../../app/main/providers/message-builder.ts";
+import { AnswerTooLongError, MAX_ANSWER_CHARS, MessageBuilder } from "../../app/main/providers/message-builder.ts";
 import { BUILTIN_MODELS } from "../../app/main/providers/models.ts";
 
 const partialParses = vi.hoisted(() => ({ count: 0, longest: 0 }));
@@ -58,5 +58,27 @@ describe("MessageBuilder, streamed tool-call arguments", () => {
     expect(parsesWhileStreaming).toBeLessThan(190);
     expect((seen.at(-1) as { path: string }).path).toBe("big.txt");
     expect(call.arguments).toEqual({ path: "big.txt", content });
+  });
+});
+
+describe("MessageBuilder, the answer's size bound", () => {
+  it("counts text, thinking, signatures and tool-call arguments together, and refuses the piece that would pass the bound", () => {
+    const builder = new MessageBuilder(BUILTIN_MODELS[0]!, new AssistantEventStream());
+    builder.start();
+    const quarter = "x".repeat(MAX_ANSWER_CHARS / 4);
+    const thinking = builder.thinkingStart();
+    builder.thinkingDelta(thinking, quarter);
+    builder.setThinkingSignature(thinking, quarter);
+    const text = builder.textStart();
+    builder.textDelta(text, quarter);
+    const call = builder.toolCallStart("call-1", "write");
+    builder.toolCallDelta(call, `{"a":"${"y".repeat(MAX_ANSWER_CHARS / 4 - 8)}"}`);
+    // Exactly at the bound: accepted. One more character: refused, and not appended.
+    expect(() => builder.textDelta(text, "z")).toThrow(AnswerTooLongError);
+    expect(() => builder.thinkingDelta(thinking, "z")).toThrow(AnswerTooLongError);
+    expect(() => builder.setThinkingSignature(thinking, "z", true)).toThrow(AnswerTooLongError);
+    expect(() => builder.toolCallDelta(call, "z")).toThrow(AnswerTooLongError);
+    expect((builder.message.content[text] as { text: string }).text).toBe(quarter);
+    expect(builder.rawToolArguments(call)).toHaveLength(MAX_ANSWER_CHARS / 4);
   });
 });

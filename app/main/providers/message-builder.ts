@@ -4,6 +4,10 @@
 // Tool-call arguments are parsed best-effort while streaming and strictly at the end by the loop's
 // parseToolArguments: text that is not a JSON object becomes `arguments: {}` plus `argumentsError`
 // and `rawArguments`, so the loop can tell the model what went wrong.
+// One answer streams at most MAX_ANSWER_CHARS (text, thinking, signatures and tool-call arguments
+// together): the piece that would pass it throws AnswerTooLongError out of the adapter, which ends
+// the request; what arrived is kept. A model or server stuck in a loop cannot fill the memory, the
+// store and the search index without end.
 import { parse as parsePartialJson } from "partial-json";
 import type { AssistantMessage, Model, StopReason, ThinkingContent, Usage } from "../../shared/agent-types.ts";
 import { emptyAssistantMessage, parseToolArguments, TOOL_ARGUMENT_BOUNDS, type AssistantEventStream } from "../loop/index.ts";
@@ -21,6 +25,20 @@ const PARSE_EVERY_DELTA_UP_TO = 16_384;
 /** Longer arguments are refused at the end of the call (TOOL_ARGUMENT_BOUNDS): no partial parse. */
 const PARSE_PARTIAL_UP_TO = TOOL_ARGUMENT_BOUNDS.maxChars;
 
+/** About two million tokens: far past every model's output limit (tens of thousands of tokens). */
+export const MAX_ANSWER_CHARS = 8_000_000;
+
+/** Thrown by a delta that would take the answer past MAX_ANSWER_CHARS (see the header). */
+export class AnswerTooLongError extends Error {
+  constructor() {
+    super(
+      `The answer was stopped at ${MAX_ANSWER_CHARS.toLocaleString("en-US")} characters, far past any model's output limit: ` +
+        "the model or its server is likely stuck in a loop. What arrived is kept.",
+    );
+    this.name = "AnswerTooLongError";
+  }
+}
+
 export class MessageBuilder {
   readonly message: AssistantMessage;
   private readonly open = new Map<number, BlockKind>();
@@ -29,6 +47,8 @@ export class MessageBuilder {
   private readonly parsedLength = new Map<number, number>();
   /** Set by finish/fail: later calls (a late chunk racing an abort) change nothing. */
   private closed = false;
+  /** Characters streamed so far (see MAX_ANSWER_CHARS). */
+  private streamedChars = 0;
 
   private readonly model: Model;
   private readonly stream: AssistantEventStream;
@@ -61,6 +81,7 @@ export class MessageBuilder {
     if (this.closed) return;
     const block = this.message.content[index];
     if (block?.type !== "text" || delta === "") return;
+    this.count(delta);
     block.text += delta;
     this.stream.push({ type: "text_delta", contentIndex: index, delta, partial: this.message });
   }
@@ -75,6 +96,7 @@ export class MessageBuilder {
     if (this.closed) return;
     const block = this.message.content[index];
     if (block?.type !== "thinking" || delta === "") return;
+    this.count(delta);
     block.thinking += delta;
     this.stream.push({ type: "thinking_delta", contentIndex: index, delta, partial: this.message });
   }
@@ -83,6 +105,7 @@ export class MessageBuilder {
     if (this.closed) return;
     const block = this.message.content[index];
     if (block?.type !== "thinking") return;
+    this.count(signature);
     block.thinkingSignature = append ? (block.thinkingSignature ?? "") + signature : signature;
   }
 
@@ -98,6 +121,7 @@ export class MessageBuilder {
     if (this.closed) return;
     const block = this.message.content[index];
     if (block?.type !== "toolCall" || delta === "") return;
+    this.count(delta);
     const raw = (this.rawArguments.get(index) ?? "") + delta;
     this.rawArguments.set(index, raw);
     const parsedAt = this.parsedLength.get(index) ?? 0;
@@ -173,6 +197,11 @@ export class MessageBuilder {
     if (contextOverflow) this.message.contextOverflow = true;
     this.stream.push({ type: "error", reason, error: this.message });
     return this.message;
+  }
+
+  private count(piece: string): void {
+    if (this.streamedChars + piece.length > MAX_ANSWER_CHARS) throw new AnswerTooLongError();
+    this.streamedChars += piece.length;
   }
 
   private add(block: AssistantMessage["content"][number], kind: BlockKind): number {

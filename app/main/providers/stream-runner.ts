@@ -5,7 +5,7 @@
 import type { Model } from "../../shared/agent-types.ts";
 import { AssistantEventStream, type AssistantMessageEventStream } from "../loop/index.ts";
 import { connectionLostMessage, describeFailure, type FailureInfo, type ProviderLabel } from "./errors.ts";
-import { MessageBuilder } from "./message-builder.ts";
+import { AnswerTooLongError, MessageBuilder } from "./message-builder.ts";
 import { retryDelay, sleep } from "./retry.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_RETRY_POLICY, type ProviderStreamOptions, type RetryPolicy } from "./types.ts";
 
@@ -128,6 +128,7 @@ async function runAttempt(adapter: Adapter, builder: MessageBuilder, userSignal:
       if (userSignal?.aborted) return { kind: "aborted" };
       if (stalled) return stallOutcome(idleMs);
       if (error instanceof ReportedError) return { kind: "failed", info: { message: error.message, retryable: false, contextOverflow: error.contextOverflow } };
+      if (error instanceof AnswerTooLongError) return { kind: "failed", info: { message: error.message, retryable: false, contextOverflow: false } };
       if (error instanceof StreamEndedEarlyError) {
         return { kind: "failed", info: { message: `${adapter.provider.name}: ${error.message}`, retryable: true, contextOverflow: false, connectionLost: true } };
       }
