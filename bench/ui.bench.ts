@@ -19,6 +19,9 @@
 //   frame makes that frame as long as the task. (rAF intervals cannot be used: headless Chromium keeps them at the
 //   60 Hz vsync even with --disable-frame-rate-limit, so they read 16.7 ms when idle; they are
 //   kept as vsyncIntervalP95Ms.)
+// - frameMarkP95Ms / frameMarkMaxMs: what the page's own per-frame mark (performance.mark and
+//   clearMarks, timed in the page) costs during the streamed turns: harness time inside every
+//   frame measured (a CPU profile of the page showed samples in it).
 // - frameMaxMs and slowFrames: the longest frame and how many took over 16 ms; worstFrame names
 //   what ran in the longest animation frame (Long Animation Frames API), to explain stalls.
 // - historyScrollP95Ms / historyScrollMaxMs: frame times, same method, while the History list of
@@ -142,6 +145,7 @@ const openAndWaitForLast = (title: string, lastPosition: number) => `new Promise
 // Marks every frame for the trace, keeps rAF intervals, and records long animation frames.
 const START_FRAMES = `(() => {
   window.__intervals = [];
+  window.__marks = [];
   window.__loaf = [];
   window.__stop = false;
   window.__observer = new PerformanceObserver((list) => {
@@ -150,15 +154,17 @@ const START_FRAMES = `(() => {
   window.__observer.observe({ type: "long-animation-frame" });
   let last = performance.now();
   const tick = (t) => {
+    const markedAt = performance.now();
     performance.mark("lathe-frame");
     performance.clearMarks("lathe-frame"); // the trace has it; keep the page's buffer empty
+    window.__marks.push(performance.now() - markedAt);
     window.__intervals.push(t - last);
     last = t;
     if (!window.__stop) requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
 })()`;
-const STOP_FRAMES = `(() => { window.__stop = true; window.__observer.disconnect(); return { intervals: window.__intervals.slice(1), loaf: window.__loaf }; })()`;
+const STOP_FRAMES = `(() => { window.__stop = true; window.__observer.disconnect(); return { intervals: window.__intervals.slice(1), marks: window.__marks, loaf: window.__loaf }; })()`;
 
 // Scrolls the History list from top to bottom, one viewport per frame, until its last session
 // (the oldest, "Listed session 0") is shown or 30 s have passed.
@@ -273,6 +279,7 @@ try {
     framesCpu: number[];
     cpuMsPerS: number;
     intervals: number[];
+    marks: number[];
     loaf: Loaf[];
     loopDelayP99Ms: number;
     loopDelayMaxMs: number;
@@ -304,7 +311,7 @@ try {
       writeFileSync(join(RENDERER_PROFILES!, `renderer-${++profiles}.cpuprofile`), JSON.stringify(profile));
       await profiler.detach();
     }
-    const stopped = await page.evaluate<{ intervals: number[]; loaf: Loaf[] }>(STOP_FRAMES);
+    const stopped = await page.evaluate<{ intervals: number[]; marks: number[]; loaf: Loaf[] }>(STOP_FRAMES);
     const times = frameTimes(trace);
     return {
       frames: times.wall.sort((a, b) => a - b),
@@ -364,6 +371,7 @@ try {
   const hostCpu: number[] = [];
   const frames: number[] = [];
   const intervals: number[] = [];
+  const marks: number[] = [];
   const loaf: Loaf[] = [];
   let runMs = 0;
   for (let r = 0; r < ROUNDS; r++) {
@@ -389,6 +397,7 @@ try {
     hostCpu.push(streamed.loop.cpuMs);
     frames.push(...streamed.frames);
     intervals.push(...streamed.intervals);
+    marks.push(...streamed.marks);
     loaf.push(...streamed.loaf);
     const fresh = await call<{ id: number }>("sessions.create", { projectId: proj.id, model: "local/fake-coder" });
     await page.goto(`${host.origin}/?session=${fresh.id}#token=${host.token}`);
@@ -454,6 +463,8 @@ try {
       worstFrame: worst ? `${worst.ms} ms: ${worst.scripts.join("; ") || "rendering"}` : null,
       worstFrames: loaf.slice(1, 5).map((l) => `${l.ms} ms (blocking ${l.blockingMs}): ${l.scripts.join("; ") || "rendering"}`),
       vsyncIntervalP95Ms: round(pct(intervals, 0.95)),
+      frameMarkP95Ms: round(pct(marks.sort((a, b) => a - b), 0.95)),
+      frameMarkMaxMs: round(marks.at(-1) ?? 0),
       openSessionMs: round(openSessionMs),
       historyScrollP95Ms: round(pct(scrollFrames, 0.95)),
       historyScrollMaxMs: round(scrollFrames.at(-1) ?? 0),
