@@ -1,6 +1,7 @@
 // Event batching: one batch per frame per session, numbered, in the loop's order; nothing dropped
 // or reordered; only adjacent deltas of one block joined (an identical result); every tool update
-// (every terminal byte) delivered.
+// (every terminal byte) delivered; a streaming update carries only what changed (the wire form:
+// test/renderer/streaming-wire.test.ts drives it end to end).
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { EventBatcher } from "../../app/main/ipc/event-batcher.ts";
 import { EventHub } from "../../app/main/ipc/event-hub.ts";
@@ -70,7 +71,7 @@ describe("EventBatcher", () => {
     ]);
   });
 
-  it("joins adjacent deltas of one block into one event with the newest message, without the partial", () => {
+  it("joins adjacent deltas of one block into one event carrying only the joined delta, never the message", () => {
     push(1, { type: "message_start", message: assistant("") });
     for (const [text, d] of [
       ["He", "He"],
@@ -83,32 +84,99 @@ describe("EventBatcher", () => {
     expect(batch!.events.map((e) => e.type)).toEqual(["message_start", "message_update"]);
     expect(batch!.seqs).toEqual([1, 4]);
     expect([batch!.fromSeq, batch!.toSeq]).toEqual([1, 4]);
-    const update = batch!.events[1] as Extract<WireAgentEvent, { type: "message_update" }>;
-    expect(update.message.content).toEqual([{ type: "text", text: "Hello" }]);
-    expect(update.assistantMessageEvent).toEqual({ type: "text_delta", contentIndex: 0, delta: "Hello" });
+    // The usage did not change since message_start: not sent again.
+    expect(batch!.events[1]).toEqual({ type: "message_update", assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: "Hello" } });
   });
 
-  it("keeps the deltas before a text_end in the same frame (a delta reader gets every character)", () => {
+  it("keeps the deltas before a text_end in the same frame (a delta reader gets every character), and the end without the text", () => {
     push(1, delta("Hel", "Hel"));
     push(1, delta("Hello", "lo"));
     push(1, textEnd("Hello"));
     vi.advanceTimersByTime(16);
     const events = batches()[0]!.events as Extract<WireAgentEvent, { type: "message_update" }>[];
-    expect(events.map((e) => e.assistantMessageEvent.type)).toEqual(["text_delta", "text_end"]);
-    expect(events[0]!.assistantMessageEvent.delta).toBe("Hello");
+    expect(events.map((e) => e.assistantMessageEvent)).toEqual([
+      { type: "text_delta", contentIndex: 0, delta: "Hello" },
+      { type: "text_end", contentIndex: 0 },
+    ]);
   });
 
-  it("never joins across another event, a message boundary or different messages", () => {
+  it("never joins across another event, a message boundary or another block", () => {
     push(1, delta("a", "a", 1));
     push(1, { type: "message_end", message: assistant("a", 1) });
     push(1, delta("b", "b", 2));
     push(1, { type: "provider_retry", retry: { attempt: 2, maxAttempts: 5, delayMs: 1, error: "x" } });
     push(1, delta("bc", "c", 2));
-    push(1, delta("bcd", "d", 3));
+    const other = assistant("bc", 2);
+    other.content.push({ type: "text", text: "d" });
+    push(1, { type: "message_update", message: other, assistantMessageEvent: { type: "text_delta", contentIndex: 1, delta: "d", partial: other } });
+    push(1, { type: "message_update", message: other, assistantMessageEvent: { type: "thinking_delta", contentIndex: 1, delta: "e", partial: other } });
     vi.advanceTimersByTime(16);
     const [batch] = batches();
-    expect(batch!.events.map((e) => e.type)).toEqual(["message_update", "message_end", "message_update", "provider_retry", "message_update", "message_update"]);
-    expect(batch!.seqs).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(batch!.events.map((e) => e.type)).toEqual(["message_update", "message_end", "message_update", "provider_retry", "message_update", "message_update", "message_update"]);
+    expect(batch!.seqs).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it("sends the usage only when it changed, as it was then", () => {
+    const message = assistant("");
+    const update = (e: { type: "text_start" } | { type: "text_delta"; delta: string }) =>
+      push(1, {
+        type: "message_update",
+        message,
+        assistantMessageEvent:
+          e.type === "text_start" ? { type: "text_start", contentIndex: 0, partial: message } : { type: "text_delta", contentIndex: 0, delta: e.delta, partial: message },
+      });
+    push(1, { type: "message_start", message });
+    message.usage.input = 10;
+    update({ type: "text_start" });
+    update({ type: "text_delta", delta: "a" });
+    update({ type: "text_delta", delta: "b" });
+    message.usage.input = 20;
+    update({ type: "text_delta", delta: "c" });
+    message.usage.input = 99; // changed in place after it was queued: the batch keeps what was sent
+    vi.advanceTimersByTime(16);
+    const updates = batches()[0]!.events.filter((e) => e.type === "message_update");
+    expect(updates).toEqual([
+      { type: "message_update", assistantMessageEvent: { type: "text_start", contentIndex: 0 }, usage: { ...emptyUsage(), input: 10 } },
+      { type: "message_update", assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: "abc" }, usage: { ...emptyUsage(), input: 20 } },
+    ]);
+  });
+
+  it("sends a streaming tool call's id and name when they change, and its arguments with every delta while short, then as they grow by half", () => {
+    const call = { type: "toolCall" as const, id: "c1", name: "", arguments: {} as Record<string, unknown> };
+    const message = { ...assistant(""), content: [call] };
+    const update = (e: AgentEvent) => {
+      push(1, e);
+      vi.advanceTimersByTime(16);
+    };
+    update({ type: "message_start", message: { ...message, content: [] } });
+    update({ type: "message_update", message, assistantMessageEvent: { type: "toolcall_start", contentIndex: 0, partial: message } });
+    let text = "";
+    for (let i = 0; i < 400; i++) {
+      const piece = i === 0 ? '{"a":"' : "x".repeat(50);
+      text += piece;
+      call.arguments = { a: text.slice(6) }; // a new object at every parse, as the provider's parser gives
+      if (i === 3) call.name = "bash";
+      update({ type: "message_update", message, assistantMessageEvent: { type: "toolcall_delta", contentIndex: 0, delta: piece, partial: message } });
+    }
+    update({ type: "message_update", message, assistantMessageEvent: { type: "toolcall_end", contentIndex: 0, toolCall: call, partial: message } });
+    const updates = batches()
+      .flatMap((b) => b.events)
+      .filter((e): e is Extract<WireAgentEvent, { type: "message_update" }> => e.type === "message_update")
+      .map((e) => e.assistantMessageEvent);
+    expect(updates[0]).toEqual({ type: "toolcall_start", contentIndex: 0, id: "c1", name: "" });
+    const deltas = updates.filter((e) => e.type === "toolcall_delta");
+    expect(deltas.map((d) => d.delta).join("")).toBe(text);
+    expect(deltas.filter((d) => d.name !== undefined).map((d) => d.name)).toEqual(["bash"]);
+    expect(deltas.some((d) => d.id !== undefined)).toBe(false);
+    // With every delta up to 1,024 characters (21 deltas), then each time the text doubled.
+    const sentAt: number[] = [];
+    let chars = 0;
+    for (const d of deltas) {
+      chars += d.delta.length;
+      if (d.arguments !== undefined) sentAt.push(chars);
+    }
+    expect(sentAt).toEqual([...Array.from({ length: 21 }, (_, i) => 6 + 50 * i), 2056, 4156, 8356, 16756]);
+    expect(updates.at(-1)).toEqual({ type: "toolcall_end", contentIndex: 0, toolCall: call });
   });
 
   it("never drops a tool update: a terminal view gets every byte, and the numbers have no gap", () => {

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startHost, type RunningHost } from "../../app/main/host/start-host.ts";
 import type { LatheApi } from "../../app/shared/ipc/contract.ts";
 import { createWsApi } from "../../app/renderer/src/api/ws-client.ts";
-import { visibleItems, type SessionModel } from "../../app/renderer/src/state/session-model.ts";
+import { applyEvents, visibleItems, type SessionModel } from "../../app/renderer/src/state/session-model.ts";
 import { SessionSync, type ConnectionStatus } from "../../app/renderer/src/state/session-sync.ts";
 import { createScriptedModel, type ScriptStep } from "../../app/main/loop/test/scripted-model.ts";
 import { usePageWebSocket } from "./support/page-websocket.ts";
@@ -225,6 +225,63 @@ describe("the session view against the host", () => {
     for (const view of views) expectViewEqualsStore(view, setup, sessionId, reference);
     // The snapshots were taken mid-run: some while text streamed, some while commands ran.
     expect(views.every((v) => v.snapshots === 1)).toBe(true);
+  }, 180_000);
+
+  it("views opened while answers stream rebuild each answer from its updates exactly, with no fresh snapshot", async () => {
+    // Updates carry only what changed: a view opened mid-answer starts from the snapshot's
+    // message (numbered) and appends the deltas after it. Just before each message_end, every
+    // view's streaming message must have the final message's content.
+    const TURNS = 8;
+    const setup = await setUp([
+      ...Array.from({ length: TURNS }, (_, i) => ({ ...turn(i + 1), text: `Answer ${i}: ${"with some words, ".repeat(40)}` })),
+      { text: "All done.", deltaDelayMs: 2, chunkSize: 3 },
+    ]);
+    const apis = Array.from({ length: 3 }, () => apiTo(setup.host.port, setup.token));
+    const sessionId = await newSession(apis[0]!, setup.projectDir);
+    const views: SessionSync[][] = apis.map(() => []);
+    let checked = 0;
+    let outOfStep = 0;
+    // Registered before the views' own listeners: sees each batch before they apply it.
+    apis.forEach((api, a) =>
+      api.events.onSessionEvents((batch) => {
+        if (batch.sessionId !== sessionId) return;
+        for (const view of views[a]!) {
+          if (view.view.loading || batch.toSeq <= view.seq) continue;
+          let model = view.view.model;
+          let pending: typeof batch.events = [];
+          batch.events.forEach((event, i) => {
+            if (batch.seqs[i]! <= view.seq) return;
+            if (event.type === "message_end" && event.message.role === "assistant") {
+              model = applyEvents(model, pending, 0);
+              pending = [];
+              if (model.outOfStep) outOfStep++;
+              expect(model.streaming?.content).toEqual(event.message.content);
+              checked++;
+            }
+            pending.push(event);
+          });
+        }
+      }),
+    );
+    const reference = follow(apis[0]!, sessionId);
+    views[0]!.push(reference);
+    await until(() => !reference.view.loading, "the reference view");
+    expect((await apis[0]!.sessions.prompt({ sessionId, text: "do the steps" })).ok).toBe(true);
+    let opened = 0;
+    while (setup.host.services.sessions.isRunning(sessionId) && opened < 40) {
+      await sleep(10 + Math.random() * 60);
+      const a = opened++ % apis.length;
+      views[a]!.push(follow(apis[a]!, sessionId));
+    }
+    await until(() => !setup.host.services.sessions.isRunning(sessionId), "the run to end", 120_000);
+    const last = setup.host.services.hub.seqOf(sessionId);
+    const all = views.flat();
+    await until(() => all.every((v) => !v.view.loading && v.seq === last && !v.view.model.running), "every view to catch up");
+    expect(opened).toBeGreaterThanOrEqual(10);
+    expect(outOfStep).toBe(0);
+    expect(checked).toBeGreaterThan(TURNS + opened / 2);
+    expect(all.every((v) => v.snapshots === 1)).toBe(true);
+    for (const view of all) expectViewEqualsStore(view, setup, sessionId);
   }, 180_000);
 
   it("asks for a fresh snapshot when a batch of events was lost (a gap in the numbers), and ends equal to the store", async () => {

@@ -136,11 +136,8 @@ describe("progress in the model", () => {
     m = applyEvents(
       m,
       [
-        {
-          type: "message_update",
-          message: thinkingMessage("hm"),
-          assistantMessageEvent: { type: "thinking_start", contentIndex: 0, partial: thinkingMessage("hm") },
-        } as WireAgentEvent,
+        { type: "message_update", assistantMessageEvent: { type: "thinking_start", contentIndex: 0 } },
+        { type: "message_update", assistantMessageEvent: { type: "thinking_delta", contentIndex: 0, delta: "hm" } },
       ],
       1000,
     );
@@ -149,11 +146,8 @@ describe("progress in the model", () => {
     m = applyEvents(
       m,
       [
-        {
-          type: "message_update",
-          message: thinkingMessage("hmm"),
-          assistantMessageEvent: { type: "thinking_end", contentIndex: 0, content: "hmm", partial: thinkingMessage("hmm") },
-        } as WireAgentEvent,
+        { type: "message_update", assistantMessageEvent: { type: "thinking_delta", contentIndex: 0, delta: "m" } },
+        { type: "message_update", assistantMessageEvent: { type: "thinking_end", contentIndex: 0 } },
       ],
       13_000,
     );

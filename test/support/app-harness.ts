@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
 import { createAppServices, type AppServices } from "../../app/main/app-services.ts";
-import { toWireEvent } from "../../app/main/ipc/event-batcher.ts";
+import { toWireEvent } from "../../app/shared/streaming-message.ts";
 import { checkerFor, schemaErrorLines } from "../../app/shared/schema-check.ts";
 import { noSecretStore, type SecretStore } from "../../app/main/settings/settings-service.ts";
 import type { SessionEvent } from "../../app/shared/agent-types.ts";

@@ -189,7 +189,11 @@ async function streamAssistantResponse(
     if (event.type === "start") {
       partial = event.partial;
       current.messages.push(partial);
-      await emit({ type: "message_start", message: partial });
+      // The message as the start event had it: no blocks yet (StreamFn contract), whatever the
+      // provider has added since (it changes the message in place, ahead of the events this loop
+      // has taken). Every block then comes with its *_start update, so a listener that builds the
+      // message from the updates (the renderer) sees each block once.
+      await emit({ type: "message_start", message: { ...partial, content: [], usage: { ...partial.usage, cost: { ...partial.usage.cost } } } });
     } else if (event.type === "done" || event.type === "error") {
       break;
     } else if (partial) {

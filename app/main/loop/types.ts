@@ -49,7 +49,8 @@ export interface AssistantMessageEventStream extends AsyncIterable<AssistantMess
 /**
  * The model, reached through this one function. Contract: never throws (not even synchronously),
  * streams deltas, and always ends with a final assistant message whose stopReason is "error" or
- * "aborted" on failure, carrying `errorMessage`.
+ * "aborted" on failure, carrying `errorMessage`. `start` comes before any block: every block of the
+ * message is announced by its `*_start` event (the loop's message_start carries no blocks).
  */
 export type StreamFn = (model: Model, context: LlmContext, options: StreamOptions) => AssistantMessageEventStream;
 

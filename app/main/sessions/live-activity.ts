@@ -3,8 +3,14 @@
 // provider's retry notice, and the tool calls whose results are not in the transcript yet, with
 // their progress and phase. The tools' output is not kept here (the recorder keeps it): snapshot()
 // is given a way to read it. Owns nothing else; never throws.
+//
+// The streaming message is a copy rebuilt from the events (applyStreamUpdate, as a renderer does
+// with the wire form), not the provider's message: that one is changed in place as chunks arrive
+// and can be ahead of the events emitted so far, and a snapshot numbered N must hold exactly the
+// text of the events up to N (the renderer appends the deltas numbered after N). O(delta) per event.
 import type { AssistantMessage, ProviderRetry, SessionEvent } from "../../shared/agent-types.ts";
 import type { LiveSnapshot, LiveTool } from "../../shared/ipc/contract.ts";
+import { applyStreamUpdate, streamingCopy, toWireEvent } from "../../shared/streaming-message.ts";
 
 type LiveToolState = Omit<LiveTool, "output">;
 
@@ -26,7 +32,7 @@ export class LiveActivity {
   /** The live part of a snapshot, each tool with its output so far. */
   snapshot(outputOf: (toolCallId: string) => string): LiveSnapshot {
     return {
-      streaming: this.streaming,
+      streaming: this.streaming && streamingCopy(this.streaming),
       retry: this.retryNotice,
       tools: [...this.tools.values()].map((t) => ({ ...t, output: outputOf(t.toolCallId) })),
     };
@@ -36,12 +42,19 @@ export class LiveActivity {
   track(event: SessionEvent, at = Date.now()): void {
     switch (event.type) {
       case "message_start":
-      case "message_update":
         if (event.message.role === "assistant") {
-          this.streaming = event.message;
+          this.streaming = streamingCopy(event.message);
           this.retryNotice = null;
         }
         break;
+      case "message_update": {
+        const wire = toWireEvent(event);
+        // Out of step (a stream function that broke the start-before-blocks contract): the
+        // provider's message is the best there is.
+        if (!this.streaming || (wire.type === "message_update" && !applyStreamUpdate(this.streaming, wire))) this.streaming = streamingCopy(event.message);
+        this.retryNotice = null;
+        break;
+      }
       case "message_end":
         if (event.message.role === "assistant") this.streaming = null;
         if (event.message.role === "toolResult") this.tools.delete(event.message.toolCallId);

@@ -1,6 +1,8 @@
 // TypeBox schemas of the agent's data as it crosses IPC: messages, content blocks, models and
-// lifecycle events. They mirror app/shared/agent-types.ts; test/ipc checks that every event the
-// loop emits validates against them.
+// lifecycle events. They mirror app/shared/agent-types.ts, except `message_update`, whose wire form
+// carries only what changed (WireAssistantEventSchema; app/shared/streaming-message.ts makes it and
+// applies it); the app harness (test/support/app-harness.ts) checks that every event the loop
+// emits validates against them.
 import { Type, type Static } from "@sinclair/typebox";
 
 export const TextContentSchema = Type.Object({ type: Type.Literal("text"), text: Type.String() });
@@ -99,26 +101,54 @@ export const ToolResultPayloadSchema = Type.Object({
   addedToolNames: Type.Optional(Type.Array(Type.String())),
 });
 
+/** A block's place in the streaming message's content (messages are built block by block). */
+const At = { contentIndex: Type.Integer({ minimum: 0 }) };
+
 /**
- * A streaming delta as sent to the renderer: the event's kind and delta without its `partial`
- * (the event's `message` already is the partial message).
+ * A streaming update as sent to the renderer: what changed, never the whole message (sending the
+ * message with every frame's update made a long answer cost O(n²) to send and to read). The
+ * receiver applies it to the message it got at `message_start` (app/shared/streaming-message.ts,
+ * `applyStreamUpdate`): a `*_start` adds a block (empty, with its small fields), a `*_delta`
+ * appends its text, `toolcall_end` replaces the call with its final form. A tool call's parsed
+ * `arguments` (and its id or name when they changed) come with a delta only now and then: every
+ * time while the call is short, then each time its text has doubled, up to a bound
+ * (`toolArgumentsCadence` in app/main/ipc/event-batcher.ts), so a call's copies stay bounded
+ * whatever its size. `start`, `done` and `error` (which the loop does not emit as updates) change
+ * nothing.
  */
-export const WireAssistantEventSchema = Type.Object({
-  type: Type.String(),
-  contentIndex: Type.Optional(Type.Number()),
-  delta: Type.Optional(Type.String()),
-});
+export const WireAssistantEventSchema = Type.Union([
+  Type.Object({ type: Type.Union([Type.Literal("start"), Type.Literal("done"), Type.Literal("error")]) }),
+  Type.Object({ type: Type.Literal("text_start"), ...At }),
+  Type.Object({ type: Type.Literal("text_delta"), ...At, delta: Type.String() }),
+  Type.Object({ type: Type.Literal("text_end"), ...At }),
+  Type.Object({ type: Type.Literal("thinking_start"), ...At, thinkingSignature: Type.Optional(Type.String()), redacted: Type.Optional(Type.Boolean()) }),
+  Type.Object({ type: Type.Literal("thinking_delta"), ...At, delta: Type.String() }),
+  Type.Object({ type: Type.Literal("thinking_end"), ...At, thinkingSignature: Type.Optional(Type.String()) }),
+  Type.Object({ type: Type.Literal("toolcall_start"), ...At, id: Type.String(), name: Type.String() }),
+  Type.Object({
+    type: Type.Literal("toolcall_delta"),
+    ...At,
+    delta: Type.String(),
+    id: Type.Optional(Type.String()),
+    name: Type.Optional(Type.String()),
+    arguments: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  }),
+  Type.Object({ type: Type.Literal("toolcall_end"), ...At, toolCall: ToolCallSchema }),
+]);
 
 const event = <T extends string, P extends Parameters<typeof Type.Object>[0]>(type: T, props: P) => Type.Object({ type: Type.Literal(type), ...props });
 
 /** SessionEvent on the wire: the loop's AgentEvent and the session layer's tool_call_phase (see app/shared/agent-types.ts). */
 export const WireAgentEventSchema = Type.Union([
   event("agent_start", {}),
-  event("agent_end", { messages: Type.Array(AgentMessageSchema) }),
+  /** Without the run's messages on the wire: each went with its message_end. */
+  event("agent_end", {}),
   event("turn_start", {}),
-  event("turn_end", { message: AssistantMessageSchema, toolResults: Type.Array(ToolResultMessageSchema) }),
+  /** Without the turn's messages on the wire: each went with its message_end. */
+  event("turn_end", {}),
   event("message_start", { message: AgentMessageSchema }),
-  event("message_update", { message: AssistantMessageSchema, assistantMessageEvent: WireAssistantEventSchema }),
+  /** Only what changed (see WireAssistantEventSchema); `usage` when it changed since the last update sent. */
+  event("message_update", { assistantMessageEvent: WireAssistantEventSchema, usage: Type.Optional(UsageSchema) }),
   event("message_end", { message: AgentMessageSchema }),
   event("provider_retry", { retry: ProviderRetrySchema }),
   event("tool_execution_start", { toolCallId: Type.String(), toolName: Type.String(), args: Type.Unknown() }),
@@ -142,3 +172,5 @@ export const WireAgentEventSchema = Type.Union([
 ]);
 
 export type WireAgentEvent = Static<typeof WireAgentEventSchema>;
+export type WireAssistantEvent = Static<typeof WireAssistantEventSchema>;
+export type WireMessageUpdate = Extract<WireAgentEvent, { type: "message_update" }>;

@@ -182,6 +182,30 @@ describe("the stream, as the loop takes it", () => {
     expect(events.filter((e) => e.type === "message_end").map((e) => (e as { message: AgentMessage }).message.role)).toEqual(["user", "assistant"]);
   });
 
+  it("message_start of a streamed answer carries the message without blocks, even when the provider is ahead", async () => {
+    const streamFn: StreamFn = (model) => {
+      const stream = new AssistantEventStream();
+      const message: AssistantMessage = { ...emptyAssistantMessage(model), content: [] };
+      // Everything pushed at once: by the time the loop takes `start`, the message has its text.
+      stream.push({ type: "start", partial: message });
+      message.content.push({ type: "text", text: "" });
+      stream.push({ type: "text_start", contentIndex: 0, partial: message });
+      (message.content[0] as { text: string }).text = "hello";
+      stream.push({ type: "text_delta", contentIndex: 0, delta: "hello", partial: message });
+      message.usage.input = 5;
+      stream.push({ type: "done", reason: "stop", message });
+      return stream;
+    };
+    const events: AgentEvent[] = [];
+    await runAgentLoop([user("q")], context, { model: scriptedModelInfo, convertToLlm: defaultConvertToLlm }, (e) => void events.push(e), undefined, streamFn);
+    const start = events.filter((e) => e.type === "message_start").at(-1) as Extract<AgentEvent, { type: "message_start" }>;
+    expect(start.message).toMatchObject({ role: "assistant", content: [] });
+    const updates = events.filter((e): e is Extract<AgentEvent, { type: "message_update" }> => e.type === "message_update");
+    expect(updates.map((e) => e.assistantMessageEvent.type)).toEqual(["text_start", "text_delta"]);
+    const end = events.find((e) => e.type === "message_end" && e.message.role === "assistant") as Extract<AgentEvent, { type: "message_end" }>;
+    expect(end.message).toMatchObject({ content: [{ type: "text", text: "hello" }], usage: { input: 5 } });
+  });
+
   it("tool-call arguments over the bounds are replaced while streaming, before any event carries them", async () => {
     let deep: unknown = 1;
     for (let i = 0; i < 100; i++) deep = { a: deep };

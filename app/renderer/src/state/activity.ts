@@ -43,6 +43,17 @@ export interface LiveCount {
   estimated: boolean;
 }
 
+/**
+ * The length of arguments as JSON, measured once per arguments object: a streaming call's arguments
+ * change only now and then (app/main/ipc/event-batcher.ts), while this is asked at every update.
+ */
+const argumentLengths = new WeakMap<object, number>();
+function argumentChars(args: object): number {
+  let chars = argumentLengths.get(args);
+  if (chars === undefined) argumentLengths.set(args, (chars = JSON.stringify(args).length));
+  return chars;
+}
+
 /** Tokens and cost of the answer being written: what the provider streamed, or an estimate. */
 export function streamingUsage(message: AssistantMessage | null, contextTokens: number, model: Pick<Model, "cost"> | undefined): LiveCount {
   if (!message) return { tokens: 0, cost: 0, estimated: false };
@@ -50,7 +61,7 @@ export function streamingUsage(message: AssistantMessage | null, contextTokens: 
   for (const block of message.content) {
     if (block.type === "text") chars += block.text.length;
     else if (block.type === "thinking") chars += block.thinking.length;
-    else chars += JSON.stringify(block.arguments ?? {}).length + block.name.length;
+    else chars += argumentChars(block.arguments ?? {}) + block.name.length;
   }
   const outputGuess = Math.ceil(chars / CHARS_PER_TOKEN);
   const u = message.usage;

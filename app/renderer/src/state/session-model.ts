@@ -18,6 +18,13 @@
 // Usage of answers ended since the session info was read is summed in `liveUsage` (the sync
 // layer resets it with fresh info).
 //
+// The streaming message is rebuilt from its updates, which carry only what changed
+// (app/shared/streaming-message.ts): a batch copies the message and its block list once and
+// appends its deltas to the copy, so a batch costs O(its deltas + the message's blocks), never
+// O(the message's text). A tool call's card follows the call while it is written (its name and
+// the arguments parsed so far, as often as they are sent). An update that does not fit sets
+// `outOfStep`, and the sync layer takes a fresh snapshot.
+//
 // Pages: the model holds a window of the session, positions first..first+messages.length-1, of
 // `total` messages (a long session opens at its newest page; older pages are added in front as
 // the view scrolls up, see session-pages.ts). While the window reaches the end, finished messages
@@ -26,6 +33,7 @@
 import type { AgentMessage, AssistantMessage, CustomMessage, ProviderRetry, UserMessage } from "../../../shared/agent-types";
 import type { WireAgentEvent } from "../../../shared/ipc/agent-schemas";
 import type { LiveSnapshot } from "../../../shared/ipc/contract";
+import { applyStreamUpdate, streamingCopy } from "../../../shared/streaming-message";
 import { applyToolEvent, asRecord, cardFromLive, isToolEvent, newCard, type ToolCardState, type ToolOutcome, type ToolStatus } from "./tool-cards";
 
 export type { ToolCardState } from "./tool-cards";
@@ -94,6 +102,11 @@ export interface SessionModel {
   thinking: ReadonlyMap<string, ThinkingTime>;
   /** Tokens and cost of answers that ended since the session info was last read. */
   liveUsage: { tokens: number; cost: number };
+  /**
+   * A streaming update did not fit the message it was applied to (the view missed part of the
+   * stream): the view needs a fresh snapshot (session-sync.ts takes one).
+   */
+  outOfStep: boolean;
 }
 
 export function emptyModel(): SessionModel {
@@ -110,6 +123,7 @@ export function emptyModel(): SessionModel {
     retryAt: null,
     thinking: new Map(),
     liveUsage: { tokens: 0, cost: 0 },
+    outOfStep: false,
   };
 }
 
@@ -195,6 +209,9 @@ export function applyEvents(model: SessionModel, events: readonly WireAgentEvent
   const { first } = model;
   let messagesCopied = false;
   let thinkingCopied = false;
+  // Whether `streaming` is this call's own copy (updates go into it) or a version others may hold.
+  let streamingOwned = false;
+  let outOfStep = model.outOfStep;
   const at = (i: number) => (typeof now === "number" ? now : now(i));
   events.forEach((event, i) => {
     if (isToolEvent(event)) return applyToolEvent(tools, event, at(i));
@@ -208,31 +225,55 @@ export function applyEvents(model: SessionModel, events: readonly WireAgentEvent
         retry = null;
         break;
       case "message_start":
-      case "message_update":
         if (event.message.role === "assistant") {
           streaming = event.message;
+          streamingOwned = false;
           retry = null;
           for (const block of event.message.content) {
             if (block.type === "toolCall" && !tools.has(block.id)) tools.set(block.id, newCard(block.id, block.name, block.arguments, null));
           }
-          if (event.type === "message_update") {
-            const sub = event.assistantMessageEvent;
-            const index = sub.contentIndex ?? -1;
-            const block = event.message.content[index];
-            if (block?.type === "thinking" && (sub.type === "thinking_start" || sub.type === "thinking_delta" || sub.type === "thinking_end")) {
-              const key = thinkingKey(event.message, index);
-              const time = thinking.get(key);
-              if (!time || (sub.type === "thinking_end" && time.endedAt === null)) {
-                if (!thinkingCopied) {
-                  thinking = new Map(thinking);
-                  thinkingCopied = true;
-                }
-                (thinking as Map<string, ThinkingTime>).set(key, { startedAt: time?.startedAt ?? at(i), endedAt: sub.type === "thinking_end" ? at(i) : null });
-              }
+        }
+        break;
+      case "message_update": {
+        retry = null;
+        if (!streaming) {
+          // An update with no message to apply it to: the view missed the message's start.
+          outOfStep = true;
+          break;
+        }
+        // One copy of the message and its block list per batch; the updates go into the copy.
+        if (!streamingOwned) {
+          streaming = streamingCopy(streaming);
+          streamingOwned = true;
+        }
+        if (!applyStreamUpdate(streaming, event)) {
+          outOfStep = true;
+          break;
+        }
+        const sub = event.assistantMessageEvent;
+        if (!("contentIndex" in sub)) break;
+        const index = sub.contentIndex;
+        const block = streaming.content[index];
+        if (block?.type === "toolCall") {
+          // The call's card shows it as it is written: its name and arguments so far.
+          const card = tools.get(block.id);
+          if (!card) tools.set(block.id, { ...newCard(block.id, block.name, block.arguments, null), argumentsError: block.argumentsError });
+          else if (card.status === "pending" && (card.args !== block.arguments || card.toolName !== block.name || card.argumentsError !== block.argumentsError))
+            tools.set(block.id, { ...card, toolName: block.name, args: block.arguments, argumentsError: block.argumentsError });
+        }
+        if (block?.type === "thinking" && (sub.type === "thinking_start" || sub.type === "thinking_delta" || sub.type === "thinking_end")) {
+          const key = thinkingKey(streaming, index);
+          const time = thinking.get(key);
+          if (!time || (sub.type === "thinking_end" && time.endedAt === null)) {
+            if (!thinkingCopied) {
+              thinking = new Map(thinking);
+              thinkingCopied = true;
             }
+            (thinking as Map<string, ThinkingTime>).set(key, { startedAt: time?.startedAt ?? at(i), endedAt: sub.type === "thinking_end" ? at(i) : null });
           }
         }
         break;
+      }
       case "message_end": {
         const position = total++;
         const message = event.message;
@@ -264,7 +305,7 @@ export function applyEvents(model: SessionModel, events: readonly WireAgentEvent
         break;
     }
   });
-  return { first, total, messages, compactions, items, streaming, tools, running, retry, retryAt, thinking, liveUsage };
+  return { first, total, messages, compactions, items, streaming, tools, running, retry, retryAt, thinking, liveUsage, outOfStep };
 }
 
 function isCompactionEntry(message: CustomMessage): boolean {
@@ -355,6 +396,7 @@ export function modelFromStored(page: StoredPage & { total?: number; compactions
     retryAt: null,
     thinking: new Map(),
     liveUsage: { tokens: 0, cost: 0 },
+    outOfStep: false,
   };
 }
 

@@ -6,7 +6,9 @@
 // reflects. Event batches arriving before the snapshot are held; then every batch is applied from
 // the first event numbered above the view's last: events at or below it are dropped (they are in
 // the snapshot), and a batch that starts beyond the next number (a gap: events were lost) asks for
-// a fresh snapshot. A reconnect of the transport (the host restarted, the network dropped) also
+// a fresh snapshot, as does a streaming update that does not fit the view's message (the model's
+// `outOfStep`: updates carry only what changed, app/shared/streaming-message.ts) or that joins
+// deltas from both sides of the snapshot. A reconnect of the transport (the host restarted, the network dropped) also
 // asks for one, so the open session and its pending permission requests come back without a reload.
 //
 // Pages: a snapshot holds one page of a long session (the newest, or the one around a search hit);
@@ -225,9 +227,22 @@ export class SessionSync {
       this.resync();
       return false;
     }
-    const events = batch.events.filter((_, i) => batch.seqs[i]! > this.lastSeq);
+    // events[i] stands for the events numbered after seqs[i - 1] up to seqs[i] (joined deltas). One
+    // that reaches both sides of the view's last number would repeat text the view has: never
+    // expected (a snapshot flushes the batches first), so a fresh snapshot rather than a guess.
+    const firstNew = batch.seqs.findIndex((s) => s > this.lastSeq);
+    const firstCovered = firstNew === 0 ? batch.fromSeq : batch.seqs[firstNew - 1]! + 1;
+    if (firstCovered <= this.lastSeq && batch.events[firstNew]!.type === "message_update") {
+      this.resync();
+      return false;
+    }
+    const events = batch.events.slice(firstNew);
     this.lastSeq = batch.toSeq;
     const model = applyEvents(this.view.model, events, this.options.now?.() ?? Date.now());
+    if (model.outOfStep) {
+      this.resync();
+      return false;
+    }
     if (notify) this.set({ model });
     else this.view = { ...this.view, model };
     return true;
