@@ -7,7 +7,7 @@
 // function must not throw; the loop does not guard them.
 import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../../shared/agent-types.ts";
 import { abortedAssistantMessage, toolCallsOf } from "./messages.ts";
-import { boundToolCallArguments, boundToolCalls } from "./tool-call-bounds.ts";
+import { boundStreamingToolCall, boundToolCallArguments, boundToolCalls } from "./tool-call-bounds.ts";
 import { executeToolCalls } from "./tool-execution.ts";
 import type { AgentContext, AgentEventSink, AgentLoopConfig, LlmContext, StreamFn } from "./types.ts";
 
@@ -201,7 +201,7 @@ async function streamAssistantResponse(
       // Tool arguments arrive from the model: bound them before any event, store or UI sees them.
       if (event.type === "toolcall_delta" || event.type === "toolcall_end") {
         const block = partial.content[event.contentIndex];
-        if (block?.type === "toolCall") boundToolCallArguments(block);
+        if (block?.type === "toolCall") (event.type === "toolcall_delta" ? boundStreamingToolCall : boundToolCallArguments)(block);
       }
       current.messages[current.messages.length - 1] = partial;
       await emit({ type: "message_update", message: partial, assistantMessageEvent: event });

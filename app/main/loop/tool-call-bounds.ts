@@ -27,6 +27,24 @@ export function boundToolCallArguments(call: ToolCall, bounds: JsonBounds = TOOL
   call.argumentsError = `the arguments were refused: they are ${reason}.`;
 }
 
+/**
+ * Arguments objects found within TOOL_ARGUMENT_BOUNDS while their call streams. The loop bounds a
+ * streaming call at every piece, but a provider replaces the object only when it parses the
+ * arguments again (MessageBuilder: at every piece while short, then at each growth by half):
+ * measuring the same object at every piece made a call of many small values cost O(n²) (a walk of
+ * every value per piece). The call's end and the final message are measured in full regardless.
+ */
+const withinBounds = new WeakSet<object>();
+
+/** boundToolCallArguments for a call that is streaming: an arguments object is measured once. */
+export function boundStreamingToolCall(call: ToolCall): void {
+  const args: unknown = call.arguments;
+  if (typeof args === "object" && args !== null && withinBounds.has(args)) return;
+  boundToolCallArguments(call);
+  // Unchanged: it was within the bounds (out of them, the call now holds a new {}).
+  if (call.arguments === args && typeof args === "object" && args !== null) withinBounds.add(args);
+}
+
 /** Bounds every tool call of an assistant message (see boundToolCallArguments). */
 export function boundToolCalls(message: AssistantMessage): void {
   for (const block of message.content) if (block.type === "toolCall") boundToolCallArguments(block);

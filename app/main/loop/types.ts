@@ -50,7 +50,9 @@ export interface AssistantMessageEventStream extends AsyncIterable<AssistantMess
  * The model, reached through this one function. Contract: never throws (not even synchronously),
  * streams deltas, and always ends with a final assistant message whose stopReason is "error" or
  * "aborted" on failure, carrying `errorMessage`. `start` comes before any block: every block of the
- * message is announced by its `*_start` event (the loop's message_start carries no blocks).
+ * message is announced by its `*_start` event (the loop's message_start carries no blocks). A
+ * streaming tool call's parsed `arguments` are a new object each time they change, never changed
+ * in place (the loop measures an arguments object against its bounds once while the call streams).
  */
 export type StreamFn = (model: Model, context: LlmContext, options: StreamOptions) => AssistantMessageEventStream;
 

@@ -2,7 +2,7 @@
 // bound dropped.
 import { describe, expect, it } from "vitest";
 import type { ToolCall } from "../../../shared/agent-types.ts";
-import { boundToolCallArguments } from "../tool-call-bounds.ts";
+import { boundStreamingToolCall, boundToolCallArguments } from "../tool-call-bounds.ts";
 
 const nest = (levels: number, leaf: unknown = 1): unknown => {
   let value = leaf;
@@ -40,5 +40,32 @@ describe("boundToolCallArguments and kept raw text", () => {
     const small: ToolCall = { type: "toolCall", id: "2", name: "write", arguments: {}, argumentsError: "e", rawArguments: "{" };
     boundToolCallArguments(small, { maxDepth: 64, maxChars: 100 });
     expect(small.rawArguments).toBe("{");
+  });
+});
+
+describe("boundStreamingToolCall", () => {
+  /** Arguments whose values count how often they are read (the measuring walk reads each). */
+  const counted = (n: number) => {
+    const reads = { count: 0 };
+    const args: Record<string, unknown> = {};
+    for (let i = 0; i < n; i++) Object.defineProperty(args, `k${i}`, { enumerable: true, get: () => (reads.count++, i) });
+    return { args, reads };
+  };
+
+  it("measures an arguments object once while the call streams, a new one again, and bounds it like boundToolCallArguments", () => {
+    const first = counted(100);
+    const call: ToolCall = { type: "toolCall", id: "1", name: "write", arguments: first.args };
+    for (let piece = 0; piece < 50; piece++) boundStreamingToolCall(call);
+    expect(first.reads.count).toBe(100);
+    const second = counted(100);
+    call.arguments = second.args; // the provider parsed the arguments again
+    for (let piece = 0; piece < 50; piece++) boundStreamingToolCall(call);
+    expect(second.reads.count).toBe(100);
+    // The end of the call is measured in full.
+    boundToolCallArguments(call);
+    expect(second.reads.count).toBe(200);
+    const deep: ToolCall = { type: "toolCall", id: "2", name: "write", arguments: nest(100) as Record<string, unknown> };
+    boundStreamingToolCall(deep);
+    expect(deep).toMatchObject({ arguments: {}, argumentsError: "the arguments were refused: they are nested deeper than 64 levels." });
   });
 });
