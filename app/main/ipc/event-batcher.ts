@@ -45,7 +45,8 @@ interface CallState {
 
 /** What this batcher has sent of a session's streaming message. */
 interface StreamState {
-  usage: string | undefined;
+  /** A copy of the usage last sent. */
+  usage: Usage | undefined;
   calls: Map<number, CallState>;
 }
 
@@ -106,7 +107,7 @@ export class EventBatcher {
   /** The update without what this renderer already has (see the header); other events as they are. */
   private leaveOutKnown(sessionId: number, wire: WireAgentEvent): WireAgentEvent {
     if (wire.type === "message_start" && wire.message.role === "assistant") {
-      this.streams.set(sessionId, { usage: usageKey(wire.message.usage), calls: new Map() });
+      this.streams.set(sessionId, { usage: copyUsage(wire.message.usage), calls: new Map() });
       return wire;
     }
     if ((wire.type === "message_end" && wire.message.role === "assistant") || wire.type === "agent_end") {
@@ -117,15 +118,9 @@ export class EventBatcher {
     let state = this.streams.get(sessionId);
     if (!state) this.streams.set(sessionId, (state = { usage: undefined, calls: new Map() }));
     let usage = wire.usage;
-    if (usage) {
-      const key = usageKey(usage);
-      if (key === state.usage) usage = undefined;
-      else {
-        state.usage = key;
-        // A copy: the provider updates its usage in place, and the batch goes out later.
-        usage = { ...usage, cost: { ...usage.cost } };
-      }
-    }
+    if (usage && state.usage && sameUsage(usage, state.usage)) usage = undefined;
+    // A copy: the provider updates its usage in place, and the batch goes out later.
+    else if (usage) usage = state.usage = copyUsage(usage);
     const e = wire.assistantMessageEvent;
     let sent: WireAssistantEvent = e;
     if (e.type === "toolcall_start") state.calls.set(e.contentIndex, { id: e.id, name: e.name, chars: 0, sentChars: 0 });
@@ -150,8 +145,23 @@ export class EventBatcher {
   }
 }
 
-function usageKey(u: Usage): string {
-  return `${u.input} ${u.output} ${u.cacheRead} ${u.cacheWrite} ${u.totalTokens} ${u.cost.input} ${u.cost.output} ${u.cost.cacheRead} ${u.cost.cacheWrite} ${u.cost.total}`;
+function copyUsage(u: Usage): Usage {
+  return { ...u, cost: { ...u.cost } };
+}
+
+function sameUsage(a: Usage, b: Usage): boolean {
+  return (
+    a.input === b.input &&
+    a.output === b.output &&
+    a.cacheRead === b.cacheRead &&
+    a.cacheWrite === b.cacheWrite &&
+    a.totalTokens === b.totalTokens &&
+    a.cost.input === b.cost.input &&
+    a.cost.output === b.cost.output &&
+    a.cost.cacheRead === b.cost.cacheRead &&
+    a.cost.cacheWrite === b.cost.cacheWrite &&
+    a.cost.total === b.cost.total
+  );
 }
 
 /**
