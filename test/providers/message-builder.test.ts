@@ -52,10 +52,10 @@ describe("MessageBuilder, streamed tool-call arguments", () => {
     const pieces: string[] = [];
     for (let i = 0; i < json.length; i += 100) pieces.push(json.slice(i, i + 100));
     const { seen, parsesWhileStreaming, call } = streamCall(pieces);
-    // Every piece up to 16 KB (164 pieces), then at each growth by half: about 12 more for 2 MB.
+    // Every piece up to 1 KB (10 pieces), then at each growth by half up to 256 KB: 13 more.
     // Parsing at every piece was 20,000 parses of up to 2 MB (minutes of CPU).
-    expect(parsesWhileStreaming).toBeGreaterThan(160);
-    expect(parsesWhileStreaming).toBeLessThan(190);
+    expect(parsesWhileStreaming).toBe(23);
+    expect(partialParses.longest).toBeLessThanOrEqual(262_144);
     expect((seen.at(-1) as { path: string }).path).toBe("big.txt");
     expect(call.arguments).toEqual({ path: "big.txt", content });
   });

@@ -17,13 +17,20 @@ type BlockKind = "text" | "thinking" | "toolCall";
 
 /**
  * Streamed tool-call arguments are parsed again at every piece up to this length (the view shows
- * the call as it is written). Past it, only once they have grown by half since the last parse:
- * re-parsing everything at every piece is quadratic, and a model streaming megabytes of arguments
- * in small pieces held the main process for minutes (3.5 ms per parse of 500 KB here).
+ * the call as it is written; the event batcher sends them with every delta up to the same length).
+ * Past it, only once they have grown by half since the last parse: re-parsing everything at every
+ * piece is quadratic, and a model streaming megabytes of arguments in small pieces held the main
+ * process for minutes (3.5 ms per parse of 500 KB here). At 16 KB, the parses of every piece of a
+ * list of small values still took 250 ms of one 20 KB chunk of the stream.
  */
-const PARSE_EVERY_DELTA_UP_TO = 16_384;
-/** Longer arguments are refused at the end of the call (TOOL_ARGUMENT_BOUNDS): no partial parse. */
-const PARSE_PARTIAL_UP_TO = TOOL_ARGUMENT_BOUNDS.maxChars;
+const PARSE_EVERY_DELTA_UP_TO = 1024;
+/**
+ * Nor past this length: what the parse is for (a call's card while it is written) gets partial
+ * arguments only up to 256 KB (the event batcher's toolArgumentsCadence), and one parse of a long
+ * list of small values held the main process for a third of a second at 400 KB (partial-json is
+ * slow per value). The call's arguments are parsed whole at its end.
+ */
+const PARSE_PARTIAL_UP_TO = Math.min(262_144, TOOL_ARGUMENT_BOUNDS.maxChars);
 
 /** About two million tokens: far past every model's output limit (tens of thousands of tokens). */
 export const MAX_ANSWER_CHARS = 8_000_000;
