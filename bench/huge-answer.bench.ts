@@ -1,5 +1,5 @@
 // bench:huge-answer: a hostile or just verbose model streams one long answer (BENCH_ANSWER_MB,
-// default 20 MB) in small deltas (BENCH_DELTA_BYTES, default 100), through the real headless host
+// default 7.5 MB, under the providers' limit of 8 million characters) in small deltas (BENCH_DELTA_BYTES, default 100), through the real headless host
 // in a process of its own (bench/support/ui-host-process.ts) to one WebSocket client that reads
 // every batch as the browser renderer does (JSON.parse, then the streaming message's updates applied).
 // The fake OpenAI-compatible server sends 200 deltas (20 KB) every 5 ms. A small first turn warms
@@ -24,7 +24,8 @@ import { applyStreamUpdate, streamingCopy } from "../app/shared/streaming-messag
 import { chunk, usageChunk } from "../test/providers/support/conversation.ts";
 import { sseData, startServer } from "../test/providers/support/sse-server.ts";
 
-const ANSWER_BYTES = Number(process.env.BENCH_ANSWER_MB ?? 20) * 1_000_000;
+// Under the providers' MAX_ANSWER_CHARS (8 million: a longer answer is stopped with an error).
+const ANSWER_BYTES = Number(process.env.BENCH_ANSWER_MB ?? 7.5) * 1_000_000;
 const DELTA = Number(process.env.BENCH_DELTA_BYTES ?? 100);
 const RUNS = Number(process.env.BENCH_RUNS ?? 1);
 const DELTAS_PER_PIECE = 200;

@@ -11,19 +11,29 @@
 //   EventSender: the deltas and the final message once each (the whole-message form sent the
 //   message with every batch: O(n²)); so does a 3.9 MB tool call.
 import { describe, expect, it } from "vitest";
-import { AssistantEventStream, defaultConvertToLlm, runAgentLoop, type AgentContext, type AgentLoopConfig, type StreamFn } from "../../app/main/loop/index.ts";
+import {
+  AssistantEventStream,
+  defaultConvertToLlm,
+  emptyAssistantMessage,
+  runAgentLoop,
+  type AgentContext,
+  type AgentLoopConfig,
+  type StreamFn,
+} from "../../app/main/loop/index.ts";
 import { MessageBuilder } from "../../app/main/providers/message-builder.ts";
 import { EventHub } from "../../app/main/ipc/event-hub.ts";
 import { EventBatcher } from "../../app/main/ipc/event-batcher.ts";
 import { LiveActivity } from "../../app/main/sessions/live-activity.ts";
 import { scriptedModelInfo } from "../../app/main/loop/test/scripted-model.ts";
-import type { AssistantMessage } from "../../app/shared/agent-types.ts";
+import type { AssistantMessage, AssistantMessageEvent } from "../../app/shared/agent-types.ts";
 import { events as eventSchemas, type EventPayload } from "../../app/shared/ipc/contract.ts";
 import { checkerFor, schemaErrorLines } from "../../app/shared/schema-check.ts";
 import { applyEvents, emptyModel, type SessionModel } from "../../app/renderer/src/state/session-model.ts";
 
 type Batch = EventPayload<"session.events">;
 type Play = (b: MessageBuilder, tick: () => Promise<void>) => Promise<void>;
+/** A stream function's own way (no MessageBuilder, no answer limit): the message changed in place, each event pushed. */
+type RawPlay = (message: AssistantMessage, push: (event: AssistantMessageEvent) => void, tick: () => Promise<void>) => Promise<void>;
 
 const SESSION = 1;
 const batchCheck = checkerFor(eventSchemas["session.events"]);
@@ -52,7 +62,7 @@ interface Run {
  * lets the loop take what the provider pushed (a macrotask), flushing the batcher every
  * `flushEvery` ticks (a frame) and taking a snapshot as sessions.open does at random ticks.
  */
-async function stream(plays: Play[], options: { flushEvery: number; snapshotChance?: number; seed?: number; validate?: boolean }): Promise<Run> {
+async function stream(plays: (Play | { raw: RawPlay })[], options: { flushEvery: number; snapshotChance?: number; seed?: number; validate?: boolean }): Promise<Run> {
   const failures: string[] = [];
   const hub = new EventHub((what, error) => failures.push(`${what}: ${String(error)}`));
   const run: Run = { batches: [], bytes: 0, snapshots: [], finals: [] };
@@ -85,8 +95,18 @@ async function stream(plays: Play[], options: { flushEvery: number; snapshotChan
   const queue = [...plays];
   const streamFn: StreamFn = (model) => {
     const events = new AssistantEventStream();
-    const builder = new MessageBuilder(model, events);
     const play = queue.shift()!;
+    if ("raw" in play) {
+      const message = emptyAssistantMessage(model);
+      void (async () => {
+        events.push({ type: "start", partial: message });
+        await play.raw(message, (event) => events.push(event), tick);
+        run.finals.push(message);
+        events.push({ type: "done", reason: "stop", message });
+      })();
+      return events;
+    }
+    const builder = new MessageBuilder(model, events);
     void (async () => {
       builder.start();
       await play(builder, tick);
@@ -206,15 +226,21 @@ describe("the streaming message on the wire", () => {
   it("a 20 MB answer in 100-byte pieces costs O(n) on the wire and rebuilds exactly", async () => {
     const piece = "abcdefghij".repeat(10);
     const pieces = 200_000;
+    // Past the providers' MAX_ANSWER_CHARS (8 million): a stream function of its own, as the loop allows.
     const run = await stream(
       [
-        async (b, tick) => {
-          const x = b.textStart();
-          for (let i = 0; i < pieces; i++) {
-            b.textDelta(x, piece);
-            if (i % 500 === 499) await tick();
-          }
-          b.endBlock(x);
+        {
+          raw: async (message, push, tick) => {
+            const block = { type: "text" as const, text: "" };
+            message.content.push(block);
+            push({ type: "text_start", contentIndex: 0, partial: message });
+            for (let i = 0; i < pieces; i++) {
+              block.text += piece;
+              push({ type: "text_delta", contentIndex: 0, delta: piece, partial: message });
+              if (i % 500 === 499) await tick();
+            }
+            push({ type: "text_end", contentIndex: 0, content: block.text, partial: message });
+          },
         },
       ],
       { flushEvery: 1, validate: false },
