@@ -463,7 +463,12 @@ try {
       worstFrame: worst ? `${worst.ms} ms: ${worst.scripts.join("; ") || "rendering"}` : null,
       worstFrames: loaf.slice(1, 5).map((l) => `${l.ms} ms (blocking ${l.blockingMs}): ${l.scripts.join("; ") || "rendering"}`),
       vsyncIntervalP95Ms: round(pct(intervals, 0.95)),
-      frameMarkP95Ms: round(pct(marks.sort((a, b) => a - b), 0.95)),
+      frameMarkP95Ms: round(
+        pct(
+          marks.sort((a, b) => a - b),
+          0.95,
+        ),
+      ),
       frameMarkMaxMs: round(marks.at(-1) ?? 0),
       openSessionMs: round(openSessionMs),
       historyScrollP95Ms: round(pct(scrollFrames, 0.95)),
