@@ -6,7 +6,19 @@
 // afresh (compileSecretRules): what the compile does is then checked by every test here, not only
 // by the first to ask for the rules.
 import { describe, expect, it } from "vitest";
-import { allowed, type Allowlist, compileSecretRules, keepsFinding, kindOf, type SecretRule, shannonEntropy } from "../../app/main/permissions/secret-rules.ts";
+import {
+  allowed,
+  type Allowlist,
+  compileSecretRules,
+  keepsFinding,
+  kindOf,
+  type SecretRule,
+  shannonEntropy,
+  type VendoredAllowlist,
+  type VendoredRegex,
+  type VendoredRule,
+  type VendoredRuleSet,
+} from "../../app/main/permissions/secret-rules.ts";
 import vendored from "../../app/main/permissions/secret-rules/gitleaks-rules.json" with { type: "json" };
 
 const rule = (id: string): SecretRule => {
@@ -337,5 +349,177 @@ describe("keeping a match", () => {
     // The line to its last character, when no line break follows (an import's closing quote).
     expect(keeps("key = \"Zq8Wv3Rt6Yp1Lk\" import { a } from 'x'", "Zq8Wv3Rt6Yp1Lk")).toBe(false);
     expect(keeps('key = "Zq8Wv3Rt6Yp1Lk" import { a } from \'x', "Zq8Wv3Rt6Yp1Lk")).toBe(true);
+  });
+});
+
+/**
+ * Other gitleaks rule sets: shapes the vendored set does not hold (yet), which the compile reads
+ * all the same: an AND allowlist, a lookbehind, an escaped or class parenthesis, flags other than
+ * i, a backreference, a rule without keywords. A new vendored set may bring any of them.
+ */
+describe("compiling other rule sets", () => {
+  type Over = Partial<Omit<VendoredRule, "regex">> & { source: string; flags?: string };
+  const set = (...over: Over[]): VendoredRuleSet => ({
+    rules: over.map(({ source, flags, ...r }, i) => ({
+      id: `test-rule-${i}`,
+      description: "",
+      regex: { source, flags: flags ?? "" },
+      secretGroup: 0,
+      entropy: 0,
+      keywords: ["key"],
+      allowlists: [],
+      ...r,
+    })),
+    globalAllowlist: { regexes: [], stopwords: [] },
+  });
+  const one = (over: Over): SecretRule => compileSecretRules(set(over)).rules[0]!;
+  const generic = vendored.rules.find((r) => r.id === "generic-api-key")!;
+  const HEAD = "[\\w.-]{0,50}?(?:";
+  /** What follows the keywords in the generic rule. */
+  const TAIL = generic.regex.source.slice(generic.regex.source.indexOf(")(?:[ \\t\\w.-]{0,20})"));
+
+  it("compiles the set it is given, with its global allowlist", () => {
+    const { rules, global } = compileSecretRules({
+      rules: set({ source: "key[a-z]{8}" }).rules,
+      globalAllowlist: { regexes: [{ source: "^x", flags: "" }], stopwords: ["Word"] },
+    });
+    expect(rules.map((r) => r.id)).toEqual(["test-rule-0"]);
+    expect(global.regexes.map((re) => re.source)).toEqual(["^x"]);
+    expect(global.stopwords).toEqual(["Word"]);
+  });
+
+  it("gives the digit-value shape only to a generic rule with an entropy, letters for keywords and the generic assignment", () => {
+    expect(generic.regex.source.startsWith(HEAD) && TAIL.length > 100).toBe(true);
+    const shaped = { id: "generic-test", entropy: 3.5, secretGroup: 1, keywords: ["key", "token"], source: `${HEAD}key|token${TAIL}` };
+    expect(one(shaped).digitValue).toBe(true);
+    expect(one({ ...shaped, secretGroup: 0 }).digitValue).toBe(true);
+    // Not generic, no entropy, a second group for the secret, not the generic assignment.
+    expect(one({ ...shaped, id: "other-test" }).digitValue).toBe(false);
+    expect(one({ ...shaped, entropy: 0 }).digitValue).toBe(false);
+    expect(one({ ...shaped, secretGroup: 2 }).digitValue).toBe(false);
+    expect(one({ ...shaped, source: `${HEAD}key|token)=([a-z0-9]{10,})` }).digitValue).toBe(false);
+    // Keywords with a character other than letters, first or last.
+    expect(one({ ...shaped, source: `${HEAD}key|tok_en${TAIL}` }).digitValue).toBe(false);
+    expect(one({ ...shaped, source: `${HEAD}_key|token${TAIL}` }).digitValue).toBe(false);
+    expect(one({ ...shaped, source: `${HEAD}key|token_${TAIL}` }).digitValue).toBe(false);
+    // Every rule built like that is still prefixed.
+    expect(one({ ...shaped, id: "other-test" }).keywordPrefix).toBeDefined();
+  });
+
+  it("finds the keyword a match begins with behind a capturing group, and reads a whole literal", () => {
+    const grouped = one({ source: "(ghx_[a-z]{8})", keywords: ["ghx_"] });
+    expect(grouped.keywordStart).toBeDefined();
+    expect(grouped.tokenAfterKeyword).toBe(true);
+    // An expression that is a literal to its end.
+    const literal = one({ source: "ghx_abcdefgh", keywords: ["ghx_"] });
+    expect(literal.keywordStart).toBeDefined();
+    expect(literal.tokenAfterKeyword).toBe(false);
+    expect(one({ source: "ghx_abcdefgh", keywords: ["ghx_abcdefgh"] }).tokenAfterKeyword).toBe(false);
+  });
+
+  it("without keywords, no match begins with one", () => {
+    const r = one({ source: "ghx_[a-z]{8}", keywords: [] });
+    expect(r.keywordStart).toBeUndefined();
+    expect(r.tokenAfterKeyword).toBe(false);
+    expect(r.boundaryBefore).toBe(false);
+  });
+
+  it("sees a boundary before the keyword only when every keyword begins with a word character", () => {
+    expect(one({ source: "\\b(?:ab|\\.ab)[a-z0-9]{10}", keywords: ["ab", ".ab"] }).boundaryBefore).toBe(false);
+    expect(one({ source: "\\b(?:ab|cab)[a-z0-9]{10}", keywords: ["ab", "cab"] }).boundaryBefore).toBe(true);
+    expect(one({ source: "\\b(?:ab|\\.ab)[a-z0-9]{10}", keywords: ["ab", ".ab"] }).keywordStart).toBeDefined();
+  });
+
+  it("counts no group in escaped parentheses, classes or lookbehinds", () => {
+    for (const source of ["key\\(x\\)[a-z]{8}", "key[a(]x[)]", "key[a-z][a(][)]", "key[\\]ab(][a-z]{4}", "key[\\]a(]x", "(?<=key=)[a-z]{10}", "(?<!no)key[a-z]{10}"])
+      expect(one({ source }).hasGroups, source).toBe(false);
+    for (const source of ["key[\\]ab(]([a-z]{4})", "(?<=key=)([a-z]{10})", "(?<!no)key(?<v>[a-z]{10})", "key\\(([a-z]{8})\\)"])
+      expect(one({ source }).hasGroups, source).toBe(true);
+  });
+
+  it("keeps the whole match only where no group is named as the secret", () => {
+    // A named or repeated first group is a fragment; with a secret group set, that group is the secret.
+    expect(one({ source: "(?<pre>key)=([a-z0-9]{10})" }).wholeMatch).toBe(true);
+    expect(one({ source: "(?<pre>key)=([a-z0-9]{10})", secretGroup: 2 }).wholeMatch).toBe(false);
+    expect(one({ source: "(key-){2}([a-z0-9]{10})", secretGroup: 2 }).wholeMatch).toBe(false);
+    expect(one({ source: "(key-){2}([a-z0-9]{10})" }).wholeMatch).toBe(true);
+  });
+
+  it("reads an allowlist's condition in any case, and an unknown target as the secret", () => {
+    const lists = (allowlists: VendoredAllowlist[]) => one({ source: "key[a-z]{8}", allowlists }).allowlists;
+    const list = (over: Partial<VendoredAllowlist>): VendoredAllowlist => ({ condition: "OR", regexTarget: "secret", regexes: [], stopwords: [], ...over });
+    expect(lists([list({ condition: "AND" }), list({ condition: "and" }), list({ condition: "OR" }), list({ condition: "" })]).map((a) => a.and)).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+    expect(lists([list({ regexTarget: "match" }), list({ regexTarget: "line" }), list({ regexTarget: "" }), list({ regexTarget: "path" })]).map((a) => a.target)).toEqual([
+      "match",
+      "line",
+      "secret",
+      "secret",
+    ]);
+    // AND: the expression and a stopword both.
+    const [and] = lists([list({ condition: "AND", regexes: [{ source: "^x", flags: "" }], stopwords: ["word"] })]);
+    expect(allowed(and!, "x-word", "", "")).toBe(true);
+    expect(allowed(and!, "x-other", "", "")).toBe(false);
+    expect(allowed(and!, "a-word", "", "")).toBe(false);
+  });
+
+  it("finds stopwords with an automaton past 16 of them", () => {
+    const words = (n: number) => Array.from({ length: n }, (_, i) => `stop${i}word`);
+    const lists = one({
+      source: "key[a-z]{8}",
+      allowlists: [16, 17].map((n) => ({ condition: "OR", regexTarget: "secret", regexes: [], stopwords: words(n) })),
+    }).allowlists;
+    expect(lists[0]!.stopwordFinder).toBeUndefined();
+    expect(lists[1]!.stopwordFinder?.contains("xxSTOP16WORDxx")).toBe(true);
+    expect(allowed(lists[0]!, "xxSTOP15WORDxx", "", "")).toBe(true);
+    expect(allowed(lists[1]!, "xxSTOP16WORDxx", "", "")).toBe(true);
+  });
+
+  it("keeps an allowlist's expressions apart where merging them would change an answer", () => {
+    const compiled = (regexes: VendoredRegex[]) => one({ source: "key[a-z]{8}", allowlists: [{ condition: "OR", regexTarget: "secret", regexes, stopwords: [] }] }).allowlists[0]!;
+    const answers = (list: Allowlist, probes: string[]) => probes.map((p) => allowed(list, p, p, p));
+    // One expression: compiled as it is, with its flags.
+    const single = compiled([{ source: "^ab$", flags: "i" }]);
+    expect(single.regexes.map((re) => [re.source, re.flags])).toEqual([["^ab$", "i"]]);
+    // A multiline member, first or not: its ^ and $ see lines.
+    for (const regexes of [
+      [
+        { source: "^foo$", flags: "m" },
+        { source: "^bar", flags: "" },
+      ],
+      [
+        { source: "^bar", flags: "" },
+        { source: "^foo$", flags: "m" },
+      ],
+    ]) {
+      const list = compiled(regexes);
+      expect(list.regexes).toHaveLength(2);
+      expect(answers(list, ["a\nfoo", "bar", "a\nbar", "foo x"])).toEqual([true, true, false, false]);
+    }
+    // A backreference counts its own groups.
+    const back = compiled([
+      { source: "x(y)", flags: "" },
+      { source: "^(a)\\1$", flags: "" },
+    ]);
+    expect(back.regexes).toHaveLength(2);
+    expect(answers(back, ["aa", "a", "xy"])).toEqual([true, false, true]);
+    // Merged, these two do not compile (a named group makes `\k` a reference to one): kept apart.
+    const refused = compiled([
+      { source: "^\\k$", flags: "" },
+      { source: "(?<n>x)", flags: "" },
+    ]);
+    expect(refused.regexes).toHaveLength(2);
+    expect(answers(refused, ["k", "x", "y"])).toEqual([true, true, false]);
+    // Case-insensitive members and the others merged into one.
+    const merged = compiled([
+      { source: "^ab$", flags: "i" },
+      { source: "^cd$", flags: "" },
+    ]);
+    expect(merged.regexes).toHaveLength(1);
+    expect(answers(merged, ["AB", "cd", "CD"])).toEqual([true, true, false]);
   });
 });
