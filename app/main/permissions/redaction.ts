@@ -19,8 +19,19 @@ const GENERIC_KIND = "secret";
 const PRIVATE_KEY = "private key";
 const KEY_HEADER = /-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/iy;
 /** Base64 lines (real or escaped newlines) and `Name: value` header lines, then a last partial line. */
-const KEY_BODY = /(?:[ \t]*(?:[A-Za-z0-9+/=]{1,1024}[ \t]*)?(?:\r?\n|(?:\\r)?\\n)|[A-Za-z-]{2,40}: [^\n]{0,200}\n)*[A-Za-z0-9+/=]*/y;
+const KEY_LINES = String.raw`(?:[ \t]*(?:[A-Za-z0-9+/=]{1,1024}[ \t]*)?(?:\r?\n|(?:\\r)?\\n)|[A-Za-z-]{2,40}: [^\n]{0,200}\n)*`;
+const KEY_BODY = new RegExp(`${KEY_LINES}[A-Za-z0-9+/=]*`, "y");
+/** The body's whole lines alone: where its last line, cut short, begins. */
+const KEY_WHOLE_LINES = new RegExp(KEY_LINES, "y");
 const KEY_END = /-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/iy;
+/** A body whose line breaks became blanks (`echo $KEY` unquoted): blank-separated base64 words. */
+const KEY_WORDS = /(?:[ \t]+[A-Za-z0-9+/=]{1,1024})+[ \t]*/y;
+/** Blank-separated base64 words long enough to be a key's lines, not prose. */
+const KEY_LINE_WORDS = /(?:[ \t]+[A-Za-z0-9+/=]{16,1024}(?![A-Za-z0-9+/=]))+/y;
+/** A blank, then more text on the same line. */
+const BLANK_THEN_TEXT = /[ \t]+[^\s]/y;
+/** A key line is longer than this (64 characters in PEM, 70 in OpenSSH); a shorter word is ordinary text. */
+const MIN_KEY_LINE = 16;
 /** A private key block longer than this is closed there (and, in a stream, swallowed after). */
 export const MAX_KEY_BLOCK = 64 * 1024;
 /** Literal secrets shorter than this are not redacted (too likely to be ordinary words). */
@@ -267,9 +278,28 @@ function keyBlock(text: string, at: number): SecretSpan | undefined {
   const slice = text.slice(0, limit);
   KEY_BODY.lastIndex = bodyStart;
   KEY_BODY.test(slice);
-  const bodyEnd = KEY_BODY.lastIndex;
+  let bodyEnd = KEY_BODY.lastIndex;
   KEY_END.lastIndex = bodyEnd;
   if (KEY_END.test(slice)) return { start: at, end: KEY_END.lastIndex, kind: PRIVATE_KEY };
+  // Its lines joined by blanks, the first at least as long as a key's line: up to the end line.
+  KEY_WORDS.lastIndex = bodyStart;
+  if (bodyEnd === bodyStart && KEY_WORDS.test(slice)) {
+    const wordsEnd = KEY_WORDS.lastIndex;
+    KEY_END.lastIndex = wordsEnd;
+    if (KEY_END.test(slice)) return { start: at, end: KEY_END.lastIndex, kind: PRIVATE_KEY };
+    KEY_LINE_WORDS.lastIndex = bodyStart;
+    // To the text's end (a stream waits for the rest) or as far as its words are a key's lines.
+    if (KEY_LINE_WORDS.test(slice)) bodyEnd = wordsEnd === limit ? limit : KEY_LINE_WORDS.lastIndex;
+  }
+  // A last line cut short that a blank and more text follow on its line, and shorter than a key's
+  // line, is the first word of the text after the key ("Done. ..."), not the key's.
+  BLANK_THEN_TEXT.lastIndex = bodyEnd;
+  if (BLANK_THEN_TEXT.test(slice)) {
+    KEY_WHOLE_LINES.lastIndex = bodyStart;
+    KEY_WHOLE_LINES.test(slice);
+    const lineStart = KEY_WHOLE_LINES.lastIndex;
+    if (lineStart > bodyStart && bodyEnd - lineStart < MIN_KEY_LINE) bodyEnd = lineStart;
+  }
   // Cut short: still a key. Open when the text ends inside it (a stream waits for the rest).
   if (bodyEnd === limit && limit < text.length) return { start: at, end: bodyEnd, kind: PRIVATE_KEY, truncated: true };
   if (bodyEnd === text.length) return { start: at, end: bodyEnd, kind: PRIVATE_KEY, open: true };
