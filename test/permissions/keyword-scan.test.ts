@@ -85,7 +85,7 @@ describe("the keyword loop in WebAssembly", () => {
       const wasm = new KeywordAutomaton(KEYWORDS);
       const js = new KeywordAutomaton(KEYWORDS);
       (js as unknown as { wasm: null }).wasm = null;
-      const buffer = [150, 600, 2000, 9000, 40_000][trial % 5]!;
+      const buffer = [256, 600, 2000, 9000, 40_000][trial % 5]!;
       const a = scanAll(wasm, text, buffer);
       expect((wasm as unknown as { wasm: unknown }).wasm, "WebAssembly is available here").toBeTruthy();
       const b = scanAll(js, text, buffer);
@@ -336,7 +336,7 @@ describe("keyword filters", () => {
       const wasm = new KeywordAutomaton(keywords, filters);
       const js = new KeywordAutomaton(keywords, filters);
       (js as unknown as { wasm: null }).wasm = null;
-      const buffer = [150, 600, 9000][trial % 3]!;
+      const buffer = [256, 600, 9000][trial % 3]!;
       const a = scanAll(wasm, text, buffer);
       expect((wasm as unknown as { wasm: unknown }).wasm, "WebAssembly is available here").toBeTruthy();
       const b = scanAll(js, text, buffer);

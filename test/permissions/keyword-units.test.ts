@@ -3,7 +3,7 @@
 // not, and a small hit buffer that makes it stop early and resume; and the gram tables of a
 // one-character keyword (never produced by the rule set, still kept to the contract).
 import { describe, expect, it } from "vitest";
-import { KeywordAutomaton } from "../../app/main/permissions/keyword-automaton.ts";
+import { KeywordAutomaton, MIN_SCAN_HITS } from "../../app/main/permissions/keyword-automaton.ts";
 import { GRAM_DIRECT, gramTables } from "../../app/main/permissions/keyword-grams.ts";
 
 function javascriptLoop(keywords: string[], filters: number[] = []): KeywordAutomaton {
@@ -41,10 +41,10 @@ describe("the JavaScript keyword loop", () => {
 
   it("locates control characters, and reports none where there are none", () => {
     const automaton = javascriptLoop(["key"]);
-    expect(scanAll(automaton, "plain key text", 100)).toMatchObject({ first: -1, last: -1, found: ["key@6"] });
-    expect(scanAll(automaton, "a\rkey\x1b[0m b\x7f", 100)).toMatchObject({ first: 1, last: 11, found: ["key@2"] });
+    expect(scanAll(automaton, "plain key text", 256)).toMatchObject({ first: -1, last: -1, found: ["key@6"] });
+    expect(scanAll(automaton, "a\rkey\x1b[0m b\x7f", 256)).toMatchObject({ first: 1, last: 11, found: ["key@2"] });
     // A control character resets the automaton: no keyword spans it.
-    expect(scanAll(automaton, "k\x01ey", 100).found).toEqual([]);
+    expect(scanAll(automaton, "k\x01ey", 256).found).toEqual([]);
   });
 
   it("stops early when its hit buffer is nearly full, and resumes to the same hits", () => {
@@ -53,10 +53,27 @@ describe("the JavaScript keyword loop", () => {
     const whole = scanAll(automaton, text, 4096);
     expect(whole.found).toHaveLength(400);
     expect(whole.steps).toBe(1);
-    // 70 values: a step stops once more than 4 are written, never writing past the buffer.
-    const small = scanAll(automaton, text, 70);
+    // The least buffer, 256 values: a step stops once more than 190 are written (48 positions of
+    // two hits each), never writing past the buffer.
+    const small = scanAll(automaton, text, MIN_SCAN_HITS);
     expect(small.found).toEqual(whole.found);
-    expect(small.steps).toBe(101);
+    expect(small.steps).toBe(5);
+  });
+});
+
+describe("the hit buffer", () => {
+  it("must hold MIN_SCAN_HITS values: a smaller one is refused in both loops, the least one makes progress in both", () => {
+    expect(MIN_SCAN_HITS).toBe(256);
+    const text = "ab ".repeat(2000);
+    for (const automaton of [javascriptLoop(["ab", "b"]), new KeywordAutomaton(["ab", "b"])]) {
+      expect(() => automaton.scan(text, 0, text.length, new Int32Array(MIN_SCAN_HITS - 1))).toThrow(
+        new RangeError("KeywordAutomaton.scan needs a hit buffer of at least 256 values; got 255"),
+      );
+      const least = scanAll(automaton, text, MIN_SCAN_HITS);
+      expect(least.found).toHaveLength(4000);
+      expect(least.found.slice(0, 4)).toEqual(["ab@0", "b@1", "ab@3", "b@4"]);
+      expect(least.steps).toBeGreaterThan(1);
+    }
   });
 });
 

@@ -9,7 +9,8 @@
 // transition is the "hit" -1 (the root, which no keyword ends at), so the WebAssembly loop notes
 // them off its hot path.
 // Keywords may carry a filter (keyword-filters.ts): a hit is then reported only where what follows
-// may let a rule match, so the many hits that lead nowhere never leave the loop. Never throws.
+// may let a rule match, so the many hits that lead nowhere never leave the loop. Never throws, but
+// for a hit buffer smaller than MIN_SCAN_HITS (the caller's error).
 
 import { isControlByte, mayPass } from "./keyword-filters.ts";
 import { gramTables } from "./keyword-grams.ts";
@@ -18,6 +19,13 @@ import { createWasmScanner, type ScanStep, type WasmScanner } from "./keyword-sc
 export type { ScanStep };
 
 const ALPHABET = 128;
+/**
+ * The smallest hit buffer `scan` takes. Each step stops with room left for the hits of one more
+ * position (the WebAssembly loop keeps 128 values for them, and room for 8 per pair it asks for;
+ * no position of the rule set ends more than 3 keywords), so a smaller buffer would make no
+ * progress (WebAssembly) or be written past its end (a position ending many keywords).
+ */
+export const MIN_SCAN_HITS = 256;
 
 export class KeywordAutomaton {
   /**
@@ -150,6 +158,7 @@ export class KeywordAutomaton {
    * first and last control characters scanned (-1 when none).
    */
   scan(text: string, from: number, to: number, hits: Int32Array, state = 0): ScanStep {
+    if (hits.length < MIN_SCAN_HITS) throw new RangeError(`KeywordAutomaton.scan needs a hit buffer of at least ${MIN_SCAN_HITS} values; got ${hits.length}`);
     if (this.wasm === undefined)
       this.wasm = (this.controlsInKeywords ? undefined : createWasmScanner(this.delta, this.classOf, this.rowFilters, gramTables(this.keywords, this.filters))) ?? null;
     if (this.wasm) return this.scanWasm(this.wasm, text, from, to, hits, state);
