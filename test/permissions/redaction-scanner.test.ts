@@ -225,6 +225,50 @@ describe("a window around a keyword", () => {
   });
 });
 
+describe("the text a window rule's expression sees", () => {
+  /** The windows `find` runs the expression of rule `id` over (its exec spied on). */
+  function windowsOf(id: string, text: string): string[] {
+    const rule = secretRules().rules.find((r) => r.id === id)!;
+    expect(rule.keywordStart ?? rule.keywordPrefix).toBeUndefined();
+    const re = rule.regex;
+    const seen = new Set<string>();
+    const exec = re.exec;
+    re.exec = function (this: RegExp, s: string) {
+      seen.add(s);
+      return exec.call(this, s);
+    };
+    try {
+      scanner().find(text);
+    } finally {
+      re.exec = exec;
+    }
+    return [...seen];
+  }
+  // airtable-personnal-access-token: keyword "airtable", 160 characters before it, 400 after.
+  const ID = "airtable-personnal-access-token";
+  const KEYWORD = "airtable";
+
+  it("is the rule's reach around its keyword, widened to a blank by at most 64 characters back and 256 on", () => {
+    const rule = secretRules().rules.find((r) => r.id === ID)!;
+    expect([rule.before, rule.after]).toEqual([160, 400]);
+    // No blank anywhere: widened by the bounds exactly.
+    const at = 1000;
+    const solid = `${"y".repeat(at)}${KEYWORD}${"y".repeat(2000)}`;
+    expect(windowsOf(ID, solid)).toEqual([solid.slice(at - 160 - 64, at + KEYWORD.length + 400 + 256)]);
+    // Blanks within reach: widened to them (not past them, not short of them).
+    const blanks = `${"y".repeat(500)} word ${"y".repeat(189)}${KEYWORD}${"y".repeat(420)} tail ${"y".repeat(600)}`;
+    const k = blanks.indexOf(KEYWORD);
+    const [ws, we] = [blanks.lastIndexOf(" ", k - 160) + 1, blanks.indexOf(" ", k)];
+    expect([k - 160 - ws, we - (k + KEYWORD.length + 400)]).toEqual([29, 20]);
+    expect(windowsOf(ID, blanks)).toEqual([blanks.slice(ws, we)]);
+    // Near the text's ends: up to them.
+    const short = `yy${KEYWORD}yy`;
+    expect(windowsOf(ID, short)).toEqual([short]);
+    const tail = `${"y".repeat(300)}${KEYWORD}${"y".repeat(300)} x`;
+    expect(windowsOf(ID, tail)).toEqual([tail.slice(300 - 160 - 64)]);
+  });
+});
+
 describe("private key blocks", () => {
   const body = (lines: number) => Array.from({ length: lines }, (_, i) => `${"TUlJQ".repeat(12)}${i % 10}abc`).join("\n");
 
@@ -247,6 +291,37 @@ describe("private key blocks", () => {
     expect(after.length).toBeGreaterThan(MAX_KEY_BLOCK);
     const spans = s.find(`-----BEGIN PRIVATE KEY-----\n${body(2)}${after}`);
     expect(spans).toEqual([{ start: 0, end: 28 + body(2).length, kind: "private key" }]);
+  });
+
+  it("without an end line, leave the first word of the next line when a blank follows it on its line", () => {
+    const s = scanner();
+    // A body whose last line is whole, then other output: its first word is no part of the key.
+    expect(s.redact(`-----BEGIN PRIVATE KEY-----\n${body(2)}\nother output line`).text).toBe("[REDACTED: private key]\nother output line");
+    expect(s.redact(`-----BEGIN PRIVATE KEY-----\r\n${body(2)}\r\nDone in 3s`).text).toBe("[REDACTED: private key]\r\nDone in 3s");
+    // A word as long as a key's line (16 characters or more), or one at the text's end, still is.
+    expect(s.redact(`-----BEGIN PRIVATE KEY-----\n${body(2)}\nABCDEFGHIJKLMNOP more`).text).toBe("[REDACTED: private key] more");
+    expect(s.redact(`-----BEGIN PRIVATE KEY-----\n${body(2)}\nABCDEFGHIJKLMNO more`).text).toBe("[REDACTED: private key]\nABCDEFGHIJKLMNO more");
+    expect(s.find(`-----BEGIN PRIVATE KEY-----\n${body(2)}\nabc`)).toEqual([{ start: 0, end: 28 + body(2).length + 4, kind: "private key", open: true }]);
+    // A short last line followed by anything but a blank stays part of the key.
+    expect(s.redact(`-----BEGIN PRIVATE KEY-----\n${body(2)}\nabc! more`).text).toBe("[REDACTED: private key]! more");
+  });
+
+  it("whose line breaks became blanks (echo $KEY) are redacted whole, to their end line", () => {
+    const s = scanner();
+    const lines = body(4).split("\n");
+    for (const blank of [" ", "\t", "  "]) {
+      const joined = `-----BEGIN RSA PRIVATE KEY-----${blank}${lines.join(blank)}${blank}Zw==${blank}-----END RSA PRIVATE KEY-----`;
+      expect(s.redact(`key: ${joined} done`).text, JSON.stringify(blank)).toBe("key: [REDACTED: private key] done");
+    }
+    // Without an end line: its words as long as a key's lines; to the text's end (open) when they reach it.
+    expect(s.redact(`-----BEGIN PRIVATE KEY----- ${lines.join(" ")} and more.`).text).toBe("[REDACTED: private key] and more.");
+    const open = `x -----BEGIN PRIVATE KEY----- ${lines.join(" ")} Zw`;
+    expect(s.find(open)).toEqual([{ start: 2, end: open.length, kind: "private key", open: true }]);
+    // Short words after a header are no key's lines: the header alone.
+    expect(s.redact("-----BEGIN PRIVATE KEY----- is how a key begins").text).toBe("[REDACTED: private key] is how a key begins");
+    // Cut at MAX_KEY_BLOCK.
+    const long = `-----BEGIN PRIVATE KEY----- ${`${lines[0]} `.repeat(1200)}-----END PRIVATE KEY----- after`;
+    expect(s.find(long)[0]).toEqual({ start: 0, end: MAX_KEY_BLOCK, kind: "private key", truncated: true });
   });
 
   it("reaching the end of the text are open; one longer than MAX_KEY_BLOCK is closed there, truncated", () => {
