@@ -1,0 +1,92 @@
+// scripts/mutation-scores.ts: scores per file from several incremental reports, the newest result
+// of each mutant among the reports that measured the file's current source.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { defaultReports, mutationScores, type Report, totalScore } from "../../scripts/mutation-scores.ts";
+
+const at = (line: number, column = 1) => ({ start: { line, column }, end: { line, column: column + 1 } });
+const mutant = (line: number, status: string, mutatorName = "ConditionalExpression", replacement = "true") => ({ mutatorName, replacement, status, location: at(line) });
+const report = (files: Report["files"]): Report => ({ files });
+
+describe("mutationScores", () => {
+  it("keeps each mutant's best result among the reports of the current source, the newest on a tie", () => {
+    const old = report({
+      "a.ts": { source: "v1", mutants: [mutant(1, "Survived"), mutant(2, "Survived"), mutant(3, "Killed"), mutant(4, "NoCoverage"), mutant(5, "NoCoverage")] },
+    });
+    // A later copy keeps an older result (3 survived in the report it was copied from), or has none.
+    const newer = report({ "a.ts": { source: "v1", mutants: [mutant(1, "Killed"), mutant(2, "Timeout"), mutant(3, "Survived"), mutant(5, "Survived")] } });
+    const [a] = mutationScores(
+      [
+        { name: "old", report: old },
+        { name: "new", report: newer },
+      ],
+      () => "v1",
+    );
+    expect(a).toEqual({ file: "a.ts", score: 60, killed: 2, timedOut: 1, survived: 1, noCoverage: 1, ignored: 0, other: 0, stale: false, from: ["old", "new"] });
+    // A tie: the newest report's.
+    const [tie] = mutationScores(
+      [
+        { name: "old", report: old },
+        { name: "new", report: report({ "a.ts": { source: "v1", mutants: [mutant(3, "Timeout")] } }) },
+      ],
+      () => "v1",
+    );
+    expect(tie).toMatchObject({ killed: 0, timedOut: 1, from: ["old", "new"] });
+  });
+
+  it("tells mutants apart by place, mutator and replacement", () => {
+    const r = report({
+      "a.ts": { source: "s", mutants: [mutant(1, "Killed"), mutant(1, "Survived", "EqualityOperator", "<="), mutant(1, "Survived", "ConditionalExpression", "false")] },
+    });
+    expect(mutationScores([{ name: "r", report: r }], () => "s")[0]).toMatchObject({ killed: 1, survived: 2 });
+  });
+
+  it("leaves out results of another source, and scores a changed file from its newest report, stale", () => {
+    const before = report({ "a.ts": { source: "v1", mutants: [mutant(1, "Killed")] }, "b.ts": { source: "b1", mutants: [mutant(1, "Survived")] } });
+    const after = report({ "a.ts": { source: "v2", mutants: [mutant(1, "Survived")] }, "b.ts": { source: "b2", mutants: [mutant(1, "Killed"), mutant(2, "Ignored")] } });
+    const reports = [
+      { name: "before", report: before },
+      { name: "after", report: after },
+    ];
+    const sources: Record<string, string> = { "a.ts": "v1", "b.ts": "b3" };
+    const [a, b] = mutationScores(reports, (f) => sources[f]);
+    expect(a).toMatchObject({ file: "a.ts", score: 100, killed: 1, survived: 0, stale: false, from: ["before"] });
+    expect(b).toMatchObject({ file: "b.ts", score: 100, killed: 1, ignored: 1, stale: true, from: ["after"] });
+    // A file that is gone is left out.
+    expect(mutationScores(reports, (f) => (f === "a.ts" ? "v1" : undefined)).map((s) => s.file)).toEqual(["a.ts"]);
+  });
+
+  it("counts ignored and other results apart from the score, and gives no score without a counted mutant", () => {
+    const r = report({
+      "a.ts": { source: "s", mutants: [mutant(1, "Ignored"), mutant(2, "RuntimeError"), mutant(3, "Pending")] },
+      "b.ts": { source: "s", mutants: [mutant(1, "Killed"), mutant(2, "Survived"), mutant(3, "Survived"), mutant(4, "CompileError")] },
+    });
+    const scores = mutationScores([{ name: "r", report: r }], () => "s");
+    expect(scores[0]).toMatchObject({ score: null, ignored: 1, other: 2 });
+    expect(scores[1]!.score).toBeCloseTo(100 / 3, 10);
+    expect(scores[1]!.other).toBe(1);
+    expect(totalScore(scores)).toBeCloseTo(100 / 3, 10);
+    expect(totalScore([])).toBeNull();
+  });
+});
+
+describe("defaultReports", () => {
+  const dirs: string[] = [];
+  afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+  it("lists the target's own file first, then its per-branch files by name", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lathe-scores-"));
+    dirs.push(dir);
+    for (const f of ["permissions-h20b-incremental.json", "permissions-incremental.json", "permissions-h20a-incremental.json", "store-incremental.json", "permissions.json"])
+      fs.writeFileSync(path.join(dir, f), "{}");
+    expect(defaultReports(dir, "permissions").map((p) => path.basename(p))).toEqual([
+      "permissions-incremental.json",
+      "permissions-h20a-incremental.json",
+      "permissions-h20b-incremental.json",
+    ]);
+    fs.rmSync(path.join(dir, "permissions-incremental.json"));
+    expect(defaultReports(dir, "permissions").map((p) => path.basename(p))).toEqual(["permissions-h20a-incremental.json", "permissions-h20b-incremental.json"]);
+  });
+});
