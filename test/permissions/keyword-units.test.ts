@@ -61,6 +61,22 @@ describe("the JavaScript keyword loop", () => {
   });
 });
 
+describe("a scan's control characters and contains", () => {
+  it("reports -1 for both ends when a step scans no control character, in both loops", () => {
+    for (const automaton of [javascriptLoop(["key"]), new KeywordAutomaton(["key"])]) {
+      const hits = new Int32Array(MIN_SCAN_HITS);
+      expect(automaton.scan("plain key text", 0, 14, hits)).toMatchObject({ count: 2, next: 14, firstControl: -1, lastControl: -1 });
+      expect(automaton.scan("a\rkey\x01", 0, 6, hits)).toMatchObject({ count: 2, next: 6, firstControl: 1, lastControl: 5 });
+    }
+  });
+
+  it("contains finds a keyword after characters past ASCII and after control characters", () => {
+    const automaton = new KeywordAutomaton(["key", "ey"]);
+    for (const text of ["\u0080key", "\u00e9 key", "\u4e00key", "\x01key", "a\x1bkey", "k\x7fey"]) expect(automaton.contains(text), JSON.stringify(text)).toBe(true);
+    for (const text of ["", "k\x01y", "\u0080", "k\u00e9y", "\u00e9e\u0080y"]) expect(automaton.contains(text), JSON.stringify(text)).toBe(false);
+  });
+});
+
 describe("the hit buffer", () => {
   it("must hold MIN_SCAN_HITS values: a smaller one is refused in both loops, the least one makes progress in both", () => {
     expect(MIN_SCAN_HITS).toBe(256);
