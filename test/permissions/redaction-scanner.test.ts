@@ -302,8 +302,12 @@ describe("private key blocks", () => {
     expect(s.redact(`-----BEGIN PRIVATE KEY-----\n${body(2)}\nABCDEFGHIJKLMNOP more`).text).toBe("[REDACTED: private key] more");
     expect(s.redact(`-----BEGIN PRIVATE KEY-----\n${body(2)}\nABCDEFGHIJKLMNO more`).text).toBe("[REDACTED: private key]\nABCDEFGHIJKLMNO more");
     expect(s.find(`-----BEGIN PRIVATE KEY-----\n${body(2)}\nabc`)).toEqual([{ start: 0, end: 28 + body(2).length + 4, kind: "private key", open: true }]);
-    // A short last line followed by anything but a blank stays part of the key.
+    // A short last line followed by anything but a blank stays part of the key, as does base64
+    // right after the header (no line of its own to tell it from).
     expect(s.redact(`-----BEGIN PRIVATE KEY-----\n${body(2)}\nabc! more`).text).toBe("[REDACTED: private key]! more");
+    expect(s.redact("-----BEGIN PRIVATE KEY-----MIIEabc more").text).toBe("[REDACTED: private key] more");
+    // A first line after a blank on the header's line, then more lines: all of them.
+    expect(s.redact(`-----BEGIN PRIVATE KEY----- ${body(3)}\n! done`).text).toBe("[REDACTED: private key]\n! done");
   });
 
   it("whose line breaks became blanks (echo $KEY) are redacted whole, to their end line", () => {

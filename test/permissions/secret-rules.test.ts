@@ -415,6 +415,8 @@ describe("compiling other rule sets", () => {
     expect(literal.keywordStart).toBeDefined();
     expect(literal.tokenAfterKeyword).toBe(false);
     expect(one({ source: "ghx_abcdefgh", keywords: ["ghx_abcdefgh"] }).tokenAfterKeyword).toBe(false);
+    // A keyword that goes on past the literal the expression begins with.
+    expect(one({ source: "ghx_abcdefgh", keywords: ["ghx_abcdefghx"] }).keywordStart).toBeDefined();
   });
 
   it("without keywords, no match begins with one", () => {
