@@ -323,6 +323,12 @@ describe("private key blocks", () => {
     expect(s.find(open)).toEqual([{ start: 2, end: open.length, kind: "private key", open: true }]);
     // Short words after a header are no key's lines: the header alone.
     expect(s.redact("-----BEGIN PRIVATE KEY----- is how a key begins").text).toBe("[REDACTED: private key] is how a key begins");
+    // Streamed in pieces, cut anywhere: the same text.
+    const streamedKey = `out: -----BEGIN RSA PRIVATE KEY----- ${lines.join(" ")} Zw== -----END RSA PRIVATE KEY----- done\nnext`;
+    for (const cuts of [[10], [40], [45, 90], [100, 101, 200], [streamedKey.length - 40]])
+      expect(streamed(s, streamedKey, cuts), JSON.stringify(cuts)).toBe("out: [REDACTED: private key] done\nnext");
+    const streamedOpen = `out: -----BEGIN RSA PRIVATE KEY----- ${lines.join(" ")} Zw`;
+    for (const cuts of [[40], [100, 200]]) expect(streamed(s, streamedOpen, cuts), JSON.stringify(cuts)).toBe("out: [REDACTED: private key]");
     // Cut at MAX_KEY_BLOCK.
     const long = `-----BEGIN PRIVATE KEY----- ${`${lines[0]} `.repeat(1200)}-----END PRIVATE KEY----- after`;
     expect(s.find(long)[0]).toEqual({ start: 0, end: MAX_KEY_BLOCK, kind: "private key", truncated: true });
