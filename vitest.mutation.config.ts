@@ -46,6 +46,10 @@ export default mergeConfig(
       // Still forks, never threads: node-pty is not thread-safe and process.umask() (the store's
       // tests) is refused in worker threads.
       isolate: target.isolate ?? false,
+      // Instrumented code runs several times slower, and the dry run counts every test's coverage:
+      // keyword-scan.test.ts's grams test (a quarter of a second in npm test) took over 20 s in
+      // the permissions target's dry run at load average 7 (2026-12-03), which then failed.
+      testTimeout: 90_000,
     },
   }),
 );
