@@ -81,6 +81,17 @@ describe("the hit buffer", () => {
   it("must hold MIN_SCAN_HITS values: a smaller one is refused in both loops, the least one makes progress in both", () => {
     expect(MIN_SCAN_HITS).toBe(256);
     const text = "ab ".repeat(2000);
+    // Where the least buffer's steps stop (4 values per "ab"): the JavaScript loop once more than
+    // 190 values are written (48 positions, 42 steps); the WebAssembly loop keeps 128 values of
+    // room and asks for pairs in calls of 15, 12 and 9 (an eighth of the room left), 144 values
+    // (56 steps).
+    for (const [automaton, first, steps] of [
+      [javascriptLoop(["ab", "b"]), 192, 42],
+      [new KeywordAutomaton(["ab", "b"]), 144, 56],
+    ] as const) {
+      expect(automaton.scan(text, 0, text.length, new Int32Array(MIN_SCAN_HITS)).count).toBe(first);
+      expect(scanAll(automaton, text, MIN_SCAN_HITS).steps).toBe(steps);
+    }
     for (const automaton of [javascriptLoop(["ab", "b"]), new KeywordAutomaton(["ab", "b"])]) {
       expect(() => automaton.scan(text, 0, text.length, new Int32Array(MIN_SCAN_HITS - 1))).toThrow(
         new RangeError("KeywordAutomaton.scan needs a hit buffer of at least 256 values; got 255"),
