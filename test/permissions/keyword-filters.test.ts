@@ -5,7 +5,7 @@
 // and 6 after; and the loop's prefilter (`mayPass`), which answers "pass" wherever the check would
 // read at or past its limit. And `isWordChar` for every byte.
 import { describe, expect, it } from "vitest";
-import { assignmentFollows, digitValueAssigned, FILTER_DIGIT_VALUE, isWordChar, mayPass } from "../../app/main/permissions/keyword-filters.ts";
+import { assignmentFollows, digitValueAssigned, FILTER_DIGIT_VALUE, isControlByte, isWordChar, mayPass } from "../../app/main/permissions/keyword-filters.ts";
 
 /** The generic rule's assignment after "key" (its exact shape; a match is kept only with a digit in its value). */
 const GENERIC = /^key(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})(?:[\x60'"\s;]|\\[nr]|$)/i;
@@ -16,6 +16,14 @@ describe("isWordChar", () => {
   });
 });
 
+describe("isControlByte", () => {
+  it("is a C0 control but tab and line feed, DEL or the 8-bit CSI", () => {
+    const controls: number[] = [];
+    for (let c = 0; c < 256; c++) if (isControlByte(c)) controls.push(c);
+    expect(controls).toEqual([...Array.from({ length: 32 }, (_, c) => c).filter((c) => c !== 9 && c !== 10), 127, 0x9b]);
+  });
+});
+
 describe("digitValueAssigned (the generic rule's assignment after a keyword)", () => {
   const at = (text: string) => digitValueAssigned(text, 3);
 
@@ -23,6 +31,17 @@ describe("digitValueAssigned (the generic rule's assignment after a keyword)", (
     expect(at(`key${" ".repeat(23)}=abc1234567 `)).toBe(true);
     expect(at(`key${"x".repeat(23)}=abc1234567 `)).toBe(true);
     expect(at(`key${" ".repeat(24)}=abc1234567 `)).toBe(false);
+  });
+
+  it("takes every ASCII blank of \\s before and after the operator, and no ~ in the value", () => {
+    for (const blank of [" ", "\t", "\n", "\r", "\v", "\f"]) {
+      for (const text of [`key${blank}= abc1234567 `, `key =${blank}abc1234567 `]) {
+        expect(at(text), JSON.stringify(text)).toBe(true);
+        expect(GENERIC.test(text), JSON.stringify(text)).toBe(true);
+      }
+    }
+    expect(at("key = ~abc1234567 ")).toBe(false);
+    expect(GENERIC.test("key = ~abc1234567 ")).toBe(false);
   });
 
   it("takes || and ?= as operators, not | or ? alone", () => {
@@ -68,6 +87,9 @@ describe("digitValueAssigned (the generic rule's assignment after a keyword)", (
   it("stops looking for the value after 1,024 operator characters and blanks, wherever the keyword is", () => {
     expect(at(`key=${" ".repeat(1023)}!`)).toBe(false);
     expect(at(`key=${" ".repeat(1024)}!`)).toBe(true);
+    // Blanks to the text's end: no value, however long they are, wherever the keyword is.
+    expect(at(`key=${" ".repeat(1023)}`)).toBe(false);
+    expect(digitValueAssigned(`${"x".repeat(1100)}key =`, 1103)).toBe(false);
     expect(at("key = !")).toBe(false);
     const far = `${"x".repeat(1100)}key = !`;
     expect(digitValueAssigned(far, 1103)).toBe(false);
@@ -105,6 +127,8 @@ describe("assignmentFollows (an operator, then a value of 5 token characters)", 
   });
 
   it("takes up to 6 quotes, blanks and = signs after the operator, then 5 token characters", () => {
+    for (const blank of [" ", "\t", "\n", "\r", "'", '"', "`", "="]) expect(at(`key=${blank}abcde`), JSON.stringify(blank)).toBe(true);
+    for (const blank of ["\r", "\v", "\f", "'"]) expect(at(`key${blank}=abcde`), JSON.stringify(blank)).toBe(true);
     expect(at(`key=${" ".repeat(6)}abcde`)).toBe(true);
     expect(at(`key=${" ".repeat(7)}abcde`)).toBe(false);
     expect(at("key=abcd!")).toBe(false);
