@@ -384,44 +384,23 @@
 // - shell-words.ts, internedWord: `length <= 0` made false or `< 0` (a word node is never empty),
 //   `c <= 32` made `c < 32` (a blank is never inside a word node's text), and "latin1" made "" in
 //   Buffer.from (UTF-8 and Latin-1 read printable ASCII alike).
-// - redaction.ts and secret-rules.ts (source as at the commit named in docs/mutation-testing.md):
-//   "equivalent for the vendored rules" below means the code reads any gitleaks rule but the branch
-//   only decides for shapes the vendored set (secret-rules/gitleaks-rules.json) does not hold (an
-//   AND allowlist, a lookbehind, flags other than i, a backreference, 16 stopwords). Checked by
-//   applying each such mutant to secret-rules.ts and comparing compileSecretRules()'s whole result
-//   (every rule's expressions, flags and fields) with the original's: identical for each listed,
-//   but the merged single-expression allowlists noted. A new rule set with such a shape makes the
-//   mutant testable.
-// - secret-rules.ts, digitValueShape (the generic rule's prefilter shape): the guards made false or
-//   `&&` (`!r.id.startsWith("generic") || r.entropy <= 0 || ...` and its parts, "generic" made "",
-//   `r.entropy <= 0` made false or `<`), the keyword part's expression without `^` or `$`, the
-//   final `&&` made true or `||`, `r.secretGroup <= 1` made true or `<`: equivalent for the vendored
-//   rules (only generic-api-key ends with the generic assignment).
-// - secret-rules.ts, keywordStart: the prefix stripper's `?:` group made required, `i < s.length`
-//   made `<=`, `""` made "Stryker was here!" after `s[i + 1] ??` (not covered), `keywords.length > 0`
-//   made true or `>=`; secretRules' `!prefixed && start.starts` made true or `||` before tokenAfter
-//   (tokenAfter implies starts), and boundaryBefore's `every` made `some` and `/^\w/` made `/\w/`:
-//   equivalent for the vendored rules.
+// - redaction.ts and secret-rules.ts (source as at the commit named in docs/mutation-testing.md;
+//   branch h20d). The compile's branches for rule shapes the vendored set does not hold (AND
+//   lists, lookbehinds, flags other than i, backreferences, 16 stopwords, ...) are tested with rule
+//   sets of their own (compileSecretRules takes one); what is left of secret-rules.ts below holds
+//   for any expression that compiles.
+// - secret-rules.ts, keywordStart: `""` made "Stryker was here!" after `s[i + 1] ??` (not covered:
+//   only an expression ending in a lone backslash reaches it, and none compiles); `keywords.length
+//   > 0` made true or `>=` (some() over no keywords is false all the same).
 // - secret-rules.ts, unbounded: the escape remover's "" made "Stryker was here!" and the class
-//   remover's "x" made "": equivalent for the vendored rules.
-// - secret-rules.ts, groupsOf (counts groups, tells whether the first is a fragment): the escape
-//   and class branches made false (or their strings ""), the class loop's bounds and escape
-//   (`i < source.length && source[i] !== "]"` made false, `i < source.length` made true, `<=`,
-//   `>=`, `!==` made `===`, its escape made false or ""), `i < source.length` made `<=`, the
-//   lookbehind tests (`source[i + 3] !== "="` or `"!"` made true, "", or `i - 3`), and any other
-//   survivor on its lines: equivalent for the vendored rules (no rule's escaped or class
-//   parenthesis changes whether it has groups or whether its first group is a fragment, and none
-//   has a lookbehind). Checked as above: compileSecretRules() identical under each.
-// - secret-rules.ts, anyOf: the guard made false or `&&`, `list.length < 2` made false: a list of
-//   one expression is then compiled as `(?:x)` or `(?i:x)` instead of x with flags (the only
-//   difference compileSecretRules shows), which matches the same strings. `some` made `every`, its
-//   callback made `() => undefined`, false or `&&`, and the catch (not covered): equivalent for
-//   the vendored rules (no list has flags other than i or a backreference; every merged list
-//   compiles). The test checks every list's merged answers against its expressions one by one.
-// - secret-rules.ts, toAllowlist: `condition.toUpperCase() === "AND"` made false, toLowerCase or
-//   "AND" made "" (no vendored list is AND), the target mapping made true (vendored targets are
-//   only secret, match and line), `stopwords.length > 16` made `>=` (no list has 16; the finder and
-//   `includes` answer alike): equivalent for the vendored rules.
+//   remover's "x" made "": neither text holds `+`, `*`, a brace, a digit or a backslash, so the
+//   test that follows sees the same quantifiers either way.
+// - secret-rules.ts, groupsOf: `open`'s initial `[]` made `["Stryker was here"]` (only a `)`
+//   without its `(` would pop it, and no such expression compiles); the main loop's `i <
+//   source.length` made `<=` (the character past the end is undefined: no branch takes it); the
+//   class loop's `i < source.length` made true or `<=` (only a class left open reaches the end,
+//   and none compiles); the `?? ""` after a group's `)` made "Stryker was here!" (no quantifier
+//   character in it).
 // - secret-rules.ts, shannonEntropy: `n === 0` made false (no loop runs; 0 all the same); `c < 128`
 //   made false (every character counted in the map: the same counts, summed in first-seen order
 //   instead of by code; the sums differ at most in the last bits of a double).
@@ -441,13 +420,13 @@
 //   `||`, `start > 0` made true, `>=` or `<=`): the expression decides the same (it begins with the
 //   keyword, then a token character where tokenAfterKeyword, and with `\b` where boundaryBefore;
 //   charCodeAt(-1) is NaN, no word character).
-// - redaction.ts, find's windows: a window's end `start + keyword.length` made `-`, and the merge of
-//   a rule's windows (`list.length > 0 && ws <= last` made false, true, `||`, `>=`, `<=`, `ws <= last`
-//   made true, `<`, `>`, `list.length - 1` made `+ 1` twice); `i < list.length` made `<=`
-//   (runRule(undefined, undefined) slices an empty window): windows merged more or less often
-//   cover the same text around each keyword, and an end two keyword lengths earlier is widened on
-//   to the next blank (up to 256 characters), past any window rule's match (none holds a blank or
-//   is that long); only the number and size of the expression's runs differ.
+// - redaction.ts, find's windows: the merge of a rule's windows (`list.length > 0 && ws <= last`
+//   made false, true, `||`, `>=`, `<=`, `ws <= last` made true, `<`, `>`, `list.length - 1` made
+//   `+ 1` twice): windows merged more or less often cover the same text around each keyword; only
+//   the number and size of the expression's runs differ.
+// - redaction.ts, runRule: the widening's `we < text.length` made `<=`: text[text.length] is
+//   undefined, which `/\s/` does not match ("undefined"), so the end goes past the text by at most
+//   256, and slice stops at the text's end.
 // - redaction.ts, runPrefixed: `at > 0` made true or `>=` (charCodeAt(-1) is NaN, not wordish), and
 //   the try marks (`lastTryScan[index] === scans && lastTry[index] >= at` made false, `>=` made
 //   `>`): the same sticky expression tried again from the same place finds the same match.
@@ -457,7 +436,11 @@
 //   `group > 0` made true or `>=` (group is -1, 0 or a group's number: for -1 and 0 each still
 //   takes m[0]); before `rule.indices` the same three, the whole made true, and `... ||
 //   rule.indices` (for group 0 or -1, `indices[group]` is the whole match's range or undefined,
-//   which keeps the match's bounds). The secret's choice made true is open (docs).
+//   which keeps the match's bounds). The secret's choice made true: group is -1 only for a match
+//   in which no group holds a character, and every vendored rule with groups, no secret group and
+//   no fragment first has, in every alternative, a group of at least one character (checked by
+//   reading the 158 expressions: most are one required `(...{n})`; curl-auth-header's
+//   alternatives each hold a `{8,}` group), so m[-1] is never taken.
 // - redaction.ts, keywordFilter (a prefilter: 0 reports every hit, and find checks each hit
 //   again): its body or loop body emptied, `target.kind !== "rule"` made true or "rule" made "",
 //   `target.rule.keywordPrefix` made false, `|=` made `&=` twice, the token condition made false:
@@ -497,6 +480,25 @@
 //   at or before the raw base find reports, and applySpans skips every such span; no span starts
 //   before base and ends one character after it (the hold keeps every match there whole), and
 //   `s.end > 0` made true or `>=` (no span is empty).
+// - keyword-automaton.ts (branch h20d), scan's JavaScript loop: `state === 0` made false (the root,
+//   reached by a control character, ends no keyword: its output list is empty and its filter 0).
+//   contains: `i < text.length` made `<=` (charCodeAt past the end is NaN, class 0, whose
+//   transitions lead to the root, no hit).
+// - keyword-automaton.ts, scanWasm: `count < max - 64 * 2` made `<=`: only where a step stops
+//   changes, and only when a call leaves the count at exactly max - 128 (keyword-units.test.ts
+//   pins the steps of the least buffer, whose counts pass it by); the hits, in order, are the
+//   same. `-pairs[h + 1] - 1` made `+ 1`: the state is recovered by an integer division by the
+//   class count, at least 3 with any keyword (class 0, one letter, the control class), so +2 is
+//   lost in the rounding.
+// - keyword-filters.ts, digitValueAt: `!isValueChar(...)` for the value's first character made
+//   false: the value loop tests the same character first and returns false.
+// - keyword-filters.ts, assignmentAt: `i < length` made true or `<=` in the operator and
+//   before-value loops, and the token run's bounds (the whole made true, `run < 5` made true or
+//   `<=`, `i + run < length` made true, `<=` or `i - run < length`, `&&` made `||`): past the end
+//   charCodeAt is NaN, masked to 0, which is no operator, blank or token character; counting
+//   tokens past the fifth does not change `run >= 5`.
+// - keyword-grams.ts, commonness: `c + 32` made `c - 32` (not covered): every pair and third it is
+//   given is folded to lower case already (gramTables lowers the keywords).
 
 /**
  * The permissions service and the six files only it uses answer the app (dialogs, questions,
