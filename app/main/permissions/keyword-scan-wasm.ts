@@ -58,6 +58,7 @@ import {
   KIND_TOKEN,
   KIND_VALUE,
 } from "./keyword-filters.ts";
+import { leb, name, section, sleb } from "../tools/wasm-bytes.ts";
 import { GRAM_CONTROL, GRAM_DIRECT, GRAM_OFFSET_LIMIT, GRAM_TRIGRAM, type GramTables, TRIGRAM_HASH_BITS, TRIGRAM_HASH_MULTIPLIER } from "./keyword-grams.ts";
 
 /** Characters copied into WebAssembly memory per call. */
@@ -84,29 +85,6 @@ export interface WasmScanner {
    */
   scan(text: string, from: number, to: number, state: number, hits: Int32Array): ScanStep;
 }
-
-function leb(n: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const byte = n & 0x7f;
-    n >>>= 7;
-    if (n === 0) return [...out, byte];
-    out.push(byte | 0x80);
-  }
-}
-
-function sleb(n: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const byte = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && (byte & 0x40) === 0) || (n === -1 && (byte & 0x40) !== 0)) return [...out, byte];
-    out.push(byte | 0x80);
-  }
-}
-
-const section = (id: number, body: number[]) => [id, ...leb(body.length), ...body];
-const name = (s: string) => [...leb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
 
 /**
  * The module memory's first words: what a call leaves (state, position, first and last control

@@ -14,28 +14,9 @@
 //       acc |= (v >u 0x7e) | ((v <u 0x20) & ~((v == 9) | (v == 10))) }
 //     return any_true(acc) ? 0 : 1
 
-const PAGE = 65536;
+import { leb, name, section, sleb } from "./wasm-bytes.ts";
 
-const sleb = (n: number): number[] => {
-  const out: number[] = [];
-  for (;;) {
-    const byte = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && (byte & 0x40) === 0) || (n === -1 && (byte & 0x40) !== 0)) return [...out, byte];
-    out.push(byte | 0x80);
-  }
-};
-const leb = (n: number): number[] => {
-  const out: number[] = [];
-  for (;;) {
-    const byte = n & 0x7f;
-    n >>>= 7;
-    if (n === 0) return [...out, byte];
-    out.push(byte | 0x80);
-  }
-};
-const section = (id: number, body: number[]) => [id, ...leb(body.length), ...body];
-const name = (s: string) => [...leb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
+const PAGE = 65536;
 
 // Opcodes by name (SIMD ones follow the 0xfd prefix).
 const get = (i: number) => [0x20, i];
