@@ -112,7 +112,8 @@ export class MessageBuilder {
     if (this.closed) return;
     const block = this.message.content[index];
     if (block?.type !== "thinking") return;
-    this.count(signature);
+    // A replaced signature counts only what it adds (a server may resend it whole).
+    this.count(append ? signature : signature.slice(block.thinkingSignature?.length ?? 0));
     block.thinkingSignature = append ? (block.thinkingSignature ?? "") + signature : signature;
   }
 
