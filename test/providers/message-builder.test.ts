@@ -82,3 +82,15 @@ describe("MessageBuilder, the answer's size bound", () => {
     expect(builder.rawToolArguments(call)).toHaveLength(MAX_ANSWER_CHARS / 4);
   });
 });
+
+describe("MessageBuilder, a resent thinking signature", () => {
+  it("counts a signature sent whole again only by what it adds", () => {
+    const builder = new MessageBuilder(BUILTIN_MODELS[0]!, new AssistantEventStream());
+    builder.start();
+    const thinking = builder.thinkingStart();
+    const signature = "s".repeat(MAX_ANSWER_CHARS / 4);
+    // Counted at every resend, the fifth would pass the bound.
+    for (let i = 0; i < 8; i++) builder.setThinkingSignature(thinking, signature);
+    expect(() => builder.textDelta(builder.textStart(), "x".repeat(MAX_ANSWER_CHARS / 2))).not.toThrow();
+  });
+});
