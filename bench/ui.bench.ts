@@ -46,7 +46,12 @@
 //   Chromium's floor here); frameP95ControlMs / frameCpuP95ControlMs / rendererCpuMsPerSControl,
 //   the cheapest renderer of the same stream (plain DOM text and four 16-line coloured boxes,
 //   changed once per frame; 8 s): what this machine's Chromium costs per frame for that much
-//   visible change, whatever Lathe does. Medians over the rounds.
+//   visible change, whatever Lathe does. frameP95LoadedControlMs / frameCpuP95LoadedControlMs: the
+//   same synthetic control, as long as a streamed turn, while the host streams that same turn (the
+//   model's deltas, four bash commands, store writes) into a session the page does not show: the
+//   floor of a frame's wall time when the rest of Lathe takes its share of the 2 cores. The page
+//   still receives every event over its WebSocket (and files them away), so this floor includes
+//   that part of the renderer's work. Medians over the rounds.
 // BENCH_UI_RENDERER_DIR=DIR serves a renderer built elsewhere instead of building this tree's, so
 // two commits' renderers can be alternated against the same host and bench.
 // Prints one JSON line. Needs Chromium (/usr/bin/chromium or CHROME_PATH).
@@ -326,10 +331,11 @@ try {
   };
 
   // A control case on the current page (bench/support/ui-control.ts), its frames traced the same way.
-  const control = async (script: string) => {
+  // `load`, when given, runs beside the control (a streamed turn the page does not show).
+  const control = async (script: string, load?: () => Promise<void>) => {
     await page.evaluate(START_FRAMES);
     await browser.startTracing(page, { categories: ["toplevel", "blink.user_timing"] });
-    await page.evaluate(script);
+    await Promise.all([page.evaluate(script), load?.()]);
     const trace = await browser.stopTracing();
     await page.evaluate(STOP_FRAMES);
     const times = frameTimes(trace);
@@ -350,6 +356,8 @@ try {
   const controlP95: number[] = [];
   const controlCpuP95: number[] = [];
   const controlCpuPerS: number[] = [];
+  const loadedP95: number[] = [];
+  const loadedCpuP95: number[] = [];
 
   // Rounds, alternated: open the 100k session, open the 10k one, stream a turn into a 10k session
   // (frameP95Ms: while the agent streams and four bash calls run at once), and the same into a new,
@@ -411,8 +419,22 @@ try {
     controlP95.push(synthetic.p95);
     controlCpuP95.push(synthetic.cpuP95);
     controlCpuPerS.push(synthetic.cpuMsPerS);
+    // The same control while the host streams the same turn into a session the page does not show:
+    // the host, the model's server and the bash commands take their share of the 2 cores, the page
+    // still receives (and ignores) every event, but renders only the control.
+    const aside = await call<{ id: number }>("sessions.create", { projectId: proj.id, model: "local/fake-coder" });
+    const loaded = await control(SYNTHETIC_CONTROL(runMs), async () => {
+      const started = Date.now();
+      await call("sessions.prompt", { sessionId: aside.id, text: "bench" });
+      while ((await ask<boolean>("isRunning", { sessionId: aside.id })) || Date.now() - started < 500) {
+        if (Date.now() - started > 120_000) throw new Error("The loaded control's turn did not finish within 2 minutes.");
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    });
+    loadedP95.push(loaded.p95);
+    loadedCpuP95.push(loaded.cpuP95);
     process.stderr.write(
-      `round ${r + 1}/${ROUNDS}: open 10k ${Math.round(open10k.at(-1)!)} ms, 100k ${Math.round(open100k.at(-1)!)} ms, frame p95 ${pct(streamed.frames, 0.95).toFixed(1)} ms (renderer CPU ${pct(streamed.framesCpu, 0.95).toFixed(1)} ms, ${streamed.cpuMsPerS.toFixed(0)} ms/s, interval ${roundIntervalP95.at(-1)!.toFixed(1)} ms), loop delay p99 ${streamed.loopDelayP99Ms.toFixed(1)} ms, longest block ${streamed.blockMaxMs.toFixed(1)} ms, ${streamed.loop.blocksOver20} over 20 ms, host CPU ${Math.round(streamed.loop.cpuMs)} ms (empty session ${pct(empty.frames, 0.95).toFixed(1)} ms; controls: idle ${idle.p95.toFixed(1)} ms, synthetic ${synthetic.p95.toFixed(1)} ms, CPU ${synthetic.cpuP95.toFixed(1)} ms, ${synthetic.cpuMsPerS.toFixed(0)} ms/s)\n`,
+      `round ${r + 1}/${ROUNDS}: open 10k ${Math.round(open10k.at(-1)!)} ms, 100k ${Math.round(open100k.at(-1)!)} ms, frame p95 ${pct(streamed.frames, 0.95).toFixed(1)} ms (renderer CPU ${pct(streamed.framesCpu, 0.95).toFixed(1)} ms, ${streamed.cpuMsPerS.toFixed(0)} ms/s, interval ${roundIntervalP95.at(-1)!.toFixed(1)} ms), loop delay p99 ${streamed.loopDelayP99Ms.toFixed(1)} ms, longest block ${streamed.blockMaxMs.toFixed(1)} ms, ${streamed.loop.blocksOver20} over 20 ms, host CPU ${Math.round(streamed.loop.cpuMs)} ms (empty session ${pct(empty.frames, 0.95).toFixed(1)} ms; controls: idle ${idle.p95.toFixed(1)} ms, synthetic ${synthetic.p95.toFixed(1)} ms, CPU ${synthetic.cpuP95.toFixed(1)} ms, ${synthetic.cpuMsPerS.toFixed(0)} ms/s; loaded ${loaded.p95.toFixed(1)} ms, CPU ${loaded.cpuP95.toFixed(1)} ms)\n`,
     );
   }
   frames.sort((a, b) => a - b);
@@ -435,6 +457,8 @@ try {
       frameP95ControlMs: round(median(controlP95)),
       frameCpuP95ControlMs: round(median(controlCpuP95)),
       rendererCpuMsPerSControl: round(median(controlCpuPerS)),
+      frameP95LoadedControlMs: round(median(loadedP95)),
+      frameCpuP95LoadedControlMs: round(median(loadedCpuP95)),
       longAnimationFrames: loaf.length,
       longAnimationFrameP95Ms: round(
         pct(
