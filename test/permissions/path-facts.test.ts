@@ -30,6 +30,14 @@ describe("protectedPath", () => {
     for (const other of ["src/a.ts", "x.npmrc", "my.git/config", "tasks.json", "undefined", "a/undefined", "."]) expect(warning(facts(other)), other).toBeUndefined();
   });
 
+  it("gives the reason alone beside the warning (the warning's path may hold a colon)", () => {
+    expect(protectedPath(facts("a:b/.envrc"), linux, undefined)).toEqual({ warning: "a:b/.envrc: .envrc is run by direnv when you enter the folder.", reason: ".envrc is run by direnv when you enter the folder." });
+    expect(protectedPath(facts("p:q/package.json"), linux, true)).toEqual({
+      warning: "p:q/package.json: package.json scripts run on npm install, npm test and npm run (this changes them).",
+      reason: "package.json scripts run on npm install, npm test and npm run (this changes them).",
+    });
+  });
+
   it("looks at the real path's relative form first, then the given one's; a path outside has none", () => {
     expect(warning(facts("notes.txt", ".envrc"))).toBe(".envrc: .envrc is run by direnv when you enter the folder.");
     expect(warning(facts(".git/config", ".envrc"))).toBe(".git/config: files in .git/ (config, hooks) make git run programs.");

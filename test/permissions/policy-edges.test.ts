@@ -118,6 +118,10 @@ describe("what a decision says", () => {
     expect(guarded).toMatchObject({ action: "ask", by: "default", firm: true });
     expect(guarded.reasons).toEqual([`It writes .git/config, a protected file: ${guarded.warnings[0]!.replace(/^[^:]*: /, "")}`]);
     expect(guarded.reasons[0]).not.toContain(".git/config: ");
+    // A path holding a colon: the reason is the whole sentence after the path, not what follows its colon.
+    const colon = check("write", { path: "x:y/.git/config", content: "" });
+    expect(colon.warnings).toEqual(["x:y/.git/config: files in .git/ (config, hooks) make git run programs."]);
+    expect(colon.reasons).toEqual(["It writes x:y/.git/config, a protected file: files in .git/ (config, hooks) make git run programs."]);
   });
 
   it("a line that cannot be read is asked about with why, firmly only when a bash or every-tool deny rule exists", () => {

@@ -203,8 +203,10 @@ export function pathFacts(absPath: string, projectDir: string, platform: PathPla
 }
 
 export interface ProtectedPath {
-  /** Shown in the dialog. */
+  /** Shown in the dialog: the path, then why. */
   warning: string;
+  /** Why alone (a sentence), for text that names the path itself. */
+  reason: string;
 }
 
 const PACKAGE_MANAGER_SETTINGS = [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"];
@@ -247,9 +249,10 @@ export function protectedPath(facts: PathFacts, platform: PathPlatform, scriptsC
     if (rel === null) continue;
     const folded = fold ? rel.toLowerCase() : rel;
     const warning = codeFileWarning(folded);
-    if (warning) return { warning: `${rel}: ${warning}.` };
+    if (warning) return { warning: `${rel}: ${warning}.`, reason: `${warning}.` };
     if (endsWithSegments(folded, "package.json") && scriptsChange !== false) {
-      return { warning: `${rel}: package.json scripts run on npm install, npm test and npm run${scriptsChange ? " (this changes them)" : ""}.` };
+      const reason = `package.json scripts run on npm install, npm test and npm run${scriptsChange ? " (this changes them)" : ""}.`;
+      return { warning: `${rel}: ${reason}`, reason };
     }
   }
   return undefined;

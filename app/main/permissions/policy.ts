@@ -153,7 +153,7 @@ function whyNot(part: CallPart, toolName: string): string {
   if (part.kind === "command") return part.blocked ? `${part.text}: no rule can allow it, because ${part.blocked}.` : `${part.text}: no rule allows it.`;
   if (part.kind === "name") return `No ${toolName} rule allows ${part.name}.`;
   const verb = part.access === "write" ? "writes" : "reads";
-  if (part.protection) return `It ${verb} ${part.display}, a protected file: ${part.protection.warning.replace(/^[^:]*: /, "")}`;
+  if (part.protection) return `It ${verb} ${part.display}, a protected file: ${part.protection.reason}`;
   if (!part.facts.inside) return `It ${verb} ${part.display}, outside the project${part.facts.real !== part.facts.given ? ` (really ${part.facts.real})` : ""}.`;
   return `It ${verb} ${part.display}${part.viaRedirection ? " through a redirection" : ""}, and no ${part.access === "write" ? "write or edit" : toolName} rule allows that.`;
 }
