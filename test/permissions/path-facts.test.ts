@@ -31,7 +31,10 @@ describe("protectedPath", () => {
   });
 
   it("gives the reason alone beside the warning (the warning's path may hold a colon)", () => {
-    expect(protectedPath(facts("a:b/.envrc"), linux, undefined)).toEqual({ warning: "a:b/.envrc: .envrc is run by direnv when you enter the folder.", reason: ".envrc is run by direnv when you enter the folder." });
+    expect(protectedPath(facts("a:b/.envrc"), linux, undefined)).toEqual({
+      warning: "a:b/.envrc: .envrc is run by direnv when you enter the folder.",
+      reason: ".envrc is run by direnv when you enter the folder.",
+    });
     expect(protectedPath(facts("p:q/package.json"), linux, true)).toEqual({
       warning: "p:q/package.json: package.json scripts run on npm install, npm test and npm run (this changes them).",
       reason: "package.json scripts run on npm install, npm test and npm run (this changes them).",
