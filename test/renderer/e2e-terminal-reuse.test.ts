@@ -11,7 +11,11 @@ import type { Brain } from "./support/fake-model.ts";
 
 const COLOURED = "for i in $(seq 1 12); do printf '\\033[3%dmcolour line %d\\033[0m\\n' $((i % 7 + 1)) $i; done";
 
+// 120 lines, a few per update: the terminal (16 rows) scrolls in many frames while it streams.
+const STREAMING = "for i in $(seq 1 120); do echo streamed line $i; sleep 0.02; done";
+
 const brain: Brain = (user, results) => {
+  if (user.includes("streaming")) return results.length === 0 ? { calls: [{ name: "bash", args: { command: STREAMING } }] } : { text: "Streaming done." };
   if (user.includes("coloured")) return results.length === 0 ? { calls: [{ name: "bash", args: { command: COLOURED } }] } : { text: "Coloured done." };
   // Answers taller than the window: a few of them put the card far outside the rendered rows.
   return { text: Array.from({ length: 60 }, (_, i) => `Paragraph ${i} of ${user}.`).join("\n\n") };
@@ -59,5 +63,49 @@ describeWhen(chromiumMissing(), "terminal cards in the virtualized transcript", 
     expect(await rows.innerText()).toContain("colour line 1\n");
     // Coloured: xterm's DOM renderer gives each coloured run a foreground class.
     expect(await rows.locator("span[class*='xterm-fg-']").count()).toBeGreaterThan(0);
+  }, 120_000);
+
+  test("a streaming terminal does not rebuild its rows for a selection it does not have; a selection is still drawn and cleared", async () => {
+    // The test before left the view at the top: back to the end, where the new turn shows.
+    await h.transcript().evaluate((el) => (el.scrollTop = el.scrollHeight));
+    // xterm's DOM renderer builds a row with replaceChildren; every scroll of the terminal also
+    // asked for a selection redraw, which rebuilt every row (RenderService.handleSelectionChanged
+    // calling the renderer's; app/renderer/src/session/xterm-selection-redraw.ts). Counted by
+    // where each row build comes from (xterm keeps its method names in its bundle).
+    await page.evaluate(() => {
+      const w = window as unknown as { __rowBuilds: { all: number; forSelection: number } };
+      const counts = (w.__rowBuilds = { all: 0, forSelection: 0 });
+      const replaceChildren = Element.prototype.replaceChildren;
+      Element.prototype.replaceChildren = function (...nodes) {
+        if (this.parentElement?.classList.contains("xterm-rows")) {
+          counts.all++;
+          const callers = new Error().stack!.split("\n").slice(2, 5).join("\n");
+          if (/handleSelectionChanged[^\n]*\n[^\n]*handleSelectionChanged/.test(callers)) counts.forSelection++;
+        }
+        return replaceChildren.apply(this, nodes);
+      };
+    });
+    await h.send("streaming output please");
+    await h.transcript().getByText("Streaming done.").waitFor({ timeout: 20_000 });
+    await h.idle();
+    const card = page.locator("section.card").filter({ hasText: "streamed line" }).last();
+    const rows = card.locator(".xterm-rows");
+    await expect.poll(() => rows.innerText()).toContain("streamed line 120");
+    const builds = await page.evaluate(() => (window as unknown as { __rowBuilds: { all: number; forSelection: number } }).__rowBuilds);
+    // The stream scrolled the terminal in many frames (each rebuilding its 16 rows), never for a selection.
+    expect(builds.all).toBeGreaterThan(100);
+    expect(builds.forSelection).toBe(0);
+
+    // A selection made with the mouse is drawn, then cleared by a click.
+    const screen = card.locator(".xterm-screen");
+    const area = (await screen.boundingBox())!;
+    await page.mouse.move(area.x + 4, area.y + 4);
+    await page.mouse.down();
+    await page.mouse.move(area.x + area.width / 3, area.y + area.height / 4, { steps: 5 });
+    await page.mouse.up();
+    const selection = card.locator(".xterm-selection div");
+    await expect.poll(() => selection.count()).toBeGreaterThan(0);
+    await page.mouse.click(area.x + (area.width * 3) / 4, area.y + (area.height * 3) / 4);
+    await expect.poll(() => selection.count()).toBe(0);
   }, 120_000);
 });

@@ -26,6 +26,7 @@ import { errorText, unwrap } from "../state/api-hooks";
 import "./session-content.css";
 import { acquireTerminal, peekTerminal, releaseTerminal, type CachedTerminal, type WrittenState } from "./terminal-cache";
 import { holdFinalBreak } from "./terminal-text";
+import { skipIdleSelectionRedraws } from "./xterm-selection-redraw";
 import { terminalKeyPolicy, type TerminalKeys } from "../shell/keyboard";
 
 /** Rows shown before an output counts as long. */
@@ -144,6 +145,7 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
       const fit = new FitAddon();
       made.loadAddon(fit);
       made.open(host.current!);
+      skipIdleSelectionRedraws(made);
       return { terminal: made, fit };
     });
     const { terminal, fit } = entry;
