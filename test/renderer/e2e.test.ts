@@ -187,9 +187,9 @@ describeWhen(chromiumMissing(), "renderer end to end", () => {
     const exported = readFileSync((await download.path())!, "utf8");
     expect(exported).toContain("Steering received");
     await original.getByRole("button", { name: /^Delete/ }).click();
-    await expect.poll(() => rows.count()).toBe(1);
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(1);
     await page.getByRole("button", { name: "Undo" }).click();
-    await expect.poll(() => rows.count()).toBe(2);
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(2);
 
     // Settings shows the provider and its model.
     await page.getByRole("button", { name: "Settings" }).click();
