@@ -474,3 +474,66 @@ describe("SessionRecorder's runs and recovery", () => {
     recorder.close();
   });
 });
+
+describe("SessionRecorder's recovery, told as soon as everything is written", () => {
+  it("after counters written before an outage, and again at the next outage, recovers on the write that clears it, before the counters follow", () => {
+    const failing = failingWrites().full;
+    let recovered = 0;
+    const recorder = new SessionRecorder(store.db, sessionId, { flushDelayMs: 60_000, retryMs: 60_000, onError: () => {}, onRecovered: () => recovered++ });
+    recorder.handle({ type: "agent_start" });
+    recorder.handle({ type: "message_end", message: user("one") });
+    // The counters written once, successfully: nothing of theirs stands in the way later.
+    recorder.syncCounters();
+    expect(messageCount()).toBe(1);
+    for (const [round, [failed, clearing]] of [
+      ["two", "three"],
+      ["four", "five"],
+    ].entries()) {
+      failing.add("INSERT messages");
+      recorder.handle({ type: "message_end", message: user(failed!) });
+      expect(recorder.failing).toBe(true);
+      failing.clear();
+      recorder.handle({ type: "message_end", message: user(clearing!) });
+      // Both messages written: recovered now, though their counters are not written yet.
+      expect(count("messages")).toBe(3 + 2 * round);
+      expect(messageCount()).toBe(1);
+      expect(recorder.failing).toBe(false);
+      expect(recovered).toBe(round + 1);
+    }
+    recorder.syncCounters();
+    expect(messageCount()).toBe(5);
+    recorder.close();
+  });
+
+  it("after a failed terminal-log write, recovers when the call's end writes the log, without waiting for the retry", () => {
+    const failing = failingWrites().full;
+    let recovered = 0;
+    const recorder = new SessionRecorder(store.db, sessionId, { outputFlushMs: 5, retryMs: 60_000, onError: () => {}, onRecovered: () => recovered++ });
+    recorder.handle({ type: "agent_start" });
+    failing.add("INSERT tool_output");
+    recorder.handle(output("c1", "out\n"));
+    vi.advanceTimersByTime(5);
+    expect(recorder.failing).toBe(true);
+    failing.clear();
+    recorder.handle({ type: "tool_execution_end", toolCallId: "c1", toolName: "bash", result: { content: [], details: {} }, isError: false });
+    expect(storedOutput("c1")).toBe("out\n");
+    expect(recorder.failing).toBe(false);
+    expect(recovered).toBe(1);
+    recorder.close();
+  });
+
+  it("writes no other call's terminal log when a call without one ends: that log waits for its timer", () => {
+    const commits: number[] = [];
+    const recorder = new SessionRecorder(store.db, sessionId, { flushDelayMs: 60_000, outputFlushMs: 200, onCommit: (id) => commits.push(id) });
+    recorder.handle({ type: "agent_start" });
+    recorder.handle(output("c1", "running\n"));
+    vi.advanceTimersByTime(100);
+    recorder.handle({ type: "tool_execution_end", toolCallId: "c2", toolName: "read", result: { content: [], details: {} }, isError: false });
+    expect(storedOutput("c1")).toBeUndefined();
+    expect(commits).toHaveLength(1);
+    vi.advanceTimersByTime(100);
+    expect(storedOutput("c1")).toBe("running\n");
+    expect(commits).toHaveLength(2);
+    recorder.close();
+  });
+});
