@@ -225,9 +225,6 @@
 //   " ") made "" (one path per call, so at most one pattern and one note). commandPattern:
 //   `words[0] ?? ""` (not covered: a command part has a word), `sub !== undefined` made true
 //   (includes(undefined) is false), `words.length === 1` made false (the head is the one word).
-// - policy.ts, whyNot's protected-file sentence: the prefix expression without `^` differs only for
-//   a protected path holding a colon (`x:y/.git/config`): then only it strips the prefix. Not
-//   equivalent; listed as open in docs/mutation-testing.md.
 // - shell-folders.ts, union: `a.length + b.length > 32` made true, false, `>=`, `<=` or `-`:
 //   largeUnion and the loop give the same list (and the same list object when nothing is added);
 //   only the work differs. changeFolder: `new Array<Cwd>(cwds.length)` made `new Array()` (every
@@ -461,11 +458,12 @@
 // - secret-stream.ts: the initial `controls` (`{}`, `+1` twice: find sets both before they are
 //   read) and `escapes = true` (the first scan of raw output then looks for an escape first and,
 //   finding none, scans as it is); push's `chunk.length <= piece` made false or `<` (one piece is
-//   the chunk); flushIdle's `this.pending === ""` made false or "" made "Stryker was here!", and
-//   end's "" made "Stryker was here!" (emit returns "" for nothing pending; end's made false is
-//   open, docs/mutation-testing.md); emit's `i > base` made `>=` (the cut is raised to
-//   base after), `span.start < cut` made `<=` for an open block and `span.end > cut` made `>=` (the
-//   cut is set to the value it has), `this.controls.first !== -1` made true (first is -1 only when
+//   the chunk); flushIdle's `this.pending === ""` made false or "" made "Stryker was here!"
+//   (emit returns "" for nothing pending, and a key body being swallowed stays so while idle;
+//   end() has no such check since branch h20g: it always emits, which also ends the swallowing);
+//   emit's `i > base` made `>=` (the cut is raised to base after), `span.start < cut` made `<=`
+//   for an open block and `span.end > cut` made `>=` (the cut is set to the value it has),
+//   `this.controls.first !== -1` made true (first is -1 only when
 //   last is, and last >= base fails), `cut - base >= CONTEXT` made false or `>` (both branches keep
 //   the last 512 characters), `!this.swallowing` made true (emit returns "" at once while
 //   swallowing).

@@ -230,6 +230,14 @@ describe("control characters", () => {
     expect(after.outputHasControls).toBe(true);
   });
 
+  it("are not noted again for the rest of an escape sequence whose escape was returned alone", () => {
+    const { stream: s } = stream(8, true);
+    expect(s.push("\x1b[31mabcd")).toBe("\x1b");
+    expect(s.outputHasControls).toBe(true);
+    expect(s.end()).toBe("[31mabcd");
+    expect(s.outputHasControls).toBe(false);
+  });
+
   it("in verified text that is not scanned are not noted", () => {
     const { stream: s } = stream(4);
     expect(s.push("a\rb plain text", true)).toBe("a\rb plain ");
@@ -297,6 +305,12 @@ describe("an overlong key block", () => {
     expect(atEnd.stream.push("TRUNCAAAA")).toBe("[REDACTED: key]");
     expect(atEnd.stream.end()).toBe("");
     expect(atEnd.stream.push("later text SECRET4 ok")).toBe("later text [REDACTED: s]");
+    // The same with nothing pending when the stream ends: what comes after is no key's body.
+    const emptyAtEnd = stream(4);
+    expect(emptyAtEnd.stream.push("TRUNC")).toBe("[REDACTED: key]");
+    expect(emptyAtEnd.stream.held).toBe(0);
+    expect(emptyAtEnd.stream.end()).toBe("");
+    expect(emptyAtEnd.stream.push("AAAA\nlater SECRET4 text") + emptyAtEnd.stream.end()).toBe("AAAA\nlater [REDACTED: s] text");
     // A key block truncated where the stream ends: its unfinished line is dropped there too.
     const truncatedAtEnd = stream(100);
     expect(truncatedAtEnd.stream.push("x TRUNCAAAA")).toBe("");

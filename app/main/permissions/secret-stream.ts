@@ -96,9 +96,10 @@ export class SecretStream {
     return this.pending === "" ? "" : this.emit("idle");
   }
 
+  /** The output ended: emits the rest, and stops swallowing a key's body even with nothing pending. */
   end(): string {
     this.outputHasControls = false;
-    return this.pending === "" ? "" : this.emit("end");
+    return this.emit("end");
   }
 
   private emit(mode: "push" | "idle" | "end"): string {
