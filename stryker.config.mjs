@@ -11,7 +11,10 @@
 //
 // app/main/loop
 // - tool-execution.ts, thrownDetails: the catch block emptied: the function falls off its end and
-//   returns undefined either way.
+//   returns undefined either way. `error?.details` made `error.details`: for a thrown null or
+//   undefined it throws a TypeError, which the catch turns into undefined all the same.
+// - tool-execution.ts, untilSettledOrAbandoned: `timer !== undefined` made true before
+//   clearTimeout: clearTimeout(undefined) does nothing.
 // - tool-execution.ts, untilSettledOrAbandoned: `{ once: true }` on the abort listener (emptied or
 //   false): an AbortSignal dispatches "abort" at most once, and the listener is removed when the
 //   call settles.

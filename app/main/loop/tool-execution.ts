@@ -200,10 +200,13 @@ async function executePrepared(scope: BatchScope, prepared: PreparedCall): Promi
   return outcome;
 }
 
-/** What a tool attached to its throw for the UI (an exit code, a log file); never throws. */
+/**
+ * What a tool attached to its throw for the UI (an exit code, a log file): the thrown value's
+ * `details`, whatever the value (an object, an Error, a function; a primitive has none); never throws.
+ */
 function thrownDetails(error: unknown): unknown {
   try {
-    return error !== null && typeof error === "object" ? (error as { details?: unknown }).details : undefined;
+    return (error as { details?: unknown } | null | undefined)?.details;
   } catch {
     return undefined;
   }

@@ -111,6 +111,10 @@ describe("what a throw carries", () => {
     expect((await run(Object.assign(new Error("exit 2"), { details: { exitCode: 2 } }))).details).toEqual({ exitCode: 2 });
     expect((await run({ message: "denied", details: ["d"] })).details).toEqual(["d"]);
     expect((await run(new Error("plain"))).details).toEqual({});
+    // Whatever the thrown value is: a function's details too (docs/agent-loop.md: "a details property
+    // on the thrown value"); a primitive has none.
+    expect((await run(Object.assign(() => {}, { details: { exitCode: 3 } }))).details).toEqual({ exitCode: 3 });
+    expect((await run("text")).details).toEqual({});
   });
 
   it("null, a string or an object whose details getter throws: an error result, never a crash", async () => {
