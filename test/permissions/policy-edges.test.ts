@@ -11,7 +11,7 @@ import { describeBashRule } from "../../app/main/permissions/bash-rules.ts";
 import { namedSubjects } from "../../app/main/permissions/call-parts.ts";
 import { hostPlatform, type PathPlatform } from "../../app/main/permissions/path-facts.ts";
 import { callSubjects, commandMatches, decide, describeRule, proposeRule, type PermissionMode } from "../../app/main/permissions/policy.ts";
-import { loadShellParser } from "../../app/main/permissions/shell-parser.ts";
+import { loadShellParser, MAX_DEPTH } from "../../app/main/permissions/shell-parser.ts";
 import type { PermissionRule } from "../../app/main/store/index.ts";
 
 let root: string;
@@ -161,6 +161,26 @@ describe("what a decision says", () => {
   it("an allow rule of another tool allows no command; one of every tool does", () => {
     expect(bash("make", [rule("read", "make", "allow")]).action).toBe("ask");
     expect(bash("make", [rule("*", "make", "allow")])).toMatchObject({ action: "allow", by: "rule" });
+  });
+
+  it("a line nested deeper than the parser walks (MAX_DEPTH) is unreadable, never judged by the part it read", () => {
+    // Each `&&` nests the list before it one level deeper: after 199 of them the first command's
+    // name (or its argument's `$(...)`) lies past the parser's limit. Read as if the rest were the
+    // whole line, these ran in full auto past a `rm *` deny rule: the first as `-rf ~`, the second
+    // as an echo of plain text.
+    const tail = ` && ${Array<string>(MAX_DEPTH - 1).fill("true").join(" && ")}`;
+    const deny = [rule("bash", "rm *", "deny")];
+    for (const first of ["rm -rf ~", 'echo "$(rm -rf ~)"']) {
+      expect(bash(first, deny, "full-auto").action).toBe("deny");
+      expect(bash(first + tail, deny, "full-auto"), first).toEqual({
+        action: "ask",
+        by: "default",
+        reasons: ["It cannot be read fully before it runs (it could not be read as bash (a syntax error)), so it could run a command a deny rule forbids."],
+        warnings: [],
+        firm: true,
+      });
+    }
+    expect(bash(`echo "$(rm -rf ~)"${tail}`, [rule("bash", "echo *", "allow"), rule("bash", "true", "allow")]).action).toBe("ask");
   });
 
   it("an unreadable line lists why no rule can allow it, not each of its commands", () => {

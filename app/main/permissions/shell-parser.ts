@@ -135,8 +135,11 @@ export interface SyntaxNode {
 /** The children of every leaf: one frozen array rather than one each. */
 const NO_CHILDREN: SyntaxNode[] = Object.freeze([]) as unknown as SyntaxNode[];
 
-/** Nesting beyond this is refused (reported as a broken node) rather than walked. */
-const MAX_DEPTH = 200;
+/**
+ * Nesting beyond this is refused rather than walked: a node deeper than this is broken and has no
+ * children, and so is the root of its tree (see walk).
+ */
+export const MAX_DEPTH = 200;
 
 /** Reads the cursor's node; `nextChild` goes down, `nextSibling` across, `up` back (see walk). */
 interface CursorReader {
@@ -262,13 +265,15 @@ const nodePool: SyntaxNode[] = [];
 const childrenPools: SyntaxNode[][][] = [];
 /** Per length: how many of childrenPools[length] this parse took. */
 const childrenTaken: number[] = [];
-const POOLED_NODES = 4096;
+export const POOLED_NODES = 4096;
 
 /** The state of the walk under way (one at a time: it is synchronous). */
 let reader: CursorReader = publicReader;
 let pooled = false;
 let nodesUsed = 0;
 let arraysUsed = 0;
+/** Whether the walk refused a node nested deeper than MAX_DEPTH. */
+let cut = false;
 
 function walk(c: CursorReader, transient: boolean): SyntaxNode {
   reader = c;
@@ -276,8 +281,16 @@ function walk(c: CursorReader, transient: boolean): SyntaxNode {
   nodesUsed = 0;
   arraysUsed = 0;
   pendingTop = 0;
+  cut = false;
   if (transient) childrenTaken.fill(0);
-  return copy(0);
+  const root = copy(0);
+  // A tree cut at MAX_DEPTH is broken as a whole: what lies below the cut was never read, and a
+  // reader that looks for broken nodes only where a syntax error shows (statements) would take
+  // the rest for the whole line. Read that way, a command name or a `$(...)` inside a word at
+  // the cut was lost unseen: `rm -rf ~ && true && ...` (199 times) was judged as `-rf ~`, and
+  // `echo "$(rm -rf ~)" && true ...` as an echo of plain text, past a `rm *` deny rule.
+  if (cut) root.broken = true;
+  return root;
 }
 
 // Each getter is a call into WebAssembly: ask for ids and look the names up here.
@@ -288,7 +301,9 @@ function copy(depth: number): SyntaxNode {
   const start = c.start();
   const end = c.end();
   // Only a node the parser invented (MISSING) or an empty one can be zero-width.
-  const broken = type === "ERROR" || depth > MAX_DEPTH || (start === end && c.missing());
+  const tooDeep = depth > MAX_DEPTH;
+  if (tooDeep) cut = true;
+  const broken = type === "ERROR" || tooDeep || (start === end && c.missing());
   const field = fieldNames[c.fieldId()] ?? null;
   let node: SyntaxNode;
   if (pooled && nodesUsed < POOLED_NODES) {
