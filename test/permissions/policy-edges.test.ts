@@ -168,7 +168,9 @@ describe("what a decision says", () => {
     // name (or its argument's `$(...)`) lies past the parser's limit. Read as if the rest were the
     // whole line, these ran in full auto past a `rm *` deny rule: the first as `-rf ~`, the second
     // as an echo of plain text.
-    const tail = ` && ${Array<string>(MAX_DEPTH - 1).fill("true").join(" && ")}`;
+    const tail = ` && ${Array<string>(MAX_DEPTH - 1)
+      .fill("true")
+      .join(" && ")}`;
     const deny = [rule("bash", "rm *", "deny")];
     for (const first of ["rm -rf ~", 'echo "$(rm -rf ~)"']) {
       expect(bash(first, deny, "full-auto").action).toBe("deny");

@@ -7,15 +7,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  loadShellParser,
-  MAX_DEPTH,
-  parseShell,
-  POOLED_NODES,
-  shellParserMemoryBytes,
-  shellParserWalk,
-  type SyntaxNode,
-} from "../../app/main/permissions/shell-parser.ts";
+import { loadShellParser, MAX_DEPTH, parseShell, POOLED_NODES, shellParserMemoryBytes, shellParserWalk, type SyntaxNode } from "../../app/main/permissions/shell-parser.ts";
 
 const corpusDir = path.join(import.meta.dirname, "corpus");
 const corpusCommands = readdirSync(corpusDir)
@@ -143,7 +135,16 @@ describe("parseShell", () => {
   });
 
   it("reuses every node and children array of the previous transient parse of the same shape", () => {
-    const line = "cat a b | grep -v x > out.txt && echo \"$(ls)\"";
+    // The second line: three commands of 78 parts, a children length no earlier parse had.
+    for (const line of [
+      'cat a b | grep -v x > out.txt && echo "$(ls)"',
+      Array<string>(3)
+        .fill(`cmd ${"a ".repeat(77)}`)
+        .join("; "),
+    ])
+      reusesAll(line);
+  });
+  const reusesAll = (line: string) => {
     const first = parseShell(line, { transient: true });
     const firstNodes = nodesOf(first);
     const firstArrays = firstNodes.map((n) => n.children);
@@ -157,7 +158,7 @@ describe("parseShell", () => {
       expect(secondNodes[i]).toBe(firstNodes[i]);
       expect(secondNodes[i]!.children).toBe(firstArrays[i]);
     }
-  });
+  };
 
   it("reuses at most POOLED_NODES nodes and children arrays, then makes new ones", () => {
     // Flat (commands after `;` are siblings): about 8 nodes and 4 children arrays per command.
@@ -174,7 +175,7 @@ describe("parseShell", () => {
 
   it("never hands out the nodes or arrays of a kept (not transient) tree to a later transient parse", () => {
     parseShell("ls -la", { transient: true });
-    const kept = parseShell("cat a b | grep -v x > out.txt && echo \"$(ls)\"");
+    const kept = parseShell('cat a b | grep -v x > out.txt && echo "$(ls)"');
     const keptPublic = parseShell("echo one two > three", { publicApi: true });
     const copies = [structuredClone(kept), structuredClone(keptPublic)];
     for (const command of [...corpusCommands, ...extra]) {

@@ -1,0 +1,119 @@
+// The shell parser's loading and the calls its walks make, in a fresh module (test files are
+// isolated): parseShell before the load, a load that fails and is retried, where the .wasm files
+// are taken from, the names read at load (node types, fields), and which of web-tree-sitter's
+// calls each walk makes: the direct walk frees its tree and cursor through the module, the public
+// one through Tree and TreeCursor. The load runs inside a test, not in beforeAll, so that per-test
+// coverage (mutation testing) ties the load's code to these tests.
+import type * as Fs from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { Parser, Tree, TreeCursor } from "web-tree-sitter";
+import { grammarFilePaths, loadShellParser, parseShell, shellParserMemoryBytes, shellParserWalk } from "../../app/main/permissions/shell-parser.ts";
+
+const realFs = vi.hoisted(() => ({ existsSync: undefined as unknown as (p: unknown) => boolean }));
+vi.mock("node:fs", async (importOriginal) => {
+  const fs = await importOriginal<typeof Fs>();
+  realFs.existsSync = fs.existsSync as (p: unknown) => boolean;
+  return { ...fs, existsSync: vi.fn(fs.existsSync) };
+});
+
+const here = path.join(import.meta.dirname, "../../app/main/permissions/wasm");
+const require = createRequire(import.meta.url);
+const installed = { runtime: require.resolve("web-tree-sitter/web-tree-sitter.wasm"), bash: require.resolve("tree-sitter-bash/tree-sitter-bash.wasm") };
+
+afterEach(() => {
+  vi.mocked(existsSync).mockImplementation(realFs.existsSync as typeof existsSync);
+  vi.restoreAllMocks();
+});
+
+describe("grammarFilePaths", () => {
+  it("takes both files from the wasm folder beside the bundle when both are there", () => {
+    vi.mocked(existsSync).mockImplementation(() => true);
+    expect(grammarFilePaths()).toEqual({ runtime: path.join(here, "web-tree-sitter.wasm"), bash: path.join(here, "tree-sitter-bash.wasm") });
+  });
+
+  it("takes both from node_modules when either is missing beside the bundle (never one from each)", () => {
+    for (const present of ["web-tree-sitter.wasm", "tree-sitter-bash.wasm", "none"]) {
+      vi.mocked(existsSync).mockImplementation((p) => path.basename(String(p)) === present);
+      expect(grammarFilePaths(), present).toEqual(installed);
+    }
+  });
+});
+
+describe("loadShellParser", () => {
+  // One module for the whole file: these run in order, the first before anything is loaded.
+  let moduleObject: Record<string, unknown> | undefined;
+
+  it("parseShell before the load is a programming error, said so", () => {
+    expect(() => parseShell("ls")).toThrow("The shell parser is not loaded: await loadShellParser() first.");
+  });
+
+  it("a failed load is reported and may be retried; then the runtime comes from the file grammarFilePaths names", async () => {
+    const init = vi.spyOn(Parser, "init").mockRejectedValueOnce(new Error("no memory"));
+    await expect(loadShellParser()).rejects.toThrow("no memory");
+    await loadShellParser();
+    await loadShellParser();
+    expect(init).toHaveBeenCalledTimes(2);
+    moduleObject = init.mock.calls[1]![0] as Record<string, unknown>;
+    expect(moduleObject.wasmBinary).toEqual(readFileSync(installed.runtime));
+    expect(shellParserWalk()).toBe("direct");
+  });
+
+  it("reads every field's name and which node types are named", () => {
+    // `variable` and `value`: the last two of the grammar's 19 fields.
+    const loop = parseShell("for x in a; do ls; done").children[0]!;
+    expect(loop.children.map((c) => [c.type, c.named, c.field])).toEqual([
+      ["for", false, null],
+      ["variable_name", true, "variable"],
+      ["in", false, null],
+      ["word", true, "value"],
+      [";", false, null],
+      ["do_group", true, "body"],
+    ]);
+    const list = parseShell("a && b").children[0]!;
+    expect(list.children.map((c) => [c.type, c.named, c.broken])).toEqual([
+      ["command", true, false],
+      ["&&", false, false],
+      ["command", true, false],
+    ]);
+  });
+
+  it("the direct walk frees each tree and its cursor through the module, and leaves no input callback set", () => {
+    const m = moduleObject!;
+    const treeDelete = vi.spyOn(m as unknown as { _ts_tree_delete(t: number): void }, "_ts_tree_delete");
+    const cursorDelete = vi.spyOn(m as unknown as { _ts_tree_cursor_delete_wasm(t: number): void }, "_ts_tree_cursor_delete_wasm");
+    const publicParse = vi.spyOn(Parser.prototype, "parse");
+    for (const command of ["ls -la", "a && && b", "echo $(cat x) > y"]) parseShell(command);
+    parseShell("ls", { transient: true });
+    expect(treeDelete).toHaveBeenCalledTimes(4);
+    expect(cursorDelete).toHaveBeenCalledTimes(4);
+    expect(cursorDelete.mock.calls.map(([t]) => t)).toEqual(treeDelete.mock.calls.map(([t]) => t));
+    expect(publicParse).not.toHaveBeenCalled();
+    expect(m.currentParseCallback).toBeNull();
+  });
+
+  it("the public walk parses through Parser.parse and deletes each tree and cursor it made", () => {
+    const publicParse = vi.spyOn(Parser.prototype, "parse");
+    const treeDelete = vi.spyOn(Tree.prototype, "delete");
+    const cursorDelete = vi.spyOn(TreeCursor.prototype, "delete");
+    for (const command of ["ls -la", "a && && b", "echo $(cat x) > y"]) parseShell(command, { publicApi: true });
+    parseShell("ls", { publicApi: true, transient: true });
+    expect(publicParse).toHaveBeenCalledTimes(4);
+    expect(treeDelete).toHaveBeenCalledTimes(4);
+    expect(cursorDelete).toHaveBeenCalledTimes(4);
+  });
+
+  it("reports the module's memory size, and none when the module does not show its memory", () => {
+    const m = moduleObject!;
+    const heap = m.HEAP8 as Int8Array;
+    expect(shellParserMemoryBytes()).toBe(heap.length);
+    delete m.HEAP8;
+    try {
+      expect(shellParserMemoryBytes()).toBeUndefined();
+    } finally {
+      m.HEAP8 = heap;
+    }
+  });
+});

@@ -1,0 +1,63 @@
+// The shell parser when web-tree-sitter's module does not offer what the direct walk calls (another
+// version of the package): it parses and walks through the public API alone, with the same trees.
+// Here Parser.init is given a module object of its own, so the functions never land on the one
+// the loader reads (shell-parser.ts, loadShellParser).
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import type * as WebTreeSitter from "web-tree-sitter";
+import { loadShellParser, parseShell, shellParserMemoryBytes, shellParserWalk } from "../../app/main/permissions/shell-parser.ts";
+
+vi.mock("web-tree-sitter", async (importOriginal) => {
+  const real = await importOriginal<typeof WebTreeSitter>();
+  class Parser extends real.Parser {
+    static override init(moduleOptions?: Record<string, unknown>): Promise<void> {
+      return real.Parser.init({ wasmBinary: moduleOptions?.wasmBinary });
+    }
+  }
+  return { ...real, Parser };
+});
+
+describe("parseShell without the module's functions", () => {
+  beforeAll(() => loadShellParser());
+
+  it("walks through the public API, and knows no memory size", () => {
+    expect(shellParserWalk()).toBe("public");
+    expect(shellParserMemoryBytes()).toBeUndefined();
+  });
+
+  it("gives the same trees, kept or transient", () => {
+    const tree = parseShell("echo hi > out.txt && (ls");
+    expect(parseShell("echo hi > out.txt && (ls", { publicApi: true })).toEqual(tree);
+    const node = (type: string, start: number, end: number, children: unknown[] = [], more: object = {}) => ({
+      type,
+      named: true,
+      broken: false,
+      field: null,
+      start,
+      end,
+      children,
+      ...more,
+    });
+    const token = (type: string, start: number, end: number, more: object = {}) => node(type, start, end, [], { named: false, ...more });
+    expect(tree).toEqual(
+      node("program", 0, 24, [
+        node("list", 0, 24, [
+          node("redirected_statement", 0, 17, [
+            node("command", 0, 7, [node("command_name", 0, 4, [node("word", 0, 4)], { field: "name" }), node("word", 5, 7, [], { field: "argument" })], {
+              field: "body",
+            }),
+            node("file_redirect", 8, 17, [token(">", 8, 9), node("word", 10, 17, [], { field: "destination" })], { field: "redirect" }),
+          ]),
+          token("&&", 18, 20),
+          node("subshell", 21, 24, [
+            token("(", 21, 22),
+            node("command", 22, 24, [node("command_name", 22, 24, [node("word", 22, 24)], { field: "name" })]),
+            token(")", 24, 24, { broken: true }),
+          ]),
+        ]),
+      ]),
+    );
+    const first = parseShell("cat a | wc -l", { transient: true });
+    expect(parseShell("echo hi > out.txt && (ls", { transient: true })).toBe(first);
+    expect(structuredClone(first)).toEqual(tree);
+  });
+});
