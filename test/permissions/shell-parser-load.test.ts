@@ -2,13 +2,16 @@
 // isolated): parseShell before the load, a load that fails and is retried, where the .wasm files
 // are taken from, the names read at load (node types, fields), and which of web-tree-sitter's
 // calls each walk makes: the direct walk frees its tree and cursor through the module, the public
-// one through Tree and TreeCursor. The load runs inside a test, not in beforeAll, so that per-test
-// coverage (mutation testing) ties the load's code to these tests.
+// one through Tree and TreeCursor. The load runs inside the tests, not in beforeAll, so that
+// per-test coverage (mutation testing) ties the load's code to the test that loads first; every
+// test that parses loads (or joins the load) itself, so that each passes when run alone (as
+// Stryker runs the tests that cover a mutant).
 import type * as Fs from "node:fs";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type * as WebTreeSitter from "web-tree-sitter";
 import { Parser, Tree, TreeCursor } from "web-tree-sitter";
 import { grammarFilePaths, loadShellParser, parseShell, shellParserMemoryBytes, shellParserWalk } from "../../app/main/permissions/shell-parser.ts";
 
@@ -18,6 +21,23 @@ vi.mock("node:fs", async (importOriginal) => {
   realFs.existsSync = fs.existsSync as (p: unknown) => boolean;
   return { ...fs, existsSync: vi.fn(fs.existsSync) };
 });
+
+/** The module object the loader hands to Parser.init (the functions of web-tree-sitter's module land on it). */
+const loaded = vi.hoisted(() => ({ module: undefined as Record<string, unknown> | undefined }));
+vi.mock("web-tree-sitter", async (importOriginal) => {
+  const real = await importOriginal<typeof WebTreeSitter>();
+  class Parser extends real.Parser {
+    static override init(moduleOptions?: Record<string, unknown>): Promise<void> {
+      loaded.module = moduleOptions;
+      return real.Parser.init(moduleOptions);
+    }
+  }
+  return { ...real, Parser };
+});
+async function load(): Promise<Record<string, unknown>> {
+  await loadShellParser();
+  return loaded.module!;
+}
 
 const here = path.join(import.meta.dirname, "../../app/main/permissions/wasm");
 const require = createRequire(import.meta.url);
@@ -43,8 +63,7 @@ describe("grammarFilePaths", () => {
 });
 
 describe("loadShellParser", () => {
-  // One module for the whole file: these run in order, the first before anything is loaded.
-  let moduleObject: Record<string, unknown> | undefined;
+  // One module for the whole file: the first test runs before anything is loaded.
 
   it("parseShell before the load is a programming error, said so", () => {
     expect(() => parseShell("ls")).toThrow("The shell parser is not loaded: await loadShellParser() first.");
@@ -58,8 +77,7 @@ describe("loadShellParser", () => {
     await loadShellParser();
     await loadShellParser();
     expect(init).toHaveBeenCalledTimes(2);
-    moduleObject = init.mock.calls[1]![0] as Record<string, unknown>;
-    expect(moduleObject.wasmBinary).toEqual(readFileSync(installed.runtime));
+    expect((init.mock.calls[1]![0] as Record<string, unknown>).wasmBinary).toEqual(readFileSync(installed.runtime));
     expect(shellParserWalk()).toBe("direct");
     // `variable` and `value`: the last two of the grammar's 19 fields. Unnamed tokens, named rules.
     const loop = parseShell("for x in a; do ls; done").children[0]!;
@@ -81,8 +99,8 @@ describe("loadShellParser", () => {
     expect(parseShell("a && && b", { publicApi: true })).toEqual(parseShell("a && && b"));
   });
 
-  it("the direct walk frees each tree and its cursor through the module, and leaves no input callback set", () => {
-    const m = moduleObject!;
+  it("the direct walk frees each tree and its cursor through the module, and leaves no input callback set", async () => {
+    const m = await load();
     const treeDelete = vi.spyOn(m as unknown as { _ts_tree_delete(t: number): void }, "_ts_tree_delete");
     const cursorDelete = vi.spyOn(m as unknown as { _ts_tree_cursor_delete_wasm(t: number): void }, "_ts_tree_cursor_delete_wasm");
     const publicParse = vi.spyOn(Parser.prototype, "parse");
@@ -95,7 +113,8 @@ describe("loadShellParser", () => {
     expect(m.currentParseCallback).toBeNull();
   });
 
-  it("the public walk parses through Parser.parse and deletes each tree and cursor it made", () => {
+  it("the public walk parses through Parser.parse and deletes each tree and cursor it made", async () => {
+    await load();
     const publicParse = vi.spyOn(Parser.prototype, "parse");
     const treeDelete = vi.spyOn(Tree.prototype, "delete");
     const cursorDelete = vi.spyOn(TreeCursor.prototype, "delete");
@@ -106,8 +125,8 @@ describe("loadShellParser", () => {
     expect(cursorDelete).toHaveBeenCalledTimes(4);
   });
 
-  it("reports the module's memory size, and none when the module does not show its memory", () => {
-    const m = moduleObject!;
+  it("reports the module's memory size, and none when the module does not show its memory", async () => {
+    const m = await load();
     const heap = m.HEAP8 as Int8Array;
     expect(shellParserMemoryBytes()).toBe(heap.length);
     delete m.HEAP8;

@@ -19,14 +19,16 @@ vi.mock("web-tree-sitter", async (importOriginal) => {
 });
 
 describe("parseShell without the module's functions", () => {
-  // Loaded in the test, not in beforeAll: per-test coverage then ties the load's code to it.
+  // Loaded in the tests, not in beforeAll: per-test coverage then ties the load's code to the
+  // first; each loads (or joins the load) itself, so that it passes when run alone.
   it("walks through the public API, and knows no memory size", async () => {
     await loadShellParser();
     expect(shellParserWalk()).toBe("public");
     expect(shellParserMemoryBytes()).toBeUndefined();
   });
 
-  it("gives the same trees, kept or transient", () => {
+  it("gives the same trees, kept or transient", async () => {
+    await loadShellParser();
     const tree = parseShell("echo hi > out.txt && (ls");
     expect(parseShell("echo hi > out.txt && (ls", { publicApi: true })).toEqual(tree);
     const node = (type: string, start: number, end: number, children: unknown[] = [], more: object = {}) => ({
