@@ -114,6 +114,17 @@ interface Layout {
   offsets: number;
 }
 
+// Stryker disable all: the module's bytes (the opcodes and moduleBytes) are not mutated (decided
+// by reading them, 2026-12-03). What they encode is numbers (opcodes, immediates, offsets), which
+// Stryker does not mutate. What it can mutate here, an instruction group or an array emptied, a
+// helper made `() => undefined`, a name made "", leaves a module that does not validate or
+// instantiate (createWasmScanner then returns undefined and the JavaScript loop takes over, which
+// the tests that require WebAssembly here notice) or one without `scan`: a slow run of the
+// keyword tests per mutant to learn that a broken module is broken. The two that may still
+// validate, `32 - TRIGRAM_HASH_BITS` and `exitDepth + 4` with the other operator, were made by
+// hand: keyword-scan.test.ts and redaction-prefilter.test.ts fail with each (9 and 2 tests), as
+// they compare the loop's hits, states and controls with the JavaScript loop's. createWasmScanner,
+// below, is mutated.
 // WebAssembly opcodes, by name. The code below is laid out one instruction group per line with
 // its meaning beside it, so the formatter leaves it alone (prettier-ignore).
 const get = (i: number) => [0x20, i];
@@ -343,6 +354,7 @@ function moduleBytes(pages: number, at: Layout): Uint8Array {
     ...section(10, [3, ...leb(scanCode.length), ...scanCode, ...leb(filterCode.length), ...filterCode, ...leb(digitCode.length), ...digitCode]),
   ]);
 }
+// Stryker restore all
 
 /** The parts of the WebAssembly API used here (the Node typings declare it as a namespace only). */
 interface WasmApi {
