@@ -63,5 +63,12 @@ describe("the WebAssembly loop's memory", () => {
     // (end, encoded state) pairs: every "token" ends 6 after the last.
     expect(Array.from(hits.filter((_, i) => i % 2 === 0))).toEqual(Array.from({ length: 4096 }, (_, i) => 6 * i + 5));
     expect(step.next).toBe(6 * 4095 + 5);
+    expect([step.firstControl, step.lastControl]).toEqual([-1, -1]);
+    // From further on, with no control character either, then with one: positions in the text.
+    const later = scanner.scan(text, 6000, 6100, 0, hits);
+    expect([later.count, later.firstControl, later.lastControl]).toEqual([16, -1, -1]);
+    const withControls = `${text.slice(0, 6010)}\x1b[0m${text.slice(6010, 6020)}\r${text.slice(6020)}`;
+    const controlled = scanner.scan(withControls, 6000, 6100, 0, hits);
+    expect([controlled.firstControl, controlled.lastControl]).toEqual([6010, 6024]);
   });
 });
