@@ -183,6 +183,41 @@
 //   row holds `after` (a slice is synchronous: no one else writes between its #after and #write).
 //
 // app/main/permissions
+// - shell-parser.ts (branch h20f), loadShellParser: the guard on the parser's addresses
+//   (`typeof addresses[0] === "number" && addresses[0] !== 0 && ...` made true, any of its four
+//   parts made true, an `&&` made `||`): web-tree-sitter 0.27.2 (pinned) keeps a parser's address
+//   at [0] and its input buffer's at [1], nonzero numbers once it is constructed; the guard is for
+//   another version (the public walk then). `nodeTypeForId(id) ?? "ERROR"`'s "ERROR" made ""
+//   (not covered): the pinned grammar names every one of its 280 types (an ERROR node's id,
+//   65535, lies past them and is named by copy's own `?? "ERROR"`).
+// - shell-parser.ts, the input callbacks: parseShell's `index < command.length` made true or
+//   `<=`, and feedInput's `index < parseInput.length` made true or `<=`: slice at or past the end
+//   is "" as well; feedInput's `index === 0` made false: slice(0) is the same text.
+// - shell-parser.ts, parseShell and parseDirect: `!tree` made false, and the error's text (not
+//   covered): web-tree-sitter returns no tree only for a parser without a language or a parse a
+//   progress callback stops (Parser.parse's contract); the parser gets its language at load and
+//   no progress callback is ever set (parseDirect clears it).
+// - shell-parser.ts, parseDirect's finally: `parseInput = ""` made "Stryker was here!": feedInput
+//   reads parseInput only during a parse, which sets it first; between parses it only decides
+//   which string is kept alive.
+// - shell-parser.ts, walk: `if (transient) childrenTaken.fill(0)` made true: only transient walks
+//   read childrenTaken, and each fills it first.
+// - shell-parser.ts, copy: `start === end` made true before `c.missing()`: the parser inserts a
+//   MISSING node with no text, so it is always zero-width; the width test only spares the other
+//   nodes a call into the module. The pooled node's first object (`{}`, `named: false`, `broken:
+//   true`): each of its properties is assigned right after it is taken.
+// - keyword-scan-wasm.ts (branch h20f; the module's bytes are excluded with a Stryker disable
+//   comment that says why), createWasmScanner: `!WebAssembly` made false (without it, `new
+//   WebAssembly.Memory` throws, and the catch returns undefined all the same); the catch block
+//   emptied (not covered: the function then ends and returns undefined too). outBase's `+ 64 + 7`
+//   made `+ 64 - 7` and `inputBase + GRAM_OFFSET_LIMIT` made `-`: a call writes at most
+//   GRAM_OFFSET_LIMIT + WASM_INPUT_CHARS + FILTER_LOOKAHEAD bytes of text and 4 past them (47
+//   past the 64 Ki), and the hits still start 46 or more bytes after that (the 64 of slack less 14
+//   or 6, less at most 7 of rounding). The classes loop's `c < 256` made `<=` (classes[256] is past
+//   the Uint16Array: the store is dropped) and `c < 128` made `<=` (classOf has 128 entries:
+//   classOf[128] is undefined, 4 * undefined stored as 0, class 0, which byte 0x80, no control
+//   byte, gets anyway). scan's `if (back > 0)` before the hits' shift made true or `>=`: with
+//   back 0 the loop subtracts 0.
 // - bash-rules.ts, the three caches (parsed patterns, old text meanings, word globs): `size > 2000`
 //   made true, false, `>=` or `<=`, the clear() or set() removed, `if (!re)` made true: a cache
 //   emptied more or less often, or never filled, gives the same answers (each entry is computed from
