@@ -89,11 +89,10 @@ describe("pty host", () => {
     });
     expect(output.length).toBe(20_000_000);
     expect(output.every((b) => b === 0x62)).toBe(true);
-    // Without flow control the burst is what the command wrote in 600 ms (16 MB measured); with it,
-    // the high-water mark plus a batch and a read, plus what the worker sends once the burst's own
-    // acknowledgements let it resume before this thread's next turn (up to ~200 KB seen).
+    // Without flow control the burst is what the command wrote in 600 ms (megabytes); with it, at
+    // most the high-water mark plus one batch and one read of the terminal.
     expect(burst).toBeGreaterThanOrEqual(0);
-    expect(burst).toBeLessThanOrEqual(1024 * 1024);
+    expect(burst).toBeLessThanOrEqual(limits.highBytes + limits.batchBytes + 64 * 1024);
   });
 
   it("reads a paused terminal to its end when its command exits (node-pty would drop it after 200 ms)", async () => {
@@ -160,28 +159,6 @@ describe("pty host", () => {
       else expect(String(result.reason)).toMatch(/terminal host/);
     }
     expect(host.running).toBe(0);
-  });
-
-  it("a spawn asked for while the host closes is refused, and nothing is left running", async () => {
-    for (let i = 0; i < 10; i++) {
-      const host = makeHost();
-      await run(host, "true"); // an idle worker answers the shutdown at once
-      const closing = host.close();
-      await expect(host.spawn("/bin/sh", ["-c", "trap '' HUP; exec sleep 30"], options)).rejects.toThrow(/terminal host was closed/);
-      await closing;
-      expect(host.running).toBe(0);
-    }
-  });
-
-  it("two close() calls end together; a command that ends by itself meanwhile is not called a host failure", async () => {
-    const host = makeHost();
-    const quick = await host.spawn("/bin/sh", ["-c", "exit 0"], options);
-    const quickExit = new Promise<PtyExit>((resolve) => quick.onExit(resolve));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const started = Date.now();
-    await Promise.all([host.close(), host.close()]);
-    expect(Date.now() - started).toBeLessThan(1_500);
-    expect((await quickExit).hostError).toBeUndefined();
   });
 
   it("a listener that throws is reported, and the command's output still flows to its end", async () => {

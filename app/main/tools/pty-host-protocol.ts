@@ -35,6 +35,6 @@ export type PtyHostReply =
   | { op: "failed"; id: number; message: string }
   | { op: "data"; id: number; bytes: Uint8Array }
   /** Always after the terminal's last "data". */
-  | { op: "exit"; id: number; exitCode: number; signal: number | undefined; killedByHost?: boolean }
+  | { op: "exit"; id: number; exitCode: number; signal: number | undefined }
   /** Every command has exited after a "shutDown": the thread may be terminated. */
   | { op: "shutDown" };

@@ -17,7 +17,7 @@ import { Worker } from "node:worker_threads";
 import type { PtyFlowLimits, PtyHostReply, PtyHostRequest, PtySpawnOptions } from "./pty-host-protocol.ts";
 
 export const PTY_HOST_WORKER_BUNDLE = "pty-host-worker.cjs";
-/** How long close() waits for killed commands' exits before it leaves the worker to the process's exit. */
+/** How long close() waits for killed commands' exits before it terminates the worker anyway. */
 const CLOSE_WAIT_MS = 2000;
 
 export const DEFAULT_FLOW_LIMITS: PtyFlowLimits = { highBytes: 1024 * 1024, lowBytes: 256 * 1024, batchBytes: 128 * 1024, batchMs: 4 };
@@ -98,12 +98,10 @@ export class PtyHost {
   private readonly terminals = new Map<number, Terminal>();
   private readonly workerFile: string;
   private readonly limits: PtyFlowLimits;
-  /** Set while close() runs: the reason given to the commands it kills; spawns are refused meanwhile. */
+  /** Set while close() runs: the exits that come back then are the host's doing. */
   private closing: string | undefined;
-  /** Called with true when the worker answers "shutDown", with false when it fails first. */
-  private shutDown: ((answered: boolean) => void) | undefined;
-  /** The close() under way, which a second call joins. */
-  private closed: Promise<void> | undefined;
+  /** Called when the worker answers "shutDown". */
+  private shutDown: (() => void) | undefined;
 
   constructor(options: { workerFile?: string; limits?: Partial<PtyFlowLimits> } = {}) {
     this.workerFile = options.workerFile ?? defaultPtyWorkerFile();
@@ -111,7 +109,6 @@ export class PtyHost {
   }
 
   spawn(file: string, args: string[], options: PtySpawnOptions): Promise<HostedPty> {
-    if (this.closing) return Promise.reject(new Error(`${this.closing} Try again.`));
     const id = ++this.nextId;
     return new Promise<HostedPty>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -142,6 +139,7 @@ export class PtyHost {
   /** A reply of a worker already failed or closed: a process it started now has no owner. */
   private late(reply: PtyHostReply): void {
     if (reply.op === "spawned") killQuietly(reply.pid);
+    if (reply.op === "shutDown") this.shutDown?.();
   }
 
   private receive(reply: PtyHostReply): void {
@@ -159,7 +157,7 @@ export class PtyHost {
         return;
       }
       case "shutDown":
-        this.shutDown?.(true);
+        this.shutDown?.();
         return;
       case "failed": {
         const pending = this.pending.get(reply.id);
@@ -186,11 +184,7 @@ export class PtyHost {
         const terminal = this.terminals.get(reply.id);
         this.terminals.delete(reply.id);
         this.idle();
-        terminal?.exit({
-          exitCode: reply.exitCode,
-          signal: reply.signal || undefined,
-          ...(reply.killedByHost ? { hostError: this.closing ?? "The terminal host was closed." } : {}),
-        });
+        terminal?.exit({ exitCode: reply.exitCode, signal: reply.signal || undefined, ...(this.closing ? { hostError: this.closing } : {}) });
         return;
       }
     }
@@ -200,7 +194,6 @@ export class PtyHost {
   private fail(worker: Worker, reason: string): void {
     if (this.worker !== worker) return;
     this.worker = undefined;
-    this.shutDown?.(false);
     const pending = [...this.pending.values()];
     const terminals = [...this.terminals.values()];
     this.pending.clear();
@@ -224,19 +217,13 @@ export class PtyHost {
    * exit callback throws into an environment being torn down). If that does not come within
    * CLOSE_WAIT_MS (a process that cannot die), the worker is left to the process's exit.
    */
-  close(): Promise<void> {
-    this.closed ??= this.shutDownWorker().finally(() => (this.closed = undefined));
-    return this.closed;
-  }
-
-  private async shutDownWorker(): Promise<void> {
+  async close(): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
     this.closing = "The terminal host was closed.";
     let timer: NodeJS.Timeout | undefined;
     const done = await new Promise<boolean>((resolve) => {
-      // Answered by the worker's "shutDown", or false if the worker failed meanwhile (fail()).
-      this.shutDown = resolve;
+      this.shutDown = () => resolve(true);
       timer = setTimeout(() => resolve(false), CLOSE_WAIT_MS);
       worker.postMessage({ op: "shutDown" } satisfies PtyHostRequest);
     });

@@ -61,8 +61,6 @@ class HostedTerminal {
   private unacked = 0;
   private pausedCheck: NodeJS.Timeout | undefined;
   private exited = false;
-  /** Killed by "shutDown" (its exit says so). */
-  private killed = false;
 
   readonly id: number;
   readonly term: pty.IPty;
@@ -79,7 +77,7 @@ class HostedTerminal {
           this.resume();
         } finally {
           terminals.delete(id);
-          post({ op: "exit", id, exitCode, signal, ...(this.killed ? { killedByHost: true } : {}) });
+          post({ op: "exit", id, exitCode, signal });
           if (shuttingDown && terminals.size === 0) post({ op: "shutDown" });
         }
       }),
@@ -135,7 +133,6 @@ class HostedTerminal {
 
   /** Kills the command's process group and the process itself (before it made its group). */
   kill(): void {
-    this.killed = true;
     for (const target of [-this.term.pid, this.term.pid]) {
       try {
         process.kill(target, "SIGKILL");
@@ -186,12 +183,6 @@ parentPort?.on("message", (request: PtyHostRequest) => {
 function handle(request: PtyHostRequest): void {
   switch (request.op) {
     case "spawn": {
-      // After "shutDown" nothing starts: a process started now could still be running when the
-      // thread is terminated.
-      if (shuttingDown) {
-        post({ op: "failed", id: request.id, message: "The terminal host is closing." });
-        return;
-      }
       let term: pty.IPty;
       try {
         term = pty.spawn(request.file, request.args, { ...request.options, encoding: null });
@@ -202,6 +193,7 @@ function handle(request: PtyHostRequest): void {
       try {
         const hosted = new HostedTerminal(request.id, term);
         terminals.set(request.id, hosted);
+        if (shuttingDown) hosted.kill();
         post({ op: "spawned", id: request.id, pid: term.pid, ptsName: (term as unknown as { ptsName?: string }).ptsName });
       } catch (error) {
         // The process runs but cannot be hosted: it must not outlive this answer.
