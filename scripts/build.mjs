@@ -78,14 +78,7 @@ await Promise.all([
   ...[`${out}/main`, `${out}/host`].map((dir) => esbuild({ ...common, entryPoints: ["app/main/workers/compute-worker.ts"], outfile: `${dir}/compute-worker.cjs`, format: "cjs" })),
   // The pty host's worker thread (app/main/workers/pty-host-worker.ts): bash commands' terminals.
   ...[`${out}/main`, `${out}/host`].map((dir) =>
-    esbuild({
-      ...common,
-      entryPoints: ["app/main/workers/pty-host-worker.ts"],
-      outfile: `${dir}/pty-host-worker.cjs`,
-      format: "cjs",
-      define: { "import.meta.url": "__lathe_import_meta_url" },
-      banner: { js: 'var __lathe_import_meta_url = require("url").pathToFileURL(__filename).href;' },
-    }),
+    esbuild({ ...common, entryPoints: ["app/main/workers/pty-host-worker.ts"], outfile: `${dir}/pty-host-worker.cjs`, format: "cjs" }),
   ),
   // The first snapshot's process (app/main/workers/snapshot-process.ts), beside each bundle; its
   // compute pool finds compute-worker.cjs beside it through import.meta.url.

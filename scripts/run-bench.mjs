@@ -32,8 +32,6 @@ await build({
   format: "cjs",
   target: "node22",
   external: ["node-pty"],
-  define: { "import.meta.url": "__lathe_import_meta_url" },
-  banner: { js: 'var __lathe_import_meta_url = require("url").pathToFileURL(__filename).href;' },
   logLevel: "warning",
 });
 // The first checkpoint's process, beside the bundle as in the app (its compute pool finds the worker beside it).

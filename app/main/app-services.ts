@@ -3,7 +3,6 @@
 // them. Transports (Electron IPC, WebSocket) only carry requests to `router` and events from `hub`.
 // Platform pieces (the keyring, the native folder picker) come in as adapters.
 import type { HelperLauncher } from "./workers/snapshot-client.ts";
-import { closeSharedPtyHost } from "./tools/pty-host.ts";
 import path from "node:path";
 import type { AssistantMessage } from "../shared/agent-types.ts";
 import type { Session } from "../shared/ipc/contract.ts";
@@ -385,9 +384,6 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       warmedUp = true;
       clearTimeout(warmUpTimer);
       await sessions.close();
-      // Commands still running (their runs were stopped above) are killed, and the terminals'
-      // thread ended, before the process may exit: otherwise its exit waits for them.
-      await closeSharedPtyHost();
       await mcp.close();
       if (checkpointChecksStarted) await checkpointsReady;
       await checkpoints.close();

@@ -1,6 +1,6 @@
 // The pty host (app/main/tools/pty-host.ts): commands' terminals in a worker thread, output in
 // batches, flow control, and what happens when the worker fails.
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { createBashTool } from "../../app/main/tools/bash.ts";
 import { type HostedPty, type PtyExit, PtyHost, ptyHost } from "../../app/main/tools/pty-host.ts";
 import { runTool, tempDir } from "./helpers.ts";
@@ -124,63 +124,6 @@ describe("pty host", () => {
     expect(next.output.toString()).toContain("again");
   });
 
-  it("close() right after a spawn, before the command made its process group, kills it and ends at once", async () => {
-    for (let i = 0; i < 5; i++) {
-      const host = makeHost();
-      const pty = await host.spawn("/bin/sh", ["-c", "trap '' HUP; exec sleep 30"], options);
-      const started = Date.now();
-      await host.close();
-      expect(Date.now() - started).toBeLessThan(3_000);
-      expect(() => process.kill(pty.pid, 0)).toThrow();
-    }
-  });
-
-  it("close() while spawns are in flight rejects them and leaves no process or terminal behind", async () => {
-    const host = makeHost();
-    const spawns = Array.from({ length: 4 }, () => host.spawn("/bin/sh", ["-c", "trap '' HUP; exec sleep 30"], options));
-    const settled = Promise.allSettled(spawns);
-    await host.close();
-    for (const result of await settled) {
-      if (result.status === "fulfilled")
-        await expect
-          .poll(
-            () =>
-              (() => {
-                try {
-                  process.kill(result.value.pid, 0);
-                  return true;
-                } catch {
-                  return false;
-                }
-              })(),
-            { timeout: 3_000 },
-          )
-          .toBe(false);
-      else expect(String(result.reason)).toMatch(/terminal host/);
-    }
-    expect(host.running).toBe(0);
-  });
-
-  it("a listener that throws is reported, and the command's output still flows to its end", async () => {
-    const host = makeHost({ limits: { highBytes: 64 * 1024, lowBytes: 16 * 1024, batchBytes: 16 * 1024, batchMs: 4 } });
-    const pty = await host.spawn("/bin/sh", ["-c", "head -c 3000000 /dev/zero | tr '\\0' d"], options);
-    let thrown = 0;
-    let received = 0;
-    pty.onData(() => {
-      if (thrown < 4) {
-        thrown++;
-        throw new Error("listener failure");
-      }
-    });
-    pty.onData((bytes) => (received += bytes.length));
-    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    const exit = await new Promise<PtyExit>((resolve) => pty.onExit(resolve));
-    errors.mockRestore();
-    expect(exit.exitCode).toBe(0);
-    expect(thrown).toBe(4);
-    expect(received).toBe(3_000_000);
-  });
-
   it("ends every running command with the reason when the worker fails, keeping what it sent", async () => {
     const host = makeHost({ workerFile: new URL("./fixtures/pty-host-failing-worker.mjs", import.meta.url).pathname });
     const { output, exit } = await run(host, "ignored");
@@ -194,7 +137,7 @@ describe("pty host", () => {
     await expect(host.spawn("/bin/sh", ["-c", "true"], options)).rejects.toThrow(/terminal host/);
   });
 
-  it("a bash call whose terminal host is closed ends with an error saying so, its command gone", async () => {
+  it("a bash call whose terminal host fails ends with an error saying so, and its command is stopped (even one that ignores the hang-up)", async () => {
     const project = tempDir();
     try {
       const bash = createBashTool({ projectDir: project.dir, outputDir: project.dir });

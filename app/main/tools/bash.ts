@@ -185,7 +185,7 @@ async function runCommand(req: RunRequest): Promise<{ content: { type: "text"; t
     killing ??= launch?.kill ? launch.kill(pid) : killFamilyOffThread(pid);
   };
 
-  // Output arrives in the pty host's batches (up to 128 KB): each is only queued here;
+  // Output arrives in the pty host's batches (up to 256 KB): each is only queued here;
   // OutputCollector processes them in batches, once a batch is large or when the next update (at
   // most UPDATE_INTERVAL_MS later) or idle check reads the output.
   const dataSub = term.onData((chunk) => {

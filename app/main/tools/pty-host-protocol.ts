@@ -26,15 +26,11 @@ export type PtyHostRequest =
   | { op: "spawn"; id: number; file: string; args: string[]; options: PtySpawnOptions }
   | { op: "write"; id: number; data: string }
   /** The main thread took `bytes` bytes of this terminal's output; `buffer`, a batch's memory given back for reuse. */
-  | { op: "ack"; id: number; bytes: number; buffer?: ArrayBuffer }
-  /** Kill every command (spawns in flight included); answered by "shutDown" once all have exited. */
-  | { op: "shutDown" };
+  | { op: "ack"; id: number; bytes: number; buffer?: ArrayBuffer };
 
 export type PtyHostReply =
   | { op: "spawned"; id: number; pid: number; ptsName: string | undefined }
   | { op: "failed"; id: number; message: string }
   | { op: "data"; id: number; bytes: Uint8Array }
   /** Always after the terminal's last "data". */
-  | { op: "exit"; id: number; exitCode: number; signal: number | undefined }
-  /** Every command has exited after a "shutDown": the thread may be terminated. */
-  | { op: "shutDown" };
+  | { op: "exit"; id: number; exitCode: number; signal: number | undefined };

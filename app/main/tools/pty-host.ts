@@ -82,7 +82,7 @@ class Terminal implements HostedPty {
   exit(exit: PtyExit): void {
     if (this.exited) return;
     this.exited = true;
-    for (const listener of [...this.exitListeners]) callQuietly(listener, exit);
+    for (const listener of [...this.exitListeners]) listener(exit);
   }
 }
 
@@ -100,8 +100,6 @@ export class PtyHost {
   private readonly limits: PtyFlowLimits;
   /** Set while close() runs: the exits that come back then are the host's doing. */
   private closing: string | undefined;
-  /** Called when the worker answers "shutDown". */
-  private shutDown: (() => void) | undefined;
 
   constructor(options: { workerFile?: string; limits?: Partial<PtyFlowLimits> } = {}) {
     this.workerFile = options.workerFile ?? defaultPtyWorkerFile();
@@ -129,17 +127,11 @@ export class PtyHost {
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(this.workerFile, { workerData: this.limits, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
-    worker.on("message", (reply: PtyHostReply) => (this.worker === worker ? this.receive(reply) : this.late(reply)));
+    worker.on("message", (reply: PtyHostReply) => this.receive(reply));
     worker.on("error", (error) => this.fail(worker, `The terminal host failed: ${error.message}`));
     worker.on("exit", (code) => this.fail(worker, `The terminal host stopped (exit code ${code}).`));
     this.worker = worker;
     return worker;
-  }
-
-  /** A reply of a worker already failed or closed: a process it started now has no owner. */
-  private late(reply: PtyHostReply): void {
-    if (reply.op === "spawned") killQuietly(reply.pid);
-    if (reply.op === "shutDown") this.shutDown?.();
   }
 
   private receive(reply: PtyHostReply): void {
@@ -147,18 +139,11 @@ export class PtyHost {
       case "spawned": {
         const pending = this.pending.get(reply.id);
         this.pending.delete(reply.id);
-        if (!pending) {
-          killQuietly(reply.pid);
-          return;
-        }
         const terminal = new Terminal(this, reply.id, reply.pid, reply.ptsName);
         this.terminals.set(reply.id, terminal);
-        pending.resolve(terminal);
+        pending?.resolve(terminal);
         return;
       }
-      case "shutDown":
-        this.shutDown?.();
-        return;
       case "failed": {
         const pending = this.pending.get(reply.id);
         this.pending.delete(reply.id);
@@ -170,14 +155,10 @@ export class PtyHost {
         const terminal = this.terminals.get(reply.id);
         if (!terminal) return;
         const { buffer, byteOffset, byteLength } = reply.bytes;
-        try {
-          for (const listener of [...terminal.dataListeners]) callQuietly(listener, Buffer.from(buffer, byteOffset, byteLength));
-        } finally {
-          // Acknowledged whatever the listeners did (else the worker stays paused). A full-size
-          // batch buffer goes back to the worker (listeners keep no reference: see onData).
-          const reuse = buffer instanceof ArrayBuffer && buffer.byteLength === this.limits.batchBytes ? buffer : undefined;
-          this.ensureWorker().postMessage({ op: "ack", id: reply.id, bytes: byteLength, buffer: reuse } satisfies PtyHostRequest, reuse ? [reuse] : []);
-        }
+        for (const listener of [...terminal.dataListeners]) listener(Buffer.from(buffer, byteOffset, byteLength));
+        // A full-size batch buffer goes back to the worker (listeners keep no reference: see onData).
+        const reuse = buffer instanceof ArrayBuffer && buffer.byteLength === this.limits.batchBytes ? buffer : undefined;
+        this.ensureWorker().postMessage({ op: "ack", id: reply.id, bytes: byteLength, buffer: reuse } satisfies PtyHostRequest, reuse ? [reuse] : []);
         return;
       }
       case "exit": {
@@ -211,47 +192,30 @@ export class PtyHost {
   }
 
   /**
-   * Stops the worker: every running command (spawns in flight included) is killed and ends with a
-   * host error. The worker is terminated only once it said all their exits were sent: a worker
-   * terminated while node-pty hands it a process's exit can abort the whole process (node-pty's
-   * exit callback throws into an environment being torn down). If that does not come within
-   * CLOSE_WAIT_MS (a process that cannot die), the worker is left to the process's exit.
+   * Stops the worker: running commands are killed (their process groups) and end with a host
+   * error. The worker is terminated only once their exits came back (or after CLOSE_WAIT_MS): a
+   * worker terminated while node-pty hands it a process's exit can abort the whole process
+   * (node-pty's exit callback throws into an environment being torn down).
    */
   async close(): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
     this.closing = "The terminal host was closed.";
+    const live = [...this.terminals.values()];
+    const exited = Promise.all(live.map((t) => new Promise<void>((resolve) => t.onExit(() => resolve()))));
+    for (const t of live) {
+      try {
+        process.kill(-t.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
     let timer: NodeJS.Timeout | undefined;
-    const done = await new Promise<boolean>((resolve) => {
-      this.shutDown = () => resolve(true);
-      timer = setTimeout(() => resolve(false), CLOSE_WAIT_MS);
-      worker.postMessage({ op: "shutDown" } satisfies PtyHostRequest);
-    });
+    await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
     clearTimeout(timer);
-    this.shutDown = undefined;
     this.fail(worker, this.closing);
     this.closing = undefined;
-    if (done) await worker.terminate();
-    else worker.unref();
-  }
-}
-
-function killQuietly(pid: number): void {
-  for (const target of [-pid, pid]) {
-    try {
-      process.kill(target, "SIGKILL");
-    } catch {
-      // gone, or not yet a group
-    }
-  }
-}
-
-/** A listener's error is reported, never thrown into the host (the other listeners still run). */
-function callQuietly<T>(listener: (value: T) => void, value: T): void {
-  try {
-    listener(value);
-  } catch (error) {
-    console.error("[pty host] a listener failed:", error);
+    await worker.terminate();
   }
 }
 
@@ -261,9 +225,4 @@ let shared: PtyHost | undefined;
 export function ptyHost(): PtyHost {
   shared ??= new PtyHost();
   return shared;
-}
-
-/** Closes the process-wide pty host if it was made (the app's services, closing). */
-export async function closeSharedPtyHost(): Promise<void> {
-  await shared?.close();
 }

@@ -10,38 +10,12 @@
 // to its end by then (unixTerminal.js, DESTROY_SOCKET_TIMEOUT_MS): a paused terminal whose process
 // has exited is resumed at once, whatever is unacknowledged, so no output is lost.
 // Built to out/*/pty-host-worker.cjs for the app (scripts/build.mjs); run from source in tests.
-// Never lets an error end the thread (see the uncaughtException handler): a spawn that fails is
-// answered "failed". "shutDown" kills every command and is answered once all their exits were
-// sent; only then may the thread be terminated.
-import { createRequire } from "node:module";
+// Never throws out of a message handler: a spawn that fails is answered "failed".
 import { parentPort, workerData } from "node:worker_threads";
 import * as pty from "node-pty";
 import type { PtyFlowLimits, PtyHostReply, PtyHostRequest } from "../tools/pty-host-protocol.ts";
-import { withSpawnHelperFixed } from "./spawn-helper-path.ts";
-
-// node-pty's own loader hands back the native module it already loaded (the same object its
-// terminals call): its fork gets the spawn helper's path corrected (spawn-helper-path.ts).
-try {
-  const { loadNativeModule } = createRequire(import.meta.url)("node-pty/lib/utils.js") as { loadNativeModule(name: string): { module: object } };
-  withSpawnHelperFixed(loadNativeModule("pty").module);
-} catch (error) {
-  console.error("[pty host] node-pty's spawn helper path could not be checked:", error instanceof Error ? error.message : error);
-}
 
 const limits = workerData as PtyFlowLimits;
-
-// This thread must not end while node-pty watches a process it started: node-pty's exit callback
-// throwing into a torn-down environment aborts the whole process. No error ends it.
-process.on("uncaughtException", (error) => console.error("[pty host] unexpected error:", error));
-const guarded =
-  <A extends unknown[]>(what: string, f: (...args: A) => void) =>
-  (...args: A): void => {
-    try {
-      f(...args);
-    } catch (error) {
-      console.error(`[pty host] ${what}:`, error instanceof Error ? error.message : error);
-    }
-  };
 /** How often a paused terminal is checked for an exited process (well under node-pty's 200 ms). */
 const EXITED_CHECK_MS = 40;
 
@@ -68,20 +42,14 @@ class HostedTerminal {
   constructor(id: number, term: pty.IPty) {
     this.id = id;
     this.term = term;
-    term.onData(guarded("output", (chunk: string | Buffer) => this.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk)));
-    term.onExit(
-      guarded("exit", ({ exitCode, signal }: { exitCode: number; signal?: number }) => {
-        this.exited = true;
-        try {
-          this.flush();
-          this.resume();
-        } finally {
-          terminals.delete(id);
-          post({ op: "exit", id, exitCode, signal });
-          if (shuttingDown && terminals.size === 0) post({ op: "shutDown" });
-        }
-      }),
-    );
+    term.onData((chunk: string | Buffer) => this.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk));
+    term.onExit(({ exitCode, signal }) => {
+      this.exited = true;
+      this.flush();
+      this.resume();
+      terminals.delete(id);
+      post({ op: "exit", id, exitCode, signal });
+    });
   }
 
   private push(chunk: Buffer): void {
@@ -93,11 +61,7 @@ class HostedTerminal {
     chunk.copy(this.batch, this.used);
     this.used += chunk.length;
     if (this.used === this.batch.length) this.flush();
-    else
-      this.timer ??= setTimeout(
-        guarded("batch", () => this.flush()),
-        limits.batchMs,
-      );
+    else this.timer ??= setTimeout(() => this.flush(), limits.batchMs);
   }
 
   private flush(): void {
@@ -119,26 +83,11 @@ class HostedTerminal {
   private send(bytes: Uint8Array): void {
     this.unacked += bytes.length;
     post({ op: "data", id: this.id, bytes }, [bytes.buffer as ArrayBuffer]);
-    // Not once the process has exited: what is left must be read within node-pty's 200 ms.
-    if (this.unacked >= limits.highBytes && !this.exited && this.pausedCheck === undefined && !processExited(this.term)) {
+    if (this.unacked >= limits.highBytes && !this.exited && this.pausedCheck === undefined) {
       this.term.pause();
-      this.pausedCheck = setInterval(
-        guarded("paused check", () => {
-          if (processExited(this.term)) this.resume();
-        }),
-        EXITED_CHECK_MS,
-      );
-    }
-  }
-
-  /** Kills the command's process group and the process itself (before it made its group). */
-  kill(): void {
-    for (const target of [-this.term.pid, this.term.pid]) {
-      try {
-        process.kill(target, "SIGKILL");
-      } catch {
-        // gone, or not yet a group
-      }
+      this.pausedCheck = setInterval(() => {
+        if (processExited(this.term)) this.resume();
+      }, EXITED_CHECK_MS);
     }
   }
 
@@ -166,8 +115,6 @@ function processExited(term: pty.IPty): boolean {
 }
 
 const terminals = new Map<number, HostedTerminal>();
-/** Set by "shutDown": every command is killed, and "shutDown" is answered once the last exited. */
-let shuttingDown = false;
 
 parentPort?.on("message", (request: PtyHostRequest) => {
   try {
@@ -190,27 +137,10 @@ function handle(request: PtyHostRequest): void {
         post({ op: "failed", id: request.id, message: error instanceof Error ? error.message : String(error) });
         return;
       }
-      try {
-        const hosted = new HostedTerminal(request.id, term);
-        terminals.set(request.id, hosted);
-        if (shuttingDown) hosted.kill();
-        post({ op: "spawned", id: request.id, pid: term.pid, ptsName: (term as unknown as { ptsName?: string }).ptsName });
-      } catch (error) {
-        // The process runs but cannot be hosted: it must not outlive this answer.
-        try {
-          process.kill(term.pid, "SIGKILL");
-        } catch {
-          // gone
-        }
-        post({ op: "failed", id: request.id, message: error instanceof Error ? error.message : String(error) });
-      }
+      terminals.set(request.id, new HostedTerminal(request.id, term));
+      post({ op: "spawned", id: request.id, pid: term.pid, ptsName: (term as unknown as { ptsName?: string }).ptsName });
       return;
     }
-    case "shutDown":
-      shuttingDown = true;
-      for (const hosted of terminals.values()) hosted.kill();
-      if (terminals.size === 0) post({ op: "shutDown" });
-      return;
     case "write":
       terminals.get(request.id)?.term.write(request.data);
       return;
