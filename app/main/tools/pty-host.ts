@@ -7,9 +7,8 @@
 // Contract: `spawn` resolves with a HostedPty or rejects with the spawn's own error (a missing
 // program, a bad folder). A HostedPty's listeners get every output byte, in order, then one exit:
 // `hostError` set when the worker itself failed (it died, or could not start), in which case the
-// command's process may still be running (the caller kills its family: a worker does not end
-// while a process node-pty started in it runs). The worker starts on first use, is replaced after
-// a failure, and keeps the process alive only while a command runs.
+// command's process may still be running (the caller kills its family). The worker starts on first
+// use, is replaced after a failure, and keeps the process alive only while a command runs.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,8 +16,6 @@ import { Worker } from "node:worker_threads";
 import type { PtyFlowLimits, PtyHostReply, PtyHostRequest, PtySpawnOptions } from "./pty-host-protocol.ts";
 
 export const PTY_HOST_WORKER_BUNDLE = "pty-host-worker.cjs";
-/** How long close() waits for killed commands' exits before it terminates the worker anyway. */
-const CLOSE_WAIT_MS = 2000;
 
 export const DEFAULT_FLOW_LIMITS: PtyFlowLimits = { highBytes: 1024 * 1024, lowBytes: 256 * 1024, batchBytes: 128 * 1024, batchMs: 4 };
 
@@ -98,8 +95,6 @@ export class PtyHost {
   private readonly terminals = new Map<number, Terminal>();
   private readonly workerFile: string;
   private readonly limits: PtyFlowLimits;
-  /** Set while close() runs: the exits that come back then are the host's doing. */
-  private closing: string | undefined;
 
   constructor(options: { workerFile?: string; limits?: Partial<PtyFlowLimits> } = {}) {
     this.workerFile = options.workerFile ?? defaultPtyWorkerFile();
@@ -165,7 +160,7 @@ export class PtyHost {
         const terminal = this.terminals.get(reply.id);
         this.terminals.delete(reply.id);
         this.idle();
-        terminal?.exit({ exitCode: reply.exitCode, signal: reply.signal || undefined, ...(this.closing ? { hostError: this.closing } : {}) });
+        terminal?.exit({ exitCode: reply.exitCode, signal: reply.signal || undefined });
         return;
       }
     }
@@ -191,31 +186,12 @@ export class PtyHost {
     if (this.running === 0) this.worker?.unref();
   }
 
-  /**
-   * Stops the worker: running commands are killed (their process groups) and end with a host
-   * error. The worker is terminated only once their exits came back (or after CLOSE_WAIT_MS): a
-   * worker terminated while node-pty hands it a process's exit can abort the whole process
-   * (node-pty's exit callback throws into an environment being torn down).
-   */
+  /** Stops the worker (tests); running commands end with a host error. */
   async close(): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
-    this.closing = "The terminal host was closed.";
-    const live = [...this.terminals.values()];
-    const exited = Promise.all(live.map((t) => new Promise<void>((resolve) => t.onExit(() => resolve()))));
-    for (const t of live) {
-      try {
-        process.kill(-t.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
-    clearTimeout(timer);
-    this.fail(worker, this.closing);
-    this.closing = undefined;
     await worker.terminate();
+    this.fail(worker, "The terminal host was closed.");
   }
 }
 

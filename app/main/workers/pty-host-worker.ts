@@ -117,17 +117,6 @@ function processExited(term: pty.IPty): boolean {
 const terminals = new Map<number, HostedTerminal>();
 
 parentPort?.on("message", (request: PtyHostRequest) => {
-  try {
-    handle(request);
-  } catch (error) {
-    // An uncaught error would end this thread, and node-pty must not see its thread end while it
-    // hands over a process's exit (that aborts the whole process): a write to a terminal that is
-    // just closing is the one expected here.
-    console.error("[pty host]", request.op, error instanceof Error ? error.message : error);
-  }
-});
-
-function handle(request: PtyHostRequest): void {
   switch (request.op) {
     case "spawn": {
       let term: pty.IPty;
@@ -149,4 +138,4 @@ function handle(request: PtyHostRequest): void {
       terminals.get(request.id)?.ack(request.bytes);
       return;
   }
-}
+});
