@@ -12,9 +12,6 @@ export const NATIVE_MODULES = ["better-sqlite3", "node-pty"] as const;
 /** The compute pool's worker script (scripts/build.mjs), kept unpacked beside app.asar. */
 export const COMPUTE_WORKER_PATH = "out/main/compute-worker.cjs";
 
-/** The pty host's worker script (scripts/build.mjs), kept unpacked beside app.asar: it loads node-pty from node_modules there. */
-export const PTY_HOST_WORKER_PATH = "out/main/pty-host-worker.cjs";
-
 /** The first checkpoint's process (scripts/build.mjs), kept unpacked beside app.asar: it starts the compute worker beside it. */
 export const SNAPSHOT_PROCESS_PATH = "out/main/snapshot-process.cjs";
 
@@ -74,7 +71,7 @@ const config: Configuration = {
   // The compute pool's worker thread is a plain file beside them, so it loads like in a build
   // (app/main/workers/compute-pool.ts), and pack:check can run it; so is the first checkpoint's
   // process, which starts that worker from beside itself.
-  asarUnpack: [...NATIVE_MODULES.map((name) => `node_modules/${name}/**`), COMPUTE_WORKER_PATH, PTY_HOST_WORKER_PATH, SNAPSHOT_PROCESS_PATH],
+  asarUnpack: [...NATIVE_MODULES.map((name) => `node_modules/${name}/**`), COMPUTE_WORKER_PATH, SNAPSHOT_PROCESS_PATH],
   // Both modules use Node-API, whose ABI is the same in Node and in Electron: the binaries
   // npm installed (prebuilt, or built for Node by node-gyp) load in Electron as they are.
   npmRebuild: false,

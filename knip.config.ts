@@ -6,11 +6,10 @@ import type { KnipConfig } from "knip";
 const config: KnipConfig = {
   entry: [
     // What scripts/build.mjs bundles: the Electron main process, the headless host, the compute
-    // pool's and the pty host's worker threads and the preload (the renderer's entry comes from vite.config.ts).
+    // pool's worker thread and the preload (the renderer's entry comes from vite.config.ts).
     "app/main/electron/main.ts",
     "app/main/host/launch.ts",
     "app/main/workers/compute-worker.ts",
-    "app/main/workers/pty-host-worker.ts",
     "app/main/workers/snapshot-process.ts",
     "app/preload/index.ts",
     // The loop is a package of its own: its index is its public API (docs/agent-loop.md), used

@@ -4,8 +4,6 @@
 //   out/host/index.mjs     the headless host (`npm run serve`)
 //   out/{main,host}/compute-worker.cjs  the compute pool's worker thread, beside each bundle
 //                          (app/main/workers/compute-pool.ts looks for it there)
-//   out/{main,host}/pty-host-worker.cjs  the pty host's worker thread, beside each bundle
-//                          (app/main/tools/pty-host.ts looks for it there)
 //   out/{main,host}/snapshot-process.cjs  the first checkpoint's process, beside each bundle
 //                          (app/main/workers/snapshot-client.ts looks for it there)
 //   out/main/sdk-{anthropic,openai}.cjs, out/host/chunk-*.mjs  the provider SDKs, loaded on
@@ -76,10 +74,6 @@ await Promise.all([
   }),
   // The compute pool's worker (app/main/workers): self-contained CommonJS beside each bundle.
   ...[`${out}/main`, `${out}/host`].map((dir) => esbuild({ ...common, entryPoints: ["app/main/workers/compute-worker.ts"], outfile: `${dir}/compute-worker.cjs`, format: "cjs" })),
-  // The pty host's worker thread (app/main/workers/pty-host-worker.ts): bash commands' terminals.
-  ...[`${out}/main`, `${out}/host`].map((dir) =>
-    esbuild({ ...common, entryPoints: ["app/main/workers/pty-host-worker.ts"], outfile: `${dir}/pty-host-worker.cjs`, format: "cjs" }),
-  ),
   // The first snapshot's process (app/main/workers/snapshot-process.ts), beside each bundle; its
   // compute pool finds compute-worker.cjs beside it through import.meta.url.
   ...[`${out}/main`, `${out}/host`].map((dir) =>

@@ -81,8 +81,6 @@ export interface PackageExpectations {
   loadNatives: boolean;
   /** The compute pool's worker script, which must be unpacked and run in a worker thread. */
   computeWorker?: string;
-  /** The pty host's worker script, which must be unpacked and run a command in a terminal. */
-  ptyHostWorker?: string;
   /** The first checkpoint's process script, which must be unpacked and store a small snapshot (with the compute worker beside it). */
   snapshotProcess?: string;
   /** Load the packed bash grammar with web-tree-sitter from node_modules, in a child Node. */
@@ -202,19 +200,6 @@ export function checkPackage(resourcesDir: string, expect: PackageExpectations):
     if (!expect.loadNatives) return `${worker} (${(entry.size / 1024).toFixed(0)} KiB); not run: the package is for another platform`;
     return runComputeWorkerInChild(file);
   });
-  if (expect.ptyHostWorker) {
-    const worker = expect.ptyHostWorker;
-    check("pty host worker unpacked and running a command", () => {
-      const entry = byPath.get(worker);
-      if (!entry) throw new Error(`${worker} is not packaged`);
-      if (!entry.unpacked) throw new Error(`${worker} is inside app.asar; it must be unpacked beside it (asarUnpack)`);
-      const file = path.join(unpackedDir, worker);
-      if (!fs.existsSync(file)) throw new Error(`${worker} is marked unpacked but missing from app.asar.unpacked`);
-      if (!read("out/main/index.cjs").includes(path.posix.basename(worker))) throw new Error(`the main bundle does not refer to ${path.posix.basename(worker)}`);
-      if (!expect.loadNatives) return `${worker} (${(entry.size / 1024).toFixed(0)} KiB); not run: the package is for another platform`;
-      return runPtyHostWorkerInChild(file);
-    });
-  }
   if (expect.snapshotProcess) {
     const snapshot = expect.snapshotProcess;
     check("snapshot process unpacked and storing", () => {
@@ -349,29 +334,6 @@ function runComputeWorkerInChild(file: string): string {
   return child.stdout.trim();
 }
 
-/** Runs `echo` in a terminal with the packaged pty host worker (node-pty loaded from app.asar.unpacked). */
-function runPtyHostWorkerInChild(file: string): string {
-  const script = `
-    const { Worker } = require("node:worker_threads");
-    const worker = new Worker(${JSON.stringify(file)}, { workerData: { highBytes: 1 << 22, lowBytes: 1 << 20, batchBytes: 1 << 18, batchMs: 4 } });
-    const timer = setTimeout(() => { console.error("no exit in 20 s"); process.exit(1); }, 20000);
-    worker.on("error", (e) => { console.error(e.message); process.exit(1); });
-    let output = "";
-    worker.on("message", (m) => {
-      if (m.op === "failed") { console.error(m.message); process.exit(1); }
-      if (m.op === "data") output += Buffer.from(m.bytes).toString("utf8");
-      if (m.op !== "exit") return;
-      clearTimeout(timer);
-      if (m.exitCode !== 0 || !output.includes("pty-ok")) { console.error(JSON.stringify({ exit: m, output })); process.exit(1); }
-      console.log("a command ran in a terminal of the worker thread");
-      void worker.terminate();
-    });
-    worker.postMessage({ op: "spawn", id: 1, file: "/bin/sh", args: ["-c", "echo pty-ok"], options: { name: "xterm", cols: 80, rows: 24, cwd: "/", env: { PATH: "/usr/bin:/bin" } } });`;
-  const child = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 30_000 });
-  if (child.status !== 0) throw new Error(`running the pty host worker failed: ${(child.stderr || child.error?.message || "").trim().split("\n").slice(0, 4).join(" | ")}`);
-  return child.stdout.trim();
-}
-
 /** Stores a two-file snapshot with the packaged snapshot process (forked from a fresh Node, as the host forks it). */
 function runSnapshotProcessInChild(file: string): string {
   const script = `
@@ -419,7 +381,7 @@ async function main(): Promise<number> {
     if (built.status !== 0) throw new Error("the build failed (node scripts/build.mjs)");
   }
   const { build, Platform, archFromString } = await import("electron-builder");
-  const { default: config, NATIVE_MODULES, COMPUTE_WORKER_PATH, PTY_HOST_WORKER_PATH, SNAPSHOT_PROCESS_PATH } = await import("../electron-builder.config.ts");
+  const { default: config, NATIVE_MODULES, COMPUTE_WORKER_PATH, SNAPSHOT_PROCESS_PATH } = await import("../electron-builder.config.ts");
   const { FUSES, readFuses, wrongFuses } = await import("./fuses.ts");
   const projectPackage = JSON.parse(fs.readFileSync("package.json", "utf8")) as PackageExpectations["projectPackage"];
   const electronVersion = (JSON.parse(fs.readFileSync("node_modules/electron/package.json", "utf8")) as { version: string }).version;
@@ -442,7 +404,6 @@ async function main(): Promise<number> {
       projectDir: root,
       loadNatives: process.platform === "linux",
       computeWorker: COMPUTE_WORKER_PATH,
-      ptyHostWorker: PTY_HOST_WORKER_PATH,
       snapshotProcess: SNAPSHOT_PROCESS_PATH,
       loadGrammar: true,
     });

@@ -23,17 +23,6 @@ await build({
   target: "node22",
   logLevel: "warning",
 });
-// The pty host's worker thread (bash commands' terminals), beside the bundle as in the app.
-await build({
-  entryPoints: [`${root}app/main/workers/pty-host-worker.ts`],
-  outfile: `${root}out/bench/pty-host-worker.cjs`,
-  bundle: true,
-  platform: "node",
-  format: "cjs",
-  target: "node22",
-  external: ["node-pty"],
-  logLevel: "warning",
-});
 // The first checkpoint's process, beside the bundle as in the app (its compute pool finds the worker beside it).
 await build({
   entryPoints: [`${root}app/main/workers/snapshot-process.ts`],

@@ -220,9 +220,6 @@ describe("bash tool", () => {
     const vm = await import("node:vm");
     v8.setFlagsFromString("--expose-gc");
     const gc = vm.runInNewContext("gc") as () => void;
-    // The pty host's worker thread is started once per process (its own heap, about 10 MB bundled,
-    // more from source): what is bounded here is what one command's output adds.
-    await runTool(bash, { command: "true" });
     gc();
     const before = process.memoryUsage().rss;
     let peak = before;

@@ -1,6 +1,5 @@
 // The bash tool: runs `bash -c` in a real pseudo-terminal in the project folder, as its own session
-// and process group, with a sanitized environment. The terminal lives in the pty host's worker
-// thread (pty-host.ts), which reads the output and sends it here in batches. Streams throttled updates (raw terminal bytes
+// and process group, with a sanitized environment. Streams throttled updates (raw terminal bytes
 // plus ANSI-free text), reports a command blocked on terminal input (checked in a worker: it scans
 // /proc), and kills the whole process family on timeout or abort (interrupt, terminate, kill,
 // within about one second). The model gets
@@ -14,14 +13,14 @@ import { existsSync, mkdtempSync, readlinkSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Type } from "@sinclair/typebox";
+import * as pty from "node-pty";
 import type { AgentTool } from "../loop/index.ts";
 import { OutputCollector, type OutputRedactor } from "./bash-output.ts";
 import { resolveToolPath } from "./paths.ts";
 import { killFamilyOffThread, waitingForInput as checkWaitingForInput } from "./process-tree-off-thread.ts";
 import { sessionFormed } from "./process-tree.ts";
 import { ptyCommandLine } from "./pty-command.ts";
-import { type HostedPty, ptyHost } from "./pty-host.ts";
-import type { CommandHandle, RunningCommands } from "./running-commands.ts";
+import type { RunningCommands } from "./running-commands.ts";
 import type { CommandSandbox, SandboxLaunch } from "../sandbox/session-sandbox.ts";
 import { refusalNote } from "../sandbox/refusal.ts";
 import { sanitizedShellEnv } from "./shell-env.ts";
@@ -126,27 +125,26 @@ interface RunRequest {
   onUpdate: ((update: { content: { type: "text"; text: string }[]; details: BashDetails }) => void) | undefined;
 }
 
-async function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: string }[]; details: BashDetails }> {
+function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: string }[]; details: BashDetails }> {
   const started = Date.now();
   const { launch } = req;
   const [file, ...args] = launch ? [launch.file, ...launch.args] : ptyCommandLine(req.shell, req.command);
-  // The UI can type or interrupt from the moment the call runs: what comes while the terminal is
-  // being opened (in the pty host's worker) is applied once it is.
-  const early: { writes: string[]; interrupt: boolean; started?: CommandHandle } = { writes: [], interrupt: false };
-  req.running?.register(req.toolCallId, {
-    write: (data) => (early.started ? early.started.write(data) : early.writes.push(data)),
-    interrupt: () => (early.started ? early.started.interrupt() : (early.interrupt = true)),
-  });
-  let term: HostedPty;
+  let term: pty.IPty;
   try {
-    // In the pty host's worker thread (pty-host.ts), which reads the output and sends it in batches.
-    term = await ptyHost().spawn(file!, args, { name: "xterm-256color", cols: 120, rows: 30, cwd: req.cwd, env: launch?.env ?? req.env });
+    term = pty.spawn(file!, args, {
+      name: "xterm-256color",
+      cols: 120,
+      rows: 30,
+      cwd: req.cwd,
+      env: launch?.env ?? req.env,
+      // Bytes, not strings: OutputCollector decodes a batch of chunks at once (pty-batch.ts).
+      encoding: null,
+    });
   } catch (err) {
-    req.running?.unregister(req.toolCallId);
     throw new Error(`Could not start ${file}: ${(err as Error).message}`, { cause: err });
   }
   const pid = term.pid;
-  const ptsPath = term.ptsName ?? safeReadlink(`/proc/${pid}/fd/0`);
+  const ptsPath = (term as unknown as { ptsName?: string }).ptsName ?? safeReadlink(`/proc/${pid}/fd/0`);
   const collector = new OutputCollector(req.spillPath, undefined, req.redactor);
 
   let lastDataAt = Date.now();
@@ -185,13 +183,13 @@ async function runCommand(req: RunRequest): Promise<{ content: { type: "text"; t
     killing ??= launch?.kill ? launch.kill(pid) : killFamilyOffThread(pid);
   };
 
-  // Output arrives in the pty host's batches (up to 256 KB): each is only queued here;
-  // OutputCollector processes them in batches, once a batch is large or when the next update (at
-  // most UPDATE_INTERVAL_MS later) or idle check reads the output.
-  const dataSub = term.onData((chunk) => {
+  // Chunks arrive about 4 KB at a time (Linux's pty), one per turn of the event loop: each is only
+  // queued here; OutputCollector processes them in batches, once a batch is large or when the next
+  // update (at most UPDATE_INTERVAL_MS later) or idle check reads the output.
+  const dataSub = term.onData((chunk: string | Buffer) => {
     lastDataAt = Date.now();
     waitingForInput = false;
-    collector.push(chunk);
+    collector.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
     scheduleUpdate();
   });
   const inputPoll = setInterval(() => {
@@ -219,8 +217,7 @@ async function runCommand(req: RunRequest): Promise<{ content: { type: "text"; t
     kill();
   };
   req.signal?.addEventListener("abort", onAbort, { once: true });
-  if (req.signal?.aborted) onAbort(); // while the terminal was being opened
-  early.started = {
+  req.running?.register(req.toolCallId, {
     write: (data) => term.write(data),
     // Sent once the command's process group exists: an interrupt in the first milliseconds
     // after the spawn would otherwise be lost (no group to signal, no terminal session for ^C).
@@ -235,15 +232,11 @@ async function runCommand(req: RunRequest): Promise<{ content: { type: "text"; t
           fallback();
         }
       }),
-  };
-  for (const data of early.writes.splice(0)) early.started.write(data);
-  if (early.interrupt) early.started.interrupt();
+  });
 
   return new Promise((resolve, reject) => {
-    term.onExit(({ exitCode, signal: exitSignal, hostError }) => {
+    term.onExit(({ exitCode, signal: exitSignal }) => {
       exited = true;
-      // The pty host failed: the command may still run, and must not survive its tool call.
-      if (hostError) kill();
       void (async () => {
         clearInterval(inputPoll);
         clearTimeout(timeoutTimer);
@@ -263,7 +256,7 @@ async function runCommand(req: RunRequest): Promise<{ content: { type: "text"; t
         const details: BashResultDetails = {
           phase: "done",
           command: req.command,
-          exitCode: timedOut || aborted || hostError ? null : exitCode,
+          exitCode: timedOut || aborted ? null : exitCode,
           signal: exitSignal ? exitSignal : null,
           timedOut,
           aborted,
@@ -277,14 +270,12 @@ async function runCommand(req: RunRequest): Promise<{ content: { type: "text"; t
         };
         const body = output.text.trim() === "" ? "(no output)" : output.text.replace(/\n+$/, "");
         // A failure the sandbox caused is explained after the exit status.
-        const blocked = !timedOut && !aborted && !hostError && (exitSignal || exitCode !== 0) ? launch?.explain?.(output.text) : undefined;
+        const blocked = !timedOut && !aborted && (exitSignal || exitCode !== 0) ? launch?.explain?.(output.text) : undefined;
         if (blocked && details.sandbox) details.sandbox.blocked = blocked;
         const created = await launch?.after?.();
         if (created && details.sandbox) details.sandbox.createdRepository = created;
         const note = (blocked ? `\n\n${refusalNote(blocked)}` : "") + (created ? `\n\n[Sandbox: ${created.message}]` : "");
-        if (hostError) {
-          reject(new ToolExecutionError(`${body}\n\n${hostError} The command was stopped; its output may be incomplete.${note}`, details));
-        } else if (timedOut) {
+        if (timedOut) {
           reject(new ToolExecutionError(`${body}\n\nCommand timed out after ${formatSeconds(req.timeoutMs)} and was killed.${note}`, details));
         } else if (aborted) {
           reject(new ToolExecutionError(`${body}\n\nCommand aborted.${note}`, details));
