@@ -520,12 +520,10 @@
 //   reached by a control character, ends no keyword: its output list is empty and its filter 0).
 //   contains: `i < text.length` made `<=` (charCodeAt past the end is NaN, class 0, whose
 //   transitions lead to the root, no hit).
-// - keyword-automaton.ts, scanWasm: `count < max - 64 * 2` made `<=`: only where a step stops
-//   changes, and only when a call leaves the count at exactly max - 128 (keyword-units.test.ts
-//   pins the steps of the least buffer, whose counts pass it by); the hits, in order, are the
-//   same. `-pairs[h + 1] - 1` made `+ 1`: the state is recovered by an integer division by the
-//   class count, at least 3 with any keyword (class 0, one letter, the control class), so +2 is
-//   lost in the rounding.
+// - keyword-automaton.ts, scanWasm: `-pairs[h + 1] - 1` made `+ 1`: the state is recovered by an
+//   integer division by the class count, at least 3 with any keyword (class 0, one letter, the
+//   control class), so +2 is lost in the rounding. (`count < max - 64 * 2` made `<=`, listed here
+//   before, is killed since branch h20e: keyword-automaton.test.ts stops a call at exactly max - 128.)
 // - keyword-filters.ts, digitValueAt: `!isValueChar(...)` for the value's first character made
 //   false: the value loop tests the same character first and returns false.
 // - keyword-filters.ts, assignmentAt: `i < length` made true or `<=` in the operator and
@@ -535,6 +533,74 @@
 //   tokens past the fifth does not change `run >= 5`.
 // - keyword-grams.ts, commonness: `c + 32` made `c - 32` (not covered): every pair and third it is
 //   given is folded to lower case already (gramTables lowers the keywords).
+// - keyword-automaton.ts (branch h20e), the constructor. `representative`'s `[-1]` made `[+1]`:
+//   representative[0] (class 0, no character) is never read (the root's loop begins at class 1,
+//   the state loop skips class 0). The check that leaves out keywords past ASCII (`some(...)` made
+//   false or `every`, `[...lower]` made `[]`, the arrow made `() => undefined`, `>= ALPHABET` made
+//   false or `>`): such a keyword, kept, gets goto states past its first character over 127 but no
+//   class for it (classOf has 128 entries: `classOf[c] === 0` is false for undefined), and the
+//   breadth-first walk follows the classes' representatives only, so those states are unreachable
+//   and the keyword is never reported; its ASCII prefix adds states and classes without outputs
+//   (the same hits; gramTables leaves such keywords out on its own). The control-class loops'
+//   `c < ALPHABET` made `<=` (twice): isControlByte(128) is false. `k < classes` made `<=` in the
+//   root's loop and in the state loop: class `classes` has no representative (get(undefined) finds
+//   nothing), so the extra cell written is class 0 of the next row, which holds 0 in every row
+//   (class 0 leads to the root) and is written 0 again, or lies past the table (ignored).
+//   `k === 0 || k === controlClass` made false or `&&`, either half made false: representative[0]
+//   is -1 and the control class has no representative (undefined), keys no goto map holds, so
+//   get() finds nothing all the same. The final loop's `i < delta.length` made `<=`: the write past
+//   the end is ignored. `ends[next] !== undefined` made true: next is a state below `states`, and
+//   ends holds a list for every state. `flat`'s `[]` made `["Stryker was here"]`: outputs[0]
+//   becomes 0 and every state's slice starts one later; outStart and outEnd are taken from flat's
+//   length, so each slice holds the same ids.
+// - keyword-grams.ts (branch h20e): what gives the same tables for any keywords.
+//   `bitOf[lower]! >= 0` made true: a byte without a class then gets `1 << -1`, that is `1 << 31`,
+//   whose low 8 bits are 0: the same THIRDS byte. gramTables' `filters = []` made `["Stryker was
+//   here"]`: filters are only compared with `!== FILTER_TOKEN_AFTER`, as undefined is. addTrigram's
+//   `keyword === undefined` made false: the gram gets `keyword: undefined`, which restartOffsets
+//   skips as it skips a missing one. The one-character keyword's `b < 256` made `<=`: the gram for
+//   256 has a pair index past the 65,536-entry tables (writes ignored) and third -1 (no class).
+//   The token loop's `t < 128` made `<=`: isTokenChar(128) is false; the control loop's `c < 256`
+//   made `<=`: isControlByte(256) is false, and its `b < 256` made `<=`: an index past the tables.
+//   restartOffsets: `g.bit === GRAM_TRIGRAM && g.keyword !== undefined` made true or `||`, either
+//   half made true (only trigram grams carry a keyword; the others' key, undefined, is never looked
+//   up: keywords are strings); `limit === undefined` made false (`d <= undefined` is false: the loop
+//   does not run); `d + 3 <= lower.length` made true or `d - 3` (d <= limit, the gram's offset, at
+//   most lower.length - 3 by gramTables' offset loop). commonness's fold of upper case (`c >= 65 &&
+//   c <= 90` made false, `c >= 65` made `> 65`, `c <= 90` made `< 90`; see `c - 32` above):
+//   commonness is given lower case only (pairs of lowered keywords, thirds folded by addTrigram).
+// - keyword-grams.ts (branch h20e): speed only, where the loop's first test stops, never whether a
+//   keyword is found. Whatever class thirdBits gives a third, gramTables sets that class's bit in
+//   the bucket of every pair the third follows in a gram (`thirds[third] & ~ANY_THIRD`), and THIRDS
+//   gives the third's byte, in both cases, that same bit: every gram's own (pair, third) passes the
+//   first test under any class choice, so the contract (keyword-grams.test.ts checks it for any
+//   ASCII keyword) holds; the choice decides only which other trigrams stop the loop. Measured with
+//   keyword-grams.test.ts's quality test (4-position groups of 200,000 characters of ordinary output
+//   stopped by the first test with no gram there; the source 5.02 %, the test's bound 6.5 %):
+//   pairWeight's factors (`* (common === -1 ? 1 : 3)` made `/` 5.41 %, the commonness product made
+//   `/` 2.74 %, `common === -1` made `!==` 5.41 %); the thirds' order (the sort removed, its
+//   comparator made `() => undefined`, true, false or `+`: 4.23 %; `||` made `&&` 5.13 %, the tie's
+//   `x - y` made `+` 4.71 %); the class costs (`!own.has(pair)` made true 3.21 %, `* commonness(third)`
+//   made `/` 6.23 %, `!cls.pairs.get(pair)?.has(other)` made true 3.09 % or false 6.23 %, `cost <
+//   bestCost` made `<=` 5.02 %, `cls.thirds.push(third)` removed 6.23 %, `!followers` made true
+//   4.43 %); bitOf's fill -1 made +1 (bytes that are no gram's third get class 1's bit: only more
+//   passes, 5.18 %); `third < 0` made false in thirdBits (a one-character keyword's grams, whose
+//   buckets get ANY_THIRD anyway, join the choice as a third -1 that bitOf ignores; the rule set has
+//   none: 5.02 %); grams' `[]` made `["Stryker was here"]` (a gram with undefined pair and third
+//   joins the choice; its table writes are 0: 5.02 %); commonness's fold widened to characters
+//   below 65 (`c >= 65` made true or `< 65`: other weights for digits, blanks and punctuation:
+//   5.02 %). addTrigram's fold of the third (made false 4.66 %, `c >= 65` made `>` 3.85 %, `c <= 90`
+//   made `<` 5.02 %, `c + 32` made `- 32` 5.04 %): only a two-character keyword's token loop gives
+//   an upper-case third, and it gives the lower-case letter too, whose gram sets the bit THIRDS
+//   gives both cases; the unfolded (or shifted) third only adds a class bit to that pair's bucket.
+//   The gram's choice among equal scores (`score > bestScore` made `>=`: the later offset, 4.37 %):
+//   still a trigram of the keyword within GRAM_OFFSET_LIMIT, and restartOffsets takes its offset as
+//   the limit. The bucket's `third < 0` made `<=` (a gram whose third is NUL gets ANY_THIRD, which
+//   every byte's THIRDS has: only more passes; NUL in a keyword also keeps the automaton off the
+//   WebAssembly loop). Several of these pass fewer groups than the source on this text; none passes
+//   more than 6.23 %, a quarter over the source, too close to pin with a bound that a rule set
+//   update would not move (the bound of 6.5 % kills rarity's and commonness's inversions, 7.1 % to
+//   10.9 %).
 
 /**
  * The permissions service and the six files only it uses answer the app (dialogs, questions,
