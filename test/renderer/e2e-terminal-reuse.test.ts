@@ -16,7 +16,8 @@ const STREAMING = "for i in $(seq 1 120); do echo streamed line $i; sleep 0.02; 
 
 const brain: Brain = (user, results) => {
   if (user.includes("streaming")) return results.length === 0 ? { calls: [{ name: "bash", args: { command: STREAMING } }] } : { text: "Streaming done." };
-  if (user.includes("coloured")) return results.length === 0 ? { calls: [{ name: "bash", args: { command: COLOURED } }] } : { text: "Coloured done." };
+  if (user.includes("coloured"))
+    return results.length === 0 ? { calls: [{ name: "bash", args: { command: COLOURED } }] } : { text: user.includes("again") ? "Coloured again done." : "Coloured done." };
   // Answers taller than the window: a few of them put the card far outside the rendered rows.
   return { text: Array.from({ length: 60 }, (_, i) => `Paragraph ${i} of ${user}.`).join("\n\n") };
 };
@@ -107,5 +108,36 @@ describeWhen(chromiumMissing(), "terminal cards in the virtualized transcript", 
     await expect.poll(() => selection.count()).toBeGreaterThan(0);
     await page.mouse.click(area.x + (area.width * 3) / 4, area.y + (area.height * 3) / 4);
     await expect.poll(() => selection.count()).toBe(0);
+  }, 120_000);
+
+  test("a new terminal measures no character width an earlier terminal measured; its rows are spaced as the earlier one's", async () => {
+    // xterm's DOM renderer measures a character by a span's offsetWidth (a forced layout of the
+    // page), per terminal (app/renderer/src/session/xterm-width-cache.ts shares the measures).
+    await page.evaluate(() => {
+      const w = window as unknown as { __widthMeasures: number };
+      w.__widthMeasures = 0;
+      const offsetWidth = Object.getOwnPropertyDescriptor(HTMLElement.prototype, "offsetWidth")!;
+      Object.defineProperty(HTMLElement.prototype, "offsetWidth", {
+        configurable: true,
+        get(this: HTMLElement) {
+          if (this.classList.contains("xterm-char-measure-element")) w.__widthMeasures++;
+          return offsetWidth.get!.call(this);
+        },
+      });
+    });
+    await h.send("coloured output please, again");
+    await h.transcript().getByText("Coloured again done.").waitFor({ timeout: 20_000 });
+    await h.idle();
+    const cards = page.locator("section.card").filter({ hasText: "colour line 12" });
+    const rows = cards.last().locator(".xterm-rows");
+    await expect.poll(() => rows.innerText()).toContain("colour line 12");
+    expect(await page.evaluate(() => (window as unknown as { __widthMeasures: number }).__widthMeasures)).toBe(0);
+    // The first coloured card (scrolled back into view) and the new one space their characters alike.
+    await h.transcript().evaluate((el) => (el.scrollTop = 0));
+    await expect.poll(() => cards.count(), { timeout: 10_000 }).toBeGreaterThan(0);
+    const spacing = (card: ReturnType<typeof cards.first>) => card.locator(".xterm-rows").evaluate((el) => (el as HTMLElement).style.letterSpacing);
+    const first = await spacing(cards.first());
+    await h.transcript().evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await expect.poll(() => spacing(cards.last())).toBe(first);
   }, 120_000);
 });

@@ -27,6 +27,7 @@ import "./session-content.css";
 import { acquireTerminal, peekTerminal, releaseTerminal, type CachedTerminal, type WrittenState } from "./terminal-cache";
 import { holdFinalBreak } from "./terminal-text";
 import { skipIdleSelectionRedraws } from "./xterm-selection-redraw";
+import { shareWidthMeasures } from "./xterm-width-cache";
 import { terminalKeyPolicy, type TerminalKeys } from "../shell/keyboard";
 
 /** Rows shown before an output counts as long. */
@@ -146,6 +147,7 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
       made.loadAddon(fit);
       made.open(host.current!);
       skipIdleSelectionRedraws(made);
+      shareWidthMeasures(made);
       return { terminal: made, fit };
     });
     const { terminal, fit } = entry;
