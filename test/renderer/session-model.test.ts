@@ -3,7 +3,8 @@
 import { describe, expect, test } from "vitest";
 import type { AgentMessage, AssistantMessage, ToolResultMessage, UserMessage } from "../../app/shared/agent-types.ts";
 import type { WireAgentEvent } from "../../app/shared/ipc/agent-schemas.ts";
-import { applyEvents, atEnd, emptyModel, itemIndexOfPosition, modelFromStored, visibleItems } from "../../app/renderer/src/state/session-model.ts";
+import { applyEvents, atEnd, emptyModel, itemIndexOfPosition, visibleItems } from "../../app/renderer/src/state/session-model.ts";
+import { modelFromStored } from "../../app/renderer/src/state/stored-model.ts";
 import { appendPage, prependPage } from "../../app/renderer/src/state/session-pages.ts";
 import { formatElapsed, summarizeArgs } from "../../app/renderer/src/state/format.ts";
 

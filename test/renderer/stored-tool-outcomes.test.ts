@@ -10,7 +10,8 @@ import type { AgentMessage, SessionEvent } from "../../app/shared/agent-types.ts
 import { openStore } from "../../app/main/store/index.ts";
 import { MIGRATIONS } from "../../app/main/store/migrations.ts";
 import { prepareConnection } from "../../app/main/store/open-database.ts";
-import { applyEvents, emptyModel, modelFromStored } from "../../app/renderer/src/state/session-model.ts";
+import { applyEvents, emptyModel } from "../../app/renderer/src/state/session-model.ts";
+import { modelFromStored } from "../../app/renderer/src/state/stored-model.ts";
 import { assistant, call, result, tempDir, user } from "../store/helpers.ts";
 
 const denial = "Denied by the user: not now";

@@ -6,7 +6,8 @@ import { describe, expect, test } from "vitest";
 import type { AssistantMessage, ToolResultMessage } from "../../app/shared/agent-types.ts";
 import type { WireAgentEvent } from "../../app/shared/ipc/agent-schemas.ts";
 import type { LiveTool } from "../../app/shared/ipc/contract.ts";
-import { applyEvents, emptyModel, modelFromStored, visibleItems } from "../../app/renderer/src/state/session-model.ts";
+import { applyEvents, emptyModel, visibleItems } from "../../app/renderer/src/state/session-model.ts";
+import { modelFromStored } from "../../app/renderer/src/state/stored-model.ts";
 import { cardFromLive, newCard } from "../../app/renderer/src/state/tool-cards.ts";
 import { formatCost, plural } from "../../app/renderer/src/state/format.ts";
 

@@ -4,7 +4,8 @@
 // change, so a page fetched at any time fits; a page that no longer joins the window (a resync
 // moved it) is ignored.
 import type { AgentMessage } from "../../../shared/agent-types";
-import { applyToolTimes, atEnd, itemsFor, itemsOfRange, settleCards, type SessionModel, type StoredPage, type TranscriptItem } from "./session-model";
+import { atEnd, itemsFor, type SessionModel, type StoredPage, type TranscriptItem } from "./session-model";
+import { applyToolTimes, itemsOfRange, settleCards } from "./stored-model";
 
 /** The window with `page` (ending where the window starts) in front. */
 export function prependPage(model: SessionModel, page: StoredPage): SessionModel {

@@ -18,7 +18,8 @@
 // page around its middle).
 import type { EventPayload, LatheApi, PermissionRequest, Session, SessionState } from "../../../shared/ipc/contract";
 import type { ConnectionStatus } from "../api/ws-client";
-import { applyEvents, atEnd, emptyModel, modelFromSnapshot, type SessionModel } from "./session-model";
+import { applyEvents, atEnd, emptyModel, type SessionModel } from "./session-model";
+import { modelFromSnapshot } from "./stored-model";
 import { appendPage, prependPage } from "./session-pages";
 
 export interface SessionViewState {

@@ -7,7 +7,7 @@
 //   phase stopped      → "stopped" with the reason (before, while or after the call ended)
 //   update             → output; a call never marked executing is running from its first update
 //   end                → "done" or "error", unless denied or stopped
-// Stored pages carry each call's times and outcome (session-model.ts: applyToolTimes).
+// Stored pages carry each call's times and outcome (stored-model.ts: applyToolTimes).
 import type { WireAgentEvent } from "../../../shared/ipc/agent-schemas";
 import type { LiveTool } from "../../../shared/ipc/contract";
 
