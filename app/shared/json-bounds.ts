@@ -23,30 +23,41 @@ export function exceedsBounds(value: unknown, bounds: JsonBounds): string | null
 }
 
 function walk(root: unknown, { maxDepth, maxChars }: JsonBounds): string | null {
-  const stack: { value: unknown; depth: number }[] = [{ value: root, depth: 1 }];
+  // Containers still to visit, with their depths (two stacks: no object per entry). Strings,
+  // numbers and literals are counted where they are found, never queued: a call of millions of
+  // small values (a model's hostile arguments) allocated an entry per value, and the collections
+  // that followed held the main thread for about half a second (bench:huge-answer, tool-args).
+  const containers: object[] = [];
+  const depths: number[] = [];
   let chars = 0;
-  while (stack.length > 0) {
-    const { value, depth } = stack.pop()!;
+  /** Counts a leaf, or queues a container one level below `depth`. */
+  const visit = (value: unknown, depth: number): void => {
     if (typeof value === "string") chars += value.length + 2;
     else if (value === null || typeof value !== "object") chars += 1;
     else {
-      if (depth > maxDepth) return `nested deeper than ${maxDepth} levels`;
-      const keys = Array.isArray(value) ? null : Object.keys(value);
-      // Counted before the children are queued, so a huge container stops the walk at once.
-      chars += 2 + (keys ? keys.length * 4 : (value as unknown[]).length);
-      if (chars > maxChars) return tooLarge(maxChars);
-      if (keys) {
-        for (const key of keys) {
-          chars += key.length;
-          stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1 });
-        }
-      } else {
-        for (const item of value as unknown[]) stack.push({ value: item, depth: depth + 1 });
-      }
+      containers.push(value);
+      depths.push(depth);
     }
-    if (chars > maxChars) return tooLarge(maxChars);
+  };
+  visit(root, 1);
+  while (containers.length > 0 && chars <= maxChars) {
+    const value = containers.pop()!;
+    const depth = depths.pop()!;
+    if (depth > maxDepth) return `nested deeper than ${maxDepth} levels`;
+    const keys = Array.isArray(value) ? null : Object.keys(value);
+    // Counted before the children are read, so a huge container stops the walk at once.
+    chars += 2 + (keys ? keys.length * 4 : (value as unknown[]).length);
+    if (keys) {
+      for (let i = 0; i < keys.length && chars <= maxChars; i++) {
+        chars += keys[i]!.length;
+        visit((value as Record<string, unknown>)[keys[i]!], depth + 1);
+      }
+    } else {
+      const items = value as unknown[];
+      for (let i = 0; i < items.length && chars <= maxChars; i++) visit(items[i], depth + 1);
+    }
   }
-  return null;
+  return chars > maxChars ? tooLarge(maxChars) : null;
 }
 
 /** "larger than 4 million characters", "larger than 10,000 characters". */

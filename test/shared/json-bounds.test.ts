@@ -35,6 +35,30 @@ describe("exceedsBounds", () => {
     ).toMatch(/larger than/);
   });
 
+  it("stops reading a container's items once the size is passed: items past the limit are never read", () => {
+    // Before, every item of a container was queued (read) before any was counted: a model's
+    // arguments of millions of small values allocated an entry per value (bench:huge-answer,
+    // tool-args: the host's main thread blocked 478 to 611 ms, 141 to 155 after).
+    const items: unknown[] = Array.from({ length: 1000 }, () => "x".repeat(100));
+    Object.defineProperty(items, 999, {
+      get: () => {
+        throw new Error("read past the limit");
+      },
+    });
+    expect(exceedsBounds(items, bounds)).toMatch(/larger than 10,000 characters/);
+    const keyed = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, "y".repeat(100)]));
+    Object.defineProperty(keyed, "k999", {
+      enumerable: true,
+      get: () => {
+        throw new Error("read past the limit");
+      },
+    });
+    expect(exceedsBounds(keyed, bounds)).toMatch(/larger than 10,000 characters/);
+    // Within the limit, every item is still read (and counted).
+    expect(exceedsBounds(items.slice(0, 90), bounds)).toBeNull();
+    expect(exceedsBounds([...items.slice(0, 90), "z".repeat(1000)], bounds)).toMatch(/larger than/);
+  });
+
   it("stops on cycles and survives getters that throw", () => {
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
