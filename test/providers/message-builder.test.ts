@@ -59,6 +59,28 @@ describe("MessageBuilder, streamed tool-call arguments", () => {
     expect((seen.at(-1) as { path: string }).path).toBe("big.txt");
     expect(call.arguments).toEqual({ path: "big.txt", content });
   });
+
+  it("stops parsing partially once the arguments hold more than 4,096 values; text full of commas and colons in strings is parsed on", () => {
+    // partial-json's cost is per value: 128,000 small values (256 KB) took 150 to 300 ms a parse.
+    const values = Array.from({ length: 100_000 }, (_, i) => i % 10);
+    const json = JSON.stringify({ path: "list.json", values });
+    const pieces: string[] = [];
+    for (let i = 0; i < json.length; i += 100) pieces.push(json.slice(i, i + 100));
+    const { seen, call } = streamCall(pieces);
+    expect(partialParses.longest).toBeLessThanOrEqual(4096 * 2 + 64);
+    expect(partialParses.longest).toBeGreaterThan(4096);
+    expect((seen.at(-1) as { path: string }).path).toBe("list.json");
+    expect(call.arguments).toEqual({ path: "list.json", values });
+
+    // The same length of text whose commas, colons and brackets are inside strings (escaped quotes too).
+    const content = 'a,b:[{"c"}],\\"'.repeat(12_000);
+    const text = JSON.stringify({ path: "notes.txt", content });
+    const textPieces: string[] = [];
+    for (let i = 0; i < text.length; i += 100) textPieces.push(text.slice(i, i + 100));
+    const streamed = streamCall(textPieces);
+    expect(partialParses.longest).toBeGreaterThan(100_000);
+    expect(streamed.call.arguments).toEqual({ path: "notes.txt", content });
+  });
 });
 
 describe("MessageBuilder, the answer's size bound", () => {

@@ -11,6 +11,7 @@
 import { parse as parsePartialJson } from "partial-json";
 import type { AssistantMessage, Model, StopReason, ThinkingContent, Usage } from "../../shared/agent-types.ts";
 import { emptyAssistantMessage, parseToolArguments, TOOL_ARGUMENT_BOUNDS, type AssistantEventStream } from "../loop/index.ts";
+import { JsonValueCount } from "./json-value-count.ts";
 import { calculateCost } from "./models.ts";
 
 type BlockKind = "text" | "thinking" | "toolCall";
@@ -31,6 +32,14 @@ const PARSE_EVERY_DELTA_UP_TO = 1024;
  * slow per value). The call's arguments are parsed whole at its end.
  */
 const PARSE_PARTIAL_UP_TO = Math.min(262_144, TOOL_ARGUMENT_BOUNDS.maxChars);
+/**
+ * Nor once the arguments hold more values than this (json-value-count.ts): partial-json's cost is
+ * per value, and a list of 128,000 small values (256 KB) took one parse of 150 to 300 ms of the
+ * main process (bench:huge-answer, tool-args); 4,096 values take a few milliseconds, and a real
+ * call (an edit of fifty changes) holds a few hundred. The card then shows the arguments as last
+ * parsed until the call ends.
+ */
+const PARSE_PARTIAL_MAX_VALUES = 4096;
 
 /** About two million tokens: far past every model's output limit (tens of thousands of tokens). */
 export const MAX_ANSWER_CHARS = 8_000_000;
@@ -52,6 +61,8 @@ export class MessageBuilder {
   private readonly rawArguments = new Map<number, string>();
   /** How long each call's raw arguments were when last parsed while streaming. */
   private readonly parsedLength = new Map<number, number>();
+  /** Values in each call's raw arguments, counted while they may still be parsed partially. */
+  private readonly valueCounts = new Map<number, JsonValueCount>();
   /** Set by finish/fail: later calls (a late chunk racing an abort) change nothing. */
   private closed = false;
   /** Characters streamed so far (see MAX_ANSWER_CHARS). */
@@ -133,7 +144,7 @@ export class MessageBuilder {
     const raw = (this.rawArguments.get(index) ?? "") + delta;
     this.rawArguments.set(index, raw);
     const parsedAt = this.parsedLength.get(index) ?? 0;
-    if (raw.length <= PARSE_EVERY_DELTA_UP_TO || (raw.length >= parsedAt * 1.5 && raw.length <= PARSE_PARTIAL_UP_TO)) {
+    if (raw.length <= PARSE_PARTIAL_UP_TO && this.valuesWithin(index, delta) && (raw.length <= PARSE_EVERY_DELTA_UP_TO || raw.length >= parsedAt * 1.5)) {
       this.parsedLength.set(index, raw.length);
       try {
         const parsed: unknown = parsePartialJson(raw);
@@ -143,6 +154,14 @@ export class MessageBuilder {
       }
     }
     this.stream.push({ type: "toolcall_delta", contentIndex: index, delta, partial: this.message });
+  }
+
+  /** Counts the values `delta` adds to call `index`'s arguments; whether they are few enough to parse partially. */
+  private valuesWithin(index: number, delta: string): boolean {
+    let values = this.valueCounts.get(index);
+    if (!values) this.valueCounts.set(index, (values = new JsonValueCount()));
+    if (values.count <= PARSE_PARTIAL_MAX_VALUES) values.add(delta);
+    return values.count <= PARSE_PARTIAL_MAX_VALUES;
   }
 
   /** Sets the call's id/name when a server sends them late (some compatible servers do). */
