@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openStore, type SessionStore } from "../../app/main/store/index.ts";
 import { prepareConnection } from "../../app/main/store/open-database.ts";
+import { MAX_INDEXED_CHARS } from "../../app/main/store/message-text.ts";
 import { MIGRATIONS } from "../../app/main/store/migrations.ts";
 import { tempDir, user } from "./helpers.ts";
 
@@ -121,6 +122,71 @@ describe("search index watermark", () => {
       expect(store.search("dingo").hits.map((h) => h.position)).toEqual([1, 0]);
       store.deleteSession(1);
       checkIndex(store);
+    } finally {
+      store.close();
+    }
+  });
+
+  // A text longer than the index's bound: "wombat" at its start, "numbat" only past the bound.
+  const longText = () => `wombat ${"lorem ipsum ".repeat(Math.ceil(MAX_INDEXED_CHARS / 12))}numbat`;
+
+  it("indexes a long message's first million characters, and stays consistent when it is edited or deleted", () => {
+    const { store } = fresh();
+    try {
+      const project = store.openProject("/p");
+      const session = store.createSession({ projectId: project.id });
+      store.appendMessages(session.id, [user(longText()), user("short numbat")]);
+      store.flushSearchIndex();
+      expect(store.search("wombat").hits.map((h) => h.position)).toEqual([0]);
+      expect(store.search("numbat").hits.map((h) => h.position)).toEqual([1]);
+      const indexed = store.db
+        .prepare("SELECT length(text) FROM message_text WHERE id = ?")
+        .pluck()
+        .get(session.id * 2 ** 24) as number;
+      expect(indexed).toBeLessThanOrEqual(MAX_INDEXED_CHARS);
+      expect(indexed).toBeGreaterThan(MAX_INDEXED_CHARS - 256);
+      checkIndex(store);
+      store.db.prepare("UPDATE messages SET data = ? WHERE id = ?").run(JSON.stringify(user(`kowari ${longText()}`)), session.id * 2 ** 24);
+      expect(store.search("kowari").hits.map((h) => h.position)).toEqual([0]);
+      checkIndex(store);
+      store.deleteSession(session.id);
+      checkIndex(store);
+      expect(store.search("wombat").hits).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("migrates a version-9 database whose long message was indexed whole: taken out with its whole text, its first part indexed", () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = path.join(dir, "lathe.db");
+    const v9 = new Database(file);
+    // Version 9's text function: the whole text, no bound.
+    v9.function("lathe_message_text", { deterministic: true }, (json: unknown) => {
+      const content = typeof json === "string" ? (JSON.parse(json) as { content?: unknown }).content : undefined;
+      return Array.isArray(content) ? content.map((b: { text?: string }) => b.text ?? "").join("\n") || null : typeof content === "string" ? content : null;
+    });
+    for (const migration of MIGRATIONS.filter((m) => m.version <= 9)) migration.up(v9);
+    v9.pragma("user_version = 9");
+    v9.prepare("INSERT INTO projects VALUES (1, '/p', 'p', 1, 1)").run();
+    v9.prepare("INSERT INTO sessions (id, project_id, created_at, updated_at, message_count, indexed_count) VALUES (1, 1, 1, 1, 2, 2)").run();
+    const insert = v9.prepare("INSERT INTO messages (id, role, data, created_at) VALUES (?, 'user', ?, 1)");
+    insert.run(2 ** 24, JSON.stringify(user(longText())));
+    insert.run(2 ** 24 + 1, JSON.stringify(user("short dingo")));
+    v9.exec("INSERT INTO message_fts(rowid, text) SELECT id, lathe_message_text(data) FROM messages");
+    expect(v9.prepare("SELECT rowid FROM message_fts WHERE message_fts MATCH 'numbat'").pluck().all()).toEqual([2 ** 24]);
+    v9.close();
+
+    const { store, notices } = openStore({ dataDir: dir });
+    try {
+      expect(notices.map((n) => n.kind)).toContain("database-migrated");
+      checkIndex(store);
+      expect(store.search("numbat").hits).toEqual([]);
+      expect(store.search("wombat").hits.map((h) => h.position)).toEqual([0]);
+      store.deleteSession(1);
+      checkIndex(store);
+      expect(store.search("dingo").hits).toEqual([]);
     } finally {
       store.close();
     }

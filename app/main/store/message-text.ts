@@ -17,8 +17,25 @@ export function contentText(content: unknown): string {
   return parts.join("\n");
 }
 
-/** The SQL function's body: stored JSON in, searchable text out (null when there is none). */
+/**
+ * Characters of a message's text that the search index holds at most, its first ones (cut at a
+ * blank near the bound): indexing a model's 7.5 MB answer held the main thread 100 to 150 ms in
+ * one FTS5 insert (bench:huge-answer), and a word past the bound is rarely what a person looks
+ * for. The words list reads as far (search-words.ts, MAX_CHARS_COUNTED).
+ */
+export const MAX_INDEXED_CHARS = 1_000_000;
+
+/**
+ * The SQL function's body: stored JSON in, the text the index holds out (null when there is none).
+ * The index's deletes give it the same JSON, so they remove exactly what was indexed.
+ */
 export function searchableTextOfJson(json: unknown): string | null {
+  const text = wholeTextOfJson(json);
+  return text === null ? null : indexedPart(text);
+}
+
+/** A stored message's searchable text, whole (null when there is none or the JSON is not readable). */
+export function wholeTextOfJson(json: unknown): string | null {
   if (typeof json !== "string") return null;
   try {
     const text = contentText((JSON.parse(json) as { content?: unknown }).content);
@@ -26,6 +43,17 @@ export function searchableTextOfJson(json: unknown): string | null {
   } catch {
     return null;
   }
+}
+
+/** The first MAX_INDEXED_CHARS of `text`, ended at its last blank in the bound's final 256 characters, if any. */
+export function indexedPart(text: string): string {
+  if (text.length <= MAX_INDEXED_CHARS) return text;
+  let end = MAX_INDEXED_CHARS;
+  const blank = text.slice(end - 256, end).search(/\s\S*$/);
+  if (blank >= 0) end = end - 256 + blank;
+  // Never half of a surrogate pair.
+  else if (/[\ud800-\udbff]/.test(text[end - 1]!)) end--;
+  return text.slice(0, end);
 }
 
 export function searchableText(message: AgentMessage): string {

@@ -13,7 +13,7 @@
 // - The full-text index is an FTS5 table with external content: its "content" is a view computing
 //   each message's text from the stored JSON, so the text is never stored twice.
 import type { Database } from "better-sqlite3";
-import { MESSAGE_TEXT_FUNCTION } from "./message-text.ts";
+import { indexedPart, MAX_INDEXED_CHARS, MESSAGE_TEXT_FUNCTION, wholeTextOfJson } from "./message-text.ts";
 
 export interface Migration {
   version: number;
@@ -307,6 +307,31 @@ INSERT OR IGNORE INTO search_words_fill (id, after) SELECT 1, '' WHERE EXISTS (S
 DELETE FROM search_words WHERE word GLOB '*[\u1100-\u11ff]*';
 `;
 
+/**
+ * Version 10: the index holds each message's first MAX_INDEXED_CHARS characters (message-text.ts).
+ * A message indexed whole before must be taken out of FTS5 with the text it was indexed with, or
+ * the external-content index is left inconsistent; then its first part is indexed. Only a message
+ * whose stored JSON is longer than the bound can have more text (octet_length reads no content).
+ */
+function capIndexedText(db: Database): void {
+  const longer = db
+    .prepare(
+      `SELECT m.id FROM messages m JOIN sessions s ON s.id = m.id >> ${POSITION_BITS}
+        WHERE octet_length(m.data) > ? AND (m.id & ${POSITION_SPAN - 1}) < s.indexed_count`,
+    )
+    .pluck()
+    .all(MAX_INDEXED_CHARS) as number[];
+  const read = db.prepare("SELECT data FROM messages WHERE id = ?").pluck();
+  const remove = db.prepare("INSERT INTO message_fts(message_fts, rowid, text) VALUES ('delete', ?, ?)");
+  const add = db.prepare("INSERT INTO message_fts(rowid, text) VALUES (?, ?)");
+  for (const id of longer) {
+    const whole = wholeTextOfJson(read.get(id));
+    if (whole === null || whole.length <= MAX_INDEXED_CHARS) continue;
+    remove.run(id, whole);
+    add.run(id, indexedPart(whole));
+  }
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: "projects, sessions, messages, runs, events, settings", up: (db) => db.exec(V1_SCHEMA) },
   { version: 2, description: "full-text search over message text", up: (db) => db.exec(V2_SEARCH) },
@@ -317,6 +342,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, description: "tool call outcomes: execute start, done/failed/denied/stopped with the reason", up: (db) => db.exec(V7_TOOL_OUTCOMES) },
   { version: 8, description: "search word list: words being typed searched as their completions", up: (db) => db.exec(V8_SEARCH_WORDS) },
   { version: 9, description: "search word list: Hangul words listed whole, not as letters", up: (db) => db.exec(V9_HANGUL_WORDS) },
+  { version: 10, description: "search index: each message's first million characters", up: capIndexedText },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
