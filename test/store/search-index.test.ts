@@ -127,8 +127,8 @@ describe("search index watermark", () => {
     }
   });
 
-  // A text longer than the index's bound: "wombat" at its start, "numbat" only past the bound.
-  const longText = () => `wombat ${"lorem ipsum ".repeat(Math.ceil(MAX_INDEXED_CHARS / 12))}numbat`;
+  // A text longer than the index's bound: `first` at its start, `last` only past the bound.
+  const longText = (first = "wombat", last = "numbat") => `${first} ${"lorem ipsum ".repeat(Math.ceil(MAX_INDEXED_CHARS / 12))}${last}`;
 
   it("indexes a long message's first million characters, and stays consistent when it is edited or deleted", () => {
     const { store } = fresh();
@@ -146,44 +146,56 @@ describe("search index watermark", () => {
       expect(indexed).toBeLessThanOrEqual(MAX_INDEXED_CHARS);
       expect(indexed).toBeGreaterThan(MAX_INDEXED_CHARS - 256);
       checkIndex(store);
-      store.db.prepare("UPDATE messages SET data = ? WHERE id = ?").run(JSON.stringify(user(`kowari ${longText()}`)), session.id * 2 ** 24);
+      store.db.prepare("UPDATE messages SET data = ? WHERE id = ?").run(JSON.stringify(user(longText("kowari"))), session.id * 2 ** 24);
       expect(store.search("kowari").hits.map((h) => h.position)).toEqual([0]);
+      checkIndex(store);
+      const fork = store.forkSession(session.id, 1);
+      store.flushSearchIndex();
+      expect(
+        store
+          .search("kowari")
+          .hits.map((h) => h.sessionId)
+          .sort(),
+      ).toEqual([session.id, fork.id].sort());
       checkIndex(store);
       store.deleteSession(session.id);
       checkIndex(store);
-      expect(store.search("wombat").hits).toEqual([]);
+      expect(store.search("kowari").hits.map((h) => h.sessionId)).toEqual([fork.id]);
     } finally {
       store.close();
     }
   });
 
-  it("migrates a version-9 database whose long message was indexed whole: taken out with its whole text, its first part indexed", () => {
+  it("migrates a version-9 database: a long message indexed whole keeps its whole text in the index, later ones are capped", () => {
     const dir = tempDir();
     dirs.push(dir);
     const file = path.join(dir, "lathe.db");
     const v9 = new Database(file);
-    // Version 9's text function: the whole text, no bound.
-    v9.function("lathe_message_text", { deterministic: true }, (json: unknown) => {
-      const content = typeof json === "string" ? (JSON.parse(json) as { content?: unknown }).content : undefined;
-      return Array.isArray(content) ? content.map((b: { text?: string }) => b.text ?? "").join("\n") || null : typeof content === "string" ? content : null;
-    });
+    prepareConnection(v9);
     for (const migration of MIGRATIONS.filter((m) => m.version <= 9)) migration.up(v9);
     v9.pragma("user_version = 9");
     v9.prepare("INSERT INTO projects VALUES (1, '/p', 'p', 1, 1)").run();
-    v9.prepare("INSERT INTO sessions (id, project_id, created_at, updated_at, message_count, indexed_count) VALUES (1, 1, 1, 1, 2, 2)").run();
+    v9.prepare("INSERT INTO sessions (id, project_id, created_at, updated_at, message_count, indexed_count) VALUES (1, 1, 1, 1, 3, 2)").run();
     const insert = v9.prepare("INSERT INTO messages (id, role, data, created_at) VALUES (?, 'user', ?, 1)");
     insert.run(2 ** 24, JSON.stringify(user(longText())));
     insert.run(2 ** 24 + 1, JSON.stringify(user("short dingo")));
     v9.exec("INSERT INTO message_fts(rowid, text) SELECT id, lathe_message_text(data) FROM messages");
+    insert.run(2 ** 24 + 2, JSON.stringify(user(longText("koala", "quokka")))); // saved, not indexed yet
     expect(v9.prepare("SELECT rowid FROM message_fts WHERE message_fts MATCH 'numbat'").pluck().all()).toEqual([2 ** 24]);
     v9.close();
 
     const { store, notices } = openStore({ dataDir: dir });
     try {
       expect(notices.map((n) => n.kind)).toContain("database-migrated");
+      store.flushSearchIndex();
       checkIndex(store);
-      expect(store.search("numbat").hits).toEqual([]);
-      expect(store.search("wombat").hits.map((h) => h.position)).toEqual([0]);
+      expect(store.search("numbat").hits.map((h) => h.position)).toEqual([0]);
+      expect(store.search("koala").hits.map((h) => h.position)).toEqual([2]);
+      expect(store.search("quokka").hits).toEqual([]);
+      // Edited: taken out whole and indexed whole again.
+      store.db.prepare("UPDATE messages SET data = ? WHERE id = ?").run(JSON.stringify(user(longText("kowari", "bilby"))), 2 ** 24);
+      checkIndex(store);
+      expect(store.search("bilby").hits.map((h) => h.position)).toEqual([0]);
       store.deleteSession(1);
       checkIndex(store);
       expect(store.search("dingo").hits).toEqual([]);

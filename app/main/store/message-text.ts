@@ -21,17 +21,20 @@ export function contentText(content: unknown): string {
  * Characters of a message's text that the search index holds at most, its first ones (cut at a
  * blank near the bound): indexing a model's 7.5 MB answer held the main thread 100 to 150 ms in
  * one FTS5 insert (bench:huge-answer), and a word past the bound is rarely what a person looks
- * for. The words list reads as far (search-words.ts, MAX_CHARS_COUNTED).
+ * for. The words list reads as far (search-words.ts, MAX_CHARS_COUNTED). Messages indexed before
+ * schema 10 keep their whole text in the index (migrations.ts: sessions.capped_from).
  */
 export const MAX_INDEXED_CHARS = 1_000_000;
 
 /**
- * The SQL function's body: stored JSON in, the text the index holds out (null when there is none).
- * The index's deletes give it the same JSON, so they remove exactly what was indexed.
+ * The SQL function's body: stored JSON in, the text the index holds out (null when there is
+ * none): its first part when `capped` is 1, else whole (a message indexed before schema 10, and
+ * the migrations before it). The index's deletes pass the same arguments, so they remove exactly
+ * what was indexed.
  */
-export function searchableTextOfJson(json: unknown): string | null {
+export function searchableTextOfJson(json: unknown, capped: unknown = 0): string | null {
   const text = wholeTextOfJson(json);
-  return text === null ? null : indexedPart(text);
+  return text === null || capped !== 1 ? text : indexedPart(text);
 }
 
 /** A stored message's searchable text, whole (null when there is none or the JSON is not readable). */

@@ -13,7 +13,7 @@
 // - The full-text index is an FTS5 table with external content: its "content" is a view computing
 //   each message's text from the stored JSON, so the text is never stored twice.
 import type { Database } from "better-sqlite3";
-import { indexedPart, MAX_INDEXED_CHARS, MESSAGE_TEXT_FUNCTION, wholeTextOfJson } from "./message-text.ts";
+import { MESSAGE_TEXT_FUNCTION } from "./message-text.ts";
 
 export interface Migration {
   version: number;
@@ -308,29 +308,49 @@ DELETE FROM search_words WHERE word GLOB '*[\u1100-\u11ff]*';
 `;
 
 /**
- * Version 10: the index holds each message's first MAX_INDEXED_CHARS characters (message-text.ts).
- * A message indexed whole before must be taken out of FTS5 with the text it was indexed with, or
- * the external-content index is left inconsistent; then its first part is indexed. Only a message
- * whose stored JSON is longer than the bound can have more text (octet_length reads no content).
+ * SQL expression: whether the message with id `id` is indexed by its first part only (positions
+ * from its session's capped_from on, see V10_CAPPED_TEXT). `id` must name its table (`m.id`,
+ * `old.id`): a bare `id` would be the sessions row's own inside the subquery.
  */
-function capIndexedText(db: Database): void {
-  const longer = db
-    .prepare(
-      `SELECT m.id FROM messages m JOIN sessions s ON s.id = m.id >> ${POSITION_BITS}
-        WHERE octet_length(m.data) > ? AND (m.id & ${POSITION_SPAN - 1}) < s.indexed_count`,
-    )
-    .pluck()
-    .all(MAX_INDEXED_CHARS) as number[];
-  const read = db.prepare("SELECT data FROM messages WHERE id = ?").pluck();
-  const remove = db.prepare("INSERT INTO message_fts(message_fts, rowid, text) VALUES ('delete', ?, ?)");
-  const add = db.prepare("INSERT INTO message_fts(rowid, text) VALUES (?, ?)");
-  for (const id of longer) {
-    const whole = wholeTextOfJson(read.get(id));
-    if (whole === null || whole.length <= MAX_INDEXED_CHARS) continue;
-    remove.run(id, whole);
-    add.run(id, indexedPart(whole));
-  }
+export function cappedSql(id: string): string {
+  return `((${id}) & ${POSITION_SPAN - 1}) >= (SELECT capped.capped_from FROM sessions capped WHERE capped.id = (${id}) >> ${POSITION_BITS})`;
 }
+
+/** SQL expression: the text the index holds for a stored message, from version 10 on. */
+export function indexedTextSql(data: string, id: string): string {
+  return `${MESSAGE_TEXT_FUNCTION}(${data}, ${cappedSql(id)})`;
+}
+
+// Version 10: the index holds each new message's first MAX_INDEXED_CHARS characters
+// (message-text.ts). A message indexed whole before must leave FTS5 with the text it was indexed
+// with, or the external-content index is damaged; re-indexing the long ones would read every
+// message once (10 s for a 1.8 GB database with a cold cache), so instead each session records
+// how many of its messages were indexed then (capped_from): those keep their whole text, in the
+// view FTS5 reads, in the triggers' deletes and in the indexer; later ones are capped.
+// Safe to run again (a database whose user_version was set back keeps its sessions' boundaries).
+function cappedText(db: Database): void {
+  const has = db.prepare("SELECT 1 FROM pragma_table_info('sessions') WHERE name = 'capped_from'").get();
+  if (!has) db.exec("ALTER TABLE sessions ADD COLUMN capped_from INTEGER NOT NULL DEFAULT 0; UPDATE sessions SET capped_from = indexed_count;");
+  db.exec(V10_CAPPED_TEXT);
+}
+
+const V10_CAPPED_TEXT = `
+DROP TRIGGER messages_fts_delete;
+DROP TRIGGER messages_fts_update;
+DROP VIEW message_text;
+CREATE VIEW message_text(id, text) AS SELECT m.id, ${indexedTextSql("m.data", "m.id")} FROM messages m;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages
+  WHEN (old.id & ${POSITION_SPAN - 1}) < (SELECT indexed_count FROM sessions WHERE id = old.id >> ${POSITION_BITS})
+BEGIN
+  INSERT INTO message_fts(message_fts, rowid, text) VALUES ('delete', old.id, ${indexedTextSql("old.data", "old.id")});
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF data ON messages
+  WHEN (old.id & ${POSITION_SPAN - 1}) < (SELECT indexed_count FROM sessions WHERE id = old.id >> ${POSITION_BITS})
+BEGIN
+  INSERT INTO message_fts(message_fts, rowid, text) VALUES ('delete', old.id, ${indexedTextSql("old.data", "old.id")});
+  INSERT INTO message_fts(rowid, text) VALUES (new.id, ${indexedTextSql("new.data", "new.id")});
+END;
+`;
 
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: "projects, sessions, messages, runs, events, settings", up: (db) => db.exec(V1_SCHEMA) },
@@ -342,7 +362,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, description: "tool call outcomes: execute start, done/failed/denied/stopped with the reason", up: (db) => db.exec(V7_TOOL_OUTCOMES) },
   { version: 8, description: "search word list: words being typed searched as their completions", up: (db) => db.exec(V8_SEARCH_WORDS) },
   { version: 9, description: "search word list: Hangul words listed whole, not as letters", up: (db) => db.exec(V9_HANGUL_WORDS) },
-  { version: 10, description: "search index: each message's first million characters", up: capIndexedText },
+  { version: 10, description: "search index: each new message's first million characters", up: cappedText },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

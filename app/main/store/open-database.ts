@@ -59,9 +59,13 @@ function sizeOf(file: string): number | null {
   }
 }
 
-/** Registers what the schema needs on a fresh connection (the FTS text function). */
+/**
+ * Registers what the schema needs on a fresh connection: the FTS text function, with one argument
+ * (the whole text, as migrations before version 10 indexed it) and with two (see searchableTextOfJson).
+ */
 export function prepareConnection(db: Database.Database): void {
-  db.function(MESSAGE_TEXT_FUNCTION, { deterministic: true }, searchableTextOfJson);
+  db.function(MESSAGE_TEXT_FUNCTION, { deterministic: true }, (json: unknown) => searchableTextOfJson(json));
+  db.function(MESSAGE_TEXT_FUNCTION, { deterministic: true }, (json: unknown, capped: unknown) => searchableTextOfJson(json, capped));
 }
 
 /** Opens and probes the file; returns its schema version (and whether it ran quick_check), or "corrupt". */

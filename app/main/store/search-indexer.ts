@@ -14,8 +14,7 @@
 // Never throws from the timer; flushAll throws a StoreError.
 import type { Database } from "better-sqlite3";
 import { toStoreError } from "./errors.ts";
-import { MESSAGE_TEXT_FUNCTION } from "./message-text.ts";
-import { POSITION_SPAN } from "./migrations.ts";
+import { indexedTextSql, POSITION_SPAN } from "./migrations.ts";
 import { countWords, recordWords } from "./search-words.ts";
 import { statement } from "./sql.ts";
 
@@ -109,7 +108,10 @@ export class SearchIndexer {
         if (!row || count <= 0 || row.done + count >= row.total) behind.delete(sessionId);
         if (!row || count <= 0) continue;
         const from = sessionId * POSITION_SPAN + row.done;
-        const texts = statement(this.#db, `SELECT id, ${MESSAGE_TEXT_FUNCTION}(data) AS text FROM messages WHERE id >= ? AND id < ? ORDER BY id`).all(from, from + count) as {
+        const texts = statement(this.#db, `SELECT m.id, ${indexedTextSql("m.data", "m.id")} AS text FROM messages m WHERE m.id >= ? AND m.id < ? ORDER BY m.id`).all(
+          from,
+          from + count,
+        ) as {
           id: number;
           text: string | null;
         }[];
