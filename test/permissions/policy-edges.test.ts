@@ -177,12 +177,41 @@ describe("what a decision says", () => {
       expect(bash(first + tail, deny, "full-auto"), first).toEqual({
         action: "ask",
         by: "default",
-        reasons: ["It cannot be read fully before it runs (it could not be read as bash (a syntax error)), so it could run a command a deny rule forbids."],
+        reasons: [`It cannot be read fully before it runs (it is nested deeper than Lathe reads (${MAX_DEPTH} levels)), so it could run a command a deny rule forbids.`],
         warnings: [],
         firm: true,
       });
     }
     expect(bash(`echo "$(rm -rf ~)"${tail}`, [rule("bash", "echo *", "allow"), rule("bash", "true", "allow")]).action).toBe("ask");
+  });
+
+  it("a token the parser invented inside a word, or a missing command, makes the line unreadable (asked, firmly with deny rules)", () => {
+    // Read at statements alone, these had no reason: the echo's word was the text `$(rm -rf ~`
+    // (the nested rm needing no allow rule), `ls &&` was `ls` and a command of one empty word, and
+    // `ls 2>&` a write to the folder it runs in. bash refuses each line as a syntax error.
+    const unclosed = 'echo "$(rm -rf ~)';
+    expect(bash(unclosed, [rule("bash", "echo *", "allow")])).toEqual({
+      action: "ask",
+      by: "default",
+      reasons: [`No rule can allow it: it could not be read as bash ('"' is missing).`],
+      warnings: [],
+    });
+    expect(bash(unclosed, [rule("bash", "rm *", "deny")], "full-auto")).toMatchObject({ action: "deny", by: "rule" });
+    expect(bash(unclosed, [rule("bash", "cat *", "deny")], "full-auto")).toMatchObject({ action: "ask", firm: true });
+    expect(bash("ls &&", [rule("bash", "*", "allow")])).toMatchObject({
+      action: "ask",
+      reasons: ['No rule can allow it: it could not be read as bash (no command after "&&").'],
+    });
+    expect(bash("ls |", [rule("bash", "ls", "allow"), rule("bash", "rm *", "deny")], "full-auto")).toEqual({
+      action: "ask",
+      by: "default",
+      reasons: ['It cannot be read fully before it runs (it could not be read as bash (no command after "|")), so it could run a command a deny rule forbids.'],
+      warnings: [],
+      firm: true,
+    });
+    expect(bash("ls 2>&", [rule("bash", "ls", "allow"), rule("write", "**", "allow")]).action).toBe("ask");
+    // A command of assignments and redirections alone is read as before (the parser's empty name).
+    expect(bash("FOO=1 > out", [rule("bash", "*", "allow"), rule("write", "**", "allow")]).action).toBe("allow");
   });
 
   it("an unreadable line lists why no rule can allow it, not each of its commands", () => {

@@ -3,7 +3,7 @@
 // assignments and declarations, and the reasons no rule may allow a line, each call on its own.
 import { beforeAll, describe, expect, it } from "vitest";
 import { analyzeShell, MAX_JUDGED_COMMAND_CHARS } from "../../app/main/permissions/shell-analysis.ts";
-import { loadShellParser } from "../../app/main/permissions/shell-parser.ts";
+import { loadShellParser, MAX_DEPTH } from "../../app/main/permissions/shell-parser.ts";
 
 beforeAll(() => loadShellParser());
 
@@ -158,7 +158,49 @@ describe("what the walk reads in odd places", () => {
     expect(read("if true; then ls")).toMatchObject({ opaque: ["could not be read as bash (a syntax error)"], commands: [{ text: "true", nested: true }] });
     const deep = read(`${"( ".repeat(250)}ls${" )".repeat(250)}`);
     // The tree is broken at its root (nested past the parser's MAX_DEPTH), then the subshells.
-    expect(deep.opaque).toEqual(["could not be read as bash (a syntax error)", "runs a subshell ( ... )"]);
+    expect(deep.opaque).toEqual([`is nested deeper than Lathe reads (${MAX_DEPTH} levels)`, "runs a subshell ( ... )"]);
+    // Each `&&` nests the list before it one level deeper: the first command lies past the cut.
+    const chain = read(`rm -rf ~ && ${Array<string>(MAX_DEPTH).fill("true").join(" && ")}`);
+    expect(chain.opaque).toEqual([`is nested deeper than Lathe reads (${MAX_DEPTH} levels)`]);
+    expect(chain.commands.every((c) => c.nested && c.text === "true")).toBe(true);
+  });
+
+  it("a token the parser invented anywhere, inside a word too, makes the line unreadable", () => {
+    // Read at statements alone, the word was the text `$(rm -rf ~`, with no reason at all.
+    expect(read('echo "$(rm -rf ~)')).toMatchObject({
+      opaque: [`could not be read as bash ('"' is missing)`],
+      commands: [
+        { text: "rm -rf ~", nested: true },
+        { text: 'echo "$(rm -rf ~)', nested: false },
+      ],
+    });
+    expect(read("echo $(ls").opaque).toEqual(['could not be read as bash (")" is missing)', "contains command substitution ($(...) or backticks)"]);
+    expect(read("echo `ls").opaque).toEqual(['could not be read as bash ("`" is missing)', "contains command substitution ($(...) or backticks)"]);
+    expect(read("while true; do ls; ").opaque).toEqual(['could not be read as bash ("done" is missing)', "contains a while or until loop"]);
+    expect(read("[ -f a").opaque).toEqual(['could not be read as bash ("]" is missing)', "contains a test over values only known when it runs"]);
+  });
+
+  it("a command missing after && or a pipe makes the line unreadable, and so does a redirection's missing word", () => {
+    // Read at statements alone, these were `ls` and a command of one empty word, with no reason.
+    for (const op of ["&&", "||", "|", "|&"]) expect(read(`ls ${op}`).opaque, op).toEqual([`could not be read as bash (no command after "${op}")`]);
+    expect(read("ls &&\n").opaque).toEqual(['could not be read as bash (no command after "&&")']);
+    // Missing before any token: the pipe's first command.
+    expect(read("|& ls").opaque).toEqual(["could not be read as bash (no command)"]);
+    // Read alone, this was a write to the file "" (the folder the command runs in).
+    expect(read("ls 2>&")).toMatchObject({ opaque: ['could not be read as bash (no word after ">&")'] });
+  });
+
+  it("a command of assignments and redirections alone is no error (the parser ends it with an empty command name)", () => {
+    for (const line of ["FOO=1 > out", ">out FOO=1", "FOO=1 2>/dev/null >out", "ls && FOO=1 >out", ">out FOO=1 # c", "! 2>out"])
+      expect(read(line), line).toMatchObject({ opaque: [], redirects: [{ kind: "write", target: { value: "out" } }] });
+    // Only assignments, redirections and a comment: anything else before the empty name is an error.
+    expect(read("<in ) FOO=1").opaque).toEqual([
+      "could not be read as bash (a syntax error)",
+      'could not be read as bash (no command after "=")',
+      "contains ERROR, which is not a plain word",
+    ]);
+    // A command name the parser did not invent is looked into as any other node.
+    expect(read("FOO=1 $(ls").opaque).toEqual(['could not be read as bash (")" is missing)', "contains command substitution ($(...) or backticks)"]);
   });
 
   it("a comment inside && or || is read as a syntax error, and the command after it is still listed", () => {

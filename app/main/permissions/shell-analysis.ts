@@ -11,7 +11,7 @@
 // types (shell-script.ts); this one walks the statements.
 import { CHANGES_FOLDER } from "./command-knowledge.ts";
 import { changeFolder, flowOf, stay, union, type Flow } from "./shell-folders.ts";
-import { parseShell, type SyntaxNode } from "./shell-parser.ts";
+import { MAX_DEPTH, parseShell, type SyntaxNode } from "./shell-parser.ts";
 import type { Assignment, Cwd, ShellScript, ShellWhere } from "./shell-script.ts";
 import { judgeFileRedirect } from "./shell-redirects.ts";
 import { testVerdict } from "./shell-test-checks.ts";
@@ -37,8 +37,11 @@ const NESTED_REASONS: Record<string, string> = {
   herestring_redirect: "contains a here-string (<<<)",
   arithmetic_expansion: "contains arithmetic expansion",
   unset_command: "unsets variables",
-  ERROR: "could not be read as bash (a syntax error)",
 };
+
+/** The reasons of broken nodes (see brokenReason). */
+const SYNTAX_ERROR = "could not be read as bash (a syntax error)";
+const TOO_DEEP = `is nested deeper than Lathe reads (${MAX_DEPTH} levels)`;
 
 export function analyzeShell(source: string, where: ShellWhere): ShellScript {
   const script: ShellScript = { source, commands: [], redirects: [], assignments: [], opaque: [], warnings: [] };
@@ -56,6 +59,8 @@ export function analyzeShell(source: string, where: ShellWhere): ShellScript {
 
   // Nothing of the tree is kept (words and texts are strings): its nodes are reused objects.
   const root = parseShell(source, { transient: true });
+  lastToken = "";
+  brokenReasons(root, "", reasons);
   new Walker(source, where, script, reasons).statement(root, [where.cwd], false);
   if (reasons.size === 0) {
     const skipped = skippedTextReason(root, source);
@@ -100,8 +105,8 @@ class Walker {
 
   /** Visits a statement run in `cwds`; returns the folders after it (when it succeeded, and in any case). */
   statement(node: SyntaxNode, cwds: Cwd[], nested: boolean): Flow {
+    // Its reason was given by brokenReasons, which looks at every node of the tree.
     if (node.broken) {
-      this.reasons.add(NESTED_REASONS.ERROR!);
       this.nestedIn(node);
       return stay(cwds);
     }
@@ -180,7 +185,7 @@ class Walker {
   private list(node: SyntaxNode, cwds: Cwd[], nested: boolean): Flow {
     const [left, op, right] = node.children;
     if (!left || !op || !right || node.children.length !== 3) {
-      this.reasons.add(NESTED_REASONS.ERROR!);
+      this.reasons.add(SYNTAX_ERROR);
       this.nestedIn(node);
       return stay(cwds);
     }
@@ -205,8 +210,9 @@ class Walker {
     const children = node.children;
     for (let i = 0; i < children.length; i++) {
       const child = children[i]!;
-      // Two words with no blank between them are one word to bash (`te\<newline>st`).
-      const wordLike = child.named && !child.type.endsWith("_redirect") && child.type !== "comment";
+      // Two words with no blank between them are one word to bash (`te\<newline>st`). The empty
+      // command name the parser ends `>o FOO=1` with joins nothing (see namedByParser).
+      const wordLike = child.named && child.start < child.end && !child.type.endsWith("_redirect") && child.type !== "comment";
       if (wordLike && previousWordEnd >= 0 && child.start === afterContinuations(this.source, previousWordEnd, child.start)) {
         this.reasons.add("joins words across a line continuation, which the parser reads differently from bash");
       }
@@ -328,4 +334,57 @@ const STATEMENT_TYPES = new Set(["command", "pipeline", "list", "redirected_stat
 
 function isRedirect(node: SyntaxNode): boolean {
   return node.field === "redirect" || node.type.endsWith("_redirect");
+}
+
+/**
+ * Adds the reason of every broken node anywhere in the tree, in the order of the text: an ERROR
+ * node, a token the parser invented (MISSING: an unclosed quote or `$(`, the command after a
+ * final `&&` or `|`, a redirection's target), nesting past the parser's MAX_DEPTH. Looking only where statements are read
+ * would miss those inside words: `echo "$(rm -rf ~)` (its closing quote missing) was read with no
+ * reason, its word taken as the text `$(rm -rf ~`, and `ls &&` as `ls` and a command with one
+ * empty word. bash refuses such lines, but what Lathe cannot read it must not judge as if it had.
+ * `lastToken` is the last token before the node (a recursion's state, kept in the module).
+ */
+function brokenReasons(node: SyntaxNode, parentType: string, reasons: Set<string>): void {
+  if (node.broken) reasons.add(brokenReason(node, parentType));
+  else if (!node.named) lastToken = node.type;
+  const count = namedByParser(node) ? node.children.length - 1 : node.children.length;
+  for (let i = 0; i < count; i++) brokenReasons(node.children[i]!, node.type, reasons);
+}
+
+/**
+ * Whether a node is a command of assignments and redirections alone (`FOO=1 > out`, which bash
+ * reads as a command without a program; a comment may end it), for which the grammar invents an
+ * empty command name at its end: no error of the line. (`ls &&` gives a command of that invented
+ * name alone.)
+ */
+function namedByParser(node: SyntaxNode): boolean {
+  const children = node.children;
+  const last = children[children.length - 1];
+  if (children.length < 2 || last!.type !== "command_name" || last!.start !== last!.end) return false;
+  for (let i = 0; i < children.length - 1; i++) {
+    const type = children[i]!.type;
+    if (type !== "variable_assignment" && type !== "comment" && !type.endsWith("_redirect")) return false;
+  }
+  return true;
+}
+
+let lastToken = "";
+
+function brokenReason(node: SyntaxNode, parentType: string): string {
+  if (node.type === "ERROR") return SYNTAX_ERROR;
+  // A token the parser invented (MISSING) is zero-width; so is a node holding only such tokens.
+  if (node.start === node.end) {
+    if (!node.named) return `could not be read as bash (${quoteToken(node.type)} is missing)`;
+    const what = parentType === "command_name" ? "command" : describeNode(node);
+    return `could not be read as bash (no ${what}${lastToken ? ` after ${quoteToken(lastToken)}` : ""})`;
+  }
+  // Any other broken node is cut by nesting past MAX_DEPTH: the root of the tree, and the nodes
+  // past the cut (broken whatever they are; an ERROR or an invented token there is one all the same).
+  return TOO_DEEP;
+}
+
+/** A token's text in a reason: in double quotes, or single ones when it holds a double quote. */
+function quoteToken(text: string): string {
+  return text.includes('"') ? `'${text}'` : `"${text}"`;
 }
