@@ -214,6 +214,15 @@ describe("what a decision says", () => {
     expect(bash("FOO=1 > out", [rule("bash", "*", "allow"), rule("write", "**", "allow")]).action).toBe("allow");
   });
 
+  it("a # right after a line continuation that follows a word is read as bash reads it: not a comment (asked, firmly with deny rules)", () => {
+    // bash joins a # right after a line continuation to the word before it, and runs what the parser
+    // took for a comment: these ran `rm -rf ~` in full auto past the deny rule.
+    for (const line of ["FOO=1\\\n# rm -rf ~", ">out FOO=1\\\n# rm -rf ~"])
+      expect(bash(line, [rule("bash", "rm *", "deny")], "full-auto"), line).toMatchObject({ action: "ask", firm: true });
+    // After a blank it is a comment to bash too.
+    expect(bash("FOO=1 \\\n# rm -rf ~", [rule("bash", "rm *", "deny")], "full-auto").action).toBe("allow");
+  });
+
   it("an unreadable line lists why no rule can allow it, not each of its commands", () => {
     expect(bash("make && for f in a; do :; done").reasons).toEqual(["No rule can allow it: it contains a for loop."]);
   });

@@ -190,6 +190,17 @@ describe("what the walk reads in odd places", () => {
     expect(read("ls 2>&")).toMatchObject({ opaque: ['could not be read as bash (no word after ">&")'] });
   });
 
+  it("a # right after a line continuation that follows a word is a reason: bash joins it to the word, the parser reads a comment", () => {
+    const joined = "has a # right after a line continuation, which bash joins to the word before it where the parser reads a comment";
+    // bash runs `rm -rf ~` in each (after `FOO=1#` and `>o FOO=1#`): the parser saw a comment.
+    expect(read("FOO=1\\\n# rm -rf ~")).toMatchObject({ opaque: [joined], commands: [] });
+    expect(read(">o FOO=1\\\n# rm -rf ~").opaque).toEqual([joined]);
+    expect(read("ls\\\n\\\n#x").opaque).toEqual([joined]);
+    // After a blank or a newline, or at the start, the # begins a word: a comment to bash too (an
+    // escaped backslash before the blank is no continuation).
+    for (const line of ["ls \\\n# c", "ls\t\\\n# c", "ls\n\\\n# c", "\\\n# c", "ls\n# c", "ls;# c", "ls a\\\\ # c"]) expect(read(line).opaque, JSON.stringify(line)).toEqual([]);
+  });
+
   it("a command of assignments and redirections alone is no error (the parser ends it with an empty command name)", () => {
     for (const line of ["FOO=1 > out", ">out FOO=1", "FOO=1 2>/dev/null >out", "ls && FOO=1 >out", ">out FOO=1 # c", "! 2>out"])
       expect(read(line), line).toMatchObject({ opaque: [], redirects: [{ kind: "write", target: { value: "out" } }] });

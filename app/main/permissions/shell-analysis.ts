@@ -60,7 +60,9 @@ export function analyzeShell(source: string, where: ShellWhere): ShellScript {
   // Nothing of the tree is kept (words and texts are strings): its nodes are reused objects.
   const root = parseShell(source, { transient: true });
   lastToken = "";
-  brokenReasons(root, "", reasons);
+  treeSource = source;
+  treeReasons(root, "", reasons);
+  treeSource = "";
   new Walker(source, where, script, reasons).statement(root, [where.cwd], false);
   if (reasons.size === 0) {
     const skipped = skippedTextReason(root, source);
@@ -105,7 +107,7 @@ class Walker {
 
   /** Visits a statement run in `cwds`; returns the folders after it (when it succeeded, and in any case). */
   statement(node: SyntaxNode, cwds: Cwd[], nested: boolean): Flow {
-    // Its reason was given by brokenReasons, which looks at every node of the tree.
+    // Its reason was given by treeReasons, which looks at every node of the tree.
     if (node.broken) {
       this.nestedIn(node);
       return stay(cwds);
@@ -337,19 +339,43 @@ function isRedirect(node: SyntaxNode): boolean {
 }
 
 /**
- * Adds the reason of every broken node anywhere in the tree, in the order of the text: an ERROR
- * node, a token the parser invented (MISSING: an unclosed quote or `$(`, the command after a
- * final `&&` or `|`, a redirection's target), nesting past the parser's MAX_DEPTH. Looking only where statements are read
- * would miss those inside words: `echo "$(rm -rf ~)` (its closing quote missing) was read with no
- * reason, its word taken as the text `$(rm -rf ~`, and `ls &&` as `ls` and a command with one
- * empty word. bash refuses such lines, but what Lathe cannot read it must not judge as if it had.
- * `lastToken` is the last token before the node (a recursion's state, kept in the module).
+ * Adds the reasons found at any node of the tree, in the order of the text. Every broken node's:
+ * an ERROR node, a token the parser invented (MISSING: an unclosed quote or `$(`, the command
+ * after a final `&&` or `|`, a redirection's target), nesting past the parser's MAX_DEPTH. Looking
+ * only where statements are read would miss those inside words: `echo "$(rm -rf ~)` (its closing
+ * quote missing) was read with no reason, its word taken as the text `$(rm -rf ~`, and `ls &&` as
+ * `ls` and a command with one empty word. bash refuses such lines, but what Lathe cannot read it
+ * must not judge as if it had. And every comment bash reads as part of a word (see
+ * joinedComment). `lastToken` is the last token before the node, `treeSource` the line (the
+ * recursion's state, kept in the module).
  */
-function brokenReasons(node: SyntaxNode, parentType: string, reasons: Set<string>): void {
+function treeReasons(node: SyntaxNode, parentType: string, reasons: Set<string>): void {
   if (node.broken) reasons.add(brokenReason(node, parentType));
   else if (!node.named) lastToken = node.type;
+  else if (node.type === "comment" && joinedComment(treeSource, node.start)) reasons.add(JOINED_COMMENT);
   const count = namedByParser(node) ? node.children.length - 1 : node.children.length;
-  for (let i = 0; i < count; i++) brokenReasons(node.children[i]!, node.type, reasons);
+  for (let i = 0; i < count; i++) treeReasons(node.children[i]!, node.type, reasons);
+}
+
+let lastToken = "";
+let treeSource = "";
+
+const JOINED_COMMENT = "has a # right after a line continuation, which bash joins to the word before it where the parser reads a comment";
+
+/**
+ * Whether bash reads the comment starting at `start` as part of the word before it: bash removes
+ * a line continuation (`\` newline) before it splits words, so in `FOO=1\<newline># rm -rf ~` the
+ * `#` no longer begins a word (`FOO=1#`) and bash runs `rm -rf ~`, where the parser, which keeps
+ * the newline, reads a comment. Only a `#` right after one or more continuations that follow a
+ * character other than a blank or a newline (after a blank, bash too reads a comment; after an
+ * operator it also does, which is asked about all the same).
+ */
+function joinedComment(source: string, start: number): boolean {
+  let at = start;
+  while (at >= 2 && source.charCodeAt(at - 1) === 10 && source.charCodeAt(at - 2) === 92) at -= 2;
+  if (at === start || at === 0) return false;
+  const before = source.charCodeAt(at - 1);
+  return before !== 32 && before !== 9 && before !== 10;
 }
 
 /**
@@ -368,8 +394,6 @@ function namedByParser(node: SyntaxNode): boolean {
   }
   return true;
 }
-
-let lastToken = "";
 
 function brokenReason(node: SyntaxNode, parentType: string): string {
   if (node.type === "ERROR") return SYNTAX_ERROR;
