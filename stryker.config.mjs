@@ -217,7 +217,10 @@
 //   the Uint16Array: the store is dropped) and `c < 128` made `<=` (classOf has 128 entries:
 //   classOf[128] is undefined, 4 * undefined stored as 0, class 0, which byte 0x80, no control
 //   byte, gets anyway). scan's `if (back > 0)` before the hits' shift made true or `>=`: with
-//   back 0 the loop subtracts 0.
+//   back 0 the loop subtracts 0. The shift's `h < count * 2` made `<=` (branch h20i; it timed out
+//   in h20f's run): it shifts one value past the pairs the call wrote (or past the buffer given:
+//   the write is dropped); the automaton reads only the first `count * 2`, and a later call writes
+//   its own pairs before they are read.
 // - bash-rules.ts, the three caches (parsed patterns, old text meanings, word globs): `size > 2000`
 //   made true, false, `>=` or `<=`, the clear() or set() removed, `if (!re)` made true: a cache
 //   emptied more or less often, or never filled, gives the same answers (each entry is computed from
@@ -282,9 +285,7 @@
 //   "\n"` made true, "\n" made ""); a list of three children has `&&` or `||` (`op.type === "||"`
 //   made true; unexpected(op) not covered), and with exactly three children (checked in the same
 //   condition) left, op and right are all defined (`!left || !op`, `!left || !op || !right` made
-//   false or `&&`: the checks narrow the types); a comment is never a command's child (it ends the
-//   command: `child.type !== "comment"` made true and `child.type === "comment"` made false, their
-//   texts ""); every command has a command_name (`own[0]?.value` made `.value`); the children of
+//   false or `&&`: the checks narrow the types); every command has a command_name (`own[0]?.value` made `.value`); the children of
 //   variable_assignments are all variable_assignment (its check made true); a declaration starts
 //   with its keyword (`node.children[0]?.type` made `.type`; "a declaration" not covered); the
 //   field `redirect` is given exactly to children whose type ends with `_redirect` (isRedirect:
@@ -292,6 +293,18 @@
 //   types the switch does not name all have a NESTED_REASONS entry, and the redirections other
 //   than file_redirect are here-documents and here-strings (both `contains ${describeNode(node)}`
 //   fallbacks not covered).
+// - shell-analysis.ts (branch h20i), treeReasons: the root's parent type `""` made "Stryker was
+//   here!": brokenReason reads the parent type only for a zero-width broken named node (an
+//   invented word), and the root never is one (a broken root is an ERROR node or a tree cut at
+//   MAX_DEPTH, both holding text). `treeSource = ""` after the walk made "Stryker was here!": it
+//   only decides which string is kept alive between calls (each walk sets it first).
+//   joinedComment: the loop's `at >= 2` made true or `> 2`: charCodeAt before the line's start is
+//   NaN, so the loop stops at 1 or 0 all the same, and one stopped at 2 (a continuation at the
+//   start) leaves a newline before, no reason, as at 0. namedByParser: `last!.type !==
+//   "command_name"` made false: no node but a command ends with a zero-width child other than the
+//   invented command name while its other children are all assignments, comments or redirections
+//   (none over 120,000 random lines of shell tokens; a comment is a command's child only there,
+//   `>o FOO=1 # c`, which the tests read).
 // - shell-analysis.ts, sequence: `last ?? stay(cwds)` made `&&`: only a program is a sequence, and
 //   no one reads a program's flow (analyzeShell drops the walk's result, nestedIn its statements').
 // - shell-analysis.ts, command: `previousWordEnd >= 0` made true or `> 0`: afterContinuations from
