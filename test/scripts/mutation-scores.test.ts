@@ -58,6 +58,13 @@ describe("mutationScores", () => {
     expect(mutationScores(reports, (f) => (f === "a.ts" ? "v1" : undefined)).map((s) => s.file)).toEqual(["a.ts"]);
   });
 
+  it("leaves out a result whose place ends before it starts (an old result Stryker moved along its diff)", () => {
+    const moved = { ...mutant(2, "Survived"), location: { start: { line: 2, column: 30 }, end: { line: 2, column: 10 } } };
+    const earlier = { ...mutant(3, "Survived"), location: { start: { line: 3, column: 5 }, end: { line: 2, column: 50 } } };
+    const r = report({ "a.ts": { source: "s", mutants: [mutant(1, "Killed"), moved, earlier] } });
+    expect(mutationScores([{ name: "r", report: r }], () => "s")[0]).toMatchObject({ score: 100, killed: 1, survived: 0 });
+  });
+
   it("counts ignored and other results apart from the score, and gives no score without a counted mutant", () => {
     const r = report({
       "a.ts": { source: "s", mutants: [mutant(1, "Ignored"), mutant(2, "RuntimeError"), mutant(3, "Pending")] },
