@@ -5,7 +5,7 @@
 import type * as PartialJson from "partial-json";
 import { describe, expect, it, vi } from "vitest";
 import { AssistantEventStream } from "../../app/main/loop/index.ts";
-import { AnswerTooLongError, MAX_ANSWER_CHARS, MessageBuilder } from "../../app/main/providers/message-builder.ts";
+import { AnswerTooLongError, MAX_ANSWER_CHARS, MAX_ARGUMENT_VALUES, MessageBuilder } from "../../app/main/providers/message-builder.ts";
 import { BUILTIN_MODELS } from "../../app/main/providers/models.ts";
 
 const partialParses = vi.hoisted(() => ({ count: 0, longest: 0 }));
@@ -80,6 +80,34 @@ describe("MessageBuilder, streamed tool-call arguments", () => {
     const streamed = streamCall(textPieces);
     expect(partialParses.longest).toBeGreaterThan(100_000);
     expect(streamed.call.arguments).toEqual({ path: "notes.txt", content });
+  });
+});
+
+describe("MessageBuilder, the arguments' count of values", () => {
+  const callOf = (count: number) => {
+    const json = `{"path":"list.json","values":[${"1,".repeat(count - 1)}1]}`;
+    const pieces: string[] = [];
+    for (let i = 0; i < json.length; i += 1000) pieces.push(json.slice(i, i + 1000));
+    return streamCall(pieces).call as { arguments: Record<string, unknown>; argumentsError?: string; rawArguments?: string };
+  };
+
+  it("refuses a call of more than MAX_ARGUMENT_VALUES values at its end, without parsing it", () => {
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      const call = callOf(MAX_ARGUMENT_VALUES + 10);
+      expect(call.arguments).toEqual({});
+      expect(call.argumentsError).toBe("the arguments were refused: they hold more than 500,000 values (no tool takes that many; put such data in a file).");
+      expect(call.rawArguments).toBeUndefined();
+      expect(parse.mock.calls.some(([text]) => typeof text === "string" && text.length > 1_000_000)).toBe(false);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it("parses a call just within the bound whole", () => {
+    const call = callOf(MAX_ARGUMENT_VALUES - 10);
+    expect(call.argumentsError).toBeUndefined();
+    expect((call.arguments.values as number[]).length).toBe(MAX_ARGUMENT_VALUES - 10);
   });
 });
 

@@ -40,6 +40,13 @@ const PARSE_PARTIAL_UP_TO = Math.min(262_144, TOOL_ARGUMENT_BOUNDS.maxChars);
  * parsed until the call ends.
  */
 const PARSE_PARTIAL_MAX_VALUES = 4096;
+/**
+ * A call's arguments counted past this (json-value-count.ts: commas, colons and opening brackets
+ * outside strings) are refused at its end without being parsed: parsing 3.75 million small values
+ * (7.5 MB) and holding them held the main process 80 to 240 ms (bench:huge-answer, tool-args), and
+ * no tool takes that many (a file's content is one string, however long).
+ */
+export const MAX_ARGUMENT_VALUES = 500_000;
 
 /** About two million tokens: far past every model's output limit (tens of thousands of tokens). */
 export const MAX_ANSWER_CHARS = 8_000_000;
@@ -144,7 +151,8 @@ export class MessageBuilder {
     const raw = (this.rawArguments.get(index) ?? "") + delta;
     this.rawArguments.set(index, raw);
     const parsedAt = this.parsedLength.get(index) ?? 0;
-    if (raw.length <= PARSE_PARTIAL_UP_TO && this.valuesWithin(index, delta) && (raw.length <= PARSE_EVERY_DELTA_UP_TO || raw.length >= parsedAt * 1.5)) {
+    const values = this.countValues(index, delta);
+    if (raw.length <= PARSE_PARTIAL_UP_TO && values <= PARSE_PARTIAL_MAX_VALUES && (raw.length <= PARSE_EVERY_DELTA_UP_TO || raw.length >= parsedAt * 1.5)) {
       this.parsedLength.set(index, raw.length);
       try {
         const parsed: unknown = parsePartialJson(raw);
@@ -156,12 +164,12 @@ export class MessageBuilder {
     this.stream.push({ type: "toolcall_delta", contentIndex: index, delta, partial: this.message });
   }
 
-  /** Counts the values `delta` adds to call `index`'s arguments; whether they are few enough to parse partially. */
-  private valuesWithin(index: number, delta: string): boolean {
+  /** Counts the values `delta` adds to call `index`'s arguments (until past MAX_ARGUMENT_VALUES); returns the count. */
+  private countValues(index: number, delta: string): number {
     let values = this.valueCounts.get(index);
     if (!values) this.valueCounts.set(index, (values = new JsonValueCount()));
-    if (values.count <= PARSE_PARTIAL_MAX_VALUES) values.add(delta);
-    return values.count <= PARSE_PARTIAL_MAX_VALUES;
+    if (values.count <= MAX_ARGUMENT_VALUES) values.add(delta);
+    return values.count;
   }
 
   /** Sets the call's id/name when a server sends them late (some compatible servers do). */
@@ -188,7 +196,13 @@ export class MessageBuilder {
     } else if (block.type === "thinking") {
       this.stream.push({ type: "thinking_end", contentIndex: index, content: block.thinking, partial: this.message });
     } else {
-      parseToolArguments(block, fullJson ?? this.rawArguments.get(index) ?? "");
+      const values = fullJson === undefined ? this.valueCounts.get(index) : new JsonValueCount();
+      if (fullJson !== undefined) values!.add(fullJson);
+      if (values && values.count > MAX_ARGUMENT_VALUES) {
+        block.arguments = {};
+        delete block.rawArguments;
+        block.argumentsError = `the arguments were refused: they hold more than ${MAX_ARGUMENT_VALUES.toLocaleString("en-US")} values (no tool takes that many; put such data in a file).`;
+      } else parseToolArguments(block, fullJson ?? this.rawArguments.get(index) ?? "");
       this.stream.push({ type: "toolcall_end", contentIndex: index, toolCall: block, partial: this.message });
     }
   }
