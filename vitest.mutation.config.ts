@@ -9,6 +9,18 @@
 import { configDefaults, defineConfig, mergeConfig } from "vitest/config";
 import base from "./vitest.config.ts";
 
+/** The unit tests of the permissions-app target's files (test/permissions). */
+const PERMISSIONS_APP_TESTS = [
+  "mcp-rules.test.ts",
+  "rule-migration.test.ts",
+  "output-redaction.test.ts",
+  "call-summary.test.ts",
+  "questions.test.ts",
+  "call-judge.test.ts",
+  "call-judge-no-parser.test.ts",
+  "permissions-service.test.ts",
+];
+
 /**
  * Test files (relative to the target's folder) each target leaves out, or the only ones it runs;
  * `isolate`: a fresh module graph per test file and run (see below).
@@ -21,10 +33,17 @@ const TESTS: Record<string, { exclude?: string[]; only?: string[]; isolate?: boo
   // scanners, the shell parser's scratch state), and without isolation the fork and its modules
   // outlive a mutant's run, so a later run read what an earlier mutant had cached: mutants of
   // cached code "survived" (bash-rules.ts's parser) and stale results could fail other runs.
-  permissions: { exclude: ["approval-flow.test.ts", "dialogs.test.ts"], isolate: true },
-  // The permissions service and the files only it uses (stryker.config.mjs): only the whole-app
-  // tests reach them, so only they run (the unit tests would lengthen the dry run for nothing).
-  "permissions-app": { only: ["approval-flow.test.ts", "dialogs.test.ts"], isolate: true },
+  // The unit tests of permissions-app's files (below) are left out too: they judge that target;
+  // here they would only add covering tests to mutants already judged by this folder's own unit
+  // tests, so the next incremental run would retest every mutant they reach.
+  permissions: { exclude: ["approval-flow.test.ts", "dialogs.test.ts", ...PERMISSIONS_APP_TESTS], isolate: true },
+  // The permissions service and the files only it uses (stryker.config.mjs), judged by their own
+  // unit tests, which build the service and its parts directly with in-memory stand-ins
+  // (permission-fakes.ts). The whole-app tests (approval-flow, dialogs) stay in npm test but not
+  // here: they start the app harness (router, sessions, a scripted model, real shells) per test
+  // and reach nearly every line of these files, so per-test coverage would rerun them, seconds
+  // each, for almost every mutant (hours with one worker). Isolated, as the permissions target.
+  "permissions-app": { only: PERMISSIONS_APP_TESTS, isolate: true },
   // A writer killed with SIGKILL in a child process; a 100,000-message session built and read
   // whole (35 to 53 s per test on the shared machine).
   store: { exclude: ["crash.test.ts", "paging.test.ts"] },

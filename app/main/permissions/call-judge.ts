@@ -13,6 +13,7 @@ import type { PermissionRequest } from "../../shared/ipc/contract.ts";
 import type { McpCallSummary } from "../../shared/ipc/mcp-schemas.ts";
 import { validateToolArguments, type AnyAgentTool } from "../loop/index.ts";
 import type { SessionStore } from "../store/index.ts";
+import type { ComputePool } from "../workers/compute-pool.ts";
 import { summarizeCall } from "./call-summary.ts";
 import { mcpProposedRule, mcpSubjects, mcpSummary, MCP_RULE_TOOL } from "./mcp-rules.ts";
 import { callSubjects, decide, proposeRule, type Decision, type PermissionMode } from "./policy.ts";
@@ -33,6 +34,8 @@ export interface CallJudgeOptions {
   mode: () => PermissionMode;
   sandbox?: SandboxPort;
   describeMcpTool?: (toolName: string) => McpCallSummary | undefined;
+  /** Where the dialog's diff previews are computed (call-summary.ts); default the shared compute pool. */
+  pool?: ComputePool;
 }
 
 /** A call judged now. */
@@ -122,7 +125,7 @@ export class CallJudge {
   ): Promise<QuestionSpec> {
     const { toolName, args, subjects, decision, plan, mcp } = judged;
     // The diff preview runs in a worker, bounded in time (call-summary.ts): never on this thread.
-    const summary = mcp ? mcpSummary(mcp) : await summarizeCall(toolName, args, subjects, { signal });
+    const summary = mcp ? mcpSummary(mcp) : await summarizeCall(toolName, args, subjects, { signal, pool: this.o.pool });
     const proposed: { tool: string; pattern: string; meaning?: string[]; warning?: string } = mcp ? mcpProposedRule(mcp) : proposeRule(toolName, subjects);
     const request: PermissionRequest = {
       id: randomUUID(),

@@ -22,15 +22,17 @@ export async function summarizeCall(toolName: string, args: unknown, s: CallSubj
   const path = s.subjects[0];
   const abs = s.absolutePaths[0];
   const a = (args ?? {}) as Record<string, unknown>;
+  // A call without a path (arguments the tool would refuse) is titled by its verb alone.
+  const titled = (verb: string) => `${verb} ${path ?? ""}${where}`.trim();
   switch (toolName) {
     case "bash":
       return { title: "Run a command", command: s.command ?? "", outsideProject: false };
     case "edit":
-      return { title: `Edit ${path}${where}`, path, diff: abs ? await editDiff(abs, path!, a.edits, options) : undefined, outsideProject: s.outsideProject };
+      return { title: titled("Edit"), path, diff: abs ? await editDiff(abs, path!, a.edits, options) : undefined, outsideProject: s.outsideProject };
     case "write":
-      return { title: `Write ${path}${where}`, path, diff: abs ? await writeDiff(abs, path!, a.content, options) : undefined, outsideProject: s.outsideProject };
+      return { title: titled("Write"), path, diff: abs ? await writeDiff(abs, path!, a.content, options) : undefined, outsideProject: s.outsideProject };
     default:
-      return { title: `${capitalize(toolName)} ${path ?? ""}${where}`.trim(), path, outsideProject: s.outsideProject };
+      return { title: titled(capitalize(toolName)), path, outsideProject: s.outsideProject };
   }
 }
 

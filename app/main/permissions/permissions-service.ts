@@ -24,6 +24,7 @@ import type { McpCallSummary } from "../../shared/ipc/mcp-schemas.ts";
 import { ServiceError } from "../../shared/errors.ts";
 import { toolCallsOf, type AfterToolCallResult, type AgentLoopConfig, type AnyAgentTool, type BeforeToolCallContext, type BeforeToolCallResult } from "../loop/index.ts";
 import type { PermissionRule, SessionStore } from "../store/index.ts";
+import type { ComputePool } from "../workers/compute-pool.ts";
 import { CallJudge, questionKey, type JudgedCall, type PermissionScope } from "./call-judge.ts";
 import { mcpPatternError, MCP_RULE_TOOL } from "./mcp-rules.ts";
 import { redactToolOutput, type ToolOutput } from "./output-redaction.ts";
@@ -63,6 +64,8 @@ export interface PermissionsServiceOptions {
   sandbox?: SandboxPort;
   /** What a tool is when it belongs to an MCP server (its calls are then decided under "mcp" rules). */
   describeMcpTool?: (toolName: string) => McpCallSummary | undefined;
+  /** Where the dialogs' diff previews are computed; default the shared compute pool. */
+  pool?: ComputePool;
 }
 
 interface Started {

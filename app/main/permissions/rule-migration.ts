@@ -26,7 +26,7 @@ export function legacyNote(rule: Pick<PermissionRule, "tool" | "pattern" | "acti
   const before = "Saved before commands were judged word by word, when a pattern was text and * matched anything.";
   if (p.invalid) {
     return rule.action === "allow"
-      ? `${before} Now a rule names one command and ${p.invalid}, so this rule allows nothing: replace it with one rule per command.`
+      ? `${before} Now this rule allows nothing (${p.invalid}): replace it with one rule per command.`
       : `${before} It still denies any command whose words read as this text.`;
   }
   if (!p.any && p.globs.some(Boolean)) {
