@@ -614,12 +614,27 @@
 //   more than 6.23 %, a quarter over the source, too close to pin with a bound that a rule set
 //   update would not move (the bound of 6.5 % kills rarity's and commonness's inversions, 7.1 % to
 //   10.9 %).
+//
+// app/main/permissions, the permissions-app target (branch h20h; judged by its unit tests)
+// - call-summary.ts, editDiff: `typeof e?.newText` made `e.newText`: the `&&` reads it only after
+//   `typeof e?.oldText === "string"`, which is false for a null or undefined edit.
+// - output-redaction.ts, redactToolOutput: `block.type !== "text"` made false: a tool's content is
+//   text and image blocks (AgentToolResult), and only a text block has a `text` field, so the
+//   `typeof block.text !== "string"` half leaves every other block alone all the same. The tool's own
+//   counts: `typeof atSource === "object"` made true: a truthy primitive there (a string, number or
+//   boolean) has no entries but a string's characters, which are no numbers, so nothing is merged.
+// - call-judge.ts, prejudge: `if (!tool) return undefined` made false: `tool.prepareArguments` then
+//   throws a TypeError inside the try, whose catch returns undefined all the same.
+// - questions.ts, register: the abort listener's `{ once: true }` made `{}` or `{ once: false }`: an
+//   AbortSignal dispatches "abort" at most once, and settle removes the listener on every end (the
+//   abort's own end included).
 
 /**
  * The permissions service and the six files only it uses answer the app (dialogs, questions,
- * the rules screen); only the whole-app tests reach them. They are their own target, judged by
- * those tests, so that the judge and redaction (the rest of the folder) are judged by fast unit
- * tests alone (vitest.mutation.config.ts says which tests each target leaves out).
+ * the rules screen). They are their own target, judged by their own unit tests (which build the
+ * service with in-memory stand-ins), so that neither target reruns the other's tests; the
+ * whole-app tests that also reach them judge neither (vitest.mutation.config.ts says which tests
+ * each target runs or leaves out).
  */
 const PERMISSIONS_APP = ["permissions-service", "call-judge", "output-redaction", "questions", "call-summary", "mcp-rules", "rule-migration"].map(
   (file) => `app/main/permissions/${file}.ts`,

@@ -5,10 +5,11 @@ import { describe, expect, it, vi } from "vitest";
 import { CallJudge } from "../../app/main/permissions/call-judge.ts";
 import { PermissionsService } from "../../app/main/permissions/permissions-service.ts";
 import type { SecretScanner } from "../../app/main/permissions/redaction.ts";
+import type * as ShellParser from "../../app/main/permissions/shell-parser.ts";
 import { assistant, fakeStore, recordingHub, toolCall, TOOLS } from "./permission-fakes.ts";
 
 vi.mock("../../app/main/permissions/shell-parser.ts", async (original) => ({
-  ...(await original<typeof import("../../app/main/permissions/shell-parser.ts")>()),
+  ...(await original<typeof ShellParser>()),
   loadShellParser: () => Promise.reject(new Error("tree-sitter-bash.wasm is missing")),
 }));
 
@@ -27,6 +28,13 @@ describe("without the bash grammar", () => {
     // An MCP server's tool named bash is judged under mcp rules, without the grammar.
     const withMcp = new CallJudge({ store: fakeStore(), mode: () => "ask", describeMcpTool });
     expect(await withMcp.judge(scope, "bash", { command: "ls" })).toMatchObject({ kind: "judged", ruleTool: "mcp", decision: { action: "ask" } });
+  });
+
+  it("asks no question ahead for a later bash call of a batch (its turn refuses it)", async () => {
+    const judge = new CallJudge({ store: fakeStore(), mode: () => "ask" });
+    const call = toolCall("c2", "bash", { command: "npm test" });
+    const message = assistant([toolCall("c1", "read", { path: "/etc/hosts" }), call]);
+    await expect(judge.prejudge(scope, message, 1, call, TOOLS, undefined)).resolves.toBeUndefined();
   });
 
   it("the service refuses every bash call with the reason, in any mode, and records it", async () => {

@@ -190,6 +190,20 @@ describe("prejudge", () => {
       },
     };
     expect((await later(toolCall("c", "bash", { command: "npm test" }), { tools: [throwing] })).spec).toBeUndefined();
+    // A write would ask: arguments the loop refuses or a preparation that throws must still give none
+    // (never a judgement of arguments the loop would not run).
+    const write = TOOLS.find((t) => t.name === "write")!;
+    expect((await later(toolCall("c", "write", { path: "a.txt", content: "x" }))).spec).toBeDefined();
+    expect((await later(toolCall("c", "write", { path: "a.txt" }))).spec).toBeUndefined();
+    expect((await later(toolCall("c", "write", { path: "a.txt", content: 5 }))).spec).toBeUndefined();
+    const throwingWrite: AnyAgentTool = {
+      ...write,
+      prepareArguments: () => {
+        throw new Error("bad");
+      },
+    };
+    expect((await later(toolCall("c", "write", { path: "a.txt", content: "x" }), { tools: [throwingWrite] })).spec).toBeUndefined();
+    expect((await later(toolCall("c", "nope", { path: "a.txt", content: "x" }), { tools: [throwingWrite] })).spec).toBeUndefined();
     // The tool found by the call's name, not the first.
     const { spec: read } = await later(toolCall("c", "read", { path: "/etc/passwd" }));
     expect(read!.request.toolName).toBe("read");
@@ -242,6 +256,21 @@ describe("questionSpec", () => {
     if ((outside.decision.reasons ?? []).length === 0) expect("reasons" in o.request).toBe(false);
     else expect(o.request.reasons).toEqual(outside.decision.reasons);
     expect(o.request.summary).toEqual({ title: "Read /etc/hosts (outside the project)", path: "/etc/hosts", outsideProject: true });
+  });
+
+  it("leaves the reasons and warnings out of the request when there are none, or when they are missing", async () => {
+    const { judge } = judgeWith();
+    const j = asJudged(await judge.judge(scope, "bash", { command: "npm test" }));
+    for (const decision of [
+      { action: "ask" as const, by: "default" as const, reasons: [], warnings: [] },
+      { action: "ask" as const, by: "default" as const },
+    ]) {
+      const spec = await judge.questionSpec(scope, assistant([]), "x", 0, { ...j, decision }, undefined);
+      expect("reasons" in spec.request, JSON.stringify(decision)).toBe(false);
+      expect("warnings" in spec.request, JSON.stringify(decision)).toBe(false);
+    }
+    const spec = await judge.questionSpec(scope, assistant([]), "x", 0, { ...j, decision: { action: "ask", by: "default", reasons: ["r"], warnings: ["w"] } }, undefined);
+    expect(spec.request).toMatchObject({ reasons: ["r"], warnings: ["w"] });
   });
 
   it("for an MCP tool, shows the server's call and proposes the escaped mcp rule, without meaning lines", async () => {
