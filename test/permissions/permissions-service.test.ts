@@ -30,7 +30,7 @@ const scanner = {
   },
 } as unknown as SecretScanner;
 
-function setup(o: { mode?: PermissionMode; sandbox?: ReturnType<typeof sandboxPort>; maxWrites?: number; rules?: Parameters<typeof fakeStore>[0] } = {}) {
+function setup(o: { mode?: PermissionMode; sandbox?: ReturnType<typeof sandboxPort>; maxWrites?: number; rules?: Parameters<typeof fakeStore>[0]; mcpNames?: string[] } = {}) {
   const store = fakeStore(o.rules);
   const hub = recordingHub();
   let mode: PermissionMode = o.mode ?? "ask";
@@ -44,7 +44,7 @@ function setup(o: { mode?: PermissionMode; sandbox?: ReturnType<typeof sandboxPo
     onPendingChange: (id) => void pending.push(id),
     maxFileWritesPerTurn: o.maxWrites,
     sandbox: o.sandbox,
-    describeMcpTool: (name) => (name === "github__search" ? githubSearch : undefined),
+    describeMcpTool: (name) => (name === "github__search" || o.mcpNames?.includes(name) ? githubSearch : undefined),
     pool: inThreadPool(),
   });
   const hooks = service.hooks(scope);
@@ -73,12 +73,16 @@ describe("decisions without a question", () => {
     const t = setup({ rules: [{ tool: "bash", pattern: "npm test", action: "allow", scope: "project", scopeId: 2 }] });
     const call = ask("c1");
     const message = assistant([call]);
+    const t0 = performance.now();
     expect(await t.before(message, call)).toBeUndefined();
     expect(t.store.auditRows).toEqual([
       { id: 1, sessionId: 1, toolCallId: "c1", toolName: "bash", args: { command: "npm test" }, decision: "allow", decidedBy: "rule #1", durationMs: null, outcome: null },
     ]);
     expect(await t.after(message, call, { content: [{ type: "text", text: "ok" }], details: {} })).toBeUndefined();
+    const elapsed = performance.now() - t0;
     expect(t.store.auditRows[0]!.finished).toEqual({ durationMs: expect.any(Number), outcome: "ok" });
+    // The time from the decision to the end, no more.
+    expect(t.store.auditRows[0]!.finished!.durationMs).toBeLessThanOrEqual(Math.ceil(elapsed) + 1);
     expect(Number.isInteger(t.store.auditRows[0]!.finished!.durationMs)).toBe(true);
     expect(t.store.auditRows[0]!.finished!.durationMs).toBeGreaterThanOrEqual(0);
     expect(t.store.auditRows[0]!.finished!.durationMs).toBeLessThan(60_000);
@@ -127,6 +131,26 @@ describe("decisions without a question", () => {
     const write = toolCall("w1", "write", { path: "a.txt", content: "x" });
     expect(await t.before(assistant([write]), write)).toBeUndefined();
     expect(port.placed).toHaveLength(1);
+  });
+
+  it("never places an MCP server's tool, even one named bash: it runs in the server's process", async () => {
+    const port = sandboxPort();
+    const t = setup({ mode: "full-auto", sandbox: port, mcpNames: ["bash"] });
+    const call = ask("m1", "npm test");
+    expect(await t.before(assistant([call]), call)).toBeUndefined();
+    expect(t.store.auditRows[0]).toMatchObject({ toolName: "bash", decision: "allow", decidedBy: "mode: full-auto" });
+    expect(port.placed).toEqual([]);
+  });
+
+  it("works without a pending-change listener", async () => {
+    const service = new PermissionsService({ store: fakeStore(), hub: recordingHub(), mode: () => "ask", secrets: () => scanner, pool: inThreadPool() });
+    const call = ask("c1");
+    const result = service
+      .hooks(scope)
+      .beforeToolCall({ assistantMessage: assistant([call]), toolCall: call, args: call.arguments, context: { systemPrompt: "", messages: [], tools: TOOLS } });
+    for (let i = 0; i < 500 && service.allPending().length === 0; i++) await new Promise((r) => setImmediate(r));
+    service.respond({ requestId: service.allPending()[0]!.id, decision: "allow-once" });
+    expect(await result).toBeUndefined();
   });
 });
 
@@ -242,8 +266,16 @@ describe("questions answered", () => {
     const request = await t.asked(1);
     expect(request.proposedRule).toEqual({ tool: "mcp", pattern: "github/search" });
     for (const pattern of ["*", "gitlab/*", "github/x\ngitlab/y", "github/a\u0007"]) {
-      for (const decision of ["allow-session", "allow-project"] as const)
-        expect(() => t.service.respond({ requestId: request.id, decision, rule: { tool: "mcp", pattern } }), pattern).toThrow(ServiceError);
+      for (const decision of ["allow-session", "allow-project"] as const) {
+        let error: unknown;
+        try {
+          t.service.respond({ requestId: request.id, decision, rule: { tool: "mcp", pattern } });
+        } catch (e) {
+          error = e;
+        }
+        expect(error, pattern).toBeInstanceOf(ServiceError);
+        expect(error).toMatchObject({ failure: "invalid", message: expect.stringMatching(/control character|is not for the MCP server github/) });
+      }
     }
     expect(t.store.rules).toEqual([]);
     t.service.respond({ requestId: request.id, decision: "allow-project", rule: { tool: "mcp", pattern: "github/*" } });
@@ -353,6 +385,27 @@ describe("questions ended otherwise", () => {
     expect(await r3).toMatchObject({ block: true, outcome: "denied" });
   });
 
+  it("closes covered questions after a project rule too, and after no answer that saves nothing", async () => {
+    const t = setup();
+    const calls = ["c1", "c2", "c3", "c4"].map((id) => ask(id));
+    const results = calls.map((c) => t.before(assistant([c]), c));
+    await t.asked(4);
+    const [q1, q2, q3, q4] = t.requests();
+    // The mode now allows every open question, but answers that save no rule close none of them.
+    t.setMode("full-auto");
+    t.service.respond({ requestId: q1!.id, decision: "allow-once" });
+    t.service.respond({ requestId: q2!.id, decision: "deny" });
+    expect(await results[0]).toBeUndefined();
+    expect(await results[1]).toMatchObject({ block: true });
+    expect(t.service.allPending()).toEqual([q3, q4]);
+    t.setMode("ask");
+    t.service.respond({ requestId: q3!.id, decision: "allow-project" });
+    expect(await results[2]).toBeUndefined();
+    expect(await results[3]).toBeUndefined();
+    expect(t.resolved().at(-1)).toEqual({ requestId: q4!.id, sessionId: 1, decision: "covered" });
+    expect(t.store.auditRows.find((r) => r.toolCallId === "c4")).toMatchObject({ decidedBy: "rule #1" });
+  });
+
   it("asks anew when a covered call is judged to ask again, and gives up after a few times", async () => {
     const t = setup();
     const target = ask("t", "npm test");
@@ -456,25 +509,39 @@ describe("batches", () => {
     expect(() => t.service.respondBatch({ batchId: q.batch!.id, decision: "allow-once" })).toThrow(
       `There is no pending permission request in batch ${q.batch!.id}: they were already answered or cancelled.`,
     );
-    expect(() => t.service.respondBatch({ batchId: "nope", decision: "deny" })).toThrow(ServiceError);
+    let error: unknown;
+    try {
+      t.service.respondBatch({ batchId: "nope", decision: "deny" });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error).toMatchObject({ failure: "not-found" });
   });
 
   it("asks a batch once: a later call that asks on its own turn is asked alone", async () => {
     const t = setup();
-    const calls = [ask("c0", "npm test"), ask("c1", "make")];
+    const calls = [ask("c0", "npm test"), ask("c1", "make"), ask("c2", "cargo build")];
     const message = assistant(calls);
     const r0 = t.before(message, calls[0]!);
-    const q1 = await t.asked(2);
-    t.service.respond({ requestId: t.requests()[0]!.id, decision: "allow-once" });
+    await t.asked(3);
+    const [q0, q1, q2] = t.requests();
+    t.service.respond({ requestId: q0!.id, decision: "allow-once" });
+    t.service.respond({ requestId: q2!.id, decision: "allow-once" });
     await r0;
-    // Judged differently at its turn (other arguments): the kept question is dropped, a new one asked alone.
+    // Judged differently at its turn (other arguments): the kept question is dropped, a new one asked
+    // alone, and the later calls are not judged again (c2's answer stands).
     const r1 = t.before(message, calls[1]!, { args: { command: "make install" } });
-    const again = await t.asked(3);
+    const again = await t.asked(4);
     expect(again).toMatchObject({ toolCallId: "c1", args: { command: "make install" } });
     expect(again.batch).toBeUndefined();
-    expect(t.resolved().find((r) => r.requestId === q1.id)?.decision).toBe("dropped");
+    expect(t.resolved().find((r) => r.requestId === q1!.id)?.decision).toBe("dropped");
     t.service.respond({ requestId: again.id, decision: "deny" });
     expect(await r1).toMatchObject({ block: true });
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    expect(t.requests()).toHaveLength(4);
+    expect(await t.before(message, calls[2]!)).toBeUndefined();
+    expect(t.requests()).toHaveLength(4);
   });
 
   it("finds a call's place by its id when the loop hands a copy of it", async () => {
@@ -484,6 +551,18 @@ describe("batches", () => {
     void t.before(message, { ...calls[0]! });
     await t.asked(2);
     expect(t.requests().map((r) => r.batch?.position)).toEqual([0, 1]);
+  });
+
+  it("finds a later call's place by its id too: the questions of the calls before it are passed, those after it asked with it", async () => {
+    const t = setup();
+    const calls = [ask("c0", "cargo build"), ask("c1", "npm test"), ask("c2", "make")];
+    const message = assistant(calls);
+    void t.before(message, { ...calls[1]! });
+    await t.asked(2);
+    expect(t.requests().map((r) => [r.toolCallId, r.batch?.position])).toEqual([
+      ["c1", 1],
+      ["c2", 2],
+    ]);
   });
 
   it("a call not in its message is asked alone, without judging the batch", async () => {
