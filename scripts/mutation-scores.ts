@@ -12,8 +12,10 @@
 // each file's score as Stryker computes it: (killed + timed out) / (killed + timed out + survived
 // + not covered); ignored, pending, runtime and compile errors left out. Reports are newest last:
 // as given, or by default reports/mutation/<target>-incremental.json first, then the per-branch
-// files by name. A file whose source has changed since every report that holds it is scored from
-// the newest of those and marked "stale" (its mutants' places may no longer be the code's).
+// files by name, for the targets named (`node scripts/mutation-scores.ts store`), or without
+// arguments for permissions and permissions-app, each with its total, then both together. A file
+// whose source has changed since every report that holds it is scored from the newest of those
+// and marked "stale" (its mutants' places may no longer be the code's).
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -121,12 +123,23 @@ export function totalScore(scores: readonly FileScore[]): number | null {
   return valid === 0 ? null : (100 * detected) / valid;
 }
 
-/** The default reports of a target: its own incremental file, then the per-branch ones by name. */
-export function defaultReports(dir: string, target: string): string[] {
+/** The targets of stryker.config.mjs. A target's name may start another's (permissions, permissions-app). */
+export const TARGETS = ["loop", "permissions", "permissions-app", "store"];
+
+/** The targets the script reports when given no argument: the permissions folder's two. */
+export const DEFAULT_TARGETS = ["permissions", "permissions-app"];
+
+/**
+ * The default reports of a target: its own incremental file, then the per-branch ones by name
+ * (`<target>-<branch>-incremental.json`), never those of a target whose name starts with this
+ * one's (`permissions-app-h20h-incremental.json` is permissions-app's, not a branch of permissions).
+ */
+export function defaultReports(dir: string, target: string, targets: readonly string[] = TARGETS): string[] {
   const own = `${target}-incremental.json`;
+  const longer = targets.filter((t) => t !== target && t.startsWith(`${target}-`));
   const branches = fs
     .readdirSync(dir)
-    .filter((f) => f.startsWith(`${target}-`) && f.endsWith("-incremental.json") && f !== own)
+    .filter((f) => f.startsWith(`${target}-`) && f.endsWith("-incremental.json") && f !== own && !longer.some((t) => f.startsWith(`${t}-`)))
     .sort();
   return [own, ...branches].filter((f) => fs.existsSync(path.join(dir, f))).map((f) => path.join(dir, f));
 }
@@ -134,17 +147,35 @@ export function defaultReports(dir: string, target: string): string[] {
 function main(): void {
   const root = fileURLToPath(new URL("..", import.meta.url));
   const args = process.argv.slice(2);
-  const paths = args.length > 0 ? args : defaultReports(path.join(root, "reports/mutation"), "permissions");
-  const reports = paths.map((p) => ({ name: path.basename(p), report: JSON.parse(fs.readFileSync(p, "utf8")) as Report }));
-  const scores = mutationScores(reports, (file) => {
-    const full = path.resolve(root, file);
-    return fs.existsSync(full) ? fs.readFileSync(full, "utf8") : undefined;
-  });
+  // Arguments are report files, or target names (each scored from its default reports).
+  const unknown = args.filter((a) => !a.endsWith(".json") && !TARGETS.includes(a));
+  if (unknown.length > 0) {
+    console.error(`Not a report (.json) nor a target (${TARGETS.join(", ")}): ${unknown.join(", ")}`);
+    process.exitCode = 2;
+    return;
+  }
+  const files = args.filter((a) => a.endsWith(".json"));
+  const targets = args.filter((a) => !a.endsWith(".json"));
+  const groups: { name: string; paths: string[] }[] =
+    files.length > 0
+      ? [{ name: "the reports given", paths: files }]
+      : (targets.length > 0 ? targets : DEFAULT_TARGETS).map((t) => ({ name: t, paths: defaultReports(path.join(root, "reports/mutation"), t) }));
   const pct = (n: number | null) => (n === null ? "-" : `${n.toFixed(2)} %`);
-  console.log(["file", "score", "killed", "timed out", "survived", "not covered", "ignored", "other", "from"].join("\t"));
-  for (const s of scores)
-    console.log([s.file + (s.stale ? " (stale)" : ""), pct(s.score), s.killed, s.timedOut, s.survived, s.noCoverage, s.ignored, s.other, s.from.join(", ")].join("\t"));
-  console.log(`all ${scores.length} files\t${pct(totalScore(scores))}`);
+  const all: FileScore[] = [];
+  for (const group of groups) {
+    const reports = group.paths.map((p) => ({ name: path.basename(p), report: JSON.parse(fs.readFileSync(p, "utf8")) as Report }));
+    const scores = mutationScores(reports, (file) => {
+      const full = path.resolve(root, file);
+      return fs.existsSync(full) ? fs.readFileSync(full, "utf8") : undefined;
+    });
+    all.push(...scores);
+    if (groups.length > 1) console.log(`\n${group.name} (${group.paths.length} reports)`);
+    console.log(["file", "score", "killed", "timed out", "survived", "not covered", "ignored", "other", "from"].join("\t"));
+    for (const s of scores)
+      console.log([s.file + (s.stale ? " (stale)" : ""), pct(s.score), s.killed, s.timedOut, s.survived, s.noCoverage, s.ignored, s.other, s.from.join(", ")].join("\t"));
+    console.log(`all ${scores.length} files${groups.length > 1 ? ` of ${group.name}` : ""}\t${pct(totalScore(scores))}`);
+  }
+  if (groups.length > 1) console.log(`\nall ${all.length} files of ${groups.map((g) => g.name).join(" and ")}\t${pct(totalScore(all))}`);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { defaultReports, mutationScores, type Report, totalScore } from "../../scripts/mutation-scores.ts";
+import { DEFAULT_TARGETS, defaultReports, mutationScores, type Report, TARGETS, totalScore } from "../../scripts/mutation-scores.ts";
 
 const at = (line: number, column = 1) => ({ start: { line, column }, end: { line, column: column + 1 } });
 const mutant = (line: number, status: string, mutatorName = "ConditionalExpression", replacement = "true") => ({ mutatorName, replacement, status, location: at(line) });
@@ -95,5 +95,32 @@ describe("defaultReports", () => {
     ]);
     fs.rmSync(path.join(dir, "permissions-incremental.json"));
     expect(defaultReports(dir, "permissions").map((p) => path.basename(p))).toEqual(["permissions-h20a-incremental.json", "permissions-h20b-incremental.json"]);
+  });
+
+  it("never takes another target's files whose name starts with the target's for its branches' (permissions-app)", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lathe-scores-"));
+    dirs.push(dir);
+    for (const f of [
+      "permissions-incremental.json",
+      "permissions-h20a-incremental.json",
+      "permissions-app-incremental.json",
+      "permissions-app-h20h-incremental.json",
+      "permissions-app.json",
+    ])
+      fs.writeFileSync(path.join(dir, f), "{}");
+    expect(defaultReports(dir, "permissions").map((p) => path.basename(p))).toEqual(["permissions-incremental.json", "permissions-h20a-incremental.json"]);
+    expect(defaultReports(dir, "permissions-app").map((p) => path.basename(p))).toEqual(["permissions-app-incremental.json", "permissions-app-h20h-incremental.json"]);
+    // Without the longer target known, its files read as branches of the shorter.
+    expect(defaultReports(dir, "permissions", ["permissions"]).map((p) => path.basename(p))).toEqual([
+      "permissions-incremental.json",
+      "permissions-app-h20h-incremental.json",
+      "permissions-app-incremental.json",
+      "permissions-h20a-incremental.json",
+    ]);
+    // The targets are stryker.config.mjs's.
+    const config = fs.readFileSync(path.join(import.meta.dirname, "../../stryker.config.mjs"), "utf8");
+    const configured = [...config.slice(config.indexOf("const TARGETS = {")).matchAll(/^ {2}"?([a-z-]+)"?: \{ mutate:/gm)].map((m) => m[1]);
+    expect([...TARGETS].sort()).toEqual(configured.sort());
+    expect(DEFAULT_TARGETS).toEqual(["permissions", "permissions-app"]);
   });
 });
