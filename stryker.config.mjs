@@ -628,6 +628,18 @@
 // - questions.ts, register: the abort listener's `{ once: true }` made `{}` or `{ once: false }`: an
 //   AbortSignal dispatches "abort" at most once, and settle removes the listener on every end (the
 //   abort's own end included).
+// - permissions-service.ts, respond: `q.ruleTool === MCP_RULE_TOOL ? ... : undefined` made true:
+//   only an MCP call's summary carries `mcp` (mcpSummary; summarizeCall never sets it), and mcpServer
+//   is read only for a question whose ruleTool is mcp. respondBatch: `patterns: []` made `["Stryker
+//   was here"]`: a kept answer's patterns are never read (rules are saved by respond alone; before()
+//   asks only whether the answer has patterns).
+// - permissions-service.ts, before: `decision.rule?.id` made `.id` (twice): a deny, and an allow
+//   `by: "rule"`, always name their rule (policy.ts decide).
+// - permissions-service.ts, answerFor: `if (kept) this.questions.forget(...)` made true: without a
+//   kept answer or open question for the call there is nothing to forget (takeKept found neither).
+//   `own ? own.answer : { decision: "aborted" }`: its alternative is not covered (`{}` and "" there):
+//   `asking` always holds the call's own question (questionSpec never gives undefined), and ask
+//   returns one question per spec, so own is always set.
 
 /**
  * The permissions service and the six files only it uses answer the app (dialogs, questions,
