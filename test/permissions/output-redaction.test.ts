@@ -4,7 +4,7 @@
 // content, the details and the tool's own streaming redaction combine. Never throws, and returns
 // undefined when nothing was found (the output then stays exactly as it was).
 import { describe, expect, it } from "vitest";
-import { redactToolOutput, type ToolOutput } from "../../app/main/permissions/output-redaction.ts";
+import { DEEP_CHECK_NODES, LEFT_OUT_SECRET, LEFT_OUT_UNCHECKED, redactToolOutput, type ToolOutput } from "../../app/main/permissions/output-redaction.ts";
 import { scannerFor, type SecretScanner } from "../../app/main/permissions/redaction.ts";
 
 /** Redacts `tok_…` as a token and `key_…` as a key, counting each; records what it was given. */
@@ -83,18 +83,42 @@ describe("redactToolOutput", () => {
     expect(result.content).toEqual([text("\n[Lathe redacted 1 token from this output.]")]);
   });
 
-  it("walks details down to strings inside 7 levels of objects and arrays, and leaves what is deeper as it is", () => {
+  it("walks details down to strings inside 7 levels of objects and arrays; a deeper part is checked whole and left out when it holds a secret or is too large", () => {
     const { scanner } = scripted();
     const nest = (levels: number, leaf: unknown): unknown => (levels === 0 ? leaf : levels % 2 ? { x: nest(levels - 1, leaf) } : [nest(levels - 1, leaf)]);
     const at7 = redactToolOutput({ content: [], details: nest(7, "tok_7") }, scanner)!;
     expect(JSON.stringify(at7.details)).toContain("[REDACTED: token]");
     expect(JSON.stringify(at7.details)).not.toContain("tok_7");
-    const deeper = nest(8, "tok_8");
-    expect(redactToolOutput({ content: [], details: deeper }, scanner)).toBeUndefined();
-    // A structure far deeper than that (hostile details) costs no more than the first levels.
+    // Deeper: the part below 7 levels is checked whole and replaced by a note (the secret counted).
+    const deeper = redactToolOutput({ content: [], details: { a: nest(12, "tok_12"), b: nest(12, "fine") } }, scanner)!;
+    const shown = JSON.stringify(deeper.details);
+    expect(shown).not.toContain("tok_12");
+    expect(shown).toContain(JSON.stringify(LEFT_OUT_SECRET));
+    expect(shown).toContain('"fine"');
+    expect(deeper.content!.at(-1)).toEqual(text("\n[Lathe redacted 1 token from this output.]"));
+    // A secret as a key deep down counts too.
+    const keyed = redactToolOutput({ content: [], details: nest(9, { key_name: 1 }) }, scanner)!;
+    expect(JSON.stringify(keyed.details)).not.toContain("key_name");
+    // Nothing deep holds a secret: the output stays as it is.
+    expect(redactToolOutput({ content: [], details: nest(12, "fine") }, scanner)).toBeUndefined();
+    // A structure far deeper than that (hostile details) is left out unchecked, at the cost of DEEP_CHECK_NODES values.
     let hostile: unknown = "tok_deep";
     for (let i = 0; i < 100_000; i++) hostile = { x: hostile };
-    expect(redactToolOutput({ content: [text("x")], details: hostile }, scanner)).toBeUndefined();
+    const left = redactToolOutput({ content: [text("x")], details: hostile }, scanner)!;
+    expect(JSON.stringify(left.details).length).toBeLessThan(2000);
+    expect(JSON.stringify(left.details)).toContain(JSON.stringify(LEFT_OUT_UNCHECKED));
+    expect(left.content).toBeUndefined();
+    const wide = redactToolOutput(
+      {
+        content: [],
+        details: nest(
+          8,
+          Array.from({ length: DEEP_CHECK_NODES + 1 }, () => 1),
+        ),
+      },
+      scanner,
+    )!;
+    expect(JSON.stringify(wide.details)).toContain(JSON.stringify(LEFT_OUT_UNCHECKED));
   });
 
   it("never scans the tool's own redactions entry, and merges its counts in, the largest of each kind", () => {
