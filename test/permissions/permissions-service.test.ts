@@ -30,6 +30,17 @@ const scanner = {
   },
 } as unknown as SecretScanner;
 
+/** Three calls of one answer, the first one's turn taken: all three questions asked at once (a batch). */
+async function batchOfThreeAsked() {
+  const t = setup();
+  const calls = [ask("c0", "npm test"), ask("c1", "make"), ask("c2", "cargo build")];
+  const message = assistant(calls);
+  const r0 = t.before(message, calls[0]!);
+  await t.asked(3);
+  const [q0, q1, q2] = t.requests();
+  return { t, calls, message, r0, q0: q0!, q1: q1!, q2: q2! };
+}
+
 function setup(o: { mode?: PermissionMode; sandbox?: ReturnType<typeof sandboxPort>; maxWrites?: number; rules?: Parameters<typeof fakeStore>[0]; mcpNames?: string[] } = {}) {
   const store = fakeStore(o.rules);
   const hub = recordingHub();
@@ -520,12 +531,7 @@ describe("batches", () => {
   });
 
   it("asks a batch once: a later call that asks on its own turn is asked alone", async () => {
-    const t = setup();
-    const calls = [ask("c0", "npm test"), ask("c1", "make"), ask("c2", "cargo build")];
-    const message = assistant(calls);
-    const r0 = t.before(message, calls[0]!);
-    await t.asked(3);
-    const [q0, q1, q2] = t.requests();
+    const { t, calls, message, r0, q0, q1, q2 } = await batchOfThreeAsked();
     t.service.respond({ requestId: q0!.id, decision: "allow-once" });
     t.service.respond({ requestId: q2!.id, decision: "allow-once" });
     await r0;
@@ -577,12 +583,7 @@ describe("batches", () => {
   });
 
   it("drops a later call's open question when its batch ends, and an earlier one's when a later call's turn comes", async () => {
-    const t = setup();
-    const calls = [ask("c0", "npm test"), ask("c1", "make"), ask("c2", "cargo build")];
-    const message = assistant(calls);
-    const r0 = t.before(message, calls[0]!);
-    await t.asked(3);
-    const [q0, q1, q2] = t.requests();
+    const { t, calls, message, r0, q0, q1, q2 } = await batchOfThreeAsked();
     // c1's turn comes while c0's question is still open (its result is awaited elsewhere): c0's is dropped.
     const r1 = t.before(message, calls[1]!);
     expect(await r0).toMatchObject({ block: true, outcome: "denied" });

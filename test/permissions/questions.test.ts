@@ -8,17 +8,10 @@ import type { AssistantMessage } from "../../app/shared/agent-types.ts";
 import type { PermissionRequest } from "../../app/shared/ipc/contract.ts";
 import { ServiceError } from "../../app/shared/errors.ts";
 import { Questions, type Answer, type QuestionSpec } from "../../app/main/permissions/questions.ts";
+import { assistant } from "./permission-fakes.ts";
 
-const message = (): AssistantMessage => ({
-  role: "assistant",
-  content: [],
-  api: "test",
-  provider: "test",
-  model: "test",
-  usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
-  stopReason: "toolUse",
-  timestamp: 0,
-});
+// A message of its own each time: questions tell batches apart by their message.
+const message = (): AssistantMessage => assistant([]);
 
 function setup() {
   const events: { event: string; payload: unknown }[] = [];
