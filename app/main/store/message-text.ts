@@ -38,7 +38,7 @@ export function searchableTextOfJson(json: unknown, capped: unknown = 0): string
 }
 
 /** A stored message's searchable text, whole (null when there is none or the JSON is not readable). */
-export function wholeTextOfJson(json: unknown): string | null {
+function wholeTextOfJson(json: unknown): string | null {
   if (typeof json !== "string") return null;
   try {
     const text = contentText((JSON.parse(json) as { content?: unknown }).content);
@@ -49,7 +49,7 @@ export function wholeTextOfJson(json: unknown): string | null {
 }
 
 /** The first MAX_INDEXED_CHARS of `text`, ended at its last blank in the bound's final 256 characters, if any. */
-export function indexedPart(text: string): string {
+function indexedPart(text: string): string {
   if (text.length <= MAX_INDEXED_CHARS) return text;
   let end = MAX_INDEXED_CHARS;
   const blank = text.slice(end - 256, end).search(/\s\S*$/);

@@ -312,7 +312,7 @@ DELETE FROM search_words WHERE word GLOB '*[\u1100-\u11ff]*';
  * from its session's capped_from on, see V10_CAPPED_TEXT). `id` must name its table (`m.id`,
  * `old.id`): a bare `id` would be the sessions row's own inside the subquery.
  */
-export function cappedSql(id: string): string {
+function cappedSql(id: string): string {
   return `((${id}) & ${POSITION_SPAN - 1}) >= (SELECT capped.capped_from FROM sessions capped WHERE capped.id = (${id}) >> ${POSITION_BITS})`;
 }
 
