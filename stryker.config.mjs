@@ -640,6 +640,11 @@
 //   `own ? own.answer : { decision: "aborted" }`: its alternative is not covered (`{}` and "" there):
 //   `asking` always holds the call's own question (questionSpec never gives undefined), and ask
 //   returns one question per spec, so own is always set.
+// - output-redaction.ts, checkWhole (the lead, after the branch): the RangeError's message made "":
+//   the catch never reads it. `if (!Array.isArray(value)) scan(k)` made true: an array's keys are
+//   its indexes, digits, in which no secret rule finds anything (it only costs a scan). The secret
+//   branch's `changes.leftOut++` made `--`: the count is read only when nothing was found, and this
+//   branch adds what it found.
 
 /**
  * The permissions service and the six files only it uses answer the app (dialogs, questions,

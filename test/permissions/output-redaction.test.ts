@@ -121,6 +121,37 @@ describe("redactToolOutput", () => {
     expect(JSON.stringify(wide.details)).toContain(JSON.stringify(LEFT_OUT_UNCHECKED));
   });
 
+  it("checks a deep part of exactly DEEP_CHECK_NODES values whole, one more is too large; deep nulls, undefined and numbers are plain data", () => {
+    const { scanner } = scripted();
+    const nest = (levels: number, leaf: unknown): unknown => (levels === 0 ? leaf : { x: nest(levels - 1, leaf) });
+    // The part at depth 7 is the array itself: one value, and one per item.
+    expect(
+      redactToolOutput(
+        {
+          content: [],
+          details: nest(
+            7,
+            Array.from({ length: DEEP_CHECK_NODES - 1 }, () => 1),
+          ),
+        },
+        scanner,
+      ),
+    ).toBeUndefined();
+    const over = redactToolOutput(
+      {
+        content: [],
+        details: nest(
+          7,
+          Array.from({ length: DEEP_CHECK_NODES }, () => 1),
+        ),
+      },
+      scanner,
+    )!;
+    expect(JSON.stringify(over.details)).toContain(JSON.stringify(LEFT_OUT_UNCHECKED));
+    const plain = nest(9, { a: null, b: undefined, c: 3, d: true, e: [null, undefined, 0] });
+    expect(redactToolOutput({ content: [], details: plain }, scanner)).toBeUndefined();
+  });
+
   it("never scans the tool's own redactions entry, and merges its counts in, the largest of each kind", () => {
     const { scanner, seen } = scripted();
     const result = redactToolOutput({ content: [text("tok_1 tok_2")], details: { redactions: { token: 5, "private key": 1, bogus: "9", tok_name: 1 }, out: "tok_3" } }, scanner)!;
