@@ -22,6 +22,18 @@ function fresh(): { dir: string; store: SessionStore } {
   return { dir, store: openStore({ dataDir: dir }).store };
 }
 
+/** A database file at schema `version` (migrations applied by hand, as that version left it), with project 1. */
+function databaseAt(version: number): { dir: string; db: Database.Database } {
+  const dir = tempDir();
+  dirs.push(dir);
+  const db = new Database(path.join(dir, "lathe.db"));
+  prepareConnection(db);
+  for (const migration of MIGRATIONS.filter((m) => m.version <= version)) migration.up(db);
+  db.pragma(`user_version = ${version}`);
+  db.prepare("INSERT INTO projects VALUES (1, '/p', 'p', 1, 1)").run();
+  return { dir, db };
+}
+
 /** FTS5's own consistency check of the index against its content; throws when they differ. */
 function checkIndex(store: SessionStore): void {
   store.db.exec("INSERT INTO message_fts(message_fts, rank) VALUES ('integrity-check', 1)");
@@ -99,14 +111,7 @@ describe("search index watermark", () => {
   });
 
   it("migrates a version-3 database, indexing what its queue still held", () => {
-    const dir = tempDir();
-    dirs.push(dir);
-    const file = path.join(dir, "lathe.db");
-    const v3 = new Database(file);
-    prepareConnection(v3);
-    for (const migration of MIGRATIONS.filter((m) => m.version <= 3)) migration.up(v3);
-    v3.pragma("user_version = 3");
-    v3.prepare("INSERT INTO projects VALUES (1, '/p', 'p', 1, 1)").run();
+    const { dir, db: v3 } = databaseAt(3);
     v3.prepare("INSERT INTO sessions (id, project_id, created_at, updated_at, message_count) VALUES (1, 1, 1, 1, 2)").run();
     const insert = v3.prepare("INSERT INTO messages (id, role, data, created_at) VALUES (?, 'user', ?, 1)");
     insert.run(2 ** 24, JSON.stringify(user("indexed dingo")));
@@ -167,14 +172,7 @@ describe("search index watermark", () => {
   });
 
   it("migrates a version-9 database: a long message indexed whole keeps its whole text in the index, later ones are capped", () => {
-    const dir = tempDir();
-    dirs.push(dir);
-    const file = path.join(dir, "lathe.db");
-    const v9 = new Database(file);
-    prepareConnection(v9);
-    for (const migration of MIGRATIONS.filter((m) => m.version <= 9)) migration.up(v9);
-    v9.pragma("user_version = 9");
-    v9.prepare("INSERT INTO projects VALUES (1, '/p', 'p', 1, 1)").run();
+    const { dir, db: v9 } = databaseAt(9);
     v9.prepare("INSERT INTO sessions (id, project_id, created_at, updated_at, message_count, indexed_count) VALUES (1, 1, 1, 1, 3, 2)").run();
     const insert = v9.prepare("INSERT INTO messages (id, role, data, created_at) VALUES (?, 'user', ?, 1)");
     insert.run(2 ** 24, JSON.stringify(user(longText())));

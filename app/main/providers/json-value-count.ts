@@ -7,6 +7,13 @@ export class JsonValueCount {
   #escaped = false;
   #count = 0;
 
+  /** The count of a whole text. */
+  static of(text: string): number {
+    const counter = new JsonValueCount();
+    counter.add(text);
+    return counter.count;
+  }
+
   get count(): number {
     return this.#count;
   }

@@ -196,9 +196,8 @@ export class MessageBuilder {
     } else if (block.type === "thinking") {
       this.stream.push({ type: "thinking_end", contentIndex: index, content: block.thinking, partial: this.message });
     } else {
-      const values = fullJson === undefined ? this.valueCounts.get(index) : new JsonValueCount();
-      if (fullJson !== undefined) values!.add(fullJson);
-      if (values && values.count > MAX_ARGUMENT_VALUES) {
+      const values = fullJson === undefined ? (this.valueCounts.get(index)?.count ?? 0) : JsonValueCount.of(fullJson);
+      if (values > MAX_ARGUMENT_VALUES) {
         block.arguments = {};
         delete block.rawArguments;
         block.argumentsError = `the arguments were refused: they hold more than ${MAX_ARGUMENT_VALUES.toLocaleString("en-US")} values (no tool takes that many; put such data in a file).`;

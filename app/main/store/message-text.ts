@@ -34,7 +34,8 @@ export const MAX_INDEXED_CHARS = 1_000_000;
  */
 export function searchableTextOfJson(json: unknown, capped: unknown = 0): string | null {
   const text = wholeTextOfJson(json);
-  return text === null || capped !== 1 ? text : indexedPart(text);
+  // SQLite's 1 arrives as a number, or a bigint on a connection with safe integers.
+  return text === null || Number(capped) !== 1 ? text : indexedPart(text);
 }
 
 /** A stored message's searchable text, whole (null when there is none or the JSON is not readable). */
