@@ -3,7 +3,10 @@
 // - bash (`-- bash`): the 100 MB command (`yes` lines through `head`), BENCH_BASH_ROUNDS rounds (5)
 //   each running, one after another: the bash tool, util-linux `script -qec CMD /dev/null` (a C
 //   program relaying a pty), bash writing to /dev/null, and a bare node-pty reader (counts chunks,
-//   nothing else). Medians, with minima (…MinMs).
+//   nothing else), and the bash tool as the app configures it: with the secret scanner redacting
+//   the output as it streams (bashRedactedMs, bashRedactedRatioVsScriptPty; the scanner of
+//   app-services.ts, given this process's secret-looking environment values). Medians, with
+//   minima (…MinMs).
 //   bashRatioVsScriptPty: the tool's time over `script`'s, the plain-pty baseline (target <= 0.9;
 //   null without `script`); bashRatioVsScriptPtyMin: the same from the minima; bashRatioVsDevNull:
 //   over /dev/null (the pipe-speed ideal); bashRatioVsNodePty: over the bare node-pty reader;
@@ -37,6 +40,7 @@ import { createBashTool } from "../app/main/tools/bash.ts";
 import { ptyCommandLine } from "../app/main/tools/pty-command.ts";
 import { sanitizedShellEnv } from "../app/main/tools/shell-env.ts";
 import { createGrepTool } from "../app/main/tools/grep.ts";
+import { scannerFor, secretEnvValues } from "../app/main/permissions/redaction.ts";
 import { findRipgrep } from "../app/main/tools/grep-search.ts";
 import { SandboxService } from "../app/main/sandbox/sandbox-service.ts";
 import { runRepositoryScanJob } from "../app/main/sandbox/repository-scan.ts";
@@ -102,7 +106,11 @@ async function benchBash() {
   const bash = createBashTool({ projectDir: work, outputDir: path.join(work, "out"), timeoutMs: 600_000 });
   let n = 0;
   const runTool = () => bash.execute(`bench-${n++}`, { command: COMMAND }, undefined, () => undefined);
+  const scanner = scannerFor(secretEnvValues(process.env));
+  const redacting = createBashTool({ projectDir: work, outputDir: path.join(work, "out"), timeoutMs: 600_000, secrets: () => scanner });
+  const runRedacting = () => redacting.execute(`bench-${n++}`, { command: COMMAND }, undefined, () => undefined);
   await runTool(); // warm-up: module loading, JIT
+  await runRedacting();
   const hasScript = spawnSync("script", ["--version"]).status === 0;
   const loadBefore = loadavg()[0]!;
   const f = {
@@ -121,6 +129,8 @@ async function benchBash() {
     devNullCpu: [] as number[],
     reader: [] as number[],
     readerMainCpu: [] as number[],
+    redacted: [] as number[],
+    redactedMainCpu: [] as number[],
     chunks: [] as number[],
   };
   for (let round = 0; round < rounds; round++) {
@@ -158,6 +168,11 @@ async function benchBash() {
     cpu = cpuSince(mark);
     g.readerMainCpu.push(cpu.mainMs);
     g.chunks.push(chunks);
+    mark = cpuMark();
+    started = performance.now();
+    await runRedacting();
+    g.redacted.push(performance.now() - started);
+    g.redactedMainCpu.push(cpuSince(mark).mainMs);
   }
   const toolMs = medianOf(f.tool);
   const scriptMs = hasScript ? medianOf(g.script) : null;
@@ -169,6 +184,8 @@ async function benchBash() {
     bashRatioVsScriptPty: scriptMs === null ? null : round(toolMs / scriptMs),
     bashRatioVsScriptPtyMin: hasScript ? round(Math.min(...f.tool) / Math.min(...g.script)) : null,
     bashRatioVsNodePty: round(toolMs / medianOf(g.reader)),
+    bashRedactedMs: Math.round(medianOf(g.redacted)),
+    bashRedactedRatioVsScriptPty: scriptMs === null ? null : round(medianOf(g.redacted) / scriptMs),
     bashExtraRssMB: round(Math.max(...f.extraRss)),
     scriptPtyMs: scriptMs === null ? null : Math.round(scriptMs),
     scriptPtyMinMs: hasScript ? Math.round(Math.min(...g.script)) : null,
@@ -182,6 +199,7 @@ async function benchBash() {
       script: hasScript ? Math.round(medianOf(g.scriptCpu)) : null,
       devNull: Math.round(medianOf(g.devNullCpu)),
       nodePtyMainThread: Math.round(medianOf(g.readerMainCpu)),
+      redactedMainThread: Math.round(medianOf(g.redactedMainCpu)),
     },
     bashLoopDelayP99Ms: round(medianOf(f.loopP99)),
     bashLoopDelayMaxMs: round(Math.max(...f.loopMax)),
