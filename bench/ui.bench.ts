@@ -73,6 +73,7 @@ let profiles = 0;
 // its figures are not comparable with a run without it.
 const STREAM_TRACES = process.env.BENCH_UI_TRACE_DIR;
 const STREAM_TRACE_CATEGORIES = ["toplevel", "blink.user_timing", ...(STREAM_TRACES ? ["devtools.timeline"] : [])];
+for (const dir of [RENDERER_PROFILES, STREAM_TRACES]) if (dir) mkdirSync(dir, { recursive: true });
 let traces = 0;
 const CHROMIUM_ARGS = (process.env.BENCH_UI_CHROMIUM_ARGS ?? "").split(/\s+/).filter(Boolean);
 const ROUNDS = Math.max(5, Number(process.env.BENCH_ROUNDS ?? 5));

@@ -68,6 +68,23 @@ function sizeRows(terminal: Terminal, rows: number): void {
   element.classList.toggle("sized", height !== "");
 }
 
+/** What the fit add-on leaves for a scroll bar when the terminal has a scrollback. */
+const SCROLLBAR_WIDTH = 14;
+
+/**
+ * The columns the fit add-on would propose for a box `boxWidth` wide (its border box: the add-on
+ * reads the box's computed width, which under `box-sizing: border-box` is that), without reading
+ * any layout: the terminal's own element has no padding (session-content.css), and the character
+ * width is the one xterm.js measured. Undefined until xterm.js has measured a character.
+ */
+function columnsFor(terminal: Terminal, boxWidth: number): number | undefined {
+  const core = (terminal as unknown as { _core?: { _renderService?: { dimensions?: { css?: { cell?: { width?: number } } } } } })._core;
+  const cell = core?._renderService?.dimensions?.css?.cell?.width ?? 0;
+  if (!(cell > 0) || !Number.isFinite(boxWidth)) return undefined;
+  const scrollbar = terminal.options.scrollback === 0 ? 0 : SCROLLBAR_WIDTH;
+  return Math.max(2, Math.floor((Math.max(0, Math.trunc(boxWidth)) - scrollbar) / cell));
+}
+
 /** Lines of output in the terminal's buffer (a final newline does not count as a line). */
 function contentLines(terminal: Terminal): number {
   const buffer = terminal.buffer.active;
@@ -156,15 +173,17 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
       if (runningRef.current) void getApi().tools.input({ sessionId, toolCallId, data });
     });
     // Only the columns follow the box, and only when its width changed (the box's height changes
-    // with the rows shown; measuring reads computed styles, which forces a layout).
-    const fitColumns = () => {
-      const cols = fit.proposeDimensions()?.cols;
+    // with the rows shown). Given the box's width (from the ResizeObserver), no layout is read;
+    // else the fit add-on reads computed styles, which forces a layout.
+    const fitColumns = (boxWidth?: number) => {
+      const cols = boxWidth === undefined ? fit.proposeDimensions()?.cols : (columnsFor(terminal, boxWidth) ?? fit.proposeDimensions()?.cols);
       if (cols && cols !== terminal.cols) terminal.resize(cols, terminal.rows);
     };
     if (!reused) fitColumns(); // before the first output is written, so that it wraps at the box's width
     let width = -1;
     const resize = new ResizeObserver((entries) => {
-      const next = entries.at(-1)?.contentRect.width ?? -1;
+      const last = entries.at(-1);
+      const next = last?.contentRect.width ?? -1;
       if (next === width) return;
       // A kept terminal already has its columns for the width it had: measure only on a change.
       if (width === -1 && reused && next === entry.width) {
@@ -173,7 +192,7 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
       }
       width = next;
       entry.width = next;
-      fitColumns();
+      fitColumns(last?.borderBoxSize?.[0]?.inlineSize);
     });
     resize.observe(host.current!);
     // The line count follows the output once per frame, committed in the frame's callback like
