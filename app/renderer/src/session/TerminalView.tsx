@@ -68,6 +68,9 @@ function sizeRows(terminal: Terminal, rows: number): void {
   element.classList.toggle("sized", height !== "");
 }
 
+/** The border-box width of the last terminal box the ResizeObserver reported (see fitColumns). */
+let lastBoxWidth: number | undefined;
+
 /** What the fit add-on leaves for a scroll bar when the terminal has a scrollback. */
 const SCROLLBAR_WIDTH = 14;
 
@@ -179,7 +182,10 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
       const cols = boxWidth === undefined ? fit.proposeDimensions()?.cols : (columnsFor(terminal, boxWidth) ?? fit.proposeDimensions()?.cols);
       if (cols && cols !== terminal.cols) terminal.resize(cols, terminal.rows);
     };
-    if (!reused) fitColumns(); // before the first output is written, so that it wraps at the box's width
+    // Before the first output is written, so that it wraps at the box's width: the width the last
+    // terminal's box had (cards share the transcript's width; the observer below corrects it
+    // before the first paint if this box differs), so a new card reads no layout.
+    if (!reused) fitColumns(lastBoxWidth);
     let width = -1;
     const resize = new ResizeObserver((entries) => {
       const last = entries.at(-1);
@@ -192,7 +198,9 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
       }
       width = next;
       entry.width = next;
-      fitColumns(last?.borderBoxSize?.[0]?.inlineSize);
+      const boxWidth = last?.borderBoxSize?.[0]?.inlineSize;
+      if (boxWidth !== undefined && boxWidth > 0) lastBoxWidth = boxWidth;
+      fitColumns(boxWidth);
     });
     resize.observe(host.current!);
     // The line count follows the output once per frame, committed in the frame's callback like
