@@ -11,7 +11,7 @@ import { McpService } from "./mcp/mcp-service.ts";
 import { IpcRouter, type RequestHandlers } from "./ipc/router.ts";
 import { ServiceError } from "../shared/errors.ts";
 import { PermissionsService } from "./permissions/permissions-service.ts";
-import { scannerFor, secretEnvValues } from "./permissions/redaction.ts";
+import { scannerFor, secretEnvValues, type SecretScanner } from "./permissions/redaction.ts";
 import { loadShellParser } from "./permissions/shell-parser.ts";
 import { createStreamModel, discoverModels, prepareRequest, testProvider } from "./providers/index.ts";
 import type { StreamFn } from "./loop/index.ts";
@@ -64,6 +64,8 @@ export interface AppServicesOptions {
 
 /** The latest a deferred warm-up starts (see AppServicesOptions.warmUp). */
 export const WARM_UP_LATEST_MS = 3_000;
+/** How long after the warm-up the secret scanner is built (the first window's requests come first). */
+const SECRETS_WARM_UP_DELAY_MS = 1_000;
 
 /** What a read-only Lathe still answers: requests that only read. */
 const READ_ONLY_REQUESTS: ReadonlySet<RequestName> = new Set<RequestName>([
@@ -103,9 +105,18 @@ export interface AppServices {
   /** Settles once interrupted rewinds are completed and git is found (or not), after warmUp(). */
   checkpointsReady: Promise<void>;
   /**
+   * The secret scanner for the keys and secret values known at the warm-up, built and used once
+   * about a second after warmUp(): its keyword automaton and first scan take tens of ms of the main
+   * thread (over 100 on a loaded machine), paid then rather than at the first tool output of the
+   * first turn. Tool calls reuse it while the keys stay the same (scannerFor). Never settles when
+   * the services close first.
+   */
+  secretsReady: Promise<SecretScanner>;
+  /**
    * Starts what the first window does not need: the bash grammar's load (the first command waits
    * for it anyway), the user's MCP servers, and the checkpoints' checks (git found, interrupted
-   * rewinds completed: checkpointsReady), and the search word list's fill after an upgrade.
+   * rewinds completed: checkpointsReady), the search word list's fill after an upgrade, and the
+   * secret scanner (secretsReady).
    * Idempotent; close() makes it a no-op.
    */
   warmUp(): void;
@@ -214,6 +225,9 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     secrets,
     outputRoot: path.join(options.dataDir, "bash-output"),
   });
+  let settleSecrets: (scanner: SecretScanner) => void = () => undefined;
+  const secretsReady = new Promise<SecretScanner>((resolve) => (settleSecrets = resolve));
+  let secretsTimer: NodeJS.Timeout | undefined;
   let warmedUp = false;
   const warmUp = () => {
     if (warmedUp) return;
@@ -227,6 +241,15 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     if (!readOnly) mcp.start();
     // After an upgrade, the search's word list is filled in slices from here (store/search-words-fill.ts).
     store.startSearchWordsFill();
+    secretsTimer = setTimeout(() => {
+      try {
+        const scanner = secrets();
+        scanner.redact("lathe warm-up: token=0 password=0 sk-0 ghp_0 AKIA0");
+        settleSecrets(scanner);
+      } catch {
+        // Settings that cannot be read: the first tool call builds the scanner and reports it.
+      }
+    }, SECRETS_WARM_UP_DELAY_MS).unref();
   };
   if (options.warmUp !== "later") warmUp();
   const warmUpTimer = options.warmUp === "later" ? setTimeout(warmUp, WARM_UP_LATEST_MS).unref() : undefined;
@@ -376,6 +399,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     checkpoints,
     rewinder,
     checkpointsReady,
+    secretsReady,
     warmUp,
     get notices() {
       return notices.map((n) => n.message);
@@ -383,6 +407,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     close: async () => {
       warmedUp = true;
       clearTimeout(warmUpTimer);
+      clearTimeout(secretsTimer);
       await sessions.close();
       await mcp.close();
       if (checkpointChecksStarted) await checkpointsReady;

@@ -8,6 +8,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createAppServices, type AppServices } from "../../app/main/app-services.ts";
 import { startHost } from "../../app/main/host/start-host.ts";
+import { scannerFor, secretEnvValues } from "../../app/main/permissions/redaction.ts";
 import { noSecretStore } from "../../app/main/settings/settings-service.ts";
 import { FIXTURE } from "../mcp/support/mcp-harness.ts";
 import { writeV7Database } from "../store/v7-database.ts";
@@ -52,6 +53,20 @@ describe("deferred warm-up", () => {
     services.warmUp();
     expect(serverState(services)).toBe("connected");
   }, 30_000);
+
+  it("builds the secret scanner after the warm-up, with the secret values it knows; tool calls reuse it", async () => {
+    const dataDir = realpathSync(mkdtempSync(path.join(tmpdir(), "lathe-warm-up-secrets-")));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const env = { DEPLOY_API_TOKEN: "warm-secret-7f3a9c2e1b" };
+    const services = createAppServices({ dataDir, secrets: noSecretStore, host: "browser", version: "test", env, warmUp: "later" });
+    cleanups.push(() => services.close());
+    services.warmUp();
+    const scanner = await services.secretsReady;
+    expect(scanner.redact("deployed with warm-secret-7f3a9c2e1b").text).not.toContain("warm-secret-7f3a9c2e1b");
+    // What the tools ask for (app-services' secrets(): the provider keys, none here, and the
+    // secret-looking values of the env given and of the process's own).
+    expect(scannerFor([...secretEnvValues(env), ...secretEnvValues(process.env)])).toBe(scanner);
+  });
 
   it("closes without waiting for a warm-up that never ran, which then never runs", async () => {
     const dataDir = await folderWithServer();
