@@ -2,7 +2,7 @@
 // messages (errors.ts), and the text of a message as search and titles see it (message-text.ts).
 import { describe, expect, it } from "vitest";
 import { isCorruptionError, NewerDatabaseError, StoreError, toStoreError } from "../../app/main/store/errors.ts";
-import { contentText, searchableTextOfJson, titleFromPrompt } from "../../app/main/store/message-text.ts";
+import { contentText, MAX_INDEXED_CHARS, searchableTextOfJson, titleFromPrompt } from "../../app/main/store/message-text.ts";
 import { assistant, user } from "./helpers.ts";
 
 const failure = (code: unknown, message = "the detail") => Object.assign(new Error(message), { code });
@@ -84,6 +84,30 @@ describe("message text", () => {
     expect(searchableTextOfJson("{not json")).toBeNull();
     expect(searchableTextOfJson(7)).toBeNull();
     expect(searchableTextOfJson("null")).toBeNull();
+    // A blob (SQLite hands it over as a Buffer) is no stored message, even one holding JSON.
+    expect(searchableTextOfJson(Buffer.from(JSON.stringify(assistant("in a blob"))))).toBeNull();
+  });
+
+  it("capped (the SQL function's second argument 1), a long text is indexed up to its last blank before the bound", () => {
+    const indexed = (text: string, capped: unknown = 1) => searchableTextOfJson(JSON.stringify(user(text)), capped);
+    const max = MAX_INDEXED_CHARS;
+    // At the bound exactly: whole, blanks and all.
+    const atBound = `${"w ".repeat(max / 2 - 1)}ab`;
+    expect(atBound.length).toBe(max);
+    expect(indexed(atBound)).toBe(atBound);
+    // Past it: cut at the last blank of the bound's final 256 characters (the blank left out)...
+    expect(indexed(`${"a".repeat(max - 100)} ${"b".repeat(200)}`)).toBe("a".repeat(max - 100));
+    // ...the first of them included...
+    expect(indexed(`${"a".repeat(max - 256)} ${"b".repeat(300)}`)).toBe("a".repeat(max - 256));
+    // ...and with none there, at the bound, never between the halves of a surrogate pair.
+    expect(indexed("c".repeat(max + 10))).toBe("c".repeat(max));
+    expect(indexed(`${"d".repeat(max - 1)}😀${"e".repeat(10)}`)).toBe("d".repeat(max - 1));
+    // A blank earlier than the final 256 characters does not count.
+    expect(indexed(`f ${"g".repeat(max + 10)}`)).toBe(`f ${"g".repeat(max - 2)}`);
+    // Not capped (0, or a message indexed before schema 10): whole; SQLite's 1 may come as a bigint.
+    const long = `${"h".repeat(max)} tail`;
+    expect(indexed(long, 0)).toBe(long);
+    expect(indexed(long, 1n)).toBe("h".repeat(max));
   });
 
   it("a title is the prompt's first non-empty line, at most 80 characters", () => {

@@ -173,13 +173,15 @@ describe("search index watermark", () => {
 
   it("migrates a version-9 database: a long message indexed whole keeps its whole text in the index, later ones are capped", () => {
     const { dir, db: v9 } = databaseAt(9);
-    v9.prepare("INSERT INTO sessions (id, project_id, created_at, updated_at, message_count, indexed_count) VALUES (1, 1, 1, 1, 3, 2)").run();
+    // Session 2, an even id: a position mask off by one (cappedSql) would read its lowest bit, 0.
+    const S = 2 * 2 ** 24;
+    v9.prepare("INSERT INTO sessions (id, project_id, created_at, updated_at, message_count, indexed_count) VALUES (2, 1, 1, 1, 3, 2)").run();
     const insert = v9.prepare("INSERT INTO messages (id, role, data, created_at) VALUES (?, 'user', ?, 1)");
-    insert.run(2 ** 24, JSON.stringify(user(longText())));
-    insert.run(2 ** 24 + 1, JSON.stringify(user("short dingo")));
+    insert.run(S, JSON.stringify(user(longText())));
+    insert.run(S + 1, JSON.stringify(user("short dingo")));
     v9.exec("INSERT INTO message_fts(rowid, text) SELECT id, lathe_message_text(data) FROM messages");
-    insert.run(2 ** 24 + 2, JSON.stringify(user(longText("koala", "quokka")))); // saved, not indexed yet
-    expect(v9.prepare("SELECT rowid FROM message_fts WHERE message_fts MATCH 'numbat'").pluck().all()).toEqual([2 ** 24]);
+    insert.run(S + 2, JSON.stringify(user(longText("koala", "quokka")))); // saved, not indexed yet
+    expect(v9.prepare("SELECT rowid FROM message_fts WHERE message_fts MATCH 'numbat'").pluck().all()).toEqual([S]);
     v9.close();
 
     const { store, notices } = openStore({ dataDir: dir });
@@ -191,10 +193,10 @@ describe("search index watermark", () => {
       expect(store.search("koala").hits.map((h) => h.position)).toEqual([2]);
       expect(store.search("quokka").hits).toEqual([]);
       // Edited: taken out whole and indexed whole again.
-      store.db.prepare("UPDATE messages SET data = ? WHERE id = ?").run(JSON.stringify(user(longText("kowari", "bilby"))), 2 ** 24);
+      store.db.prepare("UPDATE messages SET data = ? WHERE id = ?").run(JSON.stringify(user(longText("kowari", "bilby"))), S);
       checkIndex(store);
       expect(store.search("bilby").hits.map((h) => h.position)).toEqual([0]);
-      store.deleteSession(1);
+      store.deleteSession(2);
       checkIndex(store);
       expect(store.search("dingo").hits).toEqual([]);
     } finally {
