@@ -27,6 +27,36 @@
 //   the end of its message.
 // - tool-call-bounds.ts, boundToolCalls: bounding every block, not tool calls only: text and
 //   thinking blocks have no arguments, and exceedsBounds(undefined) is null.
+// - tool-call-bounds.ts, boundStreamingToolCall: the guard before `withinBounds.has(args)`
+//   (`typeof args === "object" && args !== null` made true or `||`, or either half made true):
+//   WeakSet.has answers false for null or a primitive without throwing. (The same guard before
+//   `add`, which would throw, is tested: units-edges.test.ts.)
+// - agent-loop.ts, streamAssistantResponse: `event.type === "toolcall_delta" || event.type ===
+//   "toolcall_end"` made true (bounding at every event): the block at another event's contentIndex
+//   is a text or thinking block (the `block?.type === "toolCall"` check after it skips it) or, at
+//   toolcall_start, a call whose arguments are the {} its stream function starts it with
+//   (MessageBuilder.toolCallStart, the scripted model), which is within the bounds.
+// - agent.ts, rebuildActiveTools: `this.messages.length - 1` made `+ 1`: activeToolNamesAt slices
+//   the transcript to index + 1, so an index past the last message reads the whole transcript, as
+//   the last one does (and an empty transcript gives the base set either way).
+// - agent.ts, takeFrom: the default mode "one-at-a-time" made "": every mode but "all" takes one.
+// - coercion.ts, coerceArray: the item's outcome's `converted: []` made `["Stryker was here"]`:
+//   only the item's refusals are read; the conversion noted is the whole step, value to list.
+// - validation.ts, validateToolArguments: `coerced.converted.length > 0` made true or `>= 0` before
+//   the second check: with nothing converted, the coerced value is the arguments themselves
+//   (coercion copies only what it converts), which the first check refused, so the second does too.
+// - messages.ts, defaultConvertToLlm: the cache key "" made "Stryker was here!": a constant either
+//   way (one conversion whatever the model).
+// - incremental-conversion.ts, the returned converter: `cached.count > n` made false: a list
+//   shorter than the prefix fails the next check all the same (its index count - 1 is past the
+//   list's end: undefined, never the cached last message). `cached.count > 0` made true or `>= 0`:
+//   with an empty prefix that check compares messages[start - 1] with undefined, and at most
+//   replaces an empty prefix by another. The split loop's `split > cached.count` made `>=`: it may
+//   then ask splitsBefore about the message at the prefix's end once more and stop one lower,
+//   where `split > cached.count` after it converts nothing either way. `head.length > 0` made true
+//   or `>= 0`: an empty head's concat is a new array equal to the slice. `start === 0 &&
+//   cached.count === 0` made false: the tail is then `messages.slice(0)`, a copy of the list
+//   instead of the list itself, which convert only reads (it is pure).
 //
 // app/main/store
 // - errors.ts, sqliteCode: "" made "Stryker was here!": no SQLite or file-system code equals it or
