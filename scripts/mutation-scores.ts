@@ -13,7 +13,8 @@
 // + not covered); ignored, pending, runtime and compile errors left out. Reports are newest last:
 // as given, or by default reports/mutation/<target>-incremental.json first, then the per-branch
 // files by name, for the targets named (`node scripts/mutation-scores.ts store`), or without
-// arguments for permissions and permissions-app, each with its total, then both together. A file
+// arguments for all four targets (issue 20 judges each folder), each with its total, then all of
+// them together. A file
 // whose source has changed since every report that holds it is scored from the newest of those
 // and marked "stale" (its mutants' places may no longer be the code's).
 import fs from "node:fs";
@@ -123,11 +124,8 @@ export function totalScore(scores: readonly FileScore[]): number | null {
   return valid === 0 ? null : (100 * detected) / valid;
 }
 
-/** The targets of stryker.config.mjs. A target's name may start another's (permissions, permissions-app). */
+/** The targets of stryker.config.mjs, all scored when none is named. A target's name may start another's (permissions, permissions-app). */
 export const TARGETS = ["loop", "permissions", "permissions-app", "store"];
-
-/** The targets the script reports when given no argument: the permissions folder's two. */
-export const DEFAULT_TARGETS = ["permissions", "permissions-app"];
 
 /**
  * The default reports of a target: its own incremental file, then the per-branch ones by name
@@ -144,23 +142,22 @@ export function defaultReports(dir: string, target: string, targets: readonly st
   return [own, ...branches].filter((f) => fs.existsSync(path.join(dir, f))).map((f) => path.join(dir, f));
 }
 
-function main(): void {
-  const root = fileURLToPath(new URL("..", import.meta.url));
-  const args = process.argv.slice(2);
-  // Arguments are report files, or target names (each scored from its default reports).
+/**
+ * What the script prints for `args` (report files, or target names each scored from its default
+ * reports under `root`; none: every target, each with its total, then all together): its lines,
+ * or an error for an argument that is neither.
+ */
+export function scoreLines(root: string, args: readonly string[]): { lines: string[] } | { error: string } {
   const unknown = args.filter((a) => !a.endsWith(".json") && !TARGETS.includes(a));
-  if (unknown.length > 0) {
-    console.error(`Not a report (.json) nor a target (${TARGETS.join(", ")}): ${unknown.join(", ")}`);
-    process.exitCode = 2;
-    return;
-  }
+  if (unknown.length > 0) return { error: `Not a report (.json) nor a target (${TARGETS.join(", ")}): ${unknown.join(", ")}` };
   const files = args.filter((a) => a.endsWith(".json"));
   const targets = args.filter((a) => !a.endsWith(".json"));
   const groups: { name: string; paths: string[] }[] =
     files.length > 0
       ? [{ name: "the reports given", paths: files }]
-      : (targets.length > 0 ? targets : DEFAULT_TARGETS).map((t) => ({ name: t, paths: defaultReports(path.join(root, "reports/mutation"), t) }));
+      : (targets.length > 0 ? targets : TARGETS).map((t) => ({ name: t, paths: defaultReports(path.join(root, "reports/mutation"), t) }));
   const pct = (n: number | null) => (n === null ? "-" : `${n.toFixed(2)} %`);
+  const lines: string[] = [];
   const all: FileScore[] = [];
   for (const group of groups) {
     const reports = group.paths.map((p) => ({ name: path.basename(p), report: JSON.parse(fs.readFileSync(p, "utf8")) as Report }));
@@ -169,13 +166,24 @@ function main(): void {
       return fs.existsSync(full) ? fs.readFileSync(full, "utf8") : undefined;
     });
     all.push(...scores);
-    if (groups.length > 1) console.log(`\n${group.name} (${group.paths.length} reports)`);
-    console.log(["file", "score", "killed", "timed out", "survived", "not covered", "ignored", "other", "from"].join("\t"));
+    if (groups.length > 1) lines.push("", `${group.name} (${group.paths.length} reports)`);
+    lines.push(["file", "score", "killed", "timed out", "survived", "not covered", "ignored", "other", "from"].join("\t"));
     for (const s of scores)
-      console.log([s.file + (s.stale ? " (stale)" : ""), pct(s.score), s.killed, s.timedOut, s.survived, s.noCoverage, s.ignored, s.other, s.from.join(", ")].join("\t"));
-    console.log(`all ${scores.length} files${groups.length > 1 ? ` of ${group.name}` : ""}\t${pct(totalScore(scores))}`);
+      lines.push([s.file + (s.stale ? " (stale)" : ""), pct(s.score), s.killed, s.timedOut, s.survived, s.noCoverage, s.ignored, s.other, s.from.join(", ")].join("\t"));
+    lines.push(`all ${scores.length} files${groups.length > 1 ? ` of ${group.name}` : ""}\t${pct(totalScore(scores))}`);
   }
-  if (groups.length > 1) console.log(`\nall ${all.length} files of ${groups.map((g) => g.name).join(" and ")}\t${pct(totalScore(all))}`);
+  if (groups.length > 1) lines.push("", `all ${all.length} files of ${groups.map((g) => g.name).join(", ")}\t${pct(totalScore(all))}`);
+  return { lines };
+}
+
+function main(): void {
+  const out = scoreLines(fileURLToPath(new URL("..", import.meta.url)), process.argv.slice(2));
+  if ("error" in out) {
+    console.error(out.error);
+    process.exitCode = 2;
+    return;
+  }
+  console.log(out.lines.join("\n"));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

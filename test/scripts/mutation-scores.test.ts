@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_TARGETS, defaultReports, mutationScores, type Report, TARGETS, totalScore } from "../../scripts/mutation-scores.ts";
+import { defaultReports, mutationScores, type Report, scoreLines, TARGETS, totalScore } from "../../scripts/mutation-scores.ts";
 
 const at = (line: number, column = 1) => ({ start: { line, column }, end: { line, column: column + 1 } });
 const mutant = (line: number, status: string, mutatorName = "ConditionalExpression", replacement = "true") => ({ mutatorName, replacement, status, location: at(line) });
@@ -121,6 +121,60 @@ describe("defaultReports", () => {
     const config = fs.readFileSync(path.join(import.meta.dirname, "../../stryker.config.mjs"), "utf8");
     const configured = [...config.slice(config.indexOf("const TARGETS = {")).matchAll(/^ {2}"?([a-z-]+)"?: \{ mutate:/gm)].map((m) => m[1]);
     expect([...TARGETS].sort()).toEqual(configured.sort());
-    expect(DEFAULT_TARGETS).toEqual(["permissions", "permissions-app"]);
+  });
+});
+
+describe("scoreLines", () => {
+  const dirs: string[] = [];
+  afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+  /** A root with a source file per target and its reports: `reports` maps a report's name to its files' mutants. */
+  function rootWith(reports: Record<string, Record<string, ReturnType<typeof mutant>[]>>): string {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "lathe-scores-"));
+    dirs.push(root);
+    fs.mkdirSync(path.join(root, "reports/mutation"), { recursive: true });
+    for (const [name, files] of Object.entries(reports)) {
+      const r: Report = { files: {} };
+      for (const [file, mutants] of Object.entries(files)) {
+        fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+        fs.writeFileSync(path.join(root, file), `source of ${file}`);
+        r.files[file] = { source: `source of ${file}`, mutants };
+      }
+      fs.writeFileSync(path.join(root, "reports/mutation", name), JSON.stringify(r));
+    }
+    return root;
+  }
+
+  it("without arguments scores every target, each with its total, then all of them together", () => {
+    const root = rootWith({
+      "loop-h20k-incremental.json": { "loop/a.ts": [mutant(1, "Killed"), mutant(2, "Survived")] },
+      "permissions-incremental.json": { "permissions/b.ts": [mutant(1, "Killed")] },
+      "permissions-app-h20h-incremental.json": { "permissions/c.ts": [mutant(1, "Killed"), mutant(2, "Timeout")] },
+      "store-incremental.json": { "store/d.ts": [mutant(1, "NoCoverage"), mutant(2, "Killed"), mutant(3, "Killed"), mutant(4, "Killed")] },
+    });
+    const out = scoreLines(root, []);
+    expect("lines" in out).toBe(true);
+    const lines = "lines" in out ? out.lines : [];
+    const totals = lines.filter((l) => l.startsWith("all "));
+    expect(totals).toEqual([
+      "all 1 files of loop\t50.00 %",
+      "all 1 files of permissions\t100.00 %",
+      "all 1 files of permissions-app\t100.00 %",
+      "all 1 files of store\t75.00 %",
+      "all 4 files of loop, permissions, permissions-app, store\t77.78 %",
+    ]);
+    expect(lines.filter((l) => / \(\d+ reports\)$/.test(l))).toEqual(["loop (1 reports)", "permissions (1 reports)", "permissions-app (1 reports)", "store (1 reports)"]);
+    expect(lines).toContain("loop/a.ts\t50.00 %\t1\t0\t1\t0\t0\t0\tloop-h20k-incremental.json");
+  });
+
+  it("scores the targets named alone, and refuses an argument that is neither a report nor a target", () => {
+    const root = rootWith({ "store-incremental.json": { "store/d.ts": [mutant(1, "Killed"), mutant(2, "Survived")] } });
+    const out = scoreLines(root, ["store"]);
+    expect("lines" in out && out.lines).toEqual([
+      "file\tscore\tkilled\ttimed out\tsurvived\tnot covered\tignored\tother\tfrom",
+      "store/d.ts\t50.00 %\t1\t0\t1\t0\t0\t0\tstore-incremental.json",
+      "all 1 files\t50.00 %",
+    ]);
+    expect(scoreLines(root, ["stor"])).toEqual({ error: "Not a report (.json) nor a target (loop, permissions, permissions-app, store): stor" });
   });
 });
