@@ -91,6 +91,9 @@
 //   (or the next batch does), finds count 0 and drops it, indexing nothing and counting no batch.
 // - search-indexer.ts, `#cutShort = false` initially made true: #indexBatch clears it before
 //   anything else, so the first batch never sees the initial value.
+// - message-text.ts, contentText: `typeof block === "object"` made true: the content is JSON (parsed
+//   or stored), where a truthy value that is no object is a string, number or boolean, whose `type`
+//   is undefined, so `block.type === "text"` refuses it all the same.
 // - tool-calls.ts, toTime: `row.outcome !== null` made true: OUTCOMES.has(null) is false anyway.
 // - tool-calls.ts, toolCallIdsOf: `m.role === "assistant"` made true: other roles' content is a
 //   string (iterated as characters) or text and image blocks, none of type "toolCall".
