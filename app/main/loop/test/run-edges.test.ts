@@ -19,6 +19,11 @@ const labelled = (events: AgentEvent[]) =>
   events.filter((e) => e.type !== "message_update").map((e) => (e.type === "message_start" || e.type === "message_end" ? `${e.type}:${e.message.role}` : e.type));
 
 /** A stream that hands out the given events as they are (whatever the StreamFn contract says), then `final`. */
+/** The events of a run up to its first answer's end. */
+const PROMPT_AND_ANSWER = ["agent_start", "turn_start", "message_start:user", "message_end:user", "message_start:assistant", "message_end:assistant"];
+/** The events of a run whose one turn is a prompt and an answer without tool calls. */
+const ONE_ANSWER = [...PROMPT_AND_ANSWER, "turn_end", "agent_end"];
+
 function handMadeStream(events: AssistantMessageEvent[], final: AssistantMessage): AssistantMessageEventStream {
   return {
     async *[Symbol.asyncIterator]() {
@@ -52,12 +57,7 @@ describe("the run's events", () => {
       config: { getSteeringMessages: async () => (++polls === 2 ? [steer] : []) },
     });
     expect(labelled(events)).toEqual([
-      "agent_start",
-      "turn_start",
-      "message_start:user",
-      "message_end:user",
-      "message_start:assistant",
-      "message_end:assistant",
+      ...PROMPT_AND_ANSWER,
       "tool_execution_start",
       "tool_execution_end",
       "message_start:toolResult",
@@ -94,12 +94,7 @@ describe("the run's events", () => {
       tools: [testTool("t")],
     });
     expect(labelled(events)).toEqual([
-      "agent_start",
-      "turn_start",
-      "message_start:user",
-      "message_end:user",
-      "message_start:assistant",
-      "message_end:assistant",
+      ...PROMPT_AND_ANSWER,
       "message_start:toolResult",
       "message_end:toolResult",
       "message_start:toolResult",
@@ -229,16 +224,7 @@ describe("the stream, as the loop takes it", () => {
       () => stream,
     );
     expect(events.filter((e) => e.type === "message_update").map((e) => e.assistantMessageEvent.type)).toEqual(["text_start"]);
-    expect(labelled(events)).toEqual([
-      "agent_start",
-      "turn_start",
-      "message_start:user",
-      "message_end:user",
-      "message_start:assistant",
-      "message_end:assistant",
-      "turn_end",
-      "agent_end",
-    ]);
+    expect(labelled(events)).toEqual(ONE_ANSWER);
     expect(added).toEqual([user("q"), final]);
     expect(seenByModel).toEqual([[user("q"), final]]);
   });
@@ -384,15 +370,6 @@ describe("the stream, as the loop takes it", () => {
     const events: AgentEvent[] = [];
     const { streamFn } = createScriptedModel([]);
     await runAgentLoop([user("q")], context(), config, (e) => void events.push(e), controller.signal, streamFn);
-    expect(labelled(events)).toEqual([
-      "agent_start",
-      "turn_start",
-      "message_start:user",
-      "message_end:user",
-      "message_start:assistant",
-      "message_end:assistant",
-      "turn_end",
-      "agent_end",
-    ]);
+    expect(labelled(events)).toEqual(ONE_ANSWER);
   });
 });
