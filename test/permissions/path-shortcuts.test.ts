@@ -111,6 +111,35 @@ describe("path shortcuts", () => {
     }
   });
 
+  it("globTest takes every backslash of a Windows path as a separator, before ( and { too, where picomatch keeps some as escapes", () => {
+    const windows = { dot: true, nocase: false, windows: true };
+    // Each glob equals its path with `/` for every `\`: taken as itself here; picomatch compares
+    // the path with those backslashes kept (`src\(old)/a.ts`), and its expression reads the
+    // parentheses and braces as a group and alternatives.
+    for (const [glob, input] of [
+      ["src/(old)/a.ts", "src\\(old)\\a.ts"],
+      ["src/(a|b)/c", "src\\(a|b)\\c"],
+      ["src/{a,b}/c", "src\\{a,b}\\c"],
+      ["src/+(a)/b", "src\\+(a)\\b"],
+    ] as const) {
+      expect(globTest(glob, windows)(input), `${glob} ${input}`).toBe(true);
+      expect(picomatch(glob, windows)(input), `${glob} ${input}`).toBe(false);
+    }
+    // Elsewhere both agree: before [ and a lone {, and in globs that do not equal the path.
+    for (const [glob, input] of [
+      ["src/[x]/a.ts", "src\\[x]\\a.ts"],
+      ["src/{a}/b", "src\\{a}\\b"],
+      ["src/**", "src\\(old)\\a.ts"],
+      ["**/a.ts", "src\\(old)\\a.ts"],
+      ["src/*/a.ts", "src\\(old)\\a.ts"],
+    ] as const) {
+      expect(globTest(glob, windows)(input), `${glob} ${input}`).toBe(true);
+      expect(picomatch(glob, windows)(input), `${glob} ${input}`).toBe(true);
+    }
+    // On POSIX a backslash is a character of the name.
+    expect(globTest("src/(old)/a.ts", { ...windows, windows: false })("src\\(old)\\a.ts")).toBe(false);
+  });
+
   it("globTest answers as picomatch's matcher", () => {
     const globs = ["packages/**", "*.ts", "src/*.{ts,tsx}", ".env", "**/.env*", "/abs/**", "a/b", "docs/[a-c]*.md", "docs/x[a-c]*.md", "docs/\\[a].md", "!x", "**"];
     const inputs = [

@@ -223,6 +223,38 @@ describe("what a decision says", () => {
     expect(bash("FOO=1 \\\n# rm -rf ~", [rule("bash", "rm *", "deny")], "full-auto").action).toBe("allow");
   });
 
+  it("a # bash reads as part of the word before it is asked about, in every mode; a comment bash reads is none", () => {
+    // bash runs rm in each: `]#` and `]]#` are words to it, and `1\ ` joins the # across the
+    // continuation. These ran in ask mode without a question (no command and no reason was read).
+    for (const line of ["[ -n ]# ] && rm -rf ~", "[[ -n ]]# ]] && rm -rf ~", "FOO=1\\ \\\n# rm -rf ~"]) {
+      expect(bash(line), line).toMatchObject({ action: "ask", by: "default" });
+      expect(bash(line, [rule("bash", "rm *", "deny")], "full-auto"), line).toMatchObject({ action: "ask", firm: true });
+    }
+    // After an operator, bash reads a comment: the line is what comes before it.
+    expect(bash("ls;\\\n# rm -rf ~", [rule("bash", "ls", "allow"), rule("bash", "rm *", "deny")])).toMatchObject({ action: "allow", by: "rule" });
+  });
+
+  it("assignments and redirections without a command are judged as the redirection alone, and the assignments as the line's", () => {
+    for (const line of ["FOO=1 > out", "> out"]) {
+      expect(bash(line, [], "auto-edit"), line).toMatchObject({ action: "allow", by: "mode" });
+      expect(bash(line, [rule("bash", "*", "allow")]), line).toMatchObject({
+        action: "ask",
+        reasons: ["It writes out through a redirection, and no write or edit rule allows that."],
+      });
+    }
+    expect(bash("LD_PRELOAD=x.so > out", [rule("bash", "*", "allow"), rule("write", "**", "allow")]).reasons).toEqual([
+      "No rule can allow it: it sets LD_PRELOAD, which can make the commands after it run other code.",
+    ]);
+    expect(bash("FOO=$(rm -rf ~) > out", [rule("bash", "rm *", "deny")], "full-auto")).toMatchObject({ action: "deny", rule: { pattern: "rm *" } });
+  });
+
+  it("a redirection after cd && is judged in the folder cd went to only", () => {
+    const rules = [rule("bash", "ls", "allow"), rule("write", "src/**", "allow")];
+    expect(bash("cd src && ls > out", rules)).toMatchObject({ action: "allow", by: "rule" });
+    // With ; the command runs in either folder.
+    expect(bash("cd src; ls > out", rules).action).toBe("ask");
+  });
+
   it("an unreadable line lists why no rule can allow it, not each of its commands", () => {
     expect(bash("make && for f in a; do :; done").reasons).toEqual(["No rule can allow it: it contains a for loop."]);
   });
@@ -259,7 +291,16 @@ describe("path rules", () => {
     expect(check("ls", { path: "src" }, [rule("ls", "src/**", "allow")], "auto-edit").by).toBe("rule");
     const mac: PathPlatform = { ...hostPlatform, platform: "darwin" };
     expect(check("ls", { path: "SRC" }, [rule("ls", "src/**", "allow")], "ask", mac).by).toBe("rule");
+    expect(check("ls", { path: "src" }, [rule("ls", "SRC/**", "allow")], "ask", mac).by).toBe("rule");
     expect(check("ls", { path: "SRC" }, [rule("ls", "src/**", "allow")]).by).toBe("default");
+    expect(check("ls", { path: "src" }, [rule("ls", "SRC/**", "allow")]).by).toBe("default");
+    // The glob alone decides: `{src,lib}/**` is src and lib, not a folder named "{src,lib}" (whose
+    // contents it never matched either), case folded or not.
+    for (const platform of [hostPlatform, mac]) {
+      expect(check("ls", { path: "src" }, [rule("ls", "{src,lib}/**", "allow")], "ask", platform).by).toBe("rule");
+      expect(check("ls", { path: "{src,lib}" }, [rule("ls", "{src,lib}/**", "allow")], "ask", platform).by).toBe("default");
+      expect(check("ls", { path: "{src,lib}" }, [rule("ls", "{src,lib}/**", "deny")], "full-auto", platform).action).toBe("allow");
+    }
     expect(check("write", { path: "src/.hidden", content: "" }, [rule("write", "src/**", "allow")])).toMatchObject({ action: "allow", by: "rule" });
     expect(check("write", { path: "src/a.ts", content: "" }, [rule("write", "  src/**  ", "allow")]).action).toBe("allow");
   });

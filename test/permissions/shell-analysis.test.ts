@@ -54,13 +54,32 @@ describe("nested commands, redirections and assignments", () => {
     expect(read("echo x > $(mktemp)").commands.map((c) => c.text)).toEqual(["echo x", "mktemp"]);
   });
 
-  it("lists redirections to and from files, with their folders (after cd: both, the wider judgement)", () => {
+  it("lists redirections to and from files, with their folders", () => {
     expect(read("ls > out 2> err < in").redirects.map((r) => [r.kind, r.operator, r.target.value, r.cwds])).toEqual([
       ["write", ">", "out", ["/p"]],
       ["write", ">", "err", ["/p"]],
       ["read", "<", "in", ["/p"]],
     ]);
-    expect(read("cd src && ls > out").redirects[0]!.cwds).toEqual(["/p", "/p/src"]);
+  });
+
+  it("a redirection after a list of && and || is the last command's: judged where that command runs", () => {
+    // The parser hangs it on the whole list; bash opens it for the last command only, when that
+    // runs (checked with bash: `cd src && pwd > out` writes src/out, `cd nope && pwd > out` and
+    // `cd src || pwd > out` nothing, `pwd && cd src > out` ./out, before cd runs).
+    const folders = (line: string) => read(line).redirects.map((r) => r.cwds);
+    expect(folders("cd src && ls > out")).toEqual([["/p/src"]]);
+    expect(folders("cd src || ls > out")).toEqual([["/p"]]);
+    expect(folders("ls && cd src > out 2> err")).toEqual([["/p"], ["/p"]]);
+    expect(folders("cd a && cd b && ls | cat > out")).toEqual([["/p/a/b"]]);
+    expect(folders("cd src && ! ls > out")).toEqual([["/p/src"]]);
+    expect(folders("cd a && (ls) > out")).toEqual([["/p/a"]]);
+    // Not after a list: before or after the statement, as before. `;` leaves both folders (cd may fail).
+    expect(folders("(cd a && ls) > out")).toEqual([["/p"]]);
+    expect(folders("cd src; ls > out")).toEqual([["/p/src", "/p"]]);
+    // A list the walk cannot read (a comment inside it) keeps no last command of an inner list.
+    const unread = read("cd a && cd b && # c\nls > out");
+    expect(unread.opaque).toEqual(["could not be read as bash (a syntax error)"]);
+    expect(unread.redirects.map((r) => r.cwds)).toEqual([["/p"]]);
   });
 
   it("reads a command's assignments, standalone ones and exported ones", () => {
@@ -72,7 +91,26 @@ describe("nested commands, redirections and assignments", () => {
       { name: "A", value: "1" },
       { name: "B", value: "2" },
     ]);
-    expect(read("FOO=1 > out")).toMatchObject({ opaque: [], redirects: [{ kind: "write", target: { value: "out" } }] });
+  });
+
+  it("assignments and redirections without a command are no command: the redirections and the line's assignments", () => {
+    // bash runs nothing, opens out, and sets FOO in the shell itself, as `FOO=1` alone does.
+    expect(read("FOO=1 > out")).toMatchObject({
+      commands: [],
+      assignments: [{ name: "FOO", value: "1" }],
+      opaque: [],
+      redirects: [{ kind: "write", target: { value: "out" }, cwds: ["/p"] }],
+    });
+    expect(read(">out FOO=1 BAR=2 # c")).toMatchObject({ commands: [], assignments: [{ name: "FOO" }, { name: "BAR" }], opaque: [] });
+    expect(read("! 2>out")).toMatchObject({ commands: [], assignments: [], redirects: [{ target: { value: "out" } }] });
+    expect(read("cd src && FOO=1 > out")).toMatchObject({ commands: [{ text: "cd src" }], redirects: [{ cwds: ["/p/src"] }] });
+    // A substitution in a value is a command of its own, listed for deny rules; so is one in the target.
+    const substituted = read("FOO=$(rm -rf ~) > $(echo out)");
+    expect(substituted.commands.map((c) => [c.text, c.nested])).toEqual([
+      ["rm -rf ~", true],
+      ["echo out", true],
+    ]);
+    expect(substituted).toMatchObject({ opaque: ["contains command substitution ($(...) or backticks)"], redirects: [], assignments: [{ name: "FOO", value: null }] });
   });
 
   it("reads exports of names and of values, and the commands in their values", () => {
@@ -224,9 +262,26 @@ describe("what the walk reads in odd places", () => {
     });
   });
 
-  it("a separator it does not know, and a stray $ before a string, are reasons", () => {
+  it("a separator it does not know, and a stray $, are reasons", () => {
     expect(read("npm test;;").opaque).toEqual(['contains ";;", which Lathe does not judge']);
-    expect(read('echo $"b"').opaque).toEqual(['contains "$", which Lathe does not judge']);
+    expect(read('echo $ "b"').opaque).toEqual(['contains "$", which Lathe does not judge']);
+  });
+
+  it('$"..." is locale quoting, one word computed when it runs, wherever the parser gives the $ apart', () => {
+    const locale = 'uses locale quoting ($"..."), which bash translates when it runs';
+    expect(read('echo $"b" c')).toMatchObject({ opaque: [locale], commands: [{ words: [{ value: "echo" }, { value: null }, { value: "c" }] }] });
+    expect(read('echo a$"b $x"c')).toMatchObject({
+      opaque: [locale, "expands a variable ($NAME), whose value is only known when it runs"],
+      commands: [{ words: [{}, { value: null }] }],
+    });
+    // The string's own reasons and commands are still read.
+    const nested = read('echo $"a $(rm x)"');
+    expect(nested.opaque).toEqual([locale, "contains command substitution ($(...) or backticks)"]);
+    expect(nested.commands.map((c) => c.text)).toEqual(["rm x", 'echo $"a $(rm x)"']);
+    // A word joined to it across a line continuation is still seen.
+    expect(read('echo $"b"\\\nz').opaque).toEqual([locale, "joins words across a line continuation, which the parser reads differently from bash"]);
+    // Escaped, it is no translation: `\$` and the string are one plain word.
+    expect(read('echo \\$"b"')).toMatchObject({ opaque: [], commands: [{ words: [{}, { value: "$b" }] }] });
   });
 
   it("words start after the line's leading blanks; a redirection right after a word joins nothing", () => {

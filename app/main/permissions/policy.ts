@@ -240,11 +240,8 @@ function pathMatcher(pattern: string, s: CallSubjects): (subject: string) => boo
   let match = byPattern.get(pattern);
   if (!match) {
     const expanded = expandHome(pattern.trim(), home);
-    const glob = globTest(expanded, { dot: true, nocase: s.foldCase, windows });
-    const dir = path.isAbsolute(expanded) ? undefined : expanded.replace(/\/\*\*$/, "");
-    const fold = s.foldCase;
-    const foldedDir = dir !== undefined && fold ? dir.toLowerCase() : dir;
-    match = (subject) => glob(subject) || (foldedDir !== undefined && (fold ? subject.toLowerCase() : subject) === foldedDir);
+    // The glob alone: `src/**` matches the folder src itself too (case folded when asked).
+    match = globTest(expanded, { dot: true, nocase: s.foldCase, windows });
     if (++pathMatcherCount > 2000) {
       pathMatchers.clear();
       pathMatcherCount = 0;

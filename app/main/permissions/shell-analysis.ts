@@ -16,7 +16,7 @@ import type { Assignment, Cwd, ShellScript, ShellWhere } from "./shell-script.ts
 import { judgeFileRedirect } from "./shell-redirects.ts";
 import { testVerdict } from "./shell-test-checks.ts";
 import { afterContinuations, characterReasons, lookAlikeWarning, skippedTextReason } from "./shell-text-checks.ts";
-import { COMPUTED_REASONS, describeNode, wordOf, type ShellWord } from "./shell-words.ts";
+import { COMPUTED_REASONS, describeNode, translatedString, wordOf, type ShellWord } from "./shell-words.ts";
 
 export type { ShellWord } from "./shell-words.ts";
 export type { Assignment, Cwd, ShellCommand, ShellScript, ShellWhere } from "./shell-script.ts";
@@ -60,9 +60,11 @@ export function analyzeShell(source: string, where: ShellWhere): ShellScript {
   // Nothing of the tree is kept (words and texts are strings): its nodes are reused objects.
   const root = parseShell(source, { transient: true });
   lastToken = "";
+  lastLeaf = lastLeafParent = undefined;
   treeSource = source;
-  treeReasons(root, "", reasons);
+  treeReasons(root, undefined, reasons);
   treeSource = "";
+  lastLeaf = lastLeafParent = undefined;
   new Walker(source, where, script, reasons).statement(root, [where.cwd], false);
   if (reasons.size === 0) {
     const skipped = skippedTextReason(root, source);
@@ -93,6 +95,8 @@ class Walker {
   private readonly where: ShellWhere;
   private readonly script: ShellScript;
   private readonly reasons: Set<string>;
+  /** The folders the last statement of the list just read runs in (set by list, read by the redirection of a list). */
+  private lastOfList: Cwd[] | undefined;
 
   constructor(source: string, where: ShellWhere, script: ShellScript, reasons: Set<string>) {
     this.source = source;
@@ -125,19 +129,25 @@ class Walker {
         return stay(cwds);
       case "redirected_statement": {
         // The parser hangs a trailing redirection on a whole list (`cd x && echo > f`), where
-        // bash gives it to the last command: judge it in every folder either may mean. The
-        // statement first, then the redirections (two passes: no list of them made).
+        // bash gives it to the list's last command: judged in the folders that command runs in
+        // (`/p/x` here: bash opens f only when cd succeeded), or, for any other statement, in
+        // every folder before or after it. The statement first, then the redirections (two
+        // passes: no list of them made).
         let flow: Flow | undefined;
+        let last: Cwd[] | undefined;
         const children = node.children;
         for (let i = 0; i < children.length; i++) {
           const child = children[i]!;
           if (isRedirect(child)) continue;
-          if (child.named) flow = this.statement(child, cwds, nested);
-          else this.unexpected(child);
+          if (child.named) {
+            this.lastOfList = undefined;
+            flow = this.statement(child, cwds, nested);
+            last = child.type === "list" ? this.lastOfList : undefined;
+          } else this.unexpected(child);
         }
         flow ??= stay(cwds);
         let where: Cwd[] | undefined;
-        for (let i = 0; i < children.length; i++) if (isRedirect(children[i]!)) this.redirect(children[i]!, (where ??= union(cwds, flow.any)), nested);
+        for (let i = 0; i < children.length; i++) if (isRedirect(children[i]!)) this.redirect(children[i]!, (where ??= last ?? union(cwds, flow.any)), nested);
         return flow;
       }
       case "negated_command": {
@@ -189,15 +199,18 @@ class Walker {
     if (!left || !op || !right || node.children.length !== 3) {
       this.reasons.add(SYNTAX_ERROR);
       this.nestedIn(node);
+      this.lastOfList = undefined;
       return stay(cwds);
     }
     const l = this.statement(left, cwds, nested);
     if (op.type === "&&") {
       const r = this.statement(right, l.success, nested);
+      this.lastOfList = l.success;
       return flowOf(r.success, union(l.failure, r.failure), union(l.any, r.any));
     }
     if (op.type === "||") {
       const r = this.statement(right, l.failure, nested);
+      this.lastOfList = l.failure;
       return flowOf(union(l.success, r.success), r.failure, union(l.any, r.any));
     }
     this.unexpected(op);
@@ -205,6 +218,10 @@ class Walker {
   }
 
   private command(node: SyntaxNode, cwds: Cwd[], nested: boolean): Flow {
+    // Assignments and redirections alone (`FOO=1 > out`): bash runs no program, opens the files and
+    // sets the variables in the shell itself, for the commands after it (as `FOO=1` alone). So no
+    // command: the redirections are judged as `> out` alone is, the assignments as a line's own.
+    const bare = namedByParser(node);
     // Gathered in the shared scratch array, then copied out at their exact length.
     const firstWord = wordTop;
     let assignments: Assignment[] | undefined;
@@ -219,7 +236,8 @@ class Walker {
         this.reasons.add("joins words across a line continuation, which the parser reads differently from bash");
       }
       previousWordEnd = wordLike ? child.end : -1;
-      if (child.type === "variable_assignment") this.assignments(child, (assignments ??= []));
+      if (child.type === "variable_assignment") this.assignments(child, bare ? this.script.assignments : (assignments ??= []));
+      else if (bare && child.type === "command_name") continue;
       else if (child.type === "command_name") {
         for (let j = 0; j < child.children.length; j++) {
           const part = child.children[j]!;
@@ -228,11 +246,22 @@ class Walker {
         }
       } else if (child.type.endsWith("_redirect")) this.redirect(child, cwds, nested);
       else if (child.type === "comment") continue;
-      else if (child.named) {
+      else if (translatedString(children, i)) {
+        // `$"..."` as an argument: the parser gives the `$` and the string apart (as a command's
+        // name it gives a translated_string). One word, translated when it runs; the string's
+        // own reasons are given too (`$"$(cmd)"`).
+        this.reasons.add(COMPUTED_REASONS.translated_string!);
+        const string = children[++i]!;
+        wordOf(string, this.source, this.reasons);
+        wordScratch[wordTop++] = TRANSLATED;
+        this.substitutionsIn(string);
+        previousWordEnd = string.end;
+      } else if (child.named) {
         wordScratch[wordTop++] = wordOf(child, this.source, this.reasons);
         this.substitutionsIn(child);
       } else this.unexpected(child);
     }
+    if (bare) return stay(cwds);
     const own = wordScratch.slice(firstWord, wordTop);
     wordTop = firstWord;
     this.script.commands.push({ words: own, assignments: assignments ?? NO_ASSIGNMENTS, cwds, nested, text: this.text(node) });
@@ -334,6 +363,9 @@ class Walker {
 
 const STATEMENT_TYPES = new Set(["command", "pipeline", "list", "redirected_statement", "negated_command", "subshell", "compound_statement", "program"]);
 
+/** A word bash translates when it runs (`$"..."`): shared, never changed. */
+const TRANSLATED: ShellWord = Object.freeze({ value: null, glob: false, tilde: false });
+
 function isRedirect(node: SyntaxNode): boolean {
   return node.field === "redirect" || node.type.endsWith("_redirect");
 }
@@ -346,36 +378,120 @@ function isRedirect(node: SyntaxNode): boolean {
  * quote missing) was read with no reason, its word taken as the text `$(rm -rf ~`, and `ls &&` as
  * `ls` and a command with one empty word. bash refuses such lines, but what Lathe cannot read it
  * must not judge as if it had. And every comment bash reads as part of a word (see
- * joinedComment). `lastToken` is the last token before the node, `treeSource` the line (the
- * recursion's state, kept in the module).
+ * joinedComment). `lastToken` is the last token before the node, `lastLeaf` (with `lastLeafParent`)
+ * the last leaf of any kind, `treeSource` the line (the recursion's state, kept in the module).
  */
-function treeReasons(node: SyntaxNode, parentType: string, reasons: Set<string>): void {
-  if (node.broken) reasons.add(brokenReason(node, parentType));
+function treeReasons(node: SyntaxNode, parent: SyntaxNode | undefined, reasons: Set<string>): void {
+  if (node.broken) reasons.add(brokenReason(node, parent?.type ?? ""));
   else if (!node.named) lastToken = node.type;
-  else if (node.type === "comment" && joinedComment(treeSource, node.start)) reasons.add(JOINED_COMMENT);
+  else if (node.type === "comment") {
+    const joined = joinedComment(treeSource, node.start, lastLeaf, lastLeafParent);
+    if (joined) reasons.add(joined);
+  }
   const count = namedByParser(node) ? node.children.length - 1 : node.children.length;
-  for (let i = 0; i < count; i++) treeReasons(node.children[i]!, node.type, reasons);
+  if (count === 0 && node.end > node.start) {
+    lastLeaf = node;
+    lastLeafParent = parent;
+  }
+  for (let i = 0; i < count; i++) treeReasons(node.children[i]!, node, reasons);
 }
 
 let lastToken = "";
+let lastLeaf: SyntaxNode | undefined;
+let lastLeafParent: SyntaxNode | undefined;
 let treeSource = "";
 
 const JOINED_COMMENT = "has a # right after a line continuation, which bash joins to the word before it where the parser reads a comment";
+const WORD_COMMENT = "has a # right after a word, which bash reads as part of that word where the parser reads a comment";
 
 /**
- * Whether bash reads the comment starting at `start` as part of the word before it: bash removes
- * a line continuation (`\` newline) before it splits words, so in `FOO=1\<newline># rm -rf ~` the
- * `#` no longer begins a word (`FOO=1#`) and bash runs `rm -rf ~`, where the parser, which keeps
- * the newline, reads a comment. Only a `#` right after one or more continuations that follow a
- * character other than a blank or a newline (after a blank, bash too reads a comment; after an
- * operator it also does, which is asked about all the same).
+ * Why bash reads the comment the parser found at `start` as part of the word before it, or
+ * undefined when bash too reads a comment there. bash begins a comment only with a `#` that begins
+ * a word, and it removes every line continuation (`\` newline) before it splits words: in
+ * `FOO=1\<newline># rm -rf ~` the `#` joins `FOO=1#` and bash runs `rm -rf ~`, where the parser,
+ * which keeps the newline, reads a comment; in `[ -n ]# ] && rm -rf ~` the parser ends the test at
+ * `]` and reads a comment, bash reads the word `]#` and runs rm. So the text between the last leaf
+ * before the `#` and the `#` decides: an unescaped blank or newline there last (line continuations
+ * are nothing) begins a word, a character or an escaped one (`\ `) joins; when there are only line
+ * continuations (or nothing), the leaf decides: a token after which bash begins a word (an operator,
+ * see endsWord), or else a part of a word. At the start of the line the `#` begins a word. A leaf
+ * that ends after `start` (the tree out of the text's order) or a `\` escaping the `#` itself
+ * joins: fails closed.
  */
-function joinedComment(source: string, start: number): boolean {
-  let at = start;
-  while (at >= 2 && source.charCodeAt(at - 1) === 10 && source.charCodeAt(at - 2) === 92) at -= 2;
-  if (at === start || at === 0) return false;
-  const before = source.charCodeAt(at - 1);
-  return before !== 32 && before !== 9 && before !== 10;
+function joinedComment(source: string, start: number, leaf: SyntaxNode | undefined, parent: SyntaxNode | undefined): string | undefined {
+  const from = leaf ? leaf.end : 0;
+  let joined: boolean | undefined;
+  let continued = false;
+  if (from > start) return WORD_COMMENT;
+  for (let i = from; i < start;) {
+    const c = source.charCodeAt(i);
+    if (c === 92) {
+      if (i + 1 === start) return WORD_COMMENT;
+      if (source.charCodeAt(i + 1) === 10) continued = true;
+      else joined = true;
+      i += 2;
+    } else {
+      joined = c !== 32 && c !== 9 && c !== 10;
+      i++;
+    }
+  }
+  joined ??= leaf !== undefined && !endsWord(leaf, parent);
+  if (!joined) return undefined;
+  return continued ? JOINED_COMMENT : WORD_COMMENT;
+}
+
+/** The statement-level parents of `;` and `&` (not a `for ((...; ...))`, whose text is arithmetic). */
+const STATEMENT_PARENTS = [
+  "program",
+  "compound_statement",
+  "subshell",
+  "if_statement",
+  "elif_clause",
+  "else_clause",
+  "while_statement",
+  "do_group",
+  "for_statement",
+  "case_item",
+  "command_substitution",
+  "process_substitution",
+];
+
+/**
+ * The tokens after which bash begins a new word, by the types of the parents they have there
+ * (checked with bash 5.2, test/permissions/shell-comments.test.ts: a comment follows each): the
+ * operators of lists, pipelines and case items; the parentheses of subshells, the `)` of a
+ * function's `()` and of a case pattern, the `(` of an array (its `)` is part of the assignment's
+ * word: `x=(a b)#` runs what follows); the opening of a substitution (`$(`, `<(`, `>(`); the `))`
+ * of an arithmetic command (not of `$((...))`, a word). Nothing of arithmetic (`((`, its `&&`, its
+ * `;`), where bash reads no comment, nor keywords, braces and brackets (`}#`, `then#`, `]]#` are
+ * words to bash). Left out, so asked about where bash reads a comment: the `&&` and `||` of
+ * `[[ ]]` (the parser's binary_expression, as in arithmetic), and a redirection operator (the
+ * parser reads a comment after one only in a line it cannot read, the target missing).
+ */
+const WORD_ENDING_TOKENS: Record<string, readonly string[]> = {
+  ";": STATEMENT_PARENTS,
+  "&": STATEMENT_PARENTS,
+  "&&": ["list"],
+  "||": ["list"],
+  "|": ["pipeline"],
+  "|&": ["pipeline"],
+  ";;": ["case_item"],
+  ";&": ["case_item"],
+  ";;&": ["case_item"],
+  "(": ["subshell", "array"],
+  ")": ["subshell", "function_definition", "case_item"],
+  "$(": ["command_substitution"],
+  "<(": ["process_substitution"],
+  ">(": ["process_substitution"],
+  "))": ["(("],
+};
+
+/** Whether bash begins a new word after the token `leaf` (a child of `parent`): see WORD_ENDING_TOKENS. */
+function endsWord(leaf: SyntaxNode, parent: SyntaxNode | undefined): boolean {
+  if (leaf.named || !parent || !Object.hasOwn(WORD_ENDING_TOKENS, leaf.type)) return false;
+  // An arithmetic command `((...))` is a compound_statement to the parser, as `{ ...; }` is.
+  const kind = parent.type === "compound_statement" && parent.children[0]?.type === "((" ? "((" : parent.type;
+  return WORD_ENDING_TOKENS[leaf.type]!.includes(kind);
 }
 
 /**

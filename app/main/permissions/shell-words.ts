@@ -65,11 +65,24 @@ function append(node: SyntaxNode, source: string, out: ShellWord, reasons: Set<s
     case "string":
       return doubleQuoted(node, source, out, reasons);
     case "concatenation":
-      for (let i = 0; i < node.children.length; i++) append(node.children[i]!, source, out, reasons, first && i === 0);
+      for (let i = 0; i < node.children.length; i++) {
+        // The string of a `$"..."` is still read, for its own reasons (the value is null by then).
+        if (translatedString(node.children, i)) fail(out, reasons, COMPUTED_REASONS.translated_string!);
+        else append(node.children[i]!, source, out, reasons, first && i === 0);
+      }
       return;
     default:
       fail(out, reasons, COMPUTED_REASONS[node.type] ?? `contains ${describeNode(node)}, which is not a plain word`);
   }
+}
+
+/**
+ * Whether `nodes[i]` is the `$` of a `$"..."` the parser gave apart from its string (in an argument
+ * or inside a word; elsewhere it gives a translated_string): a `$` token the string follows at once.
+ */
+export function translatedString(nodes: SyntaxNode[], i: number): boolean {
+  const next = nodes[i + 1];
+  return nodes[i]!.type === "$" && next !== undefined && next.type === "string" && next.start === nodes[i]!.end;
 }
 
 export function describeNode(node: SyntaxNode): string {
