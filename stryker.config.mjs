@@ -271,11 +271,6 @@
 // - policy.ts, the caches of compiled path rules and name globs: `!byKind`, `!match` made true,
 //   the size bounds (`> 2000` made true, false, `>=`, `<=`, the count's `++` made `--`), clear() or
 //   set() removed: each entry is computed from its key alone; only memory and time differ.
-// - policy.ts, pathMatcher's folder clause (`dir`, `foldedDir`: its regular expression, "" made
-//   "Stryker was here!", `dir !== undefined && fold` and `foldedDir !== undefined && ...` made true,
-//   false, `||` or `===`, toLowerCase made toUpperCase): picomatch's `dir/**` matches `dir` itself,
-//   case folded too when asked, and a pattern without `/**` matches itself as a glob, so the glob
-//   decides every case the clause does. (It looks redundant; not removed here.)
 // - policy.ts, `s.platform.platform === "win32"` in pathMatcher and absolutePattern (made true,
 //   false, `!==`, or "win32" made ""): on a Linux host path facts hold no backslashes, and the test
 //   paths are rooted the same way for both path modules; only Windows paths could tell.

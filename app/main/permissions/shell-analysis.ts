@@ -415,8 +415,8 @@ const WORD_COMMENT = "has a # right after a word, which bash reads as part of th
  * are nothing) begins a word, a character or an escaped one (`\ `) joins; when there are only line
  * continuations (or nothing), the leaf decides: a token after which bash begins a word (an operator,
  * see endsWord), or else a part of a word. At the start of the line the `#` begins a word. A leaf
- * that ends after `start` (the tree out of the text's order) or a `\` escaping the `#` itself
- * joins: fails closed.
+ * that ends after `start` (the tree out of the text's order) joins, and so would a `\` escaping
+ * the `#` itself (read as an escaped character): fails closed.
  */
 function joinedComment(source: string, start: number, leaf: SyntaxNode | undefined, parent: SyntaxNode | undefined): string | undefined {
   const from = leaf ? leaf.end : 0;
@@ -426,7 +426,6 @@ function joinedComment(source: string, start: number, leaf: SyntaxNode | undefin
   for (let i = from; i < start;) {
     const c = source.charCodeAt(i);
     if (c === 92) {
-      if (i + 1 === start) return WORD_COMMENT;
       if (source.charCodeAt(i + 1) === 10) continued = true;
       else joined = true;
       i += 2;
@@ -468,30 +467,31 @@ const STATEMENT_PARENTS = [
  * `[[ ]]` (the parser's binary_expression, as in arithmetic), and a redirection operator (the
  * parser reads a comment after one only in a line it cannot read, the target missing).
  */
-const WORD_ENDING_TOKENS: Record<string, readonly string[]> = {
-  ";": STATEMENT_PARENTS,
-  "&": STATEMENT_PARENTS,
-  "&&": ["list"],
-  "||": ["list"],
-  "|": ["pipeline"],
-  "|&": ["pipeline"],
-  ";;": ["case_item"],
-  ";&": ["case_item"],
-  ";;&": ["case_item"],
-  "(": ["subshell", "array"],
-  ")": ["subshell", "function_definition", "case_item"],
-  "$(": ["command_substitution"],
-  "<(": ["process_substitution"],
-  ">(": ["process_substitution"],
-  "))": ["(("],
-};
+const WORD_ENDING_TOKENS = new Map<string, readonly string[]>([
+  [";", STATEMENT_PARENTS],
+  ["&", STATEMENT_PARENTS],
+  ["&&", ["list"]],
+  ["||", ["list"]],
+  ["|", ["pipeline"]],
+  ["|&", ["pipeline"]],
+  [";;", ["case_item"]],
+  [";&", ["case_item"]],
+  [";;&", ["case_item"]],
+  ["(", ["subshell", "array"]],
+  [")", ["subshell", "function_definition", "case_item"]],
+  ["$(", ["command_substitution"]],
+  ["<(", ["process_substitution"]],
+  [">(", ["process_substitution"]],
+  ["))", ["(("]],
+]);
 
 /** Whether bash begins a new word after the token `leaf` (a child of `parent`): see WORD_ENDING_TOKENS. */
 function endsWord(leaf: SyntaxNode, parent: SyntaxNode | undefined): boolean {
-  if (leaf.named || !parent || !Object.hasOwn(WORD_ENDING_TOKENS, leaf.type)) return false;
+  const parents = WORD_ENDING_TOKENS.get(leaf.type);
+  if (parents === undefined || parent === undefined) return false;
   // An arithmetic command `((...))` is a compound_statement to the parser, as `{ ...; }` is.
-  const kind = parent.type === "compound_statement" && parent.children[0]?.type === "((" ? "((" : parent.type;
-  return WORD_ENDING_TOKENS[leaf.type]!.includes(kind);
+  const kind = parent.type === "compound_statement" && parent.children[0]!.type === "((" ? "((" : parent.type;
+  return parents.includes(kind);
 }
 
 /**
