@@ -246,6 +246,10 @@ describe("what a decision says", () => {
       "No rule can allow it: it sets LD_PRELOAD, which can make the commands after it run other code.",
     ]);
     expect(bash("FOO=$(rm -rf ~) > out", [rule("bash", "rm *", "deny")], "full-auto")).toMatchObject({ action: "deny", rule: { pattern: "rm *" } });
+    // The parser reads the next line's words into such a command (`then rm -rf ~` a word of it):
+    // this ran in full auto past the deny rule. bash ends the command at the newline.
+    for (const line of ["FOO=1 >o\nif true; then rm -rf ~; fi", "FOO=1 >o\n{ rm -rf ~; }", "FOO=1 >o\n! rm -rf ~"])
+      expect(bash(line, [rule("bash", "rm *", "deny")], "full-auto"), line).toMatchObject({ action: "ask", firm: true });
   });
 
   it("a redirection after cd && is judged in the folder cd went to only", () => {

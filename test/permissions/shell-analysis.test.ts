@@ -113,6 +113,16 @@ describe("nested commands, redirections and assignments", () => {
     expect(substituted).toMatchObject({ opaque: ["contains command substitution ($(...) or backticks)"], redirects: [], assignments: [{ name: "FOO", value: null }] });
   });
 
+  it("a command the parser reads on past a newline is a reason: bash ends it there", () => {
+    // After assignments and redirections alone the parser takes the next line's words as the
+    // command's (checked with bash: `FOO=1 >o<newline>if true; then echo RAN; fi` prints RAN).
+    const past = "reads a command on past a newline, where bash ends it";
+    for (const line of ["FOO=1 >o\nif true; then rm -rf ~; fi", "FOO=1 >o\n{ rm -rf ~; }", "FOO=1 >o # c\nrm x", "FOO=1\\\n>o\nrm x"])
+      expect(read(line).opaque, line).toContain(past);
+    // Not across a line continuation, nor where the parser ends the command itself.
+    for (const line of ["ls \\\n  -l", ">o\nrm x", "FOO=1\nrm x", "FOO=1 > out\n"]) expect(read(line).opaque, line).toEqual([]);
+  });
+
   it("reads exports of names and of values, and the commands in their values", () => {
     expect(read("export FOO BAR=1")).toMatchObject({
       opaque: [],

@@ -226,6 +226,7 @@ class Walker {
     const firstWord = wordTop;
     let assignments: Assignment[] | undefined;
     let previousWordEnd = -1;
+    let previousEnd = -1;
     const children = node.children;
     for (let i = 0; i < children.length; i++) {
       const child = children[i]!;
@@ -236,6 +237,13 @@ class Walker {
         this.reasons.add("joins words across a line continuation, which the parser reads differently from bash");
       }
       previousWordEnd = wordLike ? child.end : -1;
+      // A newline ends a simple command, but after assignments and redirections alone the parser
+      // reads on: `FOO=1 >o<newline>if true; then rm -rf ~; fi` was one command, `then rm -rf ~`
+      // one of its words, where bash runs the if (and rm).
+      if (child.start < child.end) {
+        if (previousEnd >= 0 && newlineBetween(this.source, previousEnd, child.start)) this.reasons.add(PAST_NEWLINE);
+        previousEnd = child.end;
+      }
       if (child.type === "variable_assignment") this.assignments(child, bare ? this.script.assignments : (assignments ??= []));
       else if (bare && child.type === "command_name") continue;
       else if (child.type === "command_name") {
@@ -362,6 +370,18 @@ class Walker {
 }
 
 const STATEMENT_TYPES = new Set(["command", "pipeline", "list", "redirected_statement", "negated_command", "subshell", "compound_statement", "program"]);
+
+const PAST_NEWLINE = "reads a command on past a newline, where bash ends it";
+
+/** Whether source[from, to) holds a newline that is not escaped (a line continuation). */
+function newlineBetween(source: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = source.charCodeAt(i);
+    if (c === 92) i++;
+    else if (c === 10) return true;
+  }
+  return false;
+}
 
 /** A word bash translates when it runs (`$"..."`): shared, never changed. */
 const TRANSLATED: ShellWord = Object.freeze({ value: null, glob: false, tilde: false });
