@@ -104,6 +104,8 @@ describe("nested commands, redirections and assignments", () => {
     expect(read(">out FOO=1 BAR=2 # c")).toMatchObject({ commands: [], assignments: [{ name: "FOO" }, { name: "BAR" }], opaque: [] });
     expect(read("! 2>out")).toMatchObject({ commands: [], assignments: [], redirects: [{ target: { value: "out" } }] });
     expect(read("cd src && FOO=1 > out")).toMatchObject({ commands: [{ text: "cd src" }], redirects: [{ cwds: ["/p/src"] }] });
+    // Inside a word's substitution it adds no word to the command around it.
+    expect(read("echo $(FOO=1 >o) x").commands.map((c) => c.words.map((w) => w.value))).toEqual([["echo", null, "x"]]);
     // A substitution in a value is a command of its own, listed for deny rules; so is one in the target.
     const substituted = read("FOO=$(rm -rf ~) > $(echo out)");
     expect(substituted.commands.map((c) => [c.text, c.nested])).toEqual([
@@ -275,6 +277,8 @@ describe("what the walk reads in odd places", () => {
   it("a separator it does not know, and a stray $, are reasons", () => {
     expect(read("npm test;;").opaque).toEqual(['contains ";;", which Lathe does not judge']);
     expect(read('echo $ "b"').opaque).toEqual(['contains "$", which Lathe does not judge']);
+    // A $ the line ends with is no translation either (nothing follows it).
+    expect(read("echo $").opaque).toEqual(['contains "$", which Lathe does not judge']);
   });
 
   it('$"..." is locale quoting, one word computed when it runs, wherever the parser gives the $ apart', () => {

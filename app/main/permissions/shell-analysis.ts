@@ -245,7 +245,6 @@ class Walker {
         previousEnd = child.end;
       }
       if (child.type === "variable_assignment") this.assignments(child, bare ? this.script.assignments : (assignments ??= []));
-      else if (bare && child.type === "command_name") continue;
       else if (child.type === "command_name") {
         for (let j = 0; j < child.children.length; j++) {
           const part = child.children[j]!;
@@ -269,7 +268,11 @@ class Walker {
         this.substitutionsIn(child);
       } else this.unexpected(child);
     }
-    if (bare) return stay(cwds);
+    if (bare) {
+      // The invented command name's one empty word (bare's last child) is read as the rest are.
+      wordTop = firstWord;
+      return stay(cwds);
+    }
     const own = wordScratch.slice(firstWord, wordTop);
     wordTop = firstWord;
     this.script.commands.push({ words: own, assignments: assignments ?? NO_ASSIGNMENTS, cwds, nested, text: this.text(node) });
@@ -509,8 +512,9 @@ const WORD_ENDING_TOKENS = new Map<string, readonly string[]>([
 function endsWord(leaf: SyntaxNode, parent: SyntaxNode | undefined): boolean {
   const parents = WORD_ENDING_TOKENS.get(leaf.type);
   if (parents === undefined || parent === undefined) return false;
-  // An arithmetic command `((...))` is a compound_statement to the parser, as `{ ...; }` is.
-  const kind = parent.type === "compound_statement" && parent.children[0]!.type === "((" ? "((" : parent.type;
+  // An arithmetic command `((...))` is a compound_statement to the parser, as `{ ...; }` is: the
+  // only node that starts with `((` (a `for ((` starts with for, `$((` is one token).
+  const kind = parent.children[0]!.type === "((" ? "((" : parent.type;
   return parents.includes(kind);
 }
 
