@@ -226,7 +226,7 @@ class Walker {
     const firstWord = wordTop;
     let assignments: Assignment[] | undefined;
     let previousWordEnd = -1;
-    let previousEnd = -1;
+    let previousEnd = node.start;
     const children = node.children;
     for (let i = 0; i < children.length; i++) {
       const child = children[i]!;
@@ -241,7 +241,7 @@ class Walker {
       // reads on: `FOO=1 >o<newline>if true; then rm -rf ~; fi` was one command, `then rm -rf ~`
       // one of its words, where bash runs the if (and rm).
       if (child.start < child.end) {
-        if (previousEnd >= 0 && newlineBetween(this.source, previousEnd, child.start)) this.reasons.add(PAST_NEWLINE);
+        if (newlineBetween(this.source, previousEnd, child.start)) this.reasons.add(PAST_NEWLINE);
         previousEnd = child.end;
       }
       if (child.type === "variable_assignment") this.assignments(child, bare ? this.script.assignments : (assignments ??= []));
@@ -457,7 +457,8 @@ function joinedComment(source: string, start: number, leaf: SyntaxNode | undefin
       i++;
     }
   }
-  joined ??= leaf !== undefined && !endsWord(leaf, parent);
+  // A leaf has a parent: only the root has none, and a root without children is followed by nothing.
+  joined ??= leaf !== undefined && !endsWord(leaf, parent!);
   if (!joined) return undefined;
   return continued ? JOINED_COMMENT : WORD_COMMENT;
 }
@@ -509,9 +510,9 @@ const WORD_ENDING_TOKENS = new Map<string, readonly string[]>([
 ]);
 
 /** Whether bash begins a new word after the token `leaf` (a child of `parent`): see WORD_ENDING_TOKENS. */
-function endsWord(leaf: SyntaxNode, parent: SyntaxNode | undefined): boolean {
+function endsWord(leaf: SyntaxNode, parent: SyntaxNode): boolean {
   const parents = WORD_ENDING_TOKENS.get(leaf.type);
-  if (parents === undefined || parent === undefined) return false;
+  if (parents === undefined) return false;
   // An arithmetic command `((...))` is a compound_statement to the parser, as `{ ...; }` is: the
   // only node that starts with `((` (a `for ((` starts with for, `$((` is one token).
   const kind = parent.children[0]!.type === "((" ? "((" : parent.type;
