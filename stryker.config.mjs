@@ -321,18 +321,27 @@
 //   types the switch does not name all have a NESTED_REASONS entry, and the redirections other
 //   than file_redirect are here-documents and here-strings (both `contains ${describeNode(node)}`
 //   fallbacks not covered).
-// - shell-analysis.ts (branch h20i), treeReasons: the root's parent type `""` made "Stryker was
-//   here!": brokenReason reads the parent type only for a zero-width broken named node (an
-//   invented word), and the root never is one (a broken root is an ERROR node or a tree cut at
-//   MAX_DEPTH, both holding text). `treeSource = ""` after the walk made "Stryker was here!": it
-//   only decides which string is kept alive between calls (each walk sets it first).
-//   joinedComment: the loop's `at >= 2` made true or `> 2`: charCodeAt before the line's start is
-//   NaN, so the loop stops at 1 or 0 all the same, and one stopped at 2 (a continuation at the
-//   start) leaves a newline before, no reason, as at 0. namedByParser: `last!.type !==
+// - shell-analysis.ts (branch h20i), treeReasons: the root's parent type (`parent?.type ?? ""`, ""
+//   made "Stryker was here!"): brokenReason reads the parent type only for a zero-width broken
+//   named node (an invented word), and the root never is one (a broken root is an ERROR node or a
+//   tree cut at MAX_DEPTH, both holding text). `treeSource = ""` after the walk made "Stryker was
+//   here!": it only decides which string is kept alive between calls (each walk sets it first).
+//   (Branch h20j) the last leaf's `node.end > node.start` made true or `>=` (zero-width leaves
+//   kept too): a zero-width leaf is the invented command name (not walked), a here-document's
+//   empty content (its end marker follows) or a token the parser invented in a line it cannot
+//   read; over 300,000 random lines of shell tokens holding a `#`, none changed a reason.
+//   joinedComment: `from > start` made false: the walk meets the leaves in the text's order, so no
+//   leaf before a comment ends after it (none over another 300,000 such lines); kept as a defence
+//   that fails closed. namedByParser: `last!.type !==
 //   "command_name"` made false: no node but a command ends with a zero-width child other than the
 //   invented command name while its other children are all assignments, comments or redirections
 //   (none over 120,000 random lines of shell tokens; a comment is a command's child only there,
 //   `>o FOO=1 # c`, which the tests read).
+// - shell-analysis.ts (branch h20j), command: the newline check's `child.start < child.end` made
+//   true or `<=`: a zero-width child (the invented command name) stands where the last child ends,
+//   so it neither adds a newline nor moves the start of the next gap (no reason changed over
+//   104,902 random lines of shell tokens holding a newline). newlineBetween: `i < to` made `<=`:
+//   the character at `to` begins a child, never a newline.
 // - shell-analysis.ts, sequence: `last ?? stay(cwds)` made `&&`: only a program is a sequence, and
 //   no one reads a program's flow (analyzeShell drops the walk's result, nestedIn its statements').
 // - shell-analysis.ts, command: `previousWordEnd >= 0` made true or `> 0`: afterContinuations from
