@@ -23,7 +23,8 @@
 // - Only GET and HEAD exist over HTTP (everything that changes state goes through the WebSocket);
 //   anything else is 405. Answers carry Referrer-Policy: no-referrer.
 // - Silent connections are closed: HTTP sockets that do not send a whole request in time (408),
-//   WebSockets that do not answer pings.
+//   WebSockets that do not answer pings. A WebSocket client that does not read what it is sent
+//   is not read either, so the answers it asks for cannot fill the host's memory.
 import { randomBytes } from "node:crypto";
 import type * as Http from "node:http";
 import type { IncomingMessage, Server } from "node:http";
@@ -68,6 +69,8 @@ export interface HostServerOptions {
   timeouts?: Partial<HostTimeouts>;
   /** Largest WebSocket message accepted (default MAX_REQUEST_BYTES); larger ones close with 1009. */
   maxFrameBytes?: number;
+  /** Bytes waiting for a client past which its requests are left unread (ws-connection.ts; default 16 MiB). */
+  maxBufferedBytes?: number;
   /** A failure of the host itself (not of a client); default console.error. */
   report?: (what: string, error: unknown) => void;
   /** Called once, after the first answer to an HTTP request was sent (for work the first page need not wait for). */
@@ -146,7 +149,15 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
       try {
         if (closing) return socket.destroy();
         target.handleUpgrade(req, socket, head, (ws) =>
-          serveConnection(ws, { router: options.router, hub: options.hub, token, authDeadlineMs: timeouts.authMs, heartbeatMs: timeouts.heartbeatMs, report }),
+          serveConnection(ws, {
+            router: options.router,
+            hub: options.hub,
+            token,
+            authDeadlineMs: timeouts.authMs,
+            heartbeatMs: timeouts.heartbeatMs,
+            report,
+            maxBufferedBytes: options.maxBufferedBytes,
+          }),
         );
       } catch (error) {
         report("a WebSocket upgrade", error);

@@ -12,6 +12,7 @@ export interface StartHostOptions extends Partial<Omit<AppServicesOptions, "data
   token?: string;
   timeouts?: HostServerOptions["timeouts"];
   maxFrameBytes?: number;
+  maxBufferedBytes?: number;
   report?: HostServerOptions["report"];
 }
 
@@ -20,7 +21,7 @@ export interface RunningHost extends HostServer {
 }
 
 export async function startHost(options: StartHostOptions): Promise<RunningHost> {
-  const { rendererDir, port, host, token, timeouts, maxFrameBytes, report, ...rest } = options;
+  const { rendererDir, port, host, token, timeouts, maxFrameBytes, maxBufferedBytes, report, ...rest } = options;
   // The bash grammar and the MCP servers start once the first page was sent (app-services.ts).
   const services = createAppServices({ secrets: noSecretStore, version: "dev", ...rest, host: "browser", warmUp: "later" });
   try {
@@ -33,6 +34,7 @@ export async function startHost(options: StartHostOptions): Promise<RunningHost>
       token,
       timeouts,
       maxFrameBytes,
+      maxBufferedBytes,
       report,
       onFirstPage: () => services.warmUp(),
     });

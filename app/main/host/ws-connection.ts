@@ -6,8 +6,15 @@
 //      else is read, and no event is sent, before that.
 //   2. Then the host answers { "authenticated": true }, the client sends { id, method, params },
 //      the host answers { id, result } with the router's IpcResult and pushes { event, payload }.
-// A connection that does not answer a ping within `heartbeatMs` is terminated. Must not throw
-// and must not leave a rejected promise behind, whatever arrives.
+// A connection that does not answer a ping within `heartbeatMs` is terminated. A client that
+// does not read what it is sent is not read either: while more than `maxBufferedBytes` wait to be
+// sent to it, its requests are left unread (TCP pushes back on it), so the answers it asks for
+// never pile up in the host's memory; it is read again once half of that was sent. (Before, a
+// client that sent small requests for large answers and read nothing grew the host without
+// bound until it ran out of memory; its requests also counted as signs of life, so the heartbeat
+// never ended it.) A client paused that way answers no ping until it reads again, so one that
+// stops reading for good is terminated by the heartbeat. Must not throw and must not leave a
+// rejected promise behind, whatever arrives.
 import { timingSafeEqual } from "node:crypto";
 import type { WebSocket } from "ws";
 import type { EventName } from "../../shared/ipc/contract.ts";
@@ -26,7 +33,11 @@ export interface ConnectionOptions {
   heartbeatMs: number;
   /** Something the host could not do for this connection (never a client's mistake). */
   report: (what: string, error: unknown) => void;
+  /** Bytes waiting to be sent past which the client's requests are left unread (default 16 MiB). */
+  maxBufferedBytes?: number;
 }
+
+export const DEFAULT_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
 function tokenMatches(expected: string, given: unknown): boolean {
   if (typeof given !== "string") return false;
@@ -48,6 +59,12 @@ export function serveConnection(ws: WebSocket, options: ConnectionOptions): void
   let remove: (() => void) | undefined;
   let batcher: EventBatcher | undefined;
   let alive = true;
+  const maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+
+  /** Reads the client again once half of what was waiting for it was sent. */
+  const sent = (): void => {
+    if (ws.isPaused && ws.readyState === ws.OPEN && ws.bufferedAmount <= maxBuffered / 2) ws.resume();
+  };
 
   /** Sends one message; a value that cannot be serialized is replaced by `fallback`, never thrown. */
   const send = (message: unknown, fallback: () => unknown): void => {
@@ -59,7 +76,8 @@ export function serveConnection(ws: WebSocket, options: ConnectionOptions): void
       options.report("serializing a message to a browser", error);
       text = JSON.stringify(fallback());
     }
-    ws.send(text);
+    ws.send(text, sent);
+    if (ws.bufferedAmount > maxBuffered) ws.pause();
   };
 
   const deadline = setTimeout(() => ws.close(CLOSE_AUTH_TIMEOUT, "No token was sent in time."), options.authDeadlineMs);
