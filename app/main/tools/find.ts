@@ -4,11 +4,12 @@
 // missing path or an invalid pattern.
 import { stat } from "node:fs/promises";
 import { Type } from "@sinclair/typebox";
-import picomatch from "picomatch";
 import type { AgentTool } from "../loop/index.ts";
+import type { ComputePool } from "../workers/compute-pool.ts";
+import { GLOB_BATCH, globMatcher, type GlobMatcher } from "./glob-match.ts";
 import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
 import { truncateHead } from "./truncate.ts";
-import { walk } from "./walk.ts";
+import { walk, type WalkEntry } from "./walk.ts";
 import type { FindDetails } from "../../shared/tool-details.ts";
 export type { FindDetails };
 
@@ -21,7 +22,15 @@ const findParameters = Type.Object({
   noIgnore: Type.Optional(Type.Boolean({ description: "Also search .gitignored files, .git and node_modules." })),
 });
 
-export function createFindTool(options: { projectDir: string }): AgentTool<typeof findParameters, FindDetails> {
+export interface FindToolOptions {
+  projectDir: string;
+  /** Where a glob that could backtrack hard is matched (glob-match.ts; default: the process-wide pool). */
+  pool?: ComputePool;
+  /** Time such a glob may take on one batch of names (default GLOB_BUDGET_MS). */
+  globBudgetMs?: number;
+}
+
+export function createFindTool(options: FindToolOptions): AgentTool<typeof findParameters, FindDetails> {
   return {
     name: "find",
     label: "Find files",
@@ -35,23 +44,52 @@ export function createFindTool(options: { projectDir: string }): AgentTool<typeo
       });
       if (!info.isDirectory()) throw new Error(`${shown} is not a folder.`);
       const byPath = params.pattern.includes("/");
-      let isMatch: (s: string) => boolean;
+      let matcher: GlobMatcher;
       try {
-        isMatch = picomatch(params.pattern.replace(/^\.\//, ""), { dot: true });
+        matcher = globMatcher(params.pattern.replace(/^\.\//, ""), { pool: options.pool, budgetMs: options.globBudgetMs });
       } catch (err) {
         throw new Error(`Invalid glob pattern ${JSON.stringify(params.pattern)}: ${(err as Error).message}`, { cause: err });
       }
       const limit = params.limit ?? DEFAULT_LIMIT;
       const found: string[] = [];
       let more = false;
-      for await (const entry of walk(absolutePath, { projectDir: options.projectDir, noIgnore: params.noIgnore, signal })) {
-        const subject = byPath ? entry.rel : entry.rel.slice(entry.rel.lastIndexOf("/") + 1);
-        if (!isMatch(subject)) continue;
+      const subjectOf = (entry: WalkEntry) => (byPath ? entry.rel : entry.rel.slice(entry.rel.lastIndexOf("/") + 1));
+      /** Adds a match; false once the limit is passed. */
+      const take = (entry: WalkEntry): boolean => {
         if (found.length >= limit) {
           more = true;
-          break;
+          return false;
         }
         found.push(entry.isDir ? `${entry.rel}/` : entry.rel);
+        return true;
+      };
+      const entries = walk(absolutePath, { projectDir: options.projectDir, noIgnore: params.noIgnore, signal });
+      if (matcher.inline) {
+        const isMatch = matcher.inline;
+        for await (const entry of entries) {
+          if (isMatch(subjectOf(entry)) && !take(entry)) break;
+        }
+      } else {
+        // Names go to the compute pool in batches, in walk order.
+        let batch: WalkEntry[] = [];
+        const flush = async (): Promise<boolean> => {
+          const matched = await matcher.filter(batch.map(subjectOf), signal).catch((err: unknown) => {
+            if (signal?.aborted) throw new Error("Find aborted.", { cause: err });
+            throw err;
+          });
+          const taken = batch.every((entry, i) => !matched[i] || take(entry));
+          batch = [];
+          return taken;
+        };
+        let stopped = false;
+        for await (const entry of entries) {
+          batch.push(entry);
+          if (batch.length >= GLOB_BATCH && !(await flush())) {
+            stopped = true;
+            break;
+          }
+        }
+        if (!stopped && batch.length > 0) await flush();
       }
       if (signal?.aborted) throw new Error("Find aborted.");
       const bounded = truncateHead(found.join("\n"));

@@ -14,10 +14,10 @@ import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import picomatch from "picomatch";
 import { ComputeAbortedError, type ComputePool, ComputeTimeoutError, computePool } from "../workers/compute-pool.ts";
 import type { GrepLine } from "./grep-match.ts";
-import { walk } from "./walk.ts";
+import { GLOB_BATCH, globMatcher } from "./glob-match.ts";
+import { walk, type WalkEntry } from "./walk.ts";
 
 export type { GrepLine };
 
@@ -43,6 +43,20 @@ export interface GrepOutcome {
 }
 
 let ripgrepPath: string | null | undefined;
+
+/**
+ * Whether searchWithRipgrep can take this glob: a path glob (with "/") filters ripgrep's lines
+ * here as they stream, so it must be one matched inline (glob-match.ts); the JavaScript search
+ * matches any other in the compute pool. An invalid glob is left to the search to report.
+ */
+export function ripgrepCanFilter(glob: string | undefined): boolean {
+  if (!glob?.includes("/")) return true;
+  try {
+    return globMatcher(glob).inline !== null;
+  } catch {
+    return true;
+  }
+}
 
 /** The ripgrep executable on PATH, looked up once. */
 export function findRipgrep(): string | null {
@@ -73,7 +87,8 @@ export async function searchWithRipgrep(rg: string, q: GrepQuery): Promise<GrepO
   if (q.context > 0) args.push("--context", String(q.context));
   // rg's --glob would override .gitignore: a name glob becomes a file type instead, and a path glob
   // filters the results here.
-  const pathGlob = q.glob?.includes("/") ? picomatch(q.glob, { dot: true }) : undefined;
+  const pathGlob = q.glob?.includes("/") ? globMatcher(q.glob).inline : undefined;
+  if (pathGlob === null) throw new Error(`The glob ${JSON.stringify(q.glob)} cannot filter ripgrep's results here: search it with the JavaScript engine.`);
   if (q.glob && !pathGlob) args.push("--type-add", `lathe:${q.glob}`, "--type", "lathe");
   args.push("--regexp", q.pattern, "--");
   if (isFile) args.push(path.basename(q.root));
@@ -184,8 +199,9 @@ export async function searchWithJs(q: GrepQuery, options: JsSearchOptions = {}):
   const pool = options.pool ?? computePool();
   const budgetMs = options.regexBudgetMs ?? REGEX_BUDGET_MS;
   const softLimitMs = Math.min(BATCH_SOFT_LIMIT_MS, Math.floor(budgetMs / 4));
-  const globMatch = q.glob ? picomatch(q.glob, { dot: true }) : undefined;
+  const glob = q.glob ? globMatcher(q.glob, { pool, budgetMs }) : undefined;
   const globByPath = q.glob?.includes("/") ?? false;
+  const globSubject = (entry: WalkEntry) => (globByPath ? entry.rel : entry.rel.slice(entry.rel.lastIndexOf("/") + 1));
   const isFile = (await stat(q.root)).isFile();
   const files: { rel: string; abs: string }[] = [];
   const outcome: GrepOutcome = { lines: [], matches: 0, limited: false };
@@ -223,13 +239,43 @@ export async function searchWithJs(q: GrepQuery, options: JsSearchOptions = {}):
   if (isFile) {
     files.push({ rel: path.basename(q.root), abs: q.root });
   } else {
+    /** Walked files whose names wait for the compute pool (a glob matched there: glob-match.ts). */
+    let named: WalkEntry[] = [];
+    /** Moves the named files that match to `files`, searching each full batch; false once the limit stopped the search. */
+    const takeNamed = async (): Promise<boolean> => {
+      const matched = await glob!.filter(named.map(globSubject), q.signal).catch((err: unknown) => {
+        if (err instanceof ComputeAbortedError) throw new Error("Search aborted.", { cause: err });
+        throw err;
+      });
+      const batch = named;
+      named = [];
+      for (let i = 0; i < batch.length; i++) {
+        if (!matched[i]) continue;
+        files.push(batch[i]!);
+        if (files.length >= BATCH && !(await searchBatch())) return false;
+      }
+      return true;
+    };
+    let stopped = false;
     for await (const entry of walk(q.root, { projectDir: q.projectDir, noIgnore: q.noIgnore, signal: q.signal })) {
       // Symlinks, FIFOs, sockets and devices are never read: only regular files.
       if (!entry.isFile) continue;
-      if (globMatch && !globMatch(globByPath ? entry.rel : entry.rel.slice(entry.rel.lastIndexOf("/") + 1))) continue;
+      if (glob && !glob.inline) {
+        named.push(entry);
+        if (named.length >= GLOB_BATCH && !(await takeNamed())) {
+          stopped = true;
+          break;
+        }
+        continue;
+      }
+      if (glob?.inline && !glob.inline(globSubject(entry))) continue;
       files.push(entry);
-      if (files.length >= BATCH && !(await searchBatch())) break;
+      if (files.length >= BATCH && !(await searchBatch())) {
+        stopped = true;
+        break;
+      }
     }
+    if (!stopped && named.length > 0) await takeNamed();
   }
   if (!outcome.limited && files.length > 0) await searchBatch();
   if (q.signal?.aborted) throw new Error("Search aborted.");

@@ -8,7 +8,7 @@ import { Type } from "@sinclair/typebox";
 import type { AgentTool } from "../loop/index.ts";
 import type { ComputePool } from "../workers/compute-pool.ts";
 import { refuseSpecialPath } from "./file-guard.ts";
-import { findRipgrep, type GrepLine, type GrepQuery, searchWithJs, searchWithRipgrep } from "./grep-search.ts";
+import { findRipgrep, type GrepLine, type GrepQuery, ripgrepCanFilter, searchWithJs, searchWithRipgrep } from "./grep-search.ts";
 import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
 import { truncateHead } from "./truncate.ts";
 import type { GrepDetails } from "../../shared/tool-details.ts";
@@ -63,7 +63,8 @@ export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepP
         noIgnore: params.noIgnore ?? false,
         signal,
       };
-      const rg = options.engine === "javascript" ? null : findRipgrep();
+      // A path glob that could backtrack hard is matched in the compute pool, by the JavaScript search.
+      const rg = options.engine === "javascript" || !ripgrepCanFilter(params.glob) ? null : findRipgrep();
       const outcome = rg ? await searchWithRipgrep(rg, query) : await searchWithJs(query, { pool: options.pool, regexBudgetMs: options.regexBudgetMs });
       const lines = trimTrailingContext(outcome.lines, query.context);
       const bounded = truncateHead(formatLines(lines, query.context > 0));

@@ -3,6 +3,7 @@
 // across), its result is plain data, and a job that throws comes back as {name, message, kind}.
 // Adding a job: add its type to ComputeJob and ComputeResult, and a case to runComputeJob.
 import { type EditJob, type EditJobResult, type FileDiffJob, type FileDiffJobResult, runEditJob, runFileDiffJob } from "../tools/file-jobs.ts";
+import { type GlobJob, type GlobJobResult, runGlobJob } from "../tools/glob-job.ts";
 import { type GrepJob, type GrepJobResult, runGrepJob } from "../tools/grep-match.ts";
 import { type ContentDiffJob, type ContentDiffJobResult, type FileStatesJob, type FileStatesJobResult, runContentDiffJob, runFileStatesJob } from "./file-state-jobs.ts";
 import { type ProcessTreeJob, type ProcessTreeResult, runProcessTreeJob } from "../tools/process-tree-jobs.ts";
@@ -10,7 +11,7 @@ import { type RepositoryScanJob, type RepositoryScanResult, runRepositoryScanJob
 import { runStoreBlobsJob, type StoreBlobsJob, type StoreBlobsResult } from "./pack-writer.ts";
 import { runWriteIndexJob, type WriteIndexJob, type WriteIndexResult } from "./index-writer.ts";
 
-export type ComputeJob = EditJob | FileDiffJob | GrepJob | FileStatesJob | ContentDiffJob | ProcessTreeJob | RepositoryScanJob | StoreBlobsJob | WriteIndexJob;
+export type ComputeJob = EditJob | FileDiffJob | GrepJob | GlobJob | FileStatesJob | ContentDiffJob | ProcessTreeJob | RepositoryScanJob | StoreBlobsJob | WriteIndexJob;
 
 export type ComputeResult<J extends ComputeJob> = J extends EditJob
   ? EditJobResult
@@ -18,23 +19,35 @@ export type ComputeResult<J extends ComputeJob> = J extends EditJob
     ? FileDiffJobResult
     : J extends GrepJob
       ? GrepJobResult
-      : J extends FileStatesJob
-        ? FileStatesJobResult
-        : J extends ContentDiffJob
-          ? ContentDiffJobResult
-          : J extends ProcessTreeJob
-            ? ProcessTreeResult
-            : J extends RepositoryScanJob
-              ? RepositoryScanResult
-              : J extends StoreBlobsJob
-                ? StoreBlobsResult
-                : J extends WriteIndexJob
-                  ? WriteIndexResult
-                  : never;
+      : J extends GlobJob
+        ? GlobJobResult
+        : J extends FileStatesJob
+          ? FileStatesJobResult
+          : J extends ContentDiffJob
+            ? ContentDiffJobResult
+            : J extends ProcessTreeJob
+              ? ProcessTreeResult
+              : J extends RepositoryScanJob
+                ? RepositoryScanResult
+                : J extends StoreBlobsJob
+                  ? StoreBlobsResult
+                  : J extends WriteIndexJob
+                    ? WriteIndexResult
+                    : never;
 
 export function runComputeJob(
   job: ComputeJob,
-): EditJobResult | FileDiffJobResult | GrepJobResult | FileStatesJobResult | ContentDiffJobResult | ProcessTreeResult | RepositoryScanResult | StoreBlobsResult | WriteIndexResult {
+):
+  | EditJobResult
+  | FileDiffJobResult
+  | GrepJobResult
+  | GlobJobResult
+  | FileStatesJobResult
+  | ContentDiffJobResult
+  | ProcessTreeResult
+  | RepositoryScanResult
+  | StoreBlobsResult
+  | WriteIndexResult {
   switch (job.kind) {
     case "edit":
       return runEditJob(job);
@@ -42,6 +55,8 @@ export function runComputeJob(
       return runFileDiffJob(job);
     case "grep":
       return runGrepJob(job);
+    case "glob":
+      return runGlobJob(job);
     case "fileStates":
       return runFileStatesJob(job);
     case "contentDiff":

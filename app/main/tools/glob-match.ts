@@ -1,0 +1,107 @@
+// Glob matching for find and grep that cannot freeze the main thread. picomatch turns a glob into
+// a JavaScript regex, and V8's regexes backtrack: each `*` becomes `[^/]*?`, so a glob of many
+// stars costs about n^stars steps on a name that does not match, and a quantified extglob can
+// cost 2^n. `*?*?*?*?*?*?*?*?*?*?*?*?*?*?*?*?Q` (a model's tool argument) held the main thread for
+// 14 s on a folder of ordinary names, and longer ones for minutes: the whole app stopped, and an
+// abort could not stop it. So a glob whose regex could backtrack hard (more than two unbounded
+// repeats, or a repeated group holding a repeat or alternatives) is matched in the compute pool,
+// in batches, each with a time budget: one that runs out ends the call with a clear error. Any
+// other glob is matched here as before (at most two repeats: n^2 steps on a name or path).
+// Results are picomatch's own for { dot: true }.
+import picomatch from "picomatch";
+import { type ComputePool, ComputeTimeoutError, computePool } from "../workers/compute-pool.ts";
+
+/** Time one batch of names may take in the pool before the call is stopped. */
+export const GLOB_BUDGET_MS = 5_000;
+/** Names per job sent to the pool. */
+export const GLOB_BATCH = 512;
+
+/**
+ * Whether a regex source could backtrack hard: more than two unbounded repeats (`*`, `+`,
+ * `{n,}`), or a repeated group that holds a repeat or alternatives (nested quantifiers).
+ * Looks at the source's syntax only; a class `[...]` and an escape are single atoms.
+ */
+export function backtracksHard(source: string): boolean {
+  let repeats = 0;
+  /** For each open group: whether it holds an unbounded repeat or an alternative. */
+  const groups: boolean[] = [];
+  let lastGroupRisky = false;
+  let afterGroup = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]!;
+    const wasAfterGroup = afterGroup;
+    afterGroup = false;
+    if (c === "\\") {
+      i++;
+    } else if (c === "[") {
+      for (i++; i < source.length && source[i] !== "]"; i++) if (source[i] === "\\") i++;
+    } else if (c === "(") {
+      groups.push(false);
+    } else if (c === ")") {
+      lastGroupRisky = groups.pop() ?? false;
+      afterGroup = true;
+    } else if (c === "|") {
+      if (groups.length > 0) groups[groups.length - 1] = true;
+    } else if (c === "*" || c === "+" || (c === "{" && /^\{\d*,\}/.test(source.slice(i, i + 12)))) {
+      repeats++;
+      if (wasAfterGroup && lastGroupRisky) return true;
+      if (groups.length > 0) groups[groups.length - 1] = true;
+    } else if (c === "{" && wasAfterGroup && lastGroupRisky && /^\{\d+(,\d+)?\}/.test(source.slice(i, i + 24))) {
+      return true;
+    }
+  }
+  return repeats > 2;
+}
+
+export interface GlobMatcher {
+  /** The matcher to call here, or null when names must go to the compute pool (`filter`). */
+  readonly inline: ((subject: string) => boolean) | null;
+  /**
+   * Which of `subjects` match, in order. Rejects with a clear error when a batch runs out of time,
+   * and with ComputeAbortedError on abort.
+   */
+  filter(subjects: string[], signal?: AbortSignal): Promise<boolean[]>;
+}
+
+export interface GlobMatcherOptions {
+  pool?: ComputePool;
+  budgetMs?: number;
+}
+
+/** Compiles `glob` (throws picomatch's error for an invalid one); see the header for where it runs. */
+export function globMatcher(glob: string, options: GlobMatcherOptions = {}): GlobMatcher {
+  const regex = picomatch.makeRe(glob, { dot: true });
+  const inline = picomatch(glob, { dot: true });
+  if (!backtracksHard(regex.source)) {
+    return { inline, filter: (subjects) => Promise.resolve(subjects.map((s) => inline(s))) };
+  }
+  const budgetMs = options.budgetMs ?? GLOB_BUDGET_MS;
+  return {
+    inline: null,
+    async filter(subjects, signal) {
+      const matched = new Array<boolean>(subjects.length).fill(false);
+      const pool = options.pool ?? computePool();
+      for (let start = 0; start < subjects.length; start += GLOB_BATCH) {
+        const batch = subjects.slice(start, start + GLOB_BATCH);
+        let found: number[];
+        try {
+          found = await pool.run({ kind: "glob", source: regex.source, flags: regex.flags, glob, subjects: batch }, { timeoutMs: budgetMs, signal });
+        } catch (err) {
+          if (err instanceof ComputeTimeoutError) throw globTooSlow(glob, budgetMs, batch);
+          throw err;
+        }
+        for (const i of found) matched[start + i] = true;
+      }
+      return matched;
+    },
+  };
+}
+
+function globTooSlow(glob: string, budgetMs: number, batch: string[]): Error {
+  const shown = glob.length > 200 ? `${glob.slice(0, 200)}…` : glob;
+  const where = batch.length === 1 ? batch[0]! : `${batch.length} names from ${batch[0]!.slice(0, 200)}`;
+  return new Error(
+    `The glob ${JSON.stringify(shown)} took more than ${budgetMs / 1000} s to match ${where} and was stopped: ` +
+      "a glob of many * wildcards (or repeated extglobs) backtracks on long names. Use fewer wildcards.",
+  );
+}
