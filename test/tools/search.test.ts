@@ -96,6 +96,15 @@ describe.each(engines)("grep (%s engine)", (engine) => {
     expect(ctx.text.split("\n")).toEqual(["app.ts-1- export const todo = 1;", "app.ts:2: // TODO: fix app", "app.ts-3- const x = 2;"]);
   });
 
+  it('answers no matches when no file passes the glob, or in an empty folder (ripgrep\'s "No files were searched" was an error)', async () => {
+    const none = await runTool(grep, { pattern: "TODO", glob: "*.nothing" });
+    expect(none.isError).toBe(false);
+    expect(none.text).toBe('No matches for "TODO" in ..');
+    mkdirSync(path.join(project.dir, "empty"), { recursive: true });
+    const empty = await runTool(grep, { pattern: "TODO", path: "empty" });
+    expect(empty.text).toBe('No matches for "TODO" in empty.');
+  });
+
   it("caps matches with a notice", async () => {
     const run = await runTool(grep, { pattern: "match here", limit: 7 });
     expect(run.text.split("\n\n")[0]!.split("\n")).toHaveLength(7);

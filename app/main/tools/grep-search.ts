@@ -125,8 +125,11 @@ export async function searchWithRipgrep(rg: string, q: GrepQuery): Promise<GrepO
     child.on("close", resolve);
   });
   if (q.signal?.aborted) throw new Error("Search aborted.");
-  // 0: matches, 1: none; 2 with output means some files could not be read (still a result).
-  if (!outcome.limited && code !== 0 && code !== 1 && !(code === 2 && outcome.matches > 0)) {
+  // 0: matches, 1: none; 2 with output means some files could not be read (still a result), and 2
+  // with "No files were searched" that no file passed the glob or the ignore files (no matches, as
+  // the JavaScript search says; it was an error naming a ripgrep filter the model never set).
+  const noFiles = code === 2 && stderr.startsWith("No files were searched");
+  if (!outcome.limited && code !== 0 && code !== 1 && !(code === 2 && outcome.matches > 0) && !noFiles) {
     throw new Error(`ripgrep failed: ${stderr.trim() || `exit code ${code}`}`);
   }
   outcome.lines = sortedByPath(outcome.lines);
