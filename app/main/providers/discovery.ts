@@ -1,7 +1,8 @@
 // Asking a server which models it has, and the Settings "Test" button. discoverModels reads an
 // OpenAI-style GET {baseUrl}/models ({data:[{id}]}) and falls back to Ollama's GET /api/tags;
 // testProvider makes the cheapest authenticated request a provider has (its model list).
-// Neither throws: failures come back as { ok: false } with a message the user can act on.
+// Neither throws: failures come back as { ok: false } with a message the user can act on. A
+// server's list is read up to MAX_LIST_BYTES, and at most MAX_DISCOVERED_MODELS models are kept.
 import type { Model } from "../../shared/agent-types.ts";
 import { anthropicClient } from "./anthropic-client.ts";
 import { describeFailure, type ProviderLabel } from "./errors.ts";
@@ -25,10 +26,45 @@ function positive(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
+/**
+ * Bounds on what a server's model list may hold: its body as read (after any decompression; a
+ * list of hundreds of models with descriptions is a few MB), how many models are kept, and the
+ * length of a kept id (a model is chosen as "provider/id" of at most 300 characters, the
+ * provider's id at most 100). A server that answered without end filled the memory (4 GB in the
+ * 10 s of its deadline over loopback, far more from a compressed body), and a list of a million
+ * models was saved in the settings and sent whole with every model list (244 MB).
+ */
+export const MAX_LIST_BYTES = 16 * 1024 * 1024;
+export const MAX_DISCOVERED_MODELS = 5_000;
+export const MAX_MODEL_ID_CHARS = 199;
+
+async function boundedText(response: Response, url: string): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > MAX_LIST_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw new Error(`Its answer to ${new URL(url).pathname} passed ${MAX_LIST_BYTES / 1024 / 1024} MB, far more than a model list; it was not read further.`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The first MAX_DISCOVERED_MODELS models whose id is short enough to be chosen. */
+function kept(models: CustomModelSettings[]): CustomModelSettings[] {
+  return models.filter((m) => m.id.length > 0 && m.id.length <= MAX_MODEL_ID_CHARS).slice(0, MAX_DISCOVERED_MODELS);
+}
+
 async function getJson(url: string, apiKey: string | undefined, options: DiscoveryOptions): Promise<unknown> {
   const signals = [AbortSignal.timeout(options.timeoutMs ?? 10_000), ...(options.signal ? [options.signal] : [])];
   const response = await fetch(url, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {}, signal: AbortSignal.any(signals) });
-  const text = await response.text();
+  const text = await boundedText(response, url);
   let body: unknown = text;
   try {
     body = JSON.parse(text);
@@ -50,9 +86,9 @@ export async function discoverModels(baseUrl: string, apiKey?: string, options: 
       const models = body.data.flatMap((entry: Record<string, unknown>): CustomModelSettings[] => {
         if (typeof entry?.id !== "string") return [];
         const contextWindow = positive(entry.context_length) ?? positive(entry.max_model_len) ?? positive(entry.context_window);
-        return [{ id: entry.id, ...(typeof entry.name === "string" ? { name: entry.name } : {}), ...(contextWindow ? { contextWindow } : {}) }];
+        return [{ id: entry.id, ...(typeof entry.name === "string" ? { name: entry.name.slice(0, 200) } : {}), ...(contextWindow ? { contextWindow } : {}) }];
       });
-      return { ok: true, models, source: "models" };
+      return { ok: true, models: kept(models), source: "models" };
     }
   } catch (error) {
     if (options.signal?.aborted) return { ok: false, error: "Cancelled." };
@@ -66,7 +102,7 @@ export async function discoverModels(baseUrl: string, apiKey?: string, options: 
         const id = typeof entry?.model === "string" ? entry.model : entry?.name;
         return typeof id === "string" ? [{ id }] : [];
       });
-      return { ok: true, models, source: "ollama" };
+      return { ok: true, models: kept(models), source: "ollama" };
     }
   } catch (error) {
     firstError ??= error;
