@@ -120,19 +120,29 @@ async function runAttempt(adapter: Adapter, builder: MessageBuilder, userSignal:
     };
     userSignal?.addEventListener("abort", onUserAbort, { once: true });
   });
-  const ctx: AttemptContext = { builder, signal: controller.signal, fetch: watchingFetch(touch) };
+  let lineTooLong = false;
+  const onLineTooLong = () => {
+    lineTooLong = true;
+    controller.abort(new Error("line too long"));
+  };
+  const ctx: AttemptContext = { builder, signal: controller.signal, fetch: watchingFetch(touch, onLineTooLong) };
   touch();
   const work = adapter.attempt(ctx).then(
     (reason): AttemptOutcome => (userSignal?.aborted ? { kind: "aborted" } : stalled ? stallOutcome(idleMs) : { kind: "done", reason }),
     (error: unknown): AttemptOutcome => {
       if (userSignal?.aborted) return { kind: "aborted" };
       if (stalled) return stallOutcome(idleMs);
+      if (lineTooLong) {
+        const message = `${adapter.provider.name} sent a line of over ${MAX_LINE_BYTES / 1024 / 1024} MB without its end; the answer was stopped there.`;
+        return { kind: "failed", info: { message, retryable: false, contextOverflow: false } };
+      }
       if (error instanceof ReportedError) return { kind: "failed", info: { message: error.message, retryable: false, contextOverflow: error.contextOverflow } };
       if (error instanceof AnswerTooLongError) return { kind: "failed", info: { message: error.message, retryable: false, contextOverflow: false } };
       if (error instanceof StreamEndedEarlyError) {
         return { kind: "failed", info: { message: `${adapter.provider.name}: ${error.message}`, retryable: true, contextOverflow: false, connectionLost: true } };
       }
-      return { kind: "failed", info: describeFailure(error, adapter.provider) };
+      const info = describeFailure(error, adapter.provider);
+      return { kind: "failed", info: { ...info, message: cutMessage(info.message) } };
     },
   );
   try {
@@ -144,21 +154,58 @@ async function runAttempt(adapter: Adapter, builder: MessageBuilder, userSignal:
   }
 }
 
+/** Longest failure message kept: a server's error text is quoted in it, and a server chooses its length. */
+export const MAX_FAILURE_MESSAGE_CHARS = 4_000;
+
+function cutMessage(message: string): string {
+  if (message.length <= MAX_FAILURE_MESSAGE_CHARS) return message;
+  return `${message.slice(0, MAX_FAILURE_MESSAGE_CHARS)}… (${(message.length - MAX_FAILURE_MESSAGE_CHARS).toLocaleString("en-US")} more characters cut)`;
+}
+
 function stallOutcome(idleMs: number): AttemptOutcome {
   const idle = idleMs >= 1000 ? `${Math.round(idleMs / 1000)} s` : `${idleMs} ms`;
   return { kind: "failed", info: { message: `The stream stalled: no data for ${idle}.`, retryable: false, contextOverflow: false } };
 }
 
-/** Wraps fetch so the headers and every body chunk reset the stall timer. */
-function watchingFetch(touch: () => void): typeof fetch {
+/**
+ * What a server may send that is read at all. An error answer (status not 2xx) is read up to
+ * MAX_ERROR_BODY_BYTES and cut there: its message is in its first lines. A streamed answer's line
+ * (a server-sent event's data line, which the SDKs collect whole) may be at most MAX_LINE_BYTES:
+ * far more than any event carries (the largest, OpenAI's response.completed, holds the whole
+ * answer, at most 8 million characters). Every chunk resets the stall timer, so before these
+ * bounds an error answer without end, or a line without end, was read until the memory ran out
+ * (about 200 MB/s over loopback; Anthropic's SDK stopped at V8's string limit, 512 MB).
+ */
+export const MAX_ERROR_BODY_BYTES = 1024 * 1024;
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/** Wraps fetch so the headers and every body chunk reset the stall timer, within the bounds above. */
+function watchingFetch(touch: () => void, onLineTooLong: () => void): typeof fetch {
   return async (input, init) => {
     const response = await fetch(input, init);
     touch();
     if (!response.body) return response;
+    const errorAnswer = !response.ok;
+    let read = 0;
+    let lineBytes = 0;
     const counted = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           touch();
+          if (errorAnswer) {
+            const room = MAX_ERROR_BODY_BYTES - read;
+            read += chunk.byteLength;
+            controller.enqueue(chunk.byteLength <= room ? chunk : chunk.subarray(0, room));
+            if (read >= MAX_ERROR_BODY_BYTES) controller.terminate();
+            return;
+          }
+          const newline = chunk.lastIndexOf(10);
+          lineBytes = newline === -1 ? lineBytes + chunk.byteLength : chunk.byteLength - newline - 1;
+          if (lineBytes > MAX_LINE_BYTES) {
+            onLineTooLong();
+            controller.error(new Error("A line of the answer passed MAX_LINE_BYTES."));
+            return;
+          }
           controller.enqueue(chunk);
         },
       }),
