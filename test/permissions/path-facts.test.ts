@@ -111,6 +111,31 @@ describe("pathFacts", () => {
 });
 
 describe("realPathOf", () => {
+  it("asks about no prefix of a path longer than a system call takes (a model's path of 200,000 names)", () => {
+    const asked: number[] = [];
+    const platform: PathPlatform = {
+      ...linux,
+      realpath: (p) => {
+        asked.push(p.length);
+        return p === "/proj/link" ? "/elsewhere" : p === "/" || p === "/proj" ? p : undefined;
+      },
+    };
+    const names = "a/".repeat(200_000);
+    expect(realPathOf(`/proj/link/${names}x`, platform)).toBe(`/elsewhere/${names}x`);
+    expect(Math.max(...asked)).toBeLessThan(4096);
+    expect(asked.length).toBeLessThan(2100);
+    expect(pathFacts(`/proj/link/${names}x`, "/proj", platform).inside).toBe(false);
+    // Just below the bound the path itself is asked about.
+    asked.length = 0;
+    const justBelow = `/proj/link/${"b".repeat(4095 - "/proj/link/".length)}`;
+    expect(justBelow.length).toBe(4095);
+    expect(realPathOf(justBelow, platform)).toBe(`/elsewhere/${justBelow.slice("/proj/link/".length)}`);
+    expect(asked[0]).toBe(4095);
+    asked.length = 0;
+    realPathOf(`${justBelow}c`, platform);
+    expect(asked[0]).toBe("/proj/link".length);
+  });
+
   it("follows a link however many missing names follow it (the general walk: every path on Windows)", () => {
     const platform: PathPlatform = { ...linux, realpath: (p) => (p === "/proj/link" ? "/elsewhere" : undefined) };
     // Unnormalized (the trailing "."), so it takes the walk Windows takes, not the POSIX shortcut.
