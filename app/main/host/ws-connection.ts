@@ -13,8 +13,9 @@
 // pile up in the host's memory. (Before, a client that sent small requests for large answers and
 // read nothing grew the host without bound until it ran out of memory, 2 GB of heap from one
 // write of 1,000 requests; its requests also counted as signs of life, so the heartbeat never
-// ended it.) A client paused that way answers no ping until it reads again, so one that stops
-// reading for good is terminated by the heartbeat. Must not throw and must not leave a rejected
+// ended it.) A client paused because it does not read answers no ping until it reads again, so
+// one that stops reading for good is terminated by the heartbeat; one paused only because its
+// requests wait for a free slot is not (its pongs are merely unread). Must not throw and must not leave a rejected
 // promise behind, whatever arrives.
 import { timingSafeEqual } from "node:crypto";
 import type { WebSocket } from "ws";
@@ -81,7 +82,11 @@ export function serveConnection(ws: WebSocket, options: ConnectionOptions): void
         });
     }
     if (waiting.length > 0 || ws.bufferedAmount > maxBuffered) ws.pause();
-    else if (ws.isPaused && ws.bufferedAmount <= maxBuffered / 2) ws.resume();
+    else if (ws.isPaused && ws.bufferedAmount <= maxBuffered / 2) {
+      // Its pongs were left unread with the rest: the heartbeat counts from now.
+      alive = true;
+      ws.resume();
+    }
   };
   const sent = (): void => pump();
 
@@ -101,6 +106,10 @@ export function serveConnection(ws: WebSocket, options: ConnectionOptions): void
 
   const deadline = setTimeout(() => ws.close(CLOSE_AUTH_TIMEOUT, "No token was sent in time."), options.authDeadlineMs);
   const heartbeat = setInterval(() => {
+    // Paused only for the host's own work (requests waiting for a free slot while what it sent is
+    // read): the client's pongs are unread, not missing. A client that stops reading lets its
+    // answers pile up past maxBuffered, and is judged by its pongs again.
+    if (ws.isPaused && ws.bufferedAmount <= maxBuffered) return;
     if (!alive) {
       ws.terminate();
       return;
