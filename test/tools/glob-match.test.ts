@@ -8,7 +8,7 @@ import path from "node:path";
 import picomatch from "picomatch";
 import { afterAll, describe, expect, it } from "vitest";
 import { blockMonitor } from "../../bench/support/block-monitor.ts";
-import { backtracksHard, GLOB_BATCH, globMatcher } from "../../app/main/tools/glob-match.ts";
+import { backtracksHard, everydayGlob, GLOB_BATCH, globMatcher } from "../../app/main/tools/glob-match.ts";
 import { createFindTool } from "../../app/main/tools/find.ts";
 import { createGrepTool } from "../../app/main/tools/grep.ts";
 import { findRipgrep } from "../../app/main/tools/grep-search.ts";
@@ -17,6 +17,8 @@ import { runTool, tempDir } from "./helpers.ts";
 const project = tempDir("lathe-glob-");
 afterAll(() => project.cleanup());
 const HOSTILE = `${"*?".repeat(11)}Q`;
+/** Alternatives without a repeat: 2^24 ways to fail on a name without Q (found in review: 0.7 s per name inline). */
+const ALTERNATIVES = `${"{,?}".repeat(24)}Q`;
 const NAMES = ["component-registry-loader.spec.tsx", "component-registry-loader.impl.tsx", "component-registry-loader.main.tsx"];
 mkdirSync(path.join(project.dir, "src"));
 for (const name of NAMES) writeFileSync(path.join(project.dir, "src", name), "needle\n");
@@ -37,10 +39,24 @@ describe("which globs run inline", () => {
   it.each(["*.ts", "**/*.ts", "src/**/*.test.ts", "{README,LICENSE}*", "*test*", "*.test.*", "[a-z]*.js", "**/node_modules/**", "*.{js,ts}", "a?b?c?d"])(
     "%s runs inline (at most two repeats)",
     (glob) => {
+      expect(everydayGlob(glob)).toBe(true);
       expect(backtracksHard(picomatch.makeRe(glob, { dot: true }).source)).toBe(false);
       expect(globMatcher(glob).inline).not.toBeNull();
     },
   );
+
+  it.each([ALTERNATIVES, `${"{?,?}".repeat(26)}Q`, "*({?,?})Q", "{a,b}{c,d}{e,f}", "{a,{b,c}}", "{1..9}", "{a}", "x}", "!(a)", "a|b", "@(a)"])(
+    "%s goes to the compute pool: not an everyday glob (alternatives of wildcards, groups, ranges, more than two lists)",
+    (glob) => {
+      expect(everydayGlob(glob)).toBe(false);
+      expect(globMatcher(glob).inline).toBeNull();
+    },
+  );
+
+  it("reads brackets and escapes in a glob as single characters", () => {
+    expect(everydayGlob("[(|)]a\\(b\\|c\\)")).toBe(true);
+    expect(everydayGlob("{a-b,c.d,e_f}x{g,h}")).toBe(true);
+  });
 
   it.each(["*a*a*b", "*test*.*", "**/*.test.*", HOSTILE, "a+(b|c)", "*(a*)", "@(a|b)+(x*y)"])("%s goes to the compute pool", (glob) => {
     expect(backtracksHard(picomatch.makeRe(glob, { dot: true }).source)).toBe(true);
@@ -76,6 +92,14 @@ describe("a glob matched in the compute pool", () => {
     expect(maxMs).toBeLessThan(1_000);
   });
 
+  it("find answers a glob of alternatives the same way", async () => {
+    const find = createFindTool({ projectDir: project.dir, globBudgetMs: 500 });
+    const { value: run, maxMs } = await longestBlock(() => runTool(find, { pattern: ALTERNATIVES }));
+    expect(run.isError).toBe(true);
+    expect(run.text).toMatch(/took more than 0\.5 s to match/);
+    expect(maxMs).toBeLessThan(1_000);
+  });
+
   it("find still finds with a glob matched there", async () => {
     const find = createFindTool({ projectDir: project.dir });
     const run = await runTool(find, { pattern: "*registry*loader*.spec.*" });
@@ -86,7 +110,7 @@ describe("a glob matched in the compute pool", () => {
     const engines = findRipgrep() ? (["auto", "javascript"] as const) : (["javascript"] as const);
     for (const engine of engines) {
       const grep = createGrepTool({ projectDir: project.dir, engine, regexBudgetMs: 500 });
-      for (const glob of [HOSTILE, `src/${HOSTILE}`]) {
+      for (const glob of [HOSTILE, `src/${HOSTILE}`, ALTERNATIVES]) {
         const { value: run, maxMs } = await longestBlock(() => runTool(grep, { pattern: "needle", glob }));
         expect(maxMs, `${engine} ${glob}`).toBeLessThan(1_000);
         // ripgrep matches a name glob itself (its globs do not backtrack): no file matches.

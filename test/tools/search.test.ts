@@ -103,6 +103,12 @@ describe.each(engines)("grep (%s engine)", (engine) => {
     mkdirSync(path.join(project.dir, "empty"), { recursive: true });
     const empty = await runTool(grep, { pattern: "TODO", path: "empty" });
     expect(empty.text).toBe('No matches for "TODO" in empty.');
+    // The same after a warning of ripgrep's (an ignore file's line it cannot read comes first).
+    mkdirSync(path.join(project.dir, "badignore"), { recursive: true });
+    writeFileSync(path.join(project.dir, "badignore", ".gitignore"), "a{b\n");
+    writeFileSync(path.join(project.dir, "badignore", "x.ts"), "zyzzyva\n");
+    const warned = await runTool(grep, { pattern: "zyzzyva", path: "badignore", glob: "*.nothing" });
+    expect(warned.text).toBe('No matches for "zyzzyva" in badignore.');
   });
 
   it("caps matches with a notice", async () => {

@@ -3,10 +3,12 @@
 // stars costs about n^stars steps on a name that does not match, and a quantified extglob can
 // cost 2^n. `*?*?*?*?*?*?*?*?*?*?*?*?*?*?*?*?Q` (a model's tool argument) held the main thread for
 // 14 s on a folder of ordinary names, and longer ones for minutes: the whole app stopped, and an
-// abort could not stop it. So a glob whose regex could backtrack hard (more than two unbounded
-// repeats, or a repeated group holding a repeat or alternatives) is matched in the compute pool,
-// in batches, each with a time budget: one that runs out ends the call with a clear error. Any
-// other glob is matched here as before (at most two repeats: n^2 steps on a name or path).
+// abort could not stop it. So only an everyday glob is matched here (everydayGlob: literals,
+// classes, `?`, at most two brace lists of plain words, no extglob, and a regex of at most two
+// unbounded repeats: n^2 steps on a name or path); any other is matched in the compute pool, in
+// batches, each with a time budget: one that runs out ends the call with a clear error. (A check
+// of the regex alone let through globs of alternatives without a repeat, `{?,?}` or `{,?}` many
+// times over, or `*({?,?})`: 2^n steps, seconds to minutes per name, found in review.)
 // Results are picomatch's own for { dot: true }.
 import picomatch from "picomatch";
 import { type ComputePool, ComputeTimeoutError, computePool } from "../workers/compute-pool.ts";
@@ -53,6 +55,34 @@ export function backtracksHard(source: string): boolean {
   return repeats > 2;
 }
 
+/** At most this many brace lists in an everyday glob (each multiplies the ways to match). */
+const MAX_BRACE_LISTS = 2;
+
+/**
+ * Whether `glob` is of the everyday kind matched inline: outside brackets and escapes no extglob
+ * or group characters (`(`, `)`, `|`, `!`, `+`, `@`), and at most MAX_BRACE_LISTS brace lists, not
+ * nested, whose items are plain words (no wildcard, class, range or empty item). Its regex must also
+ * pass backtracksHard.
+ */
+export function everydayGlob(glob: string): boolean {
+  let lists = 0;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === "\\") i++;
+    else if (c === "[") {
+      for (i++; i < glob.length && glob[i] !== "]"; i++) if (glob[i] === "\\") i++;
+    } else if ("()|!+@".includes(c)) return false;
+    else if (c === "{") {
+      const end = glob.indexOf("}", i);
+      if (end === -1 || ++lists > MAX_BRACE_LISTS) return false;
+      const items = glob.slice(i + 1, end).split(",");
+      if (items.length < 2 || items.some((item) => !/^[\w.-]+$/.test(item) || item.includes(".."))) return false;
+      i = end;
+    } else if (c === "}") return false;
+  }
+  return true;
+}
+
 export interface GlobMatcher {
   /** The matcher to call here, or null when names must go to the compute pool (`filter`). */
   readonly inline: ((subject: string) => boolean) | null;
@@ -72,7 +102,7 @@ export interface GlobMatcherOptions {
 export function globMatcher(glob: string, options: GlobMatcherOptions = {}): GlobMatcher {
   const regex = picomatch.makeRe(glob, { dot: true });
   const inline = picomatch(glob, { dot: true });
-  if (!backtracksHard(regex.source)) {
+  if (everydayGlob(glob) && !backtracksHard(regex.source)) {
     return { inline, filter: (subjects) => Promise.resolve(subjects.map((s) => inline(s))) };
   }
   const budgetMs = options.budgetMs ?? GLOB_BUDGET_MS;
@@ -101,7 +131,7 @@ function globTooSlow(glob: string, budgetMs: number, batch: string[]): Error {
   const shown = glob.length > 200 ? `${glob.slice(0, 200)}…` : glob;
   const where = batch.length === 1 ? batch[0]! : `${batch.length} names from ${batch[0]!.slice(0, 200)}`;
   return new Error(
-    `The glob ${JSON.stringify(shown)} took more than ${budgetMs / 1000} s to match ${where} and was stopped: ` +
-      "a glob of many * wildcards (or repeated extglobs) backtracks on long names. Use fewer wildcards.",
+    `The glob ${JSON.stringify(shown)} took more than ${budgetMs / 1000} s to match ${where} (a wait for a free worker included) and was stopped: ` +
+      "a glob of many * wildcards, alternatives or extglobs backtracks on long names. Use a simpler glob.",
   );
 }

@@ -128,7 +128,8 @@ export async function searchWithRipgrep(rg: string, q: GrepQuery): Promise<GrepO
   // 0: matches, 1: none; 2 with output means some files could not be read (still a result), and 2
   // with "No files were searched" that no file passed the glob or the ignore files (no matches, as
   // the JavaScript search says; it was an error naming a ripgrep filter the model never set).
-  const noFiles = code === 2 && stderr.startsWith("No files were searched");
+  // (After any warning, such as a line of an ignore file ripgrep could not read.)
+  const noFiles = code === 2 && /^No files were searched/m.test(stderr);
   if (!outcome.limited && code !== 0 && code !== 1 && !(code === 2 && outcome.matches > 0) && !noFiles) {
     throw new Error(`ripgrep failed: ${stderr.trim() || `exit code ${code}`}`);
   }
