@@ -16,6 +16,13 @@ let server: Server;
 let base: string;
 beforeAll(async () => {
   server = createServer((req, res) => {
+    if (req.headers["x-test"] === "failed") {
+      // A context overflow reported in the stream, whose message the server made 2 MB long.
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const error = { code: "context_length_exceeded", message: "x".repeat(2 << 20) };
+      res.end(`event: response.failed\ndata: ${JSON.stringify({ type: "response.failed", sequence_number: 0, response: { usage: null, error } })}\n\n`);
+      return;
+    }
     const streamed = req.headers["x-test"] === "line";
     if (streamed) {
       res.writeHead(200, { "content-type": "text/event-stream" });
@@ -45,7 +52,7 @@ const models = [
   ["Chat Completions", completionsModel],
 ] as const;
 
-function answer(model: (typeof models)[number][1], kind: "error" | "line") {
+function answer(model: (typeof models)[number][1], kind: "error" | "line" | "failed") {
   const stream = createStreamModel({
     settings: () => ({
       anthropic: { apiKey: "k", baseUrl: base },
@@ -57,6 +64,13 @@ function answer(model: (typeof models)[number][1], kind: "error" | "line") {
   const options: ProviderStreamOptions = { headers: { "x-test": kind } };
   return stream(model, { messages: [{ role: "user", content: "hi", timestamp: 1 }] }, options).result();
 }
+
+it("a context overflow the stream reports keeps its message cut too", async () => {
+  const message = await answer(responsesModel, "failed");
+  expect(message.stopReason).toBe("error");
+  expect(message.errorMessage).toMatch(/^OpenAI: the conversation is longer than the model's context window \(x+… \([\d,]+ more characters cut\)$/);
+  expect(message.errorMessage!.length).toBeLessThan(MAX_FAILURE_MESSAGE_CHARS + 100);
+});
 
 describe.each(models)("%s", (_api, model) => {
   it("an error answer without end ends the turn with its message cut", async () => {

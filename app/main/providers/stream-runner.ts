@@ -136,7 +136,7 @@ async function runAttempt(adapter: Adapter, builder: MessageBuilder, userSignal:
         const message = `${adapter.provider.name} sent a line of over ${MAX_LINE_BYTES / 1024 / 1024} MB without its end; the answer was stopped there.`;
         return { kind: "failed", info: { message, retryable: false, contextOverflow: false } };
       }
-      if (error instanceof ReportedError) return { kind: "failed", info: { message: error.message, retryable: false, contextOverflow: error.contextOverflow } };
+      if (error instanceof ReportedError) return { kind: "failed", info: { message: cutMessage(error.message), retryable: false, contextOverflow: error.contextOverflow } };
       if (error instanceof AnswerTooLongError) return { kind: "failed", info: { message: error.message, retryable: false, contextOverflow: false } };
       if (error instanceof StreamEndedEarlyError) {
         return { kind: "failed", info: { message: `${adapter.provider.name}: ${error.message}`, retryable: true, contextOverflow: false, connectionLost: true } };
