@@ -95,8 +95,9 @@ describe("a glob matched in the compute pool", () => {
   it("find answers a glob of alternatives the same way", async () => {
     const find = createFindTool({ projectDir: project.dir, globBudgetMs: 500 });
     const { value: run, maxMs } = await longestBlock(() => runTool(find, { pattern: ALTERNATIVES }));
-    expect(run.isError).toBe(true);
-    expect(run.text).toMatch(/took more than 0\.5 s to match/);
+    // Matched in the pool (see "which globs run inline"): within its budget or stopped at it,
+    // depending on the machine's speed, never on the main thread (2 s there for these 3 names).
+    expect(run.text).toMatch(run.isError ? /took more than 0\.5 s to match/ : /^No files match /);
     expect(maxMs).toBeLessThan(1_000);
   });
 
