@@ -111,6 +111,7 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
     return kept ? contentLines(kept.terminal) : 1;
   });
   const [expanded, setExpanded] = useState(false);
+  const expandedRef = useRef(expanded);
   const [head, setHead] = useState<string[]>([]);
   // The stored log once fetched (null while it loads or when there is none).
   const [stored, setStored] = useState<string | null>(null);
@@ -180,7 +181,15 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
     // else the fit add-on reads computed styles, which forces a layout.
     const fitColumns = (boxWidth?: number) => {
       const cols = boxWidth === undefined ? fit.proposeDimensions()?.cols : (columnsFor(terminal, boxWidth) ?? fit.proposeDimensions()?.cols);
-      if (cols && cols !== terminal.cols) terminal.resize(cols, terminal.rows);
+      if (!cols || cols === terminal.cols) return;
+      terminal.resize(cols, terminal.rows);
+      // The output re-wraps, and xterm's viewport settles on its next frame, which can move the
+      // view: place it again then (an expanded output at its start, any other at its end).
+      requestAnimationFrame(() => {
+        if (term.current !== terminal) return;
+        if (expandedRef.current) terminal.scrollToTop();
+        else terminal.scrollToBottom();
+      });
     };
     // Before the first output is written, so that it wraps at the box's width: the width the last
     // terminal's box had (cards share the transcript's width; the observer below corrects it
@@ -260,6 +269,7 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
   }, [rows, terminalRows, lines, expanded]);
 
   useEffect(() => {
+    expandedRef.current = expanded;
     const terminal = term.current;
     if (!expanded || !terminal) return;
     terminal.scrollToTop();
