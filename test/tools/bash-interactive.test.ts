@@ -74,6 +74,14 @@ describeWhen(needsLinux(), "interactive commands in the terminal", () => {
     expect(run.screen).toContain("one\ntwo\n");
   });
 
+  it("the terminal's line editing knows UTF-8: a backspace erases a whole typed character (IUTF8)", async () => {
+    // Without IUTF8 the kernel erases one byte of "é" (two bytes), and the line keeps a stray 0xc3.
+    const run = await interact(`read -p "Word? " word; printf '%s' "$word" | od -An -tx1`, [{ waiting: true, send: "\u00e9\x7fa\r" }], "utf8-erase");
+    expect(run.typed).toBe(1);
+    expect(run.isError).toBe(false);
+    expect(run.text.trim().split("\n").at(-3)!.trim()).toBe("61");
+  });
+
   itWhen(
     hasCommand("python3") ? null : "needs python3 on PATH",
     "the Python REPL evaluates typed lines and exits",
