@@ -12,6 +12,9 @@ export const NATIVE_MODULES = ["better-sqlite3", "node-pty"] as const;
 /** The compute pool's worker script (scripts/build.mjs), kept unpacked beside app.asar. */
 export const COMPUTE_WORKER_PATH = "out/main/compute-worker.cjs";
 
+/** The project's own terminal reader (app/main/tools/native, built at install), unpacked beside app.asar. */
+export const PTY_READER_PATH = "out/main/native/pty_reader.node";
+
 /** The first checkpoint's process (scripts/build.mjs), kept unpacked beside app.asar: it starts the compute worker beside it. */
 export const SNAPSHOT_PROCESS_PATH = "out/main/snapshot-process.cjs";
 
@@ -67,11 +70,12 @@ const config: Configuration = {
   ],
   asar: true,
   // Native code cannot be dlopen'ed from inside an asar: both modules live whole in
-  // app.asar.unpacked (their JS too, so node-pty's spawn-helper / conpty files sit beside it).
+  // app.asar.unpacked (their JS too, so node-pty's spawn-helper / conpty files sit beside it), and
+  // so does the terminal reader's binary (pty-reader.ts loads it through Electron's asar paths).
   // The compute pool's worker thread is a plain file beside them, so it loads like in a build
   // (app/main/workers/compute-pool.ts), and pack:check can run it; so is the first checkpoint's
   // process, which starts that worker from beside itself.
-  asarUnpack: [...NATIVE_MODULES.map((name) => `node_modules/${name}/**`), COMPUTE_WORKER_PATH, SNAPSHOT_PROCESS_PATH],
+  asarUnpack: [...NATIVE_MODULES.map((name) => `node_modules/${name}/**`), PTY_READER_PATH, COMPUTE_WORKER_PATH, SNAPSHOT_PROCESS_PATH],
   // Both modules use Node-API, whose ABI is the same in Node and in Electron: the binaries
   // npm installed (prebuilt, or built for Node by node-gyp) load in Electron as they are.
   npmRebuild: false,

@@ -5,8 +5,10 @@
 //   program relaying a pty), bash writing to /dev/null, and a bare node-pty reader (counts chunks,
 //   nothing else), and the bash tool as the app configures it: with the secret scanner redacting
 //   the output as it streams (bashRedactedMs, bashRedactedRatioVsScriptPty; the scanner of
-//   app-services.ts, given this process's secret-looking environment values). Medians, with
-//   minima (…MinMs).
+//   app-services.ts, given this process's secret-looking environment values), and the bash tool
+//   reading terminals through node-pty's events (bashNodePtyReaderMs, …RatioVsScriptPty: the
+//   fallback where the native reader, app/main/tools/pty-reader.ts, is missing; bashReader says
+//   which reader the other tool runs used). Medians, with minima (…MinMs).
 //   bashRatioVsScriptPty: the tool's time over `script`'s, the plain-pty baseline (target <= 0.9;
 //   null without `script`); bashRatioVsScriptPtyMin: the same from the minima; bashRatioVsDevNull:
 //   over /dev/null (the pipe-speed ideal); bashRatioVsNodePty: over the bare node-pty reader;
@@ -38,6 +40,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import * as pty from "node-pty";
 import { createBashTool } from "../app/main/tools/bash.ts";
 import { ptyCommandLine } from "../app/main/tools/pty-command.ts";
+import { loadNativeReader } from "../app/main/tools/pty-reader.ts";
 import { sanitizedShellEnv } from "../app/main/tools/shell-env.ts";
 import { createGrepTool } from "../app/main/tools/grep.ts";
 import { scannerFor, secretEnvValues } from "../app/main/permissions/redaction.ts";
@@ -109,8 +112,18 @@ async function benchBash() {
   const scanner = scannerFor(secretEnvValues(process.env));
   const redacting = createBashTool({ projectDir: work, outputDir: path.join(work, "out"), timeoutMs: 600_000, secrets: () => scanner });
   const runRedacting = () => redacting.execute(`bench-${n++}`, { command: COMMAND }, undefined, () => undefined);
+  // The tool reading terminals through node-pty's events, the fallback where the native reader is missing.
+  const runFallback = async () => {
+    process.env.LATHE_PTY_READER = "node";
+    try {
+      return await runTool();
+    } finally {
+      delete process.env.LATHE_PTY_READER;
+    }
+  };
   await runTool(); // warm-up: module loading, JIT
   await runRedacting();
+  await runFallback();
   const hasScript = spawnSync("script", ["--version"]).status === 0;
   const loadBefore = loadavg()[0]!;
   const f = {
@@ -131,6 +144,8 @@ async function benchBash() {
     readerMainCpu: [] as number[],
     redacted: [] as number[],
     redactedMainCpu: [] as number[],
+    fallback: [] as number[],
+    fallbackMainCpu: [] as number[],
     chunks: [] as number[],
   };
   for (let round = 0; round < rounds; round++) {
@@ -173,6 +188,11 @@ async function benchBash() {
     await runRedacting();
     g.redacted.push(performance.now() - started);
     g.redactedMainCpu.push(cpuSince(mark).mainMs);
+    mark = cpuMark();
+    started = performance.now();
+    await runFallback();
+    g.fallback.push(performance.now() - started);
+    g.fallbackMainCpu.push(cpuSince(mark).mainMs);
   }
   const toolMs = medianOf(f.tool);
   const scriptMs = hasScript ? medianOf(g.script) : null;
@@ -186,6 +206,9 @@ async function benchBash() {
     bashRatioVsNodePty: round(toolMs / medianOf(g.reader)),
     bashRedactedMs: Math.round(medianOf(g.redacted)),
     bashRedactedRatioVsScriptPty: scriptMs === null ? null : round(medianOf(g.redacted) / scriptMs),
+    bashReader: loadNativeReader().module ? "native" : "node-pty",
+    bashNodePtyReaderMs: Math.round(medianOf(g.fallback)),
+    bashNodePtyReaderRatioVsScriptPty: scriptMs === null ? null : round(medianOf(g.fallback) / scriptMs),
     bashExtraRssMB: round(Math.max(...f.extraRss)),
     scriptPtyMs: scriptMs === null ? null : Math.round(scriptMs),
     scriptPtyMinMs: hasScript ? Math.round(Math.min(...g.script)) : null,
@@ -200,6 +223,7 @@ async function benchBash() {
       devNull: Math.round(medianOf(g.devNullCpu)),
       nodePtyMainThread: Math.round(medianOf(g.readerMainCpu)),
       redactedMainThread: Math.round(medianOf(g.redactedMainCpu)),
+      nodePtyReaderMainThread: Math.round(medianOf(g.fallbackMainCpu)),
     },
     bashLoopDelayP99Ms: round(medianOf(f.loopP99)),
     bashLoopDelayMaxMs: round(Math.max(...f.loopMax)),

@@ -10,16 +10,18 @@
 //                          first use (app/main/providers/sdk.ts), so start-up does not parse them
 //   out/main/mcp-sdk.cjs, out/host/mcp-sdk-modules-*.mjs  the MCP SDK and what a connection needs
 //                          with it, loaded at the first MCP server start (app/main/mcp/mcp-sdk.ts)
+//   out/{main,host}/native/pty_reader.node  the terminal reader (app/main/tools/pty-reader.ts),
+//                          built by scripts/build-native.mjs at install
 //   out/renderer/          the React renderer (Vite)
 //   out/main/wasm/, out/host/wasm/  the bash grammar (web-tree-sitter + tree-sitter-bash, WebAssembly),
 //                          found beside the bundle at run time (app/main/permissions/shell-parser.ts)
-// Only the native modules (better-sqlite3, node-pty) and electron stay outside the bundles.
+// Only the native modules (better-sqlite3, node-pty, the terminal reader) and electron stay outside the bundles.
 // Usage: node scripts/build.mjs [--no-renderer] [--out DIR]   (DIR instead of out/, for tests)
 // The Node.js version check comes first: nothing else may load on a Node that is too old.
 import "./check-node.mjs";
 import { build as esbuild } from "esbuild";
 import { build as viteBuild } from "vite";
-import { copyFileSync, mkdirSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -126,6 +128,16 @@ for (const dir of [`${out}/main/wasm`, `${out}/host/wasm`]) {
   mkdirSync(target, { recursive: true });
   for (const file of grammar) copyFileSync(file, `${target}/${file.split(/[\\/]/).pop()}`);
 }
+// The terminal reader (scripts/build-native.mjs builds it at install) goes beside each bundle
+// that runs the bash tool; without it the tool reads terminals through node-pty (slower).
+const ptyReader = `${root}app/main/tools/native/build/Release/pty_reader.node`;
+if (existsSync(ptyReader)) {
+  for (const dir of [`${out}/main/native`, `${out}/host/native`]) {
+    const target = isAbsolute(dir) ? dir : `${root}${dir}`;
+    mkdirSync(target, { recursive: true });
+    copyFileSync(ptyReader, `${target}/pty_reader.node`);
+  }
+} else console.warn("build: app/main/tools/native is not built (npm install builds it); the bash tool will read terminals through node-pty");
 if (!process.argv.includes("--no-renderer")) {
   await viteBuild({ configFile: `${root}vite.config.ts`, logLevel: "warn" });
 }

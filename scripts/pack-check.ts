@@ -83,6 +83,8 @@ export interface PackageExpectations {
   computeWorker?: string;
   /** The first checkpoint's process script, which must be unpacked and store a small snapshot (with the compute worker beside it). */
   snapshotProcess?: string;
+  /** The terminal reader's binary, which must be unpacked and read a pipe in a child Node. */
+  ptyReader?: string;
   /** Load the packed bash grammar with web-tree-sitter from node_modules, in a child Node. */
   loadGrammar?: boolean;
   asarBudget?: number;
@@ -200,6 +202,18 @@ export function checkPackage(resourcesDir: string, expect: PackageExpectations):
     if (!expect.loadNatives) return `${worker} (${(entry.size / 1024).toFixed(0)} KiB); not run: the package is for another platform`;
     return runComputeWorkerInChild(file);
   });
+  if (expect.ptyReader) {
+    const reader = expect.ptyReader;
+    check("terminal reader unpacked and reading", () => {
+      const entry = byPath.get(reader);
+      if (!entry) throw new Error(`${reader} is not packaged (npm install builds it: scripts/build-native.mjs)`);
+      if (!entry.unpacked) throw new Error(`${reader} is inside app.asar; it must be unpacked beside it (asarUnpack)`);
+      const file = path.join(unpackedDir, reader);
+      if (!fs.existsSync(file)) throw new Error(`${reader} is marked unpacked but missing from app.asar.unpacked`);
+      if (!expect.loadNatives) return `${reader} (${(entry.size / 1024).toFixed(0)} KiB); not run: the package is for another platform`;
+      return runPtyReaderInChild(file);
+    });
+  }
   if (expect.snapshotProcess) {
     const snapshot = expect.snapshotProcess;
     check("snapshot process unpacked and storing", () => {
@@ -312,6 +326,34 @@ function loadNativesInChild(unpackedDir: string): string {
   return child.stdout.trim();
 }
 
+/** Reads a pipe with the packaged terminal reader in a fresh Node process. */
+function runPtyReaderInChild(file: string): string {
+  const script = `
+    const fs = require("node:fs");
+    const os = require("node:os");
+    const path = require("node:path");
+    const { start } = require(${JSON.stringify(file)});
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lathe-pack-"));
+    const fifo = path.join(dir, "pipe");
+    require("node:child_process").execFileSync("mkfifo", [fifo]);
+    const fd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    const out = fs.openSync(fifo, "w");
+    let got = "";
+    start(fd, (chunk, end) => {
+      if (chunk) got += Buffer.from(chunk).toString();
+      if (!end) return;
+      fs.rmSync(dir, { recursive: true, force: true });
+      if (got !== "reader-ok") { console.error("read " + JSON.stringify(got)); process.exit(1); }
+      console.log("read a pipe on its own thread");
+    });
+    fs.writeSync(out, "reader-ok");
+    fs.closeSync(out);
+    fs.closeSync(fd);`;
+  const child = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 20_000 });
+  if (child.status !== 0) throw new Error(`the terminal reader failed: ${(child.stderr || child.error?.message || "").trim().split("\n").slice(0, 4).join(" | ")}`);
+  return child.stdout.trim();
+}
+
 /** Runs a diff job in the packaged worker script, in a worker thread of a fresh Node process. */
 function runComputeWorkerInChild(file: string): string {
   const script = `
@@ -381,7 +423,7 @@ async function main(): Promise<number> {
     if (built.status !== 0) throw new Error("the build failed (node scripts/build.mjs)");
   }
   const { build, Platform, archFromString } = await import("electron-builder");
-  const { default: config, NATIVE_MODULES, COMPUTE_WORKER_PATH, SNAPSHOT_PROCESS_PATH } = await import("../electron-builder.config.ts");
+  const { default: config, NATIVE_MODULES, COMPUTE_WORKER_PATH, SNAPSHOT_PROCESS_PATH, PTY_READER_PATH } = await import("../electron-builder.config.ts");
   const { FUSES, readFuses, wrongFuses } = await import("./fuses.ts");
   const projectPackage = JSON.parse(fs.readFileSync("package.json", "utf8")) as PackageExpectations["projectPackage"];
   const electronVersion = (JSON.parse(fs.readFileSync("node_modules/electron/package.json", "utf8")) as { version: string }).version;
@@ -405,6 +447,7 @@ async function main(): Promise<number> {
       loadNatives: process.platform === "linux",
       computeWorker: COMPUTE_WORKER_PATH,
       snapshotProcess: SNAPSHOT_PROCESS_PATH,
+      ptyReader: PTY_READER_PATH,
       loadGrammar: true,
     });
     try {

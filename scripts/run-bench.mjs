@@ -4,6 +4,7 @@
 import "./check-node.mjs";
 import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const [name, ...args] = process.argv.slice(2);
@@ -35,6 +36,12 @@ await build({
   banner: { js: 'var __lathe_import_meta_url = require("url").pathToFileURL(__filename).href;' },
   logLevel: "warning",
 });
+// The terminal reader's binary, beside the bundle as in the app (app/main/tools/pty-reader.ts).
+const ptyReader = `${root}app/main/tools/native/build/Release/pty_reader.node`;
+if (existsSync(ptyReader)) {
+  mkdirSync(`${root}out/bench/native`, { recursive: true });
+  copyFileSync(ptyReader, `${root}out/bench/native/pty_reader.node`);
+}
 await build({
   entryPoints: [`${root}bench/${name}.bench.ts`],
   outfile,

@@ -104,6 +104,17 @@ export class OutputCollector {
    */
   push(chunk: Uint8Array): void {
     if (chunk.length === 0) return;
+    // A large chunk (the native reader's batches) is processed in pieces of a batch's size, each
+    // decoded where it lies, without copying: strings stay under V8's large-object size.
+    if (chunk.length >= BATCH_BYTES) {
+      this.drain();
+      for (let at = 0; at < chunk.length; at += BATCH_BYTES) {
+        const piece = chunk.subarray(at, Math.min(chunk.length, at + BATCH_BYTES));
+        if (piece.length < BATCH_BYTES) this.batch.add(piece);
+        else this.process(this.batch.decodeAlone(piece));
+      }
+      return;
+    }
     if (!this.batch.fits(chunk)) {
       this.drain();
       if (!this.batch.fits(chunk)) return this.process(this.batch.decodeAlone(chunk));

@@ -20,6 +20,7 @@ import { resolveToolPath } from "./paths.ts";
 import { killFamilyOffThread, waitingForInput as checkWaitingForInput } from "./process-tree-off-thread.ts";
 import { sessionFormed } from "./process-tree.ts";
 import { ptyCommandLine } from "./pty-command.ts";
+import { readTerminal } from "./pty-reader.ts";
 import type { RunningCommands } from "./running-commands.ts";
 import type { CommandSandbox, SandboxLaunch } from "../sandbox/session-sandbox.ts";
 import { refusalNote } from "../sandbox/refusal.ts";
@@ -183,13 +184,14 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
     killing ??= launch?.kill ? launch.kill(pid) : killFamilyOffThread(pid);
   };
 
-  // Chunks arrive about 4 KB at a time (Linux's pty), one per turn of the event loop: each is only
-  // queued here; OutputCollector processes them in batches, once a batch is large or when the next
-  // update (at most UPDATE_INTERVAL_MS later) or idle check reads the output.
-  const dataSub = term.onData((chunk: string | Buffer) => {
+  // Chunks arrive in batches of up to 256 KB from the native reader (pty-reader.ts), else about
+  // 4 KB at a time (node-pty's events): each is only queued here; OutputCollector processes them
+  // once a batch is large or when the next update (at most UPDATE_INTERVAL_MS later) or idle check
+  // reads the output. Started before anything awaits: the native reader must take the pty first.
+  const reader = readTerminal(term, (chunk) => {
     lastDataAt = Date.now();
     waitingForInput = false;
-    collector.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+    collector.push(chunk);
     scheduleUpdate();
   });
   const inputPoll = setInterval(() => {
@@ -244,7 +246,8 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
         req.running?.unregister(req.toolCallId);
         // Background children may outlive the shell; on timeout or abort none may survive.
         if (killing) await killing;
-        dataSub.dispose();
+        // What the terminal still holds is read (the native reader); then no more output is taken.
+        await reader.finish();
         if (updateTimer) clearTimeout(updateTimer);
         waitingForInput = false;
         // The last raw bytes go to the terminal view at once (with what redaction held back): the

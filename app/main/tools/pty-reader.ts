@@ -1,0 +1,123 @@
+// Reads a node-pty terminal's output. Where the project's native reader is built (Linux, macOS:
+// native/pty-reader.c), a thread of its own reads the pty and hands over batches of up to 256 KB:
+// about 1,500 calls on the main thread for 100 MB instead of node-pty's 24,000 events of 4 KB
+// (bench:tools: the bash tool 24 % faster, its main thread's CPU a fifth). Elsewhere, or when the
+// binary is missing or fails to load, node-pty's own events (`onData`), as before.
+// Contract: chunks reach `onChunk` in order, on the main thread, each byte once, each valid during
+// its call only (the native reader's memory takes the next batch: copy what must be kept); node-pty's socket
+// never reads the terminal while the native reader does (it is stopped before the event loop turns,
+// so no byte can go to both). `finish()` (call it once the command has exited) resolves after the
+// last chunk: the native reader then takes what the pty holds at that moment and ends. Never throws:
+// a reader that cannot start falls back to `onData`. Set LATHE_PTY_READER=node to force the fallback.
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { IPty } from "node-pty";
+
+export const PTY_READER_BINARY = "pty_reader.node";
+
+interface NativeReaderHandle {
+  stop(): void;
+}
+
+interface NativeReaderModule {
+  /** `chunk` is valid during the call only (its memory takes the next batch). */
+  start(fd: number, onData: (chunk: Uint8Array | null, end: boolean) => void): NativeReaderHandle;
+}
+
+export interface TerminalReader {
+  /** Which reader runs: the native thread, or node-pty's events. */
+  readonly kind: "native" | "node-pty";
+  /** Stops reading (what the terminal holds now is still delivered); resolves after the last chunk. */
+  finish(): Promise<void>;
+}
+
+/** Where the binary is: node-gyp's output when running from source, `native/` beside a bundle. */
+export function nativeReaderPath(moduleUrl = import.meta.url): string {
+  const here = fileURLToPath(moduleUrl);
+  const dir = path.dirname(here);
+  if (here.endsWith(".ts")) return path.join(dir, "native", "build", "Release", PTY_READER_BINARY);
+  // Packaged: the binary is kept unpacked beside app.asar (native code cannot load from inside it).
+  return path.join(dir, "native", PTY_READER_BINARY).replace(/app\.asar([\\/])/, "app.asar.unpacked$1");
+}
+
+let loaded: { module?: NativeReaderModule; problem?: string } | undefined;
+
+/** The native module, or why there is none (loaded once). */
+export function loadNativeReader(): { module?: NativeReaderModule; problem?: string } {
+  if (loaded) return loaded;
+  const file = nativeReaderPath();
+  if (process.platform === "win32") loaded = { problem: "Windows terminals have no file descriptor to read" };
+  else if (!existsSync(file)) loaded = { problem: `${file} is not built (npm install builds it: scripts/build-native.mjs)` };
+  else {
+    try {
+      loaded = { module: createRequire(import.meta.url)(file) as NativeReaderModule };
+    } catch (err) {
+      loaded = { problem: `${file} could not be loaded: ${(err as Error).message}` };
+    }
+  }
+  return loaded;
+}
+
+/** node-pty's internals the native reader needs: the pty's descriptor and the socket reading it. */
+interface PtyInternals {
+  _fd?: unknown;
+  _socket?: { _read?: unknown; _handle?: { reading?: boolean; readStop?: () => number }; destroy(): void };
+}
+
+/** Reads `term` (just spawned: before the event loop has turned) into `onChunk`. */
+export function readTerminal(term: IPty, onChunk: (chunk: Uint8Array) => void): TerminalReader {
+  const native = process.env.LATHE_PTY_READER === "node" ? undefined : loadNativeReader().module;
+  const { _fd: fd, _socket: socket } = term as unknown as PtyInternals;
+  const handle = socket?._handle;
+  if (native && typeof fd === "number" && socket && typeof handle?.readStop === "function") {
+    const reader = startNative(native, fd, socket, onChunk);
+    if (reader) {
+      // node-pty's socket starts reading on the next tick (its 'data' listener resumes it, and
+      // Readable calls _read to ask for bytes): with _read replaced it never does. Should a Node
+      // start reading when the socket is made, readStop ends that before the event loop turns,
+      // which is when reads happen: either way no byte goes to node-pty (pty-reader.test.ts).
+      socket._read = () => undefined;
+      handle.reading = false;
+      handle.readStop();
+      return reader;
+    }
+  }
+  const subscription = term.onData((chunk: string | Buffer) => onChunk(typeof chunk === "string" ? Buffer.from(chunk) : chunk));
+  return {
+    kind: "node-pty",
+    finish: () => {
+      subscription.dispose();
+      return Promise.resolve();
+    },
+  };
+}
+
+/** The native reader on `fd`, or undefined when it cannot start (no thread, no descriptor left). */
+function startNative(native: NativeReaderModule, fd: number, socket: NonNullable<PtyInternals["_socket"]>, onChunk: (chunk: Uint8Array) => void): TerminalReader | undefined {
+  let ended = false;
+  let resolveEnd!: () => void;
+  const end = new Promise<void>((resolve) => (resolveEnd = resolve));
+  let reader: NativeReaderHandle;
+  try {
+    reader = native.start(fd, (chunk, last) => {
+      if (chunk && chunk.length > 0) onChunk(chunk);
+      if (!last) return;
+      ended = true;
+      // node-pty reports the exit once its socket closes; the thread reads a copy of the
+      // descriptor, so closing node-pty's loses nothing.
+      socket.destroy();
+      resolveEnd();
+    });
+  } catch {
+    return undefined;
+  }
+  return {
+    kind: "native",
+    finish: () => {
+      if (!ended) reader.stop();
+      return end;
+    },
+  };
+}

@@ -1,0 +1,161 @@
+// The terminal reader (app/main/tools/pty-reader.ts and its native thread, native/pty-reader.c):
+// built and loaded on Linux; every byte once and in order, from a pipe and from a terminal; the
+// same bytes as node-pty's own events; node-pty's socket kept off the terminal; finish() ends even
+// while a background process keeps writing; wrong arguments refused with a clear error.
+import { execFileSync, spawn } from "node:child_process";
+import { closeSync, constants, openSync } from "node:fs";
+import path from "node:path";
+import * as pty from "node-pty";
+import { afterAll, expect, it } from "vitest";
+import { ptyCommandLine } from "../../app/main/tools/pty-command.ts";
+import { loadNativeReader, nativeReaderPath, readTerminal, type TerminalReader } from "../../app/main/tools/pty-reader.ts";
+import { describeWhen } from "../support/requirements.ts";
+import { tempDir } from "./helpers.ts";
+
+const scratch = tempDir("lathe-pty-reader-");
+afterAll(() => scratch.cleanup());
+
+const native = loadNativeReader();
+const needsReader = process.platform !== "linux" ? `needs Linux (this is ${process.platform})` : native.module ? null : `the native reader is missing: ${native.problem}`;
+
+/** Runs `command` in a terminal, read by `readTerminal` (or node-pty's events when LATHE_PTY_READER=node). */
+async function readCommand(
+  command: string,
+  reader: "default" | "node" = "default",
+): Promise<{ bytes: Buffer; kind: TerminalReader["kind"]; chunks: number[]; socketData: number }> {
+  const [file, ...args] = ptyCommandLine("/bin/bash", command);
+  const before = process.env.LATHE_PTY_READER;
+  if (reader === "node") process.env.LATHE_PTY_READER = "node";
+  const term = pty.spawn(file!, args, { name: "xterm-256color", cols: 80, rows: 24, cwd: scratch.dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, encoding: null });
+  const parts: Buffer[] = [];
+  const chunks: number[] = [];
+  let terminal: TerminalReader;
+  try {
+    terminal = readTerminal(term, (chunk) => {
+      parts.push(Buffer.from(chunk));
+      chunks.push(chunk.length);
+    });
+  } finally {
+    if (before === undefined) delete process.env.LATHE_PTY_READER;
+    else process.env.LATHE_PTY_READER = before;
+  }
+  // Whatever node-pty's own socket reads (it must read nothing while the native reader runs).
+  let socketData = 0;
+  if (terminal.kind === "native") term.onData((d) => (socketData += d.length));
+  await new Promise<void>((resolve) => term.onExit(() => resolve()));
+  await terminal.finish();
+  return { bytes: Buffer.concat(parts), kind: terminal.kind, chunks, socketData };
+}
+
+describeWhen(needsReader, "the native terminal reader", () => {
+  it("reads a pipe on its own thread: every byte in order, in large batches, then the end", async () => {
+    const fifo = path.join(scratch.dir, "pipe");
+    execFileSync("mkfifo", [fifo]);
+    const fd = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const size = 5 * 1024 * 1024;
+    // Bytes that differ from one position to the next, so a lost or repeated chunk shows.
+    const expected = Buffer.alloc(size);
+    for (let i = 0; i < size; i++) expected[i] = (i * 7 + (i >> 12)) & 0xff;
+    // The writer makes the same bytes and writes them 4 KB at a time, as a program would.
+    const writerScript = `const fs = require("fs"); const b = Buffer.alloc(${size}); for (let i = 0; i < b.length; i++) b[i] = (i * 7 + (i >> 12)) & 0xff;
+      const fd = fs.openSync(${JSON.stringify(fifo)}, "w"); for (let at = 0; at < b.length; ) at += fs.writeSync(fd, b, at, Math.min(4096, b.length - at));`;
+    // A FIFO without a writer reads as ended: this process holds a write end until the writer is done.
+    const keeper = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    const parts: Buffer[] = [];
+    let ends = 0;
+    const ended = new Promise<void>((resolve) => {
+      native.module!.start(fd, (chunk, end) => {
+        if (chunk) parts.push(Buffer.from(chunk)); // a copy: the chunk's memory takes the next batch
+        if (end) {
+          ends++;
+          resolve();
+        }
+      });
+    });
+    const writer = spawn(process.execPath, ["-e", writerScript], { stdio: "ignore" });
+    await new Promise((resolve) => writer.on("close", resolve));
+    closeSync(keeper);
+    await ended;
+    closeSync(fd);
+    expect(ends).toBe(1);
+    expect(Buffer.concat(parts).equals(expected)).toBe(true);
+    // 4 KB writes arrive in batches: far fewer calls than writes.
+    expect(parts.length).toBeLessThan(size / 4096 / 4);
+  });
+
+  it("gives the same bytes as node-pty's events, and node-pty's socket reads none of them", async () => {
+    // Lines, a UTF-8 character and colours, and a long run without a line end.
+    const command = `seq 1 200000; printf '\\303\\251 \\033[31mred\\033[0m\\n'; head -c 300000 /dev/zero | tr '\\0' y; echo`;
+    const viaNative = await readCommand(command);
+    const viaNodePty = await readCommand(command, "node");
+    expect(viaNative.kind).toBe("native");
+    expect(viaNodePty.kind).toBe("node-pty");
+    expect(viaNative.socketData).toBe(0);
+    expect(viaNative.bytes.length).toBeGreaterThan(1_500_000);
+    expect(viaNative.bytes.equals(viaNodePty.bytes)).toBe(true);
+    expect(Math.max(...viaNative.chunks)).toBeGreaterThan(4096);
+  });
+
+  it("a prompt's few bytes arrive without waiting for more", async () => {
+    const term = pty.spawn("/bin/sh", ["-c", "printf 'Name? '; read x; echo got $x"], {
+      cols: 80,
+      rows: 24,
+      cwd: scratch.dir,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      encoding: null,
+    });
+    let seen = "";
+    const reader = readTerminal(term, (chunk) => {
+      seen += Buffer.from(chunk).toString();
+      if (seen.includes("Name? ") && !seen.includes("bob")) term.write("bob\r");
+    });
+    expect(reader.kind).toBe("native");
+    await new Promise<void>((resolve) => term.onExit(() => resolve()));
+    await reader.finish();
+    expect(seen).toContain("got bob");
+  });
+
+  it("finish() ends reading while a background process keeps writing to the terminal", async () => {
+    // `yes` ignores the hang-up that the shell's exit sends, and holds the terminal open.
+    const term = pty.spawn("/bin/sh", ["-c", "(trap '' HUP; exec yes) & sleep 0.3"], {
+      cols: 80,
+      rows: 24,
+      cwd: scratch.dir,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      encoding: null,
+    });
+    let bytes = 0;
+    const reader = readTerminal(term, (chunk) => (bytes += chunk.length));
+    expect(reader.kind).toBe("native");
+    try {
+      await new Promise<void>((resolve) => term.onExit(() => resolve()));
+      const before = bytes;
+      await reader.finish();
+      // After finish() no more output is taken, however long `yes` runs.
+      const after = bytes;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(bytes).toBe(after);
+      expect(after).toBeGreaterThanOrEqual(before);
+    } finally {
+      try {
+        process.kill(-term.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  });
+
+  it("refuses wrong arguments with a clear error", () => {
+    const start = native.module!.start as unknown as (...args: unknown[]) => unknown;
+    expect(() => start("three", () => undefined)).toThrow("fd must be a file descriptor");
+    expect(() => start(-1, () => undefined)).toThrow("fd must be a file descriptor");
+    expect(() => start(0, "not a function")).toThrow("onData must be a function");
+    expect(() => start(987_654, () => undefined)).toThrow("could not duplicate");
+  });
+});
+
+it("finds the binary beside a bundle, unpacked beside app.asar when packaged, and in node-gyp's output from source", () => {
+  expect(nativeReaderPath("file:///opt/lathe/out/main/index.cjs")).toBe("/opt/lathe/out/main/native/pty_reader.node");
+  expect(nativeReaderPath("file:///opt/Lathe/resources/app.asar/out/main/index.cjs")).toBe("/opt/Lathe/resources/app.asar.unpacked/out/main/native/pty_reader.node");
+  expect(nativeReaderPath("file:///src/lathe/app/main/tools/pty-reader.ts")).toBe("/src/lathe/app/main/tools/native/build/Release/pty_reader.node");
+});
