@@ -47,6 +47,10 @@ async function readCommand(
   return { bytes: Buffer.concat(parts), kind: terminal.kind, chunks, socketData };
 }
 
+/** `sh -c script` in a terminal, output as bytes. */
+const spawnShell = (script: string) =>
+  pty.spawn("/bin/sh", ["-c", script], { cols: 80, rows: 24, cwd: scratch.dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, encoding: null });
+
 describeWhen(needsReader, "the native terminal reader", () => {
   it("reads a pipe on its own thread: every byte in order, in large batches, then the end", async () => {
     const fifo = path.join(scratch.dir, "pipe");
@@ -97,13 +101,7 @@ describeWhen(needsReader, "the native terminal reader", () => {
   });
 
   it("a prompt's few bytes arrive without waiting for more", async () => {
-    const term = pty.spawn("/bin/sh", ["-c", "printf 'Name? '; read x; echo got $x"], {
-      cols: 80,
-      rows: 24,
-      cwd: scratch.dir,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-      encoding: null,
-    });
+    const term = spawnShell("printf 'Name? '; read x; echo got $x");
     let seen = "";
     const reader = readTerminal(term, (chunk) => {
       seen += Buffer.from(chunk).toString();
@@ -117,13 +115,7 @@ describeWhen(needsReader, "the native terminal reader", () => {
 
   it("finish() ends reading while a background process keeps writing to the terminal", async () => {
     // `yes` ignores the hang-up that the shell's exit sends, and holds the terminal open.
-    const term = pty.spawn("/bin/sh", ["-c", "(trap '' HUP; exec yes) & sleep 0.3"], {
-      cols: 80,
-      rows: 24,
-      cwd: scratch.dir,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-      encoding: null,
-    });
+    const term = spawnShell("(trap '' HUP; exec yes) & sleep 0.3");
     let bytes = 0;
     const reader = readTerminal(term, (chunk) => (bytes += chunk.length));
     expect(reader.kind).toBe("native");
