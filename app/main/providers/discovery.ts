@@ -1,16 +1,20 @@
 // Asking a server which models it has, and the Settings "Test" button. discoverModels reads an
 // OpenAI-style GET {baseUrl}/models ({data:[{id}]}) and falls back to Ollama's GET /api/tags;
 // testProvider makes the cheapest authenticated request a provider has (its model list).
-// Neither throws: failures come back as { ok: false } with a message the user can act on. A
-// server's list is read up to MAX_LIST_BYTES, and at most MAX_DISCOVERED_MODELS models are kept.
+// Neither throws: failures come back as { ok: false } with a message the user can act on. Every
+// list, the SDKs' included, is read within the bounds of list-bounds.ts (its size, its pages, one
+// deadline), and at most MAX_DISCOVERED_MODELS models are kept; a result that left models out
+// carries a `notice` saying so, which Settings shows.
 import type { Model } from "../../shared/agent-types.ts";
 import { anthropicClient } from "./anthropic-client.ts";
 import { describeFailure, type ProviderLabel } from "./errors.ts";
-import { missingKeyMessage, resolveEndpoint, type Env } from "./resolve.ts";
+import { keptModels, LIST_DEADLINE_MS, listFetch, MAX_DISCOVERED_MODELS, MAX_LIST_PAGES, tooSlow } from "./list-bounds.ts";
+import { missingKeyMessage, resolveEndpoint, type Env, type ResolvedEndpoint } from "./resolve.ts";
 import { openaiClient } from "./openai-client.ts";
 import type { CustomModelSettings, ProviderSettings } from "./types.ts";
 
-export type DiscoveryResult = { ok: true; models: CustomModelSettings[]; source: "models" | "ollama" } | { ok: false; error: string };
+/** `notice`: what was left out of the server's list (list-bounds.ts), for the user. */
+export type DiscoveryResult = { ok: true; models: CustomModelSettings[]; source: "models" | "ollama"; notice?: string } | { ok: false; error: string };
 
 export interface DiscoveryOptions {
   signal?: AbortSignal;
@@ -26,45 +30,10 @@ function positive(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
-/**
- * Bounds on what a server's model list may hold: its body as read (after any decompression; a
- * list of hundreds of models with descriptions is a few MB), how many models are kept, and the
- * length of a kept id (a model is chosen as "provider/id" of at most 300 characters, the
- * provider's id at most 100). A server that answered without end filled the memory (4 GB in the
- * 10 s of its deadline over loopback, far more from a compressed body), and a list of a million
- * models was saved in the settings and sent whole with every model list (244 MB).
- */
-export const MAX_LIST_BYTES = 16 * 1024 * 1024;
-export const MAX_DISCOVERED_MODELS = 5_000;
-export const MAX_MODEL_ID_CHARS = 199;
-
-async function boundedText(response: Response, url: string): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes += value.byteLength;
-    if (bytes > MAX_LIST_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      throw new Error(`Its answer to ${new URL(url).pathname} passed ${MAX_LIST_BYTES / 1024 / 1024} MB, far more than a model list; it was not read further.`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-/** The first MAX_DISCOVERED_MODELS models whose id is short enough to be chosen. */
-function kept(models: CustomModelSettings[]): CustomModelSettings[] {
-  return models.filter((m) => m.id.length > 0 && m.id.length <= MAX_MODEL_ID_CHARS).slice(0, MAX_DISCOVERED_MODELS);
-}
-
 async function getJson(url: string, apiKey: string | undefined, options: DiscoveryOptions): Promise<unknown> {
-  const signals = [AbortSignal.timeout(options.timeoutMs ?? 10_000), ...(options.signal ? [options.signal] : [])];
-  const response = await fetch(url, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {}, signal: AbortSignal.any(signals) });
-  const text = await boundedText(response, url);
+  const listing = listFetch({ deadlineMs: options.timeoutMs ?? 10_000 });
+  const response = await listing.fetch(url, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {}, signal: options.signal });
+  const text = await response.text();
   let body: unknown = text;
   try {
     body = JSON.parse(text);
@@ -88,7 +57,7 @@ export async function discoverModels(baseUrl: string, apiKey?: string, options: 
         const contextWindow = positive(entry.context_length) ?? positive(entry.max_model_len) ?? positive(entry.context_window);
         return [{ id: entry.id, ...(typeof entry.name === "string" ? { name: entry.name.slice(0, 200) } : {}), ...(contextWindow ? { contextWindow } : {}) }];
       });
-      return { ok: true, models: kept(models), source: "models" };
+      return { ok: true, ...keptModels(models), source: "models" };
     }
   } catch (error) {
     if (options.signal?.aborted) return { ok: false, error: "Cancelled." };
@@ -102,7 +71,7 @@ export async function discoverModels(baseUrl: string, apiKey?: string, options: 
         const id = typeof entry?.model === "string" ? entry.model : entry?.name;
         return typeof id === "string" ? [{ id }] : [];
       });
-      return { ok: true, models: kept(models), source: "ollama" };
+      return { ok: true, ...keptModels(models), source: "ollama" };
     }
   } catch (error) {
     firstError ??= error;
@@ -111,10 +80,44 @@ export async function discoverModels(baseUrl: string, apiKey?: string, options: 
   return { ok: false, error: `${label.name} did not answer with a model list at ${base}/models.` };
 }
 
-export type TestResult = { ok: true; message: string; models: string[] } | { ok: false; message: string };
+export type TestResult = { ok: true; message: string; models: string[]; notice?: string } | { ok: false; message: string };
 
-/** Checks that a provider's key and URL work, by listing its models. `provider`: "anthropic", "openai", or a custom server id. */
-export async function testProvider(settings: ProviderSettings, provider: string, options: { env?: Env; signal?: AbortSignal } = {}): Promise<TestResult> {
+/** Models the Anthropic API gives per page (its largest page). */
+const ANTHROPIC_PAGE = 1_000;
+
+/** The entries of a page with an id; a hostile server's page may hold anything. */
+function withIds(data: unknown): { id: string }[] {
+  return Array.isArray(data) ? data.flatMap((entry: unknown) => (typeof (entry as { id?: unknown })?.id === "string" ? [{ id: (entry as { id: string }).id }] : [])) : [];
+}
+
+/**
+ * The ids of an SDK's model list: every page asked for through `fetch` (list-bounds.ts), at most
+ * MAX_LIST_PAGES of them, none once MAX_DISCOVERED_MODELS usable ids are in.
+ */
+async function sdkModelIds(provider: "anthropic" | "openai", endpoint: ResolvedEndpoint, fetch: typeof globalThis.fetch, signal: AbortSignal | undefined) {
+  // The SDKs' timeout is only the wait for the headers; the listing's deadline is in `fetch`.
+  if (provider === "openai") {
+    // The OpenAI API lists every model in one page (the SDK asks for no other).
+    const client = await openaiClient(endpoint, { fetch });
+    return keptModels(withIds((await client.models.list({ signal, timeout: LIST_DEADLINE_MS })).data));
+  }
+  const client = await anthropicClient(endpoint, { fetch, timeout: LIST_DEADLINE_MS });
+  let page = await client.models.list({ limit: ANTHROPIC_PAGE }, { signal });
+  let models = withIds(page.data);
+  for (let pages = 1; page.hasNextPage(); pages++) {
+    if (keptModels(models).models.length >= MAX_DISCOVERED_MODELS) return keptModels(models, "models");
+    if (pages >= MAX_LIST_PAGES) return keptModels(models, "pages");
+    page = await page.getNextPage();
+    models = models.concat(withIds(page.data));
+  }
+  return keptModels(models);
+}
+
+/**
+ * Checks that a provider's key and URL work, by listing its models. `provider`: "anthropic",
+ * "openai", or a custom server id. `timeoutMs`: the whole listing's deadline (LIST_DEADLINE_MS).
+ */
+export async function testProvider(settings: ProviderSettings, provider: string, options: { env?: Env; signal?: AbortSignal; timeoutMs?: number } = {}): Promise<TestResult> {
   const env = options.env ?? process.env;
   const probe: Model = {
     id: "",
@@ -131,21 +134,23 @@ export async function testProvider(settings: ProviderSettings, provider: string,
   const missing = missingKeyMessage(endpoint);
   if (missing) return { ok: false, message: missing };
   if (!endpoint.baseUrl) return { ok: false, message: `No base URL for ${endpoint.label.name}.` };
+  const deadlineMs = options.timeoutMs ?? LIST_DEADLINE_MS;
+  const listing = listFetch({ deadlineMs });
   try {
-    let ids: string[];
-    if (provider === "anthropic") {
-      const client = await anthropicClient(endpoint, { timeout: 15_000 });
-      ids = (await client.models.list({}, { signal: options.signal })).data.map((model) => model.id);
-    } else if (provider === "openai") {
-      const client = await openaiClient(endpoint, { fetch });
-      ids = (await client.models.list({ signal: options.signal, timeout: 15_000 })).data.map((model) => model.id);
+    let found: { models: { id: string }[]; notice?: string };
+    if (provider === "anthropic" || provider === "openai") {
+      found = await sdkModelIds(provider, endpoint, listing.fetch, options.signal);
     } else {
-      const found = await discoverModels(endpoint.baseUrl, endpoint.apiKey, { signal: options.signal, name: endpoint.label.name });
-      if (!found.ok) return { ok: false, message: found.error };
-      ids = found.models.map((model) => model.id);
+      const discovered = await discoverModels(endpoint.baseUrl, endpoint.apiKey, { signal: options.signal, name: endpoint.label.name, timeoutMs: options.timeoutMs });
+      if (!discovered.ok) return { ok: false, message: discovered.error };
+      found = discovered;
     }
-    return { ok: true, message: `Connected to ${endpoint.label.name}: ${ids.length} model${ids.length === 1 ? "" : "s"} available.`, models: ids };
+    const ids = found.models.map((model) => model.id);
+    const message = `Connected to ${endpoint.label.name}: ${ids.length} model${ids.length === 1 ? "" : "s"} available.`;
+    return { ok: true, message, models: ids, ...(found.notice ? { notice: found.notice } : {}) };
   } catch (error) {
+    // The deadline passed before the headers came: the SDK reports a bare time-out.
+    if (listing.expired() && !options.signal?.aborted) return { ok: false, message: `${endpoint.label.name}: ${tooSlow(deadlineMs).message}` };
     return { ok: false, message: describeFailure(error, endpoint.label).message };
   }
 }
