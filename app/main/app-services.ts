@@ -324,11 +324,11 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     "models.list": () => sessions.usableModels(),
     "models.refresh": async ({ provider }) => {
       const custom = (settings.providerSettings().custom ?? []).find((c) => c.id === provider);
-      if (!custom) return sessions.models().filter((m) => m.provider === provider);
+      if (!custom) return { models: sessions.models().filter((m) => m.provider === provider) };
       const found = await discoverModels(custom.baseUrl, custom.apiKey);
       if (!found.ok) throw new ServiceError("unavailable", found.error);
       settings.setProvider({ id: provider, models: found.models });
-      return sessions.models().filter((m) => m.provider === provider);
+      return { models: sessions.models().filter((m) => m.provider === provider), ...(found.notice ? { notice: found.notice } : {}) };
     },
     "settings.get": () => settings.view(),
     "settings.update": (changes) => settings.update(changes),
@@ -337,7 +337,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     "settings.removeProvider": ({ id }) => settings.removeProvider(id),
     "providers.test": async ({ id, candidate }) => {
       const result = await testProvider(candidate ? settings.providerSettingsWith(id, candidate) : settings.providerSettings(), id, { env });
-      return { ok: result.ok, message: result.message };
+      return { ok: result.ok, message: result.message, ...(result.ok && result.notice ? { notice: result.notice } : {}) };
     },
     "permissions.respond": (answer) => (permissions.respond(answer), {}),
     "permissions.respondBatch": (answer) => permissions.respondBatch(answer),

@@ -40,6 +40,27 @@ describe("providers and models", () => {
     expect(await app.raw("providers.test", { id: "Bad Id", candidate: { baseUrl: server.baseUrl } })).toMatchObject({ ok: false, error: { code: "invalid-request" } });
   });
 
+  it("a model list cut at 5,000 models says so, through the test and a refresh", async () => {
+    const data = [{ id: "" }, ...Array.from({ length: 6_000 }, (_, i) => ({ id: `m${i}` }))];
+    server = await startServer(
+      (request) =>
+        request.path.endsWith("/models")
+          ? { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ object: "list", data }) }
+          : { status: 404, headers: { "content-type": "application/json" }, body: "{}" },
+      "/v1",
+    );
+    app = await startApp();
+    const notice = "The server listed 6,000 models; only the first 5,000 are shown. 1 model was left out: an empty id or one longer than 199 characters cannot be chosen.";
+    const tested = await app.call("providers.test", { id: "big", candidate: { kind: "compatible", baseUrl: server.baseUrl } });
+    expect(tested).toEqual({ ok: true, message: expect.stringContaining("5,000 models available"), notice });
+    await app.call("settings.setProvider", { id: "big", name: "Big", kind: "compatible", baseUrl: server.baseUrl });
+    const refreshed = await app.call("models.refresh", { provider: "big" });
+    expect(refreshed.models).toHaveLength(5_000);
+    expect(refreshed.notice).toBe(notice);
+    // A hosted provider's models are the shipped table's: no list, no notice.
+    expect(await app.call("models.refresh", { provider: "anthropic" })).toEqual({ models: expect.any(Array) });
+  });
+
   it("lists only reachable models: hosted ones with a key, and what servers listed", async () => {
     app = await startApp();
     const without = await app.call("models.list", {});

@@ -51,7 +51,7 @@ test("a compressed bomb is cut at the bound as it is decompressed", async () => 
   expect(found).toEqual({ ok: false, error: expect.stringMatching(/passed 16 MB/) });
 });
 
-test("at most MAX_DISCOVERED_MODELS models are kept, and none whose id is too long to choose", async () => {
+test("at most MAX_DISCOVERED_MODELS models are kept, and none whose id is too long to choose; the result says so", async () => {
   const data = [
     { id: "x".repeat(MAX_MODEL_ID_CHARS + 1) },
     { id: "" },
@@ -63,6 +63,9 @@ test("at most MAX_DISCOVERED_MODELS models are kept, and none whose id is too lo
   expect(found.models).toHaveLength(MAX_DISCOVERED_MODELS);
   expect(found.models[0]).toEqual({ id: "m0", name: "n".repeat(200) });
   expect(found.models.at(-1)!.id).toBe(`m${MAX_DISCOVERED_MODELS - 1}`);
+  expect(found.notice).toBe(
+    "The server listed 20,000 models; only the first 5,000 are shown. 2 models were left out: an empty id or one longer than 199 characters cannot be chosen.",
+  );
 });
 
 test("a list just within the bound is read whole", async () => {
@@ -159,7 +162,7 @@ test("OpenAI: a list far too long keeps the first MAX_DISCOVERED_MODELS usable i
   if (!result.ok) throw new Error(result.message);
   expect(result.models).toHaveLength(MAX_DISCOVERED_MODELS);
   expect(result.models.at(-1)).toBe(`m${MAX_DISCOVERED_MODELS - 1}`);
-  expect(result.message).toBe("Connected to OpenAI: 5000 models available.");
+  expect(result.message).toBe("Connected to OpenAI: 5,000 models available.");
   expect(result.notice).toBe(
     "The server listed 20,000 models; only the first 5,000 are shown. 1 model was left out: an empty id or one longer than 199 characters cannot be chosen.",
   );

@@ -146,7 +146,7 @@ export async function testProvider(settings: ProviderSettings, provider: string,
       found = discovered;
     }
     const ids = found.models.map((model) => model.id);
-    const message = `Connected to ${endpoint.label.name}: ${ids.length} model${ids.length === 1 ? "" : "s"} available.`;
+    const message = `Connected to ${endpoint.label.name}: ${ids.length.toLocaleString("en-US")} model${ids.length === 1 ? "" : "s"} available.`;
     return { ok: true, message, models: ids, ...(found.notice ? { notice: found.notice } : {}) };
   } catch (error) {
     // The deadline passed before the headers came: the SDK reports a bare time-out.

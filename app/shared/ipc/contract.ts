@@ -139,7 +139,11 @@ export const requests = {
     Type.Object({ delivery: Type.Union([Type.Literal("prompt"), Type.Literal("steer")]) }),
   ),
   "models.list": request(Type.Object({}), Type.Array(ModelSchema)),
-  "models.refresh": request(Type.Object({ provider: NonEmpty(100) }), Type.Array(ModelSchema)),
+  /**
+   * Asks a compatible server for its models again and saves them. `notice`: what its list held
+   * that was left out (past 5,000 models, ids that cannot be chosen), for Settings to show.
+   */
+  "models.refresh": request(Type.Object({ provider: NonEmpty(100) }), Type.Object({ models: Type.Array(ModelSchema), notice: Type.Optional(Type.String({ maxLength: 1000 })) })),
   "settings.get": request(Type.Object({}), SettingsSchema),
   "settings.update": request(
     Type.Object({
@@ -185,7 +189,8 @@ export const requests = {
         ),
       ),
     }),
-    Type.Object({ ok: Type.Boolean(), message: Type.String() }),
+    /** `notice`: what the provider's model list held that was left out, as for models.refresh. */
+    Type.Object({ ok: Type.Boolean(), message: Type.String(), notice: Type.Optional(Type.String({ maxLength: 1000 })) }),
   ),
   "permissions.respond": request(
     Type.Object({

@@ -1,7 +1,9 @@
 // Settings → Providers: where each key comes from, how many models can be reached, base URL and a
 // new key, test, refresh models, remove (after a confirmation: a stored key cannot come back), and
 // adding one (ProviderSetup). A change is tested as typed before it is saved, and saved only when
-// the test passes, unless the person chooses "Save anyway" after a failed test.
+// the test passes, unless the person chooses "Save anyway" after a failed test. When a server's
+// model list was cut (past 5,000 models, ids that cannot be chosen), the host's notice is shown
+// under the result.
 import { useState } from "react";
 import type { Settings } from "../../../shared/ipc/contract";
 import { getApi } from "../api/client";
@@ -38,6 +40,9 @@ export function ProvidersPanel({ settings }: { settings: Settings }) {
   );
 }
 
+/** What an action ended with; `notice`: the host's word that a model list was cut. */
+type Outcome = { ok: boolean; message: string; notice?: string };
+
 const KEY_SOURCE = { settings: "key stored", environment: "key from the environment", none: "no key" } as const;
 
 function ProviderRow({
@@ -55,16 +60,17 @@ function ProviderRow({
 }) {
   const [baseUrl, setBaseUrl] = useState(provider.baseUrl ?? "");
   const [key, setKey] = useState("");
-  const [status, setStatus] = useState<{ ok: boolean; message: string } | null>(null);
+  const [status, setStatus] = useState<Outcome | null>(null);
   const [failedTest, setFailedTest] = useState(false);
   const [confirmRemove, setConfirmRemove] = useState(false);
   const [busy, setBusy] = useState(false);
   const api = getApi();
-  const act = async (work: () => Promise<string>) => {
+  const act = async (work: () => Promise<string | Omit<Outcome, "ok">>) => {
     setStatus(null);
     setBusy(true);
     try {
-      setStatus({ ok: true, message: await work() });
+      const done = await work();
+      setStatus(typeof done === "string" ? { ok: true, message: done } : { ok: true, ...done });
     } catch (e) {
       setStatus({ ok: false, message: errorText(e) });
     } finally {
@@ -87,7 +93,7 @@ function ProviderRow({
         throw new Error(`Not saved: ${tested.message}`);
       }
       await save();
-      return `Saved. ${tested.message}`;
+      return { message: `Saved. ${tested.message}`, notice: tested.notice };
     });
   return (
     <li className="provider-row" aria-label={`Provider ${provider.name}`}>
@@ -98,7 +104,7 @@ function ProviderRow({
             ({provider.kind}, {plural(modelCount, "model")}, {KEY_SOURCE[provider.keySource]})
           </span>
         </strong>
-        <button type="button" disabled={busy} onClick={() => void act(async () => (await unwrap(api.providers.test({ id: provider.id }))).message)}>
+        <button type="button" disabled={busy} onClick={() => void act(() => unwrap(api.providers.test({ id: provider.id })))}>
           Test
         </button>
         <button
@@ -108,7 +114,7 @@ function ProviderRow({
             void act(async () => {
               const found = await unwrap(api.models.refresh({ provider: provider.id }));
               await onModels();
-              return `${plural(found.length, "model")} found`;
+              return { message: `${plural(found.models.length, "model")} found`, notice: found.notice };
             })
           }
         >
@@ -180,6 +186,11 @@ function ProviderRow({
       {status && (
         <div className={status.ok ? "muted" : "error-text"} role="status">
           {status.message}
+        </div>
+      )}
+      {status?.notice && (
+        <div className="notice" role="note" aria-label="Model list cut">
+          {status.notice}
         </div>
       )}
     </li>

@@ -18,7 +18,7 @@ export function ProviderSetup({ onDone, onStart }: { onDone?: (settings: Setting
   const [name, setName] = useState("Local server");
   const [baseUrl, setBaseUrl] = useState("http://127.0.0.1:11434/v1");
   const [apiKey, setApiKey] = useState("");
-  const [status, setStatus] = useState<{ ok: boolean; message: string } | null>(null);
+  const [status, setStatus] = useState<{ ok: boolean; message: string; notice?: string } | null>(null);
   const [busy, setBusy] = useState(false);
   const [failedTest, setFailedTest] = useState(false);
 
@@ -42,7 +42,7 @@ export function ProviderSetup({ onDone, onStart }: { onDone?: (settings: Setting
     setStatus(null);
     try {
       const providerId = kind === "compatible" ? id.trim() : kind;
-      let tested: { ok: boolean; message: string } | null = null;
+      let tested: { ok: boolean; message: string; notice?: string } | null = null;
       if (testFirst) {
         const candidate = { kind, ...(baseUrl.trim() ? { baseUrl: baseUrl.trim() } : {}), ...(apiKey ? { apiKey } : {}) };
         tested = await unwrap(getApi().providers.test({ id: providerId, candidate }));
@@ -56,7 +56,7 @@ export function ProviderSetup({ onDone, onStart }: { onDone?: (settings: Setting
       setFailedTest(false);
       if (kind === "compatible") await unwrap(getApi().models.refresh({ provider: providerId })).catch(() => undefined);
       await reloadModels();
-      setStatus({ ok: true, message: tested ? tested.message : "Saved without a passing test." });
+      setStatus(tested ? { ok: true, message: tested.message, notice: tested.notice } : { ok: true, message: "Saved without a passing test." });
       if (saved) onDone?.(saved);
     } catch (e) {
       setStatus({ ok: false, message: errorText(e) });
@@ -139,6 +139,11 @@ export function ProviderSetup({ onDone, onStart }: { onDone?: (settings: Setting
           </span>
         )}
       </div>
+      {status?.notice && (
+        <p className="notice" role="note" aria-label="Model list cut">
+          {status.notice}
+        </p>
+      )}
     </form>
   );
 }
