@@ -86,6 +86,19 @@ describe("compute pool", () => {
     await single.close();
   });
 
+  it('with clock "run", counts the deadline from when a worker takes the job, not the wait in the queue', async () => {
+    const single = new ComputePool({ size: 1 });
+    const evil = file("evil4.txt", `${"a".repeat(40)}b\n`);
+    const ok = file("ok2.txt", "x\n");
+    const first = expect(single.run(grep(evil, "^(a+)+$"), { timeoutMs: 400 })).rejects.toBeInstanceOf(ComputeTimeoutError);
+    const waited = single.run(grep(ok, "x"), { timeoutMs: 100, clock: "run" });
+    await first;
+    expect((await waited).lines[0]).toHaveLength(1);
+    // Its running still counts: a runaway job is stopped at its deadline.
+    await expect(single.run(grep(evil, "^(a+)+$"), { timeoutMs: 300, clock: "run" })).rejects.toBeInstanceOf(ComputeTimeoutError);
+    await single.close();
+  });
+
   it("returns a job's own error with its name and kind", async () => {
     const abs = file("amb.txt", "x\nx\n");
     const error = await pool

@@ -4,8 +4,9 @@
 // the permissions layer through `computePool()`.
 //
 // Contract:
-// - `run(job, { timeoutMs, signal })` resolves with the job's result, or rejects with
-//   ComputeTimeoutError (past timeoutMs, counted from the call, queueing included, but not the
+// - `run(job, { timeoutMs, signal, clock })` resolves with the job's result, or rejects with
+//   ComputeTimeoutError (past timeoutMs, counted from the call, queueing included, or with
+//   clock "run" from when a worker takes the job, so that only its own running counts; never the
 //   start-up of a new worker: a one-time cost that a loaded machine can stretch past a dialog's
 //   budget; a worker that has not started after START_TIMEOUT_MS counts as failed),
 //   ComputeAbortedError (the signal aborted), ComputeJobError (the job threw: its name, message
@@ -92,6 +93,11 @@ export interface ComputePoolOptions {
 export interface RunOptions {
   timeoutMs: number;
   signal?: AbortSignal;
+  /**
+   * Where timeoutMs starts: "call" (the default), queueing included, or "run", when a worker takes
+   * the job (a caller that spreads one budget over many jobs; it bounds waits with `signal`).
+   */
+  clock?: "call" | "run";
 }
 
 interface Task {
@@ -100,8 +106,9 @@ interface Task {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
   timer: ReturnType<typeof setTimeout> | undefined;
-  /** Time left when the clock was paused (waiting for a new worker to start). */
+  /** Time left when the clock was paused (waiting for a new worker to start), or not yet started (clock "run"). */
   remainingMs: number;
+  clock: "call" | "run";
   deadline: number;
   onDeadline: () => void;
   cleanup: () => void;
@@ -154,6 +161,7 @@ export class ComputePool {
         timer: undefined,
         remainingMs: timeoutMs,
         deadline: performance.now() + timeoutMs,
+        clock: options.clock ?? "call",
         onDeadline: () => this.#fail(task, new ComputeTimeoutError(timeoutMs)),
         cleanup: () => {
           clearTimeout(task.timer);
@@ -161,7 +169,7 @@ export class ComputePool {
         },
         settled: false,
       };
-      task.timer = setTimeout(task.onDeadline, timeoutMs);
+      if (task.clock === "call") task.timer = setTimeout(task.onDeadline, timeoutMs);
       options.signal?.addEventListener("abort", onAbort, { once: true });
       this.#queue.push(task);
       this.#pump();
@@ -225,8 +233,13 @@ export class ComputePool {
       task.slot = slot;
       if (!slot.ready) {
         // The clock stops while the new worker starts (see #onReady).
-        clearTimeout(task.timer);
-        task.remainingMs = Math.max(0, task.deadline - performance.now());
+        if (task.clock === "call") {
+          clearTimeout(task.timer);
+          task.remainingMs = Math.max(0, task.deadline - performance.now());
+        }
+      } else if (task.clock === "run") {
+        task.deadline = performance.now() + task.remainingMs;
+        task.timer = setTimeout(task.onDeadline, task.remainingMs);
       }
       slot.worker.ref();
       try {
