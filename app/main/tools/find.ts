@@ -26,7 +26,7 @@ export interface FindToolOptions {
   projectDir: string;
   /** Where a glob that could backtrack hard is matched (glob-match.ts; default: the process-wide pool). */
   pool?: ComputePool;
-  /** Time such a glob may take on one batch of names (default GLOB_BUDGET_MS). */
+  /** Matching time such a glob may take in one call, all batches together (default GLOB_BUDGET_MS). */
   globBudgetMs?: number;
 }
 

@@ -6,15 +6,28 @@
 // abort could not stop it. So only an everyday glob is matched here (everydayGlob: literals,
 // classes, `?`, at most two brace lists of plain words, no extglob, and a regex of at most two
 // unbounded repeats: n^2 steps on a name or path); any other is matched in the compute pool, in
-// batches, each with a time budget: one that runs out ends the call with a clear error. (A check
-// of the regex alone let through globs of alternatives without a repeat, `{?,?}` or `{,?}` many
-// times over, or `*({?,?})`: 2^n steps, seconds to minutes per name, found in review.)
-// Results are picomatch's own for { dot: true }.
+// batches. (A check of the regex alone let through globs of alternatives without a repeat,
+// `{?,?}` or `{,?}` many times over, or `*({?,?})`: 2^n steps, seconds to minutes per name, found
+// in review.) Results are picomatch's own for { dot: true }.
+//
+// Time: one matcher serves one tool call (find, grep), whose names arrive in many batches. Its
+// budget (GLOB_BUDGET_MS) is the matching time of all its batches together, as the workers
+// measured it: a glob that is slow on these names is stopped after 5 s of work in all, however
+// many batches there are (with a budget per batch, a call over 100,000 names could run 200 of
+// them for 5 s each). A wait for a free worker (the pool runs two jobs at a time, for every
+// session's tools and the permission dialogs) is not the glob's cost and is not counted: with it
+// counted, a cheap glob was stopped because other work filled the pool. Waits are bounded apart:
+// the time a call spends in `filter` in all, waits and matching (not its walk of the folders), is
+// capped at GLOB_CALL_CAP_MS. Each bound that runs out ends the call with one error naming the
+// glob and the bound.
 import picomatch from "picomatch";
-import { type ComputePool, ComputeTimeoutError, computePool } from "../workers/compute-pool.ts";
+import { ComputeAbortedError, type ComputePool, ComputeTimeoutError, computePool } from "../workers/compute-pool.ts";
+import type { GlobJobResult } from "./glob-job.ts";
 
-/** Time one batch of names may take in the pool before the call is stopped. */
+/** Matching time a glob may use in one tool call, all batches together (waits for a worker not counted). */
 export const GLOB_BUDGET_MS = 5_000;
+/** Time a glob may hold one tool call in all: waits for a free worker and matching. */
+export const GLOB_CALL_CAP_MS = 30_000;
 /** Names per job sent to the pool. */
 export const GLOB_BATCH = 512;
 
@@ -87,15 +100,19 @@ export interface GlobMatcher {
   /** The matcher to call here, or null when names must go to the compute pool (`filter`). */
   readonly inline: ((subject: string) => boolean) | null;
   /**
-   * Which of `subjects` match, in order. Rejects with a clear error when a batch runs out of time,
-   * and with ComputeAbortedError on abort.
+   * Which of `subjects` match, in order. Rejects with a clear error once the matcher's matching
+   * budget or its cap on time in all is spent (over every call of `filter`), and with
+   * ComputeAbortedError on abort.
    */
   filter(subjects: string[], signal?: AbortSignal): Promise<boolean[]>;
 }
 
 export interface GlobMatcherOptions {
   pool?: ComputePool;
+  /** Matching time in all (GLOB_BUDGET_MS). */
   budgetMs?: number;
+  /** Time in `filter` in all, waits included (GLOB_CALL_CAP_MS). */
+  capMs?: number;
 }
 
 /** Compiles `glob` (throws picomatch's error for an invalid one); see the header for where it runs. */
@@ -106,32 +123,61 @@ export function globMatcher(glob: string, options: GlobMatcherOptions = {}): Glo
     return { inline, filter: (subjects) => Promise.resolve(subjects.map((s) => inline(s))) };
   }
   const budgetMs = options.budgetMs ?? GLOB_BUDGET_MS;
+  const capMs = options.capMs ?? GLOB_CALL_CAP_MS;
+  /** The workers' matching time so far, and the time spent in `filter` so far. */
+  let matchedMs = 0;
+  let heldMs = 0;
   return {
     inline: null,
     async filter(subjects, signal) {
       const matched = new Array<boolean>(subjects.length).fill(false);
       const pool = options.pool ?? computePool();
-      for (let start = 0; start < subjects.length; start += GLOB_BATCH) {
-        const batch = subjects.slice(start, start + GLOB_BATCH);
-        let found: number[];
-        try {
-          found = await pool.run({ kind: "glob", source: regex.source, flags: regex.flags, glob, subjects: batch }, { timeoutMs: budgetMs, signal });
-        } catch (err) {
-          if (err instanceof ComputeTimeoutError) throw globTooSlow(glob, budgetMs, batch);
-          throw err;
+      if (heldMs >= capMs) throw globCapped(glob, capMs);
+      const cap = AbortSignal.timeout(Math.ceil(capMs - heldMs));
+      const stop = signal ? AbortSignal.any([signal, cap]) : cap;
+      const started = performance.now();
+      try {
+        for (let start = 0; start < subjects.length; start += GLOB_BATCH) {
+          const batch = subjects.slice(start, start + GLOB_BATCH);
+          if (matchedMs >= budgetMs) throw globTooSlow(glob, budgetMs, batch);
+          let found: GlobJobResult;
+          try {
+            const job = { kind: "glob", source: regex.source, flags: regex.flags, glob, subjects: batch } as const;
+            found = await pool.run(job, { timeoutMs: budgetMs - matchedMs, clock: "run", signal: stop });
+          } catch (err) {
+            if (err instanceof ComputeTimeoutError) {
+              matchedMs = budgetMs;
+              throw globTooSlow(glob, budgetMs, batch);
+            }
+            if (err instanceof ComputeAbortedError && cap.aborted && !signal?.aborted) throw globCapped(glob, capMs);
+            throw err;
+          }
+          matchedMs += found.ms;
+          for (const i of found.matched) matched[start + i] = true;
         }
-        for (const i of found) matched[start + i] = true;
+        return matched;
+      } finally {
+        heldMs += performance.now() - started;
       }
-      return matched;
     },
   };
 }
 
+function shownGlob(glob: string): string {
+  return JSON.stringify(glob.length > 200 ? `${glob.slice(0, 200)}…` : glob);
+}
+
 function globTooSlow(glob: string, budgetMs: number, batch: string[]): Error {
-  const shown = glob.length > 200 ? `${glob.slice(0, 200)}…` : glob;
   const where = batch.length === 1 ? batch[0]! : `${batch.length} names from ${batch[0]!.slice(0, 200)}`;
   return new Error(
-    `The glob ${JSON.stringify(shown)} took more than ${budgetMs / 1000} s to match ${where} (a wait for a free worker included) and was stopped: ` +
+    `The glob ${shownGlob(glob)} took more than ${budgetMs / 1000} s in all to match names in this call (the last batch: ${where}) and was stopped: ` +
       "a glob of many * wildcards, alternatives or extglobs backtracks on long names. Use a simpler glob.",
+  );
+}
+
+function globCapped(glob: string, capMs: number): Error {
+  return new Error(
+    `The glob ${shownGlob(glob)} was not matched within ${capMs / 1000} s in this call, waits for a free background worker included, and was stopped: ` +
+      'the workers were busy with other work. Try again, or use an everyday glob such as "*.ts" or "src/**/*.test.ts" (matched at once).',
   );
 }
