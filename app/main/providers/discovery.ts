@@ -94,14 +94,15 @@ function withIds(data: unknown): { id: string }[] {
  * The ids of an SDK's model list: every page asked for through `fetch` (list-bounds.ts), at most
  * MAX_LIST_PAGES of them, none once MAX_DISCOVERED_MODELS usable ids are in.
  */
-async function sdkModelIds(provider: "anthropic" | "openai", endpoint: ResolvedEndpoint, fetch: typeof globalThis.fetch, signal: AbortSignal | undefined) {
+async function sdkModelIds(provider: "anthropic" | "openai", endpoint: ResolvedEndpoint, listing: { fetch: typeof fetch; deadlineMs: number; signal?: AbortSignal }) {
+  const { fetch, deadlineMs: timeout, signal } = listing;
   // The SDKs' timeout is only the wait for the headers; the listing's deadline is in `fetch`.
   if (provider === "openai") {
     // The OpenAI API lists every model in one page (the SDK asks for no other).
     const client = await openaiClient(endpoint, { fetch });
-    return keptModels(withIds((await client.models.list({ signal, timeout: LIST_DEADLINE_MS })).data));
+    return keptModels(withIds((await client.models.list({ signal, timeout })).data));
   }
-  const client = await anthropicClient(endpoint, { fetch, timeout: LIST_DEADLINE_MS });
+  const client = await anthropicClient(endpoint, { fetch, timeout });
   let page = await client.models.list({ limit: ANTHROPIC_PAGE }, { signal });
   let models = withIds(page.data);
   for (let pages = 1; page.hasNextPage(); pages++) {
@@ -139,7 +140,7 @@ export async function testProvider(settings: ProviderSettings, provider: string,
   try {
     let found: { models: { id: string }[]; notice?: string };
     if (provider === "anthropic" || provider === "openai") {
-      found = await sdkModelIds(provider, endpoint, listing.fetch, options.signal);
+      found = await sdkModelIds(provider, endpoint, { fetch: listing.fetch, deadlineMs, signal: options.signal });
     } else {
       const discovered = await discoverModels(endpoint.baseUrl, endpoint.apiKey, { signal: options.signal, name: endpoint.label.name, timeoutMs: options.timeoutMs });
       if (!discovered.ok) return { ok: false, message: discovered.error };
