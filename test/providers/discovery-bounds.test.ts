@@ -96,12 +96,15 @@ async function serveSdk(models: (res: ServerResponse, url: URL) => void): Promis
   return { settings: (kind) => ({ [kind]: { apiKey: "k", baseUrl: kind === "openai" ? `${root}/v1` : root } }), requests };
 }
 
+/** Bytes the server sent without end (the client read at most this much of them). */
+let sent = 0;
 function endless(res: ServerResponse, head: string): void {
   res.writeHead(200, { "content-type": "application/json" });
   res.write(head);
   const spaces = Buffer.alloc(1 << 20, 32);
+  sent = 0;
   const pump = () => {
-    while (!res.destroyed && res.write(spaces));
+    while (!res.destroyed && res.write(spaces)) sent += spaces.length;
   };
   res.on("drain", pump);
   pump();
@@ -114,6 +117,8 @@ describe.each(KINDS)("the %s SDK's list", (kind) => {
     const result = await testProvider(settings(kind), kind, { env: {}, timeoutMs: 60_000 });
     expect(result).toEqual({ ok: false, message: `${NAMES[kind]}: Its answer to /v1/models passed 16 MB, far more than a model list; it was not read further.` });
     expect(performance.now() - started).toBeLessThan(30_000);
+    // Reading stopped at the bound: what the server got out is the bound and the sockets' buffers.
+    expect(sent).toBeLessThan(4 * MAX_LIST_BYTES);
   });
 
   test("an error answer without end is cut at the bound too", async () => {
