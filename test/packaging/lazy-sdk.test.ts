@@ -5,7 +5,7 @@
 // the tool-list reader): out of both start-up bundles, loaded at the first MCP server start, which
 // works in the built host.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,7 +16,9 @@ const root = path.join(import.meta.dirname, "..", "..");
 let out: string;
 
 beforeAll(() => {
-  // Inside the repository, so the built host finds the native modules in node_modules.
+  // Inside the repository, so the built host finds the native modules in node_modules (out/ does
+  // not exist yet in a fresh clone).
+  mkdirSync(path.join(root, "out"), { recursive: true });
   out = mkdtempSync(path.join(root, "out", "lazy-sdk-test-"));
   const built = spawnSync(process.execPath, ["scripts/build.mjs", "--no-renderer", "--out", out], { cwd: root, encoding: "utf8" });
   if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
