@@ -1,6 +1,7 @@
 // End to end in Chromium: Settings › Providers when a server lists more models than Lathe keeps
 // (list-bounds.ts: 5,000). Before, the list was cut silently ("5,000 models found"); now the
-// host's notice is shown under the result of "Refresh models" and of "Test".
+// host's notice is shown under the result of "Refresh models" and of "Test", and, for a provider
+// added through the form, under "Add a provider…" once the form has closed.
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
@@ -55,5 +56,21 @@ describeWhen(chromiumMissing(), "a cut model list in Settings", () => {
     await provider.getByRole("button", { name: "Test", exact: true }).click();
     await expect.poll(() => provider.getByRole("status").innerText(), { timeout: 20_000 }).toBe("Connected to Big server: 5,000 models available.");
     expect(await note.innerText()).toBe(NOTICE);
+  }, 60_000);
+
+  test("a provider added through the form keeps its notice after the form closes", async () => {
+    e2e.host.services.hub.emit("app.command", { command: "show-settings" });
+    await page.getByRole("button", { name: "Add a provider…" }).click();
+    const form = page.getByRole("form", { name: "Set up a provider" });
+    await form.getByLabel("Id", { exact: true }).fill("big-two");
+    await form.getByLabel("Name", { exact: true }).fill("Big two");
+    await form.getByLabel("Base URL", { exact: true }).fill(big.baseUrl);
+    await form.getByRole("button", { name: "Save and test" }).click();
+    const added = page.getByRole("status", { name: "Provider added" });
+    await added.waitFor({ timeout: 20_000 });
+    expect(await form.count()).toBe(0);
+    expect(await added.innerText()).toContain("Added. Connected to big-two: 5,000 models available.");
+    expect(await added.getByRole("note", { name: "Model list cut" }).innerText()).toBe(NOTICE);
+    await expect.poll(() => page.getByRole("listitem", { name: "Provider Big two" }).count()).toBe(1);
   }, 60_000);
 });

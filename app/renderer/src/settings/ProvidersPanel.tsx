@@ -3,14 +3,14 @@
 // adding one (ProviderSetup). A change is tested as typed before it is saved, and saved only when
 // the test passes, unless the person chooses "Save anyway" after a failed test. When a server's
 // model list was cut (past 5,000 models, ids that cannot be chosen), the host's notice is shown
-// under the result.
+// under the result (for a provider just added, under "Add a provider…", as the form closes).
 import { useState } from "react";
 import type { Settings } from "../../../shared/ipc/contract";
 import { getApi } from "../api/client";
 import { errorText, unwrap } from "../state/api-hooks";
 import { useAppData } from "../state/app-data";
 import { plural } from "../state/format";
-import { ProviderSetup } from "../welcome/ProviderSetup";
+import { ProviderSetup, type SetupOutcome } from "../welcome/ProviderSetup";
 import { EnvironmentKeysNotice } from "./SandboxPanel";
 
 type Provider = Settings["providers"][number];
@@ -18,6 +18,7 @@ type Provider = Settings["providers"][number];
 export function ProvidersPanel({ settings }: { settings: Settings }) {
   const { models, setSettings, reloadModels } = useAppData();
   const [adding, setAdding] = useState(false);
+  const [added, setAdded] = useState<SetupOutcome | null>(null);
   return (
     <section className="panel" aria-labelledby="providers-title">
       <h2 id="providers-title">Providers</h2>
@@ -35,7 +36,22 @@ export function ProvidersPanel({ settings }: { settings: Settings }) {
           />
         ))}
       </ul>
-      {adding ? <ProviderSetup onDone={() => setAdding(false)} /> : <button onClick={() => setAdding(true)}>Add a provider…</button>}
+      {adding ? (
+        <ProviderSetup onDone={(_, outcome) => (setAdding(false), setAdded(outcome))} />
+      ) : (
+        <button onClick={() => (setAdding(true), setAdded(null))}>Add a provider…</button>
+      )}
+      {/* The form closes once the provider is saved: what its test said stays here. */}
+      {added && !adding && (
+        <div role="status" aria-label="Provider added">
+          <div className="muted">Added. {added.message}</div>
+          {added.notice && (
+            <div className="notice" role="note" aria-label="Model list cut">
+              {added.notice}
+            </div>
+          )}
+        </div>
+      )}
     </section>
   );
 }

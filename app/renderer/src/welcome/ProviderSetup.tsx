@@ -11,7 +11,13 @@ import { useAppData } from "../state/app-data";
 
 type Kind = "anthropic" | "openai" | "compatible";
 
-export function ProviderSetup({ onDone, onStart }: { onDone?: (settings: Settings) => void; onStart?: () => void }) {
+/** How adding ended: the test's words, and the host's notice when the model list was cut. */
+export interface SetupOutcome {
+  message: string;
+  notice?: string;
+}
+
+export function ProviderSetup({ onDone, onStart }: { onDone?: (settings: Settings, outcome: SetupOutcome) => void; onStart?: () => void }) {
   const { settings, setSettings, reloadModels } = useAppData();
   const [kind, setKind] = useState<Kind>("compatible");
   const [id, setId] = useState("local");
@@ -56,8 +62,9 @@ export function ProviderSetup({ onDone, onStart }: { onDone?: (settings: Setting
       setFailedTest(false);
       if (kind === "compatible") await unwrap(getApi().models.refresh({ provider: providerId })).catch(() => undefined);
       await reloadModels();
-      setStatus(tested ? { ok: true, message: tested.message, notice: tested.notice } : { ok: true, message: "Saved without a passing test." });
-      if (saved) onDone?.(saved);
+      const outcome: SetupOutcome = tested ? { message: tested.message, ...(tested.notice ? { notice: tested.notice } : {}) } : { message: "Saved without a passing test." };
+      setStatus({ ok: true, ...outcome });
+      if (saved) onDone?.(saved, outcome);
     } catch (e) {
       setStatus({ ok: false, message: errorText(e) });
     } finally {
