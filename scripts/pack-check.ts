@@ -339,9 +339,9 @@ function runPtyReaderInChild(file: string): string {
     const fd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
     const out = fs.openSync(fifo, "w");
     let got = "";
-    start(fd, (chunk, end) => {
+    const reader = start(fd, (chunk, end) => {
       if (chunk) got += Buffer.from(chunk).toString();
-      if (!end) return;
+      if (!end) return void setImmediate(() => reader.ack());
       fs.rmSync(dir, { recursive: true, force: true });
       if (got !== "reader-ok") { console.error("read " + JSON.stringify(got)); process.exit(1); }
       console.log("read a pipe on its own thread");

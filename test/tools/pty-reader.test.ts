@@ -68,12 +68,11 @@ describeWhen(needsReader, "the native terminal reader", () => {
     const parts: Buffer[] = [];
     let ends = 0;
     const ended = new Promise<void>((resolve) => {
-      native.module!.start(fd, (chunk, end) => {
+      const reader = native.module!.start(fd, (chunk, end) => {
         if (chunk) parts.push(Buffer.from(chunk)); // a copy: the chunk's memory takes the next batch
-        if (end) {
-          ends++;
-          resolve();
-        }
+        if (!end) return void setImmediate(() => reader.ack());
+        ends++;
+        resolve();
       });
     });
     const writer = spawn(process.execPath, ["-e", writerScript], { stdio: "ignore" });
@@ -98,6 +97,30 @@ describeWhen(needsReader, "the native terminal reader", () => {
     expect(viaNative.bytes.length).toBeGreaterThan(1_500_000);
     expect(viaNative.bytes.equals(viaNodePty.bytes)).toBe(true);
     expect(Math.max(...viaNative.chunks)).toBeGreaterThan(4096);
+  });
+
+  it("lets the event loop turn between batches, however fast the command writes", async () => {
+    // Each chunk takes the main thread a while (as redaction of a large batch does); an immediate
+    // queued in one chunk's call must run before the next chunk comes. Node runs a threadsafe
+    // function's queued calls back to back, so a reader that handed over its next batch as soon as
+    // the last call returned kept the loop from turning for the whole output.
+    const term = spawnShell("head -c 20000000 /dev/zero");
+    let chunks = 0;
+    let overtaken = 0;
+    let immediatePending = false;
+    const reader = readTerminal(term, () => {
+      chunks++;
+      if (immediatePending) overtaken++;
+      immediatePending = true;
+      setImmediate(() => (immediatePending = false));
+      const until = performance.now() + 1;
+      while (performance.now() < until);
+    });
+    expect(reader.kind).toBe("native");
+    await new Promise<void>((resolve) => term.onExit(() => resolve()));
+    await reader.finish();
+    expect(chunks).toBeGreaterThan(20);
+    expect(overtaken).toBe(0);
   });
 
   it("a prompt's few bytes arrive without waiting for more", async () => {

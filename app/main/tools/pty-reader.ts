@@ -19,6 +19,8 @@ export const PTY_READER_BINARY = "pty_reader.node";
 
 interface NativeReaderHandle {
   stop(): void;
+  /** The last batch is done: the next may come. */
+  ack(): void;
 }
 
 interface NativeReaderModule {
@@ -102,6 +104,9 @@ function startNative(native: NativeReaderModule, fd: number, socket: NonNullable
   let reader: NativeReaderHandle;
   try {
     reader = native.start(fd, (chunk, last) => {
+      // The next batch comes after a turn of the event loop (timers, I/O, other commands): asked
+      // for first, so that a throwing onChunk cannot stall the reader.
+      if (!last) setImmediate(() => reader.ack());
       if (chunk && chunk.length > 0) onChunk(chunk);
       if (!last) return;
       ended = true;

@@ -16,6 +16,10 @@
  *   QUIET_MS (a prompt shows at once), or at the end.
  * - At most one batch waits for JavaScript; while it waits, reading goes on into the next one up
  *   to BATCH_MAX bytes, then stops (the command then blocks on a full pty, as with any reader).
+ *   A batch is done when JavaScript calls handle.ack(), which it does from a later turn of the
+ *   event loop: Node runs a threadsafe function's queued calls back to back (up to 1,000 before
+ *   the loop turns), so a batch handed over as soon as the last one returned kept the main thread
+ *   for seconds (bench:ui: the services' event loop delayed 15 s by four streaming commands).
  * - It ends at end of file or EIO (every process holding the terminal has closed it), or after
  *   stop(): then it reads what the pty holds at that moment (without waiting), hands it over and ends.
  *   (At most BATCH_MAX more bytes: a writer that never pauses cannot keep it going.)
@@ -74,7 +78,7 @@ static void release(reader_t *r) {
 
 static void consumed(reader_t *r) {
   pthread_mutex_lock(&r->mutex);
-  r->waiting--;
+  if (r->waiting > 0) r->waiting--;
   pthread_cond_signal(&r->consumed);
   pthread_mutex_unlock(&r->mutex);
 }
@@ -111,7 +115,8 @@ static void call_js(napi_env env, napi_value callback, void *context, void *data
     if (r->spare == NULL) r->spare = batch->bytes;
     else free(batch->bytes);
     pthread_mutex_unlock(&r->mutex);
-    consumed(r);
+    /* JavaScript says when it wants the next batch (ack); without JavaScript, nobody will. */
+    if (env == NULL) consumed(r);
   }
   free(batch);
 }
@@ -223,6 +228,13 @@ static void finalize_reader(napi_env env, void *data, void *hint) {
   release(data);
 }
 
+static napi_value ack(napi_env env, napi_callback_info info) {
+  void *data;
+  napi_get_cb_info(env, info, NULL, NULL, NULL, &data);
+  consumed(data);
+  return NULL;
+}
+
 static napi_value stop(napi_env env, napi_callback_info info) {
   void *data;
   napi_get_cb_info(env, info, NULL, NULL, NULL, &data);
@@ -286,6 +298,9 @@ static napi_value start(napi_env env, napi_callback_info info) {
   napi_create_object(env, &handle);
   napi_create_function(env, "stop", NAPI_AUTO_LENGTH, stop, r, &stop_fn);
   napi_set_named_property(env, handle, "stop", stop_fn);
+  napi_value ack_fn;
+  napi_create_function(env, "ack", NAPI_AUTO_LENGTH, ack, r, &ack_fn);
+  napi_set_named_property(env, handle, "ack", ack_fn);
   /* The reader's memory lives until both the thread has ended and the handle is collected. */
   napi_add_finalizer(env, handle, r, finalize_reader, NULL, NULL);
   pthread_t thread;
