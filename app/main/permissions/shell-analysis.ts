@@ -6,10 +6,12 @@
 // to and from files, assignments with literal values, `[ ]` tests over literal words, comments);
 // anything else adds a reason, and commands found inside it are still listed (`nested`) so that
 // deny rules see them. Pure apart from the parser; never throws. The checks of characters
-// (shell-text-checks.ts), of redirections (shell-redirects.ts) and of tests (shell-test-checks.ts)
-// live in modules of their own, as do the working folders (shell-folders.ts) and the result's
-// types (shell-script.ts); this one walks the statements.
+// (shell-text-checks.ts), of redirections (shell-redirects.ts), of tests (shell-test-checks.ts) and
+// of comments and newlines bash reads differently from the parser (shell-comments.ts) live in
+// modules of their own, as do the working folders (shell-folders.ts) and the result's types
+// (shell-script.ts); this one walks the statements.
 import { CHANGES_FOLDER } from "./command-knowledge.ts";
+import { CommentCheck, pastNewline } from "./shell-comments.ts";
 import { changeFolder, flowOf, stay, union, type Flow } from "./shell-folders.ts";
 import { MAX_DEPTH, parseShell, type SyntaxNode } from "./shell-parser.ts";
 import type { Assignment, Cwd, ShellScript, ShellWhere } from "./shell-script.ts";
@@ -60,11 +62,9 @@ export function analyzeShell(source: string, where: ShellWhere): ShellScript {
   // Nothing of the tree is kept (words and texts are strings): its nodes are reused objects.
   const root = parseShell(source, { transient: true });
   lastToken = "";
-  lastLeaf = lastLeafParent = undefined;
-  treeSource = source;
+  comments.begin(source);
   treeReasons(root, undefined, reasons);
-  treeSource = "";
-  lastLeaf = lastLeafParent = undefined;
+  comments.end();
   new Walker(source, where, script, reasons).statement(root, [where.cwd], false);
   if (reasons.size === 0) {
     const skipped = skippedTextReason(root, source);
@@ -237,11 +237,10 @@ class Walker {
         this.reasons.add("joins words across a line continuation, which the parser reads differently from bash");
       }
       previousWordEnd = wordLike ? child.end : -1;
-      // A newline ends a simple command, but after assignments and redirections alone the parser
-      // reads on: `FOO=1 >o<newline>if true; then rm -rf ~; fi` was one command, `then rm -rf ~`
-      // one of its words, where bash runs the if (and rm).
+      // A newline ends a simple command, where the parser may read on (see pastNewline).
       if (child.start < child.end) {
-        if (newlineBetween(this.source, previousEnd, child.start)) this.reasons.add(PAST_NEWLINE);
+        const past = pastNewline(this.source, previousEnd, child.start);
+        if (past) this.reasons.add(past);
         previousEnd = child.end;
       }
       if (child.type === "variable_assignment") this.assignments(child, bare ? this.script.assignments : (assignments ??= []));
@@ -374,18 +373,6 @@ class Walker {
 
 const STATEMENT_TYPES = new Set(["command", "pipeline", "list", "redirected_statement", "negated_command", "subshell", "compound_statement", "program"]);
 
-const PAST_NEWLINE = "reads a command on past a newline, where bash ends it";
-
-/** Whether source[from, to) holds a newline that is not escaped (a line continuation). */
-function newlineBetween(source: string, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) {
-    const c = source.charCodeAt(i);
-    if (c === 92) i++;
-    else if (c === 10) return true;
-  }
-  return false;
-}
-
 /** A word bash translates when it runs (`$"..."`): shared, never changed. */
 const TRANSLATED: ShellWord = Object.freeze({ value: null, glob: false, tilde: false });
 
@@ -400,124 +387,25 @@ function isRedirect(node: SyntaxNode): boolean {
  * only where statements are read would miss those inside words: `echo "$(rm -rf ~)` (its closing
  * quote missing) was read with no reason, its word taken as the text `$(rm -rf ~`, and `ls &&` as
  * `ls` and a command with one empty word. bash refuses such lines, but what Lathe cannot read it
- * must not judge as if it had. And every comment bash reads as part of a word (see
- * joinedComment). `lastToken` is the last token before the node, `lastLeaf` (with `lastLeafParent`)
- * the last leaf of any kind, `treeSource` the line (the recursion's state, kept in the module).
+ * must not judge as if it had. And every comment bash reads as part of a word (`comments`, which
+ * is told each leaf). `lastToken` is the last token before the node (the recursion's state, kept
+ * in the module).
  */
 function treeReasons(node: SyntaxNode, parent: SyntaxNode | undefined, reasons: Set<string>): void {
   if (node.broken) reasons.add(brokenReason(node, parent?.type ?? ""));
   else if (!node.named) lastToken = node.type;
   else if (node.type === "comment") {
-    const joined = joinedComment(treeSource, node.start, lastLeaf, lastLeafParent);
+    const joined = comments.comment(node);
     if (joined) reasons.add(joined);
   }
   const count = namedByParser(node) ? node.children.length - 1 : node.children.length;
-  if (count === 0 && node.end > node.start) {
-    lastLeaf = node;
-    lastLeafParent = parent;
-  }
+  if (count === 0) comments.leaf(node, parent);
   for (let i = 0; i < count; i++) treeReasons(node.children[i]!, node, reasons);
 }
 
 let lastToken = "";
-let lastLeaf: SyntaxNode | undefined;
-let lastLeafParent: SyntaxNode | undefined;
-let treeSource = "";
-
-const JOINED_COMMENT = "has a # right after a line continuation, which bash joins to the word before it where the parser reads a comment";
-const WORD_COMMENT = "has a # right after a word, which bash reads as part of that word where the parser reads a comment";
-
-/**
- * Why bash reads the comment the parser found at `start` as part of the word before it, or
- * undefined when bash too reads a comment there. bash begins a comment only with a `#` that begins
- * a word, and it removes every line continuation (`\` newline) before it splits words: in
- * `FOO=1\<newline># rm -rf ~` the `#` joins `FOO=1#` and bash runs `rm -rf ~`, where the parser,
- * which keeps the newline, reads a comment; in `[ -n ]# ] && rm -rf ~` the parser ends the test at
- * `]` and reads a comment, bash reads the word `]#` and runs rm. So the text between the last leaf
- * before the `#` and the `#` decides: an unescaped blank or newline there last (line continuations
- * are nothing) begins a word, a character or an escaped one (`\ `) joins; when there are only line
- * continuations (or nothing), the leaf decides: a token after which bash begins a word (an operator,
- * see endsWord), or else a part of a word. At the start of the line the `#` begins a word. A leaf
- * that ends after `start` (the tree out of the text's order) joins, and so would a `\` escaping
- * the `#` itself (read as an escaped character): fails closed.
- */
-function joinedComment(source: string, start: number, leaf: SyntaxNode | undefined, parent: SyntaxNode | undefined): string | undefined {
-  const from = leaf ? leaf.end : 0;
-  let joined: boolean | undefined;
-  let continued = false;
-  if (from > start) return WORD_COMMENT;
-  for (let i = from; i < start;) {
-    const c = source.charCodeAt(i);
-    if (c === 92) {
-      if (source.charCodeAt(i + 1) === 10) continued = true;
-      else joined = true;
-      i += 2;
-    } else {
-      joined = c !== 32 && c !== 9 && c !== 10;
-      i++;
-    }
-  }
-  // A leaf has a parent: only the root has none, and a root without children is followed by nothing.
-  joined ??= leaf !== undefined && !endsWord(leaf, parent!);
-  if (!joined) return undefined;
-  return continued ? JOINED_COMMENT : WORD_COMMENT;
-}
-
-/** The statement-level parents of `;` and `&` (not a `for ((...; ...))`, whose text is arithmetic). */
-const STATEMENT_PARENTS = [
-  "program",
-  "compound_statement",
-  "subshell",
-  "if_statement",
-  "elif_clause",
-  "else_clause",
-  "while_statement",
-  "do_group",
-  "for_statement",
-  "case_item",
-  "command_substitution",
-  "process_substitution",
-];
-
-/**
- * The tokens after which bash begins a new word, by the types of the parents they have there
- * (checked with bash 5.2, test/permissions/shell-comments.test.ts: a comment follows each): the
- * operators of lists, pipelines and case items; the parentheses of subshells, the `)` of a
- * function's `()` and of a case pattern, the `(` of an array (its `)` is part of the assignment's
- * word: `x=(a b)#` runs what follows); the opening of a substitution (`$(`, `<(`, `>(`); the `))`
- * of an arithmetic command (not of `$((...))`, a word). Nothing of arithmetic (`((`, its `&&`, its
- * `;`), where bash reads no comment, nor keywords, braces and brackets (`}#`, `then#`, `]]#` are
- * words to bash). Left out, so asked about where bash reads a comment: the `&&` and `||` of
- * `[[ ]]` (the parser's binary_expression, as in arithmetic), and a redirection operator (the
- * parser reads a comment after one only in a line it cannot read, the target missing).
- */
-const WORD_ENDING_TOKENS = new Map<string, readonly string[]>([
-  [";", STATEMENT_PARENTS],
-  ["&", STATEMENT_PARENTS],
-  ["&&", ["list"]],
-  ["||", ["list"]],
-  ["|", ["pipeline"]],
-  ["|&", ["pipeline"]],
-  [";;", ["case_item"]],
-  [";&", ["case_item"]],
-  [";;&", ["case_item"]],
-  ["(", ["subshell", "array"]],
-  [")", ["subshell", "function_definition", "case_item"]],
-  ["$(", ["command_substitution"]],
-  ["<(", ["process_substitution"]],
-  [">(", ["process_substitution"]],
-  ["))", ["(("]],
-]);
-
-/** Whether bash begins a new word after the token `leaf` (a child of `parent`): see WORD_ENDING_TOKENS. */
-function endsWord(leaf: SyntaxNode, parent: SyntaxNode): boolean {
-  const parents = WORD_ENDING_TOKENS.get(leaf.type);
-  if (parents === undefined) return false;
-  // An arithmetic command `((...))` is a compound_statement to the parser, as `{ ...; }` is: the
-  // only node that starts with `((` (a `for ((` starts with for, `$((` is one token).
-  const kind = parent.children[0]!.type === "((" ? "((" : parent.type;
-  return parents.includes(kind);
-}
+/** The comment check of the walk (one walk at a time, as the transient parse requires). */
+const comments = new CommentCheck();
 
 /**
  * Whether a node is a command of assignments and redirections alone (`FOO=1 > out`, which bash
