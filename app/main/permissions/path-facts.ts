@@ -2,26 +2,18 @@
 // nearest existing ancestor), whether that lies inside the project's real folder, in which forms
 // rules see it, and whether it is a protected file (one that makes other tools run code). Case is
 // folded on macOS and Windows, whose file systems ignore it by default; the platform, home folder
-// and realpath are injectable so unit tests can stand in for another system. Never throws.
-import { existsSync, realpathSync } from "node:fs";
+// and realpath are injectable so unit tests can stand in for another system. The walk to the real
+// path is the tools' (tools/real-path.ts), so the judge and the tools see the same real path.
+// Never throws.
 import { homedir } from "node:os";
 import path from "node:path";
+import { hostRealpath, NOT_NORMAL, realPathOf as realPathThrough } from "../tools/real-path.ts";
 
 export interface PathPlatform {
   platform: NodeJS.Platform;
   home: string;
   /** Resolves symlinks of an existing path; undefined when it does not exist (or cannot be read). */
   realpath(p: string): string | undefined;
-}
-
-function hostRealpath(p: string): string | undefined {
-  // Checked first: a thrown error costs far more than a second system call.
-  if (!existsSync(p)) return undefined;
-  try {
-    return realpathSync.native(p);
-  } catch {
-    return undefined;
-  }
 }
 
 export const hostPlatform: PathPlatform = { platform: process.platform, home: homedir(), realpath: hostRealpath };
@@ -98,47 +90,11 @@ export interface PathFacts {
   inside: boolean;
 }
 
-/** Real path of `p`, following symlinks through its nearest existing ancestor. */
+/** Real path of `p`, following symlinks through its nearest existing ancestor (tools/real-path.ts). */
 export function realPathOf(p: string, platform: PathPlatform): string {
-  if (POSIX && p.charCodeAt(0) === 47 && !NOT_NORMAL.test(p)) {
-    // A normal path's ancestors are its prefixes before a `/` (`/` itself at 0), and what follows
-    // the nearest existing one is kept as written: no names split off and joined again.
-    // A prefix of PATH_MAX characters or more holds as many bytes at least: no system call finds
-    // it, so the walk starts below that (a model's path of 200,000 names took 2.1 s, one call per
-    // name, each copying its prefix).
-    let end = p.length < PATH_MAX ? p.length : p.lastIndexOf("/", PATH_MAX - 1);
-    for (;;) {
-      const existing = end === p.length ? p : end === 0 ? "/" : p.slice(0, end);
-      const real = platform.realpath(existing);
-      if (real !== undefined) {
-        if (end === p.length) return real;
-        if (real.charCodeAt(0) !== 47 || NOT_NORMAL.test(real)) return path.join(real, p.slice(end + 1));
-        return (real.length === 1 ? "" : real) + p.slice(end);
-      }
-      if (end === 0) return p;
-      end = p.lastIndexOf("/", end - 1);
-    }
-  }
-  let existing = p;
-  const rest: string[] = [];
-  // No bound on the steps: dirname returns a shorter prefix until the root, which is its own
-  // parent. (A bound of 4,096 once gave up on a longer path, unresolved: a link out of the project
-  // followed by 4,096 missing names was judged by where it appears to be.)
-  for (;;) {
-    const real = platform.realpath(existing);
-    if (real !== undefined) return rest.length === 0 ? real : below(real, rest.reverse());
-    const parent = path.dirname(existing);
-    if (parent === existing) return p;
-    rest.push(path.basename(existing));
-    existing = parent;
-  }
+  return realPathThrough(p, platform.realpath);
 }
 
-/** Bytes of the longest path a system call takes, its final NUL included (Linux; macOS: 1,024). */
-const PATH_MAX = 4096;
-
-/** A POSIX path that path.resolve would return unchanged: absolute, no `.`/`..`/empty segments. */
-const NOT_NORMAL = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
 const POSIX = path.sep === "/";
 
 /** path.resolve(p), without its work (and garbage) when `p` is already absolute and normal. */
@@ -150,16 +106,6 @@ export function resolved(p: string): string {
 export function resolvedFrom(folder: string, p: string): string {
   if (!POSIX || folder.charCodeAt(0) !== 47) return path.resolve(folder, p);
   return resolved(p.charCodeAt(0) === 47 ? p : folder.length === 1 ? `/${p}` : `${folder}/${p}`);
-}
-
-/** path.join(folder, ...names), the names being path segments (basenames). */
-function below(folder: string, names: string[]): string {
-  if (!POSIX || folder.charCodeAt(0) !== 47 || NOT_NORMAL.test(folder) || !names.every(plainName)) return path.join(folder, ...names);
-  return `${folder.length === 1 ? "" : folder}/${names.join("/")}`;
-}
-
-function plainName(name: string): boolean {
-  return name !== "" && name !== "." && name !== ".." && !name.includes("/");
 }
 
 /**

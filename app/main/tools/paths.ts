@@ -1,10 +1,13 @@
 // Path resolution for the coding tools: every path argument resolves against the session's project
 // folder, with `~` expanded. `describeToolPaths` is the pure-ish entry point the permission layer
 // calls before a tool runs, to learn which paths a call touches and whether each lies outside the
-// project (symlinks are followed through the nearest existing ancestor). Never throws.
-import { existsSync, realpathSync } from "node:fs";
+// project (symlinks are followed through the nearest existing ancestor: realPathOf, the walk of
+// real-path.ts, which the permission judge uses too). Never throws.
 import { homedir } from "node:os";
 import path from "node:path";
+import { realPathOf } from "./real-path.ts";
+
+export { realPathOf } from "./real-path.ts";
 
 export interface ToolPath {
   /** Absolute, normalised path the call will touch. */
@@ -31,47 +34,6 @@ function expandHome(dir: string): string {
 function isInside(child: string, parent: string): boolean {
   const rel = path.relative(parent, child);
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-}
-
-/**
- * Real path of `p`, following symlinks through its nearest existing ancestor. That ancestor is
- * found from the root down: in a normal absolute path (no `.` or `..`) nothing exists below a
- * missing name, so the walk costs the depth of what exists (a few thousand names at most), not of
- * the path. Walking up from the end, as before, made one system call per name, each copying the
- * whole prefix: a model's path of 100,000 names held the main thread 1.5 s, of a million minutes.
- */
-export function realPathOf(p: string): string {
-  try {
-    if (existsSync(p)) return realpathSync(p);
-    if (!path.isAbsolute(p) || path.normalize(p) !== p) return realPathWalkingUp(p);
-    const { root } = path.parse(p);
-    const names = p.slice(root.length).split(path.sep);
-    let existing = root;
-    let i = 0;
-    for (; i < names.length; i++) {
-      const next = path.join(existing, names[i]!);
-      if (!existsSync(next)) break;
-      existing = next;
-    }
-    // Joined first: spread as arguments, 200,000 names threw (too many arguments), and the catch
-    // below answered the path as given, a link out of the project judged inside.
-    return path.join(realpathSync(existing), names.slice(i).join(path.sep));
-  } catch {
-    return p;
-  }
-}
-
-/** The walk from the end, for a path that is not absolute and normal (no caller passes one). */
-function realPathWalkingUp(p: string): string {
-  let existing = p;
-  const rest: string[] = [];
-  while (!existsSync(existing)) {
-    const parent = path.dirname(existing);
-    if (parent === existing) return p;
-    rest.unshift(path.basename(existing));
-    existing = parent;
-  }
-  return path.join(realpathSync(existing), rest.join(path.sep));
 }
 
 export function isOutsideProject(absPath: string, projectDir: string): boolean {
