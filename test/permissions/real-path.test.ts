@@ -121,6 +121,14 @@ describe("a Windows path (path.win32)", () => {
 });
 
 describe("a path that is not normal", () => {
+  it("a relative path is walked up to its first name, and left as given when none of it exists", () => {
+    const system: Record<string, string> = { proj: "/abs/proj", "C:\\": "C:\\", "proj\\a": "D:\\a" };
+    expect(realPathOf("proj/x/y", (q) => system[q], path.posix)).toBe("/abs/proj/x/y");
+    expect(realPathOf("proj/x", () => undefined, path.posix)).toBe("proj/x");
+    expect(realPathOf("x", () => undefined, path.posix)).toBe("x");
+    expect(realPathOf("proj\\a\\b", (q) => system[q], path.win32)).toBe("D:\\a\\b");
+  });
+
   // Joined as one string: spread into path.join as arguments, 200,000 names threw (the call stack).
   it("through a link, with 200,000 names after it, is joined without spreading the names", () => {
     const names = 200_000;
