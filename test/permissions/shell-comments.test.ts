@@ -1,4 +1,4 @@
-// A `#` the parser reads as a comment (shell-analysis.ts, joinedComment), judged as bash reads it:
+// A `#` the parser reads as a comment (shell-comments.ts, joinedComment), judged as bash reads it:
 // each line is run by the real bash (stdout only: nothing else is portable across its versions),
 // then read by analyzeShell, which must give the reason exactly where bash joins the # to the word
 // before it (and so runs what the parser took for a comment). The hidden text is `#x; echo RAN`:
