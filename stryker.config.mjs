@@ -300,9 +300,11 @@
 //   slot is assigned), and `cwd ?? "/"` with "/" made "" (not covered: reached only for an
 //   absolute target, which resolves to itself from any folder).
 // - shell-analysis.ts, analyzeShell: the shared reason set is emptied at the start of a call when
-//   not empty and again after its reasons are copied out: either one keeps every call's reasons its
-//   own, so `reasons.size > 0` at the start made true, false, `>=` or `<=`, the start's clear()
-//   (not covered) or the final clear() removed change nothing. `{ transient: true }` emptied or
+//   not empty and again after its reasons are copied out. The start's clearing is what empties it
+//   after a call that threw (the parser not loaded; killed since branch hsplit by
+//   shell-analysis-reasons.test.ts: made false or `<=`, clear() removed), so what survives is
+//   `reasons.size > 0` at the start made true or `>=` (clearing an empty set) and the final clear()
+//   removed (the next call's start empties it). `{ transient: true }` emptied or
 //   false: a parse into fresh objects gives the same tree (transient only reuses node objects).
 //   The end's `reasons.size > 0` made true or `>=`: an empty set copied gives an empty list again.
 // - shell-analysis.ts, what the parser never gives (seen over the corpus and 30,000 random lines
@@ -324,24 +326,27 @@
 // - shell-analysis.ts (branch h20i), treeReasons: the root's parent type (`parent?.type ?? ""`, ""
 //   made "Stryker was here!"): brokenReason reads the parent type only for a zero-width broken
 //   named node (an invented word), and the root never is one (a broken root is an ERROR node or a
-//   tree cut at MAX_DEPTH, both holding text). `treeSource = ""` after the walk made "Stryker was
-//   here!": it only decides which string is kept alive between calls (each walk sets it first).
-//   (Branch h20j) the last leaf's `node.end > node.start` made true or `>=` (zero-width leaves
-//   kept too): a zero-width leaf is the invented command name (not walked), a here-document's
-//   empty content (its end marker follows) or a token the parser invented in a line it cannot
-//   read; over 300,000 random lines of shell tokens holding a `#`, none changed a reason.
-//   joinedComment: `from > start` made false: the walk meets the leaves in the text's order, so no
-//   leaf before a comment ends after it (none over another 300,000 such lines); kept as a defence
-//   that fails closed. namedByParser: `last!.type !==
+//   tree cut at MAX_DEPTH, both holding text). (Branch hsplit) analyzeShell's `comments.end()`
+//   removed: it only lets the line and the tree's nodes go between calls; begin() sets both
+//   before the next walk reads them. namedByParser: `last!.type !==
 //   "command_name"` made false: no node but a command ends with a zero-width child other than the
 //   invented command name while its other children are all assignments, comments or redirections
 //   (none over 120,000 random lines of shell tokens; a comment is a command's child only there,
 //   `>o FOO=1 # c`, which the tests read).
+// - shell-comments.ts (moved out of shell-analysis.ts by branch hsplit, with these survivors):
+//   CommentCheck.end's `this.source = ""` made "Stryker was here!": it only decides which string
+//   is kept alive between walks (begin sets it first). (Branch h20j) CommentCheck.leaf's
+//   `node.end > node.start` made true or `>=` (zero-width leaves kept too): a zero-width leaf is
+//   the invented command name (not walked), a here-document's empty content (its end marker
+//   follows) or a token the parser invented in a line it cannot read; over 300,000 random lines
+//   of shell tokens holding a `#`, none changed a reason. joinedComment: `from > start` made
+//   false: the walk meets the leaves in the text's order, so no leaf before a comment ends after
+//   it (none over another 300,000 such lines); kept as a defence that fails closed. pastNewline:
+//   `i < to` made `<=`: the character at `to` begins a child, never a newline.
 // - shell-analysis.ts (branch h20j), command: the newline check's `child.start < child.end` made
 //   true or `<=`: a zero-width child (the invented command name) stands where the last child ends,
 //   so it neither adds a newline nor moves the start of the next gap (no reason changed over
-//   104,902 random lines of shell tokens holding a newline). newlineBetween: `i < to` made `<=`:
-//   the character at `to` begins a child, never a newline.
+//   104,902 random lines of shell tokens holding a newline).
 // - shell-analysis.ts, sequence: `last ?? stay(cwds)` made `&&`: only a program is a sequence, and
 //   no one reads a program's flow (analyzeShell drops the walk's result, nestedIn its statements').
 // - shell-analysis.ts, command: `previousWordEnd >= 0` made true or `> 0`: afterContinuations from
@@ -363,27 +368,34 @@
 //   a list sharedAllowFormOf may take as the words when it holds exactly them, which it checks,
 //   and denyForms[length] is undefined: the same words either way); `p.kind === "path"` made true
 //   before `p.protection` (command parts have none).
-// - path-facts.ts, the POSIX shortcuts around node:path (realPathOf's walk by prefixes, resolved,
-//   resolvedFrom, below, relativeInside's prefix comparison): each answers what the node:path
-//   call it stands for answers for an absolute normal path, and falls back to that call for any
-//   other (path-shortcuts.test.ts checks them against those calls as oracles). So a mutant that
-//   takes the call where the shortcut would do, or the shortcut for input it is never given here,
-//   answers the same: `POSIX` made true or false in their conditions (`!POSIX` made `POSIX`), the
-//   first-character checks (`charCodeAt(0) === 47` or `!== 47` made true, false, the other
-//   comparison, or `&&` for `||`: every path they see is absolute, pathFacts resolves it first, and
-//   the host's realpath answers absolute normal paths), realPathOf's shortcut block emptied or its
-//   loop made `for (; false;)`, `end === p.length` made false (p.slice(0, p.length) is p),
-//   `real.charCodeAt(0) !== 47 || NOT_NORMAL.test(real)` made true, resolved's whole condition made
-//   false, resolvedFrom's `folder.length === 1` made false (`//x` is then resolved to /x), below's
-//   condition made true (or its first operands false or `&&`), plainName's block emptied, made
-//   false, `name === ""`, `name.includes("/")` or "/" made "" (a name taken as not plain goes to
-//   path.join, which joins plain names the same), relativeInside's `NOT_NORMAL.test(child)` made
-//   false (or `&&`: real paths are normal here; the tests reach the general path through an
-//   unnormalized project folder) and its whole condition made true. pathFacts: `given === real &&
-//   root === realRoot` made false (givenRelative computed again is the same).
-// - path-facts.ts, hostRealpath: `!existsSync(p)` made false (realpathSync.native throws for a
-//   missing path and the catch answers undefined the same); the catch's block emptied (not covered:
-//   it returns undefined either way).
+// - path-facts.ts, the POSIX shortcuts around node:path (resolved, resolvedFrom, relativeInside's
+//   prefix comparison): each answers what the node:path call it stands for answers for an
+//   absolute normal path, and falls back to that call for any other (path-shortcuts.test.ts
+//   checks them against those calls as oracles). So a mutant that takes the call where the
+//   shortcut would do, or the shortcut for input it is never given here, answers the same:
+//   `POSIX` made true or false in their conditions (`!POSIX` made `POSIX`), the first-character
+//   checks (`charCodeAt(0) === 47` or `!== 47` made true, false, the other comparison, or `&&` for
+//   `||`: every path they see is absolute, pathFacts resolves it first, and the host's realpath
+//   answers absolute normal paths), resolved's whole condition made false, resolvedFrom's
+//   `folder.length === 1` made false (`//x` is then resolved to /x), relativeInside's
+//   `NOT_NORMAL.test(child)` made false (or `&&`: real paths are normal here; the tests reach the
+//   general path through an unnormalized project folder) and its whole condition made true.
+//   pathFacts: `given === real && root === realRoot` made false (givenRelative computed again is
+//   the same).
+// - tools/real-path.ts (path-facts.ts's realPathOf until branch hsplit shared it with the tools;
+//   measured by this target): the POSIX shortcuts likewise (the walk by prefixes, below, which
+//   stand for path.join and the walk up by dirname, and fall back to them): walkUpPrefixes's
+//   `end === p.length` made false (p.slice(0, p.length) is p); its check of the answer
+//   (`real.charCodeAt(0) !== 47 || NOT_NORMAL.test(real)`) made true, or its first operand made
+//   false or `=== 47` (a realpath answers an absolute path: one starting with `/` on POSIX, and
+//   path.join joins a normal one as the concatenation does); below's condition made true, or its
+//   first operands made false, `&&`, `paths.sep === "/"`, "/" made "" or `charCodeAt(0) === 47`
+//   (path.join joins plain names to a normal absolute folder as the concatenation does, and a
+//   folder of the other flavour is turned away by the flavour's check first); plainName's block
+//   emptied, made false, `name === ""`, `name.includes("/")` or "/" made "" (a name taken as not
+//   plain goes to path.join, which joins plain names the same). hostRealpath: `!existsSync(p)`
+//   made false (realpathSync.native throws for a missing path and the catch answers undefined the
+//   same); the catch's block emptied (not covered: it returns undefined either way).
 // - path-facts.ts, CallMemo: `i < pairs.length` made `<=` in get and set (pairs[length] is
 //   undefined, never a key; a Map entry for undefined is never asked for), `pairs.length < 2 *
 //   MEMO_LIST_PAIRS` made true, false, `<=`, `>=` or `2 /`: the pairs move to a Map sooner, later or
@@ -694,10 +706,18 @@ const PERMISSIONS_APP = ["permissions-service", "call-judge", "output-redaction"
   (file) => `app/main/permissions/${file}.ts`,
 );
 
-/** Which folder is mutated, and which tests judge it. */
+/**
+ * Which folder is mutated, and which tests judge it. The permissions target also mutates the walk
+ * to a path's real path (app/main/tools/real-path.ts): it was the permission judge's until the
+ * tools shared it, no target mutates the tools, and the judge's tests (path-facts, path-shortcuts,
+ * real-path in test/permissions) are what test it.
+ */
 const TARGETS = {
   loop: { mutate: ["app/main/loop/**/*.ts", "!app/main/loop/test/**"], dir: "app/main/loop" },
-  permissions: { mutate: ["app/main/permissions/**/*.ts", ...PERMISSIONS_APP.map((file) => `!${file}`)], dir: "test/permissions" },
+  permissions: {
+    mutate: ["app/main/permissions/**/*.ts", ...PERMISSIONS_APP.map((file) => `!${file}`), "app/main/tools/real-path.ts"],
+    dir: "test/permissions",
+  },
   "permissions-app": { mutate: PERMISSIONS_APP, dir: "test/permissions" },
   store: { mutate: ["app/main/store/**/*.ts"], dir: "test/store" },
 };
