@@ -5,7 +5,9 @@
 // with literal words, quoted strings without expansion, `&&`, `||`, `;`, `&`, `|`, redirections
 // to and from files, assignments with literal values, `[ ]` tests over literal words, comments);
 // anything else adds a reason, and commands found inside it are still listed (`nested`) so that
-// deny rules see them. Pure apart from the parser; never throws. The checks of characters
+// deny rules see them. Pure apart from the parser; throws only when the parser is not loaded
+// (loadShellParser() first: without the grammar the service refuses every bash call, with the
+// reason: call-judge-no-parser.test.ts). The checks of characters
 // (shell-text-checks.ts), of redirections (shell-redirects.ts), of tests (shell-test-checks.ts) and
 // of comments and newlines bash reads differently from the parser (shell-comments.ts) live in
 // modules of their own, as do the working folders (shell-folders.ts) and the result's types
