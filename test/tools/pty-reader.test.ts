@@ -2,8 +2,8 @@
 // built and loaded on Linux; every byte once and in order, from a pipe and from a terminal; the
 // same bytes as node-pty's own events; node-pty's socket kept off the terminal; finish() ends even
 // while a background process keeps writing; wrong arguments refused with a clear error.
-import { execFileSync, spawn } from "node:child_process";
-import { closeSync, constants, openSync } from "node:fs";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { closeSync, constants, openSync, readdirSync, writeSync } from "node:fs";
 import path from "node:path";
 import * as pty from "node-pty";
 import { afterAll, expect, it } from "vitest";
@@ -158,6 +158,130 @@ describeWhen(needsReader, "the native terminal reader", () => {
         // already gone
       }
     }
+  });
+
+  it("closes its copy of the descriptor when it ends, not when its handle is collected", async () => {
+    const fifo = path.join(scratch.dir, "pipe-fds");
+    execFileSync("mkfifo", [fifo]);
+    const fd = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const keeper = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    const open = () => readdirSync("/proc/self/fd").length;
+    const before = open();
+    let ended!: () => void;
+    const end = new Promise<void>((resolve) => (ended = resolve));
+    // The handle stays reachable: the collector cannot be what closes the descriptors.
+    const handle = native.module!.start(fd, (_chunk, last) => (last ? ended() : setImmediate(() => handle.ack())));
+    expect(open()).toBe(before + 3); // the duplicate and the stop pipe
+    writeSync(keeper, "x");
+    closeSync(keeper);
+    await end;
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the thread closes them as it ends
+    expect(open()).toBe(before - 1); // only `keeper` less
+    handle.stop(); // after the end: nothing to do, no descriptor touched
+    handle.stop();
+    closeSync(fd);
+  });
+
+  it("after finish(), a background writer left on the terminal finds it closed, as with node-pty", async () => {
+    // `yes` ignores the hang-up; once nothing reads the pty any more it must get EIO and exit,
+    // not block forever on a full terminal held open by the reader's copy of the descriptor.
+    for (const kind of ["default", "node"] as const) {
+      const before = process.env.LATHE_PTY_READER;
+      if (kind === "node") process.env.LATHE_PTY_READER = "node";
+      const term = pty.spawn("/bin/sh", ["-c", "(trap '' HUP; exec yes) & sleep 0.2"], {
+        cols: 80,
+        rows: 24,
+        cwd: scratch.dir,
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+        encoding: null,
+      });
+      let reader: TerminalReader;
+      try {
+        reader = readTerminal(term, () => undefined);
+      } finally {
+        if (before === undefined) delete process.env.LATHE_PTY_READER;
+        else process.env.LATHE_PTY_READER = before;
+      }
+      expect(reader.kind).toBe(kind === "node" ? "node-pty" : "native");
+      const group = term.pid;
+      const alive = () => {
+        try {
+          process.kill(-group, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      try {
+        await new Promise<void>((resolve) => term.onExit(() => resolve()));
+        await reader.finish();
+        for (let waited = 0; alive() && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(alive(), `${kind}: yes still runs after finish()`).toBe(false);
+      } finally {
+        if (alive()) process.kill(-group, "SIGKILL");
+      }
+    }
+  });
+
+  it("finish() resolves even when onChunk throws, at the end too", async () => {
+    const term = pty.spawn("/bin/sh", ["-c", "echo one; sleep 0.05; echo two"], {
+      cols: 80,
+      rows: 24,
+      cwd: scratch.dir,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      encoding: null,
+    });
+    let calls = 0;
+    const reader = readTerminal(term, () => {
+      calls++;
+      throw new Error("a consumer's bug");
+    });
+    expect(reader.kind).toBe("native");
+    await new Promise<void>((resolve) => term.onExit(() => resolve()));
+    await reader.finish();
+    expect(calls).toBeGreaterThan(0);
+  });
+
+  it("a handle collected before the end, stop() kept past it, a worker torn down while its reader runs: no freed memory touched", () => {
+    // In a process of its own, with freed memory filled with 0xa5 (glibc's MALLOC_PERTURB_), so a
+    // use after free crashes it: before the fix the end after a collected handle read the freed
+    // reader (SIGSEGV), and a worker's reader called Node's freed threadsafe function (SIGABRT).
+    const script = `
+      const fs = require("fs"), path = require("path"), { execFileSync } = require("child_process"), { Worker } = require("worker_threads");
+      const binary = ${JSON.stringify(nativeReaderPath())}, dir = ${JSON.stringify(scratch.dir)};
+      const reader = require(binary);
+      let n = 0;
+      const fifo = () => { const p = path.join(dir, "child-" + process.pid + "-" + n++); execFileSync("mkfifo", [p]);
+        return { rd: fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK), wr: fs.openSync(p, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK) }; };
+      const tick = (ms) => new Promise((r) => setTimeout(r, ms));
+      (async () => {
+        // 1. The handle is dropped and collected while the thread reads; the end comes later.
+        const a = fifo(); let got = 0, endA = false;
+        // ack() is kept (the next batch waits for it), the handle and stop() are not.
+        let ackA; (() => { ackA = reader.start(a.rd, (c, e) => { if (c) got += c.length; if (e) endA = true; else setImmediate(ackA); }).ack; })();
+        for (let i = 0; i < 3; i++) { global.gc(); await tick(10); }
+        fs.writeSync(a.wr, Buffer.alloc(1000, 1)); await tick(20); fs.closeSync(a.wr);
+        for (let i = 0; i < 200 && !endA; i++) await tick(10);
+        // 2. stop() kept, its handle dropped and collected after the end.
+        const b = fifo(); let endB = false;
+        const { stop, ack } = reader.start(b.rd, (c, e) => { if (e) endB = true; else setImmediate(ack); });
+        fs.closeSync(b.wr);
+        for (let i = 0; i < 200 && !endB; i++) await tick(10);
+        for (let i = 0; i < 3; i++) { global.gc(); await tick(10); }
+        stop(); stop();
+        // 3. A worker's reader waits on a quiet pipe; the worker is terminated; then bytes come.
+        const c = fifo();
+        const w = new Worker("const r = require(" + JSON.stringify(binary) + "); globalThis.h = r.start(" + c.rd + ", () => {}); require('worker_threads').parentPort.postMessage(1);", { eval: true });
+        await new Promise((r) => w.once("message", r));
+        await w.terminate();
+        for (let i = 0; i < 5; i++) { fs.writeSync(c.wr, Buffer.alloc(2000, 65)); await tick(10); }
+        fs.closeSync(c.wr); await tick(100);
+        console.log(JSON.stringify({ got, endA, endB }));
+      })();`;
+    const child = spawnSync(process.execPath, ["--expose-gc", "-e", script], { encoding: "utf8", timeout: 30_000, env: { ...process.env, MALLOC_PERTURB_: "165" } });
+    expect(child.signal, child.stderr).toBeNull();
+    expect(child.status, child.stderr).toBe(0);
+    expect(JSON.parse(child.stdout)).toEqual({ got: 1000, endA: true, endB: true });
   });
 
   it("refuses wrong arguments with a clear error", () => {

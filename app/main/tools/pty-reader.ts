@@ -107,13 +107,18 @@ function startNative(native: NativeReaderModule, fd: number, socket: NonNullable
       // The next batch comes after a turn of the event loop (timers, I/O, other commands): asked
       // for first, so that a throwing onChunk cannot stall the reader.
       if (!last) setImmediate(() => reader.ack());
-      if (chunk && chunk.length > 0) onChunk(chunk);
-      if (!last) return;
-      ended = true;
-      // node-pty reports the exit once its socket closes; the thread reads a copy of the
-      // descriptor, so closing node-pty's loses nothing.
-      socket.destroy();
-      resolveEnd();
+      try {
+        if (chunk && chunk.length > 0) onChunk(chunk);
+      } finally {
+        // Even when onChunk throws: finish() must not wait for an end already past.
+        if (last) {
+          ended = true;
+          // node-pty reports the exit once its socket closes; the thread reads a copy of the
+          // descriptor, so closing node-pty's loses nothing.
+          socket.destroy();
+          resolveEnd();
+        }
+      }
     });
   } catch {
     return undefined;

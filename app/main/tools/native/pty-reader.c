@@ -24,7 +24,13 @@
  *   stop(): then it reads what the pty holds at that moment (without waiting), hands it over and ends.
  *   (At most BATCH_MAX more bytes: a writer that never pauses cannot keep it going.)
  * - Errors other than EINTR/EAGAIN end it like the end of file. Never throws into JavaScript but
- *   for a wrong argument to start().
+ *   for a wrong argument to start(). An exception thrown by onData is Node's to report; the
+ *   reading goes on.
+ * - When it ends, the duplicate is closed at once (not when the handle is collected): the pty
+ *   closes as soon as the caller's fd is closed too. stop() and ack() may be called any number
+ *   of times, before or after the end, also once the handle is gone (kept as functions).
+ * - If the environment is torn down first (a worker's exit, the process's), the thread stops
+ *   reading, drops what it holds and ends without calling into Node again; onData is not called.
  */
 #include <node_api.h>
 #include <errno.h>
@@ -39,6 +45,17 @@
 #define BATCH_MAX (256 * 1024)
 #define QUIET_MS 1
 
+/*
+ * Lifetime: the reader's memory is shared by the thread, the stop and ack functions, the
+ * threadsafe function (until its finalizer) and each batch in its queue (owners): freed when all
+ * are done.
+ * The descriptors (the duplicate and the stop pipe) are closed by the thread as it ends (ended),
+ * so the pty closes once node-pty's own descriptor is closed too, without waiting for the
+ * collector; stop() writes to the pipe only before that. The thread calls the threadsafe function
+ * only while holding the mutex and only while js_gone is 0: its finalizer (which runs before Node
+ * frees it, also when the environment is torn down with the thread still running) sets js_gone
+ * under the same mutex, as does a failed call (napi_closing: Node has dropped the thread's share).
+ */
 typedef struct reader {
   int fd;
   int stop_pipe[2];
@@ -47,23 +64,30 @@ typedef struct reader {
   pthread_cond_t consumed;
   int waiting; /* batches handed over and not yet consumed by JavaScript */
   int stopping;
-  int owners; /* the thread and the JavaScript handle: freed when both are done */
-  char *spare; /* a batch's memory JavaScript is done with, for the next batch */
+  int ended; /* the thread has closed the descriptors */
+  int js_gone; /* the threadsafe function must not be called again */
+  int owners;
+  struct batch *spare; /* a batch JavaScript is done with, for the next one */
   napi_ref view_buffer; /* one Buffer of BATCH_MAX bytes the batches are copied into, in turn */
 } reader_t;
 
-typedef struct {
+typedef struct batch {
   reader_t *reader;
-  char *bytes;
   size_t length;
   int end;
+  char bytes[BATCH_MAX];
 } batch_t;
+
+static void close_descriptors(reader_t *r) {
+  if (r->fd >= 0) close(r->fd);
+  if (r->stop_pipe[0] >= 0) close(r->stop_pipe[0]);
+  if (r->stop_pipe[1] >= 0) close(r->stop_pipe[1]);
+  r->fd = r->stop_pipe[0] = r->stop_pipe[1] = -1;
+}
 
 static void reader_free(reader_t *r) {
   free(r->spare);
-  close(r->fd);
-  close(r->stop_pipe[0]);
-  close(r->stop_pipe[1]);
+  close_descriptors(r);
   pthread_mutex_destroy(&r->mutex);
   pthread_cond_destroy(&r->consumed);
   free(r);
@@ -76,17 +100,20 @@ static void release(reader_t *r) {
   if (last) reader_free(r);
 }
 
-static void consumed(reader_t *r) {
-  pthread_mutex_lock(&r->mutex);
-  if (r->waiting > 0) r->waiting--;
-  pthread_cond_signal(&r->consumed);
-  pthread_mutex_unlock(&r->mutex);
+/* Asks the thread to end (with the mutex held): once, and only while the pipe is open. */
+static void request_stop(reader_t *r) {
+  if (!r->stopping && !r->ended) {
+    char one = 1;
+    ssize_t ignored = write(r->stop_pipe[1], &one, 1);
+    (void)ignored;
+  }
+  r->stopping = 1;
 }
 
 /*
- * Main thread (env NULL when the environment is going away: then only the memory is freed). The
- * batch is copied into the reader's one Buffer and shown to JavaScript as a Uint8Array over its
- * start, valid during the call only: no new memory per batch, so none waits for the collector
+ * Main thread (env NULL when the environment is going away: then only the memory is given back).
+ * The batch is copied into the reader's one Buffer and shown to JavaScript as a Uint8Array over
+ * its start, valid during the call only: no new memory per batch, so none waits for the collector
  * (fresh 256 KB Buffers per batch added 25 MB of peak RSS in bench:tools).
  */
 static void call_js(napi_env env, napi_value callback, void *context, void *data) {
@@ -108,31 +135,45 @@ static void call_js(napi_env env, napi_value callback, void *context, void *data
     napi_call_function(env, undefined, callback, 2, args, NULL);
     if (batch->end) napi_delete_reference(env, r->view_buffer);
   }
-  if (batch->end) {
-    free(batch->bytes);
-  } else {
-    pthread_mutex_lock(&r->mutex);
-    if (r->spare == NULL) r->spare = batch->bytes;
-    else free(batch->bytes);
-    pthread_mutex_unlock(&r->mutex);
-    /* JavaScript says when it wants the next batch (ack); without JavaScript, nobody will. */
-    if (env == NULL) consumed(r);
+  pthread_mutex_lock(&r->mutex);
+  /* JavaScript says when it wants the next batch (ack); without JavaScript, nobody will. */
+  if (!batch->end && env == NULL && r->waiting > 0) {
+    r->waiting--;
+    pthread_cond_signal(&r->consumed);
   }
-  free(batch);
+  if (r->spare == NULL && !r->ended) r->spare = batch;
+  else free(batch);
+  pthread_mutex_unlock(&r->mutex);
+  release(r); /* the batch's share */
 }
 
-/* Memory for the next batch: what JavaScript gave back, else new. */
-static char *next_bytes(reader_t *r) {
+/* The threadsafe function is about to be freed (after the thread released it, or at teardown). */
+static void finalize_on_data(napi_env env, void *data, void *hint) {
+  reader_t *r = data;
+  (void)env;
+  (void)hint;
   pthread_mutex_lock(&r->mutex);
-  char *bytes = r->spare;
+  r->js_gone = 1;
+  request_stop(r);
+  pthread_cond_signal(&r->consumed);
+  pthread_mutex_unlock(&r->mutex);
+  release(r);
+}
+
+/* Memory for the next batch: what JavaScript gave back, else new (NULL when there is none). */
+static batch_t *next_batch(reader_t *r) {
+  pthread_mutex_lock(&r->mutex);
+  batch_t *batch = r->spare;
   r->spare = NULL;
   pthread_mutex_unlock(&r->mutex);
-  return bytes != NULL ? bytes : malloc(BATCH_MAX);
+  if (batch == NULL) batch = malloc(sizeof *batch);
+  if (batch != NULL) batch->reader = r;
+  return batch;
 }
 
 static void wait_consumed(reader_t *r) {
   pthread_mutex_lock(&r->mutex);
-  while (r->waiting > 0) pthread_cond_wait(&r->consumed, &r->mutex);
+  while (r->waiting > 0 && !r->js_gone) pthread_cond_wait(&r->consumed, &r->mutex);
   pthread_mutex_unlock(&r->mutex);
 }
 
@@ -143,86 +184,87 @@ static int busy(reader_t *r) {
   return waiting;
 }
 
-/* Hands bytes[0, length) over (taking ownership); returns 0 when JavaScript is gone. */
-static int hand_over(reader_t *r, char *bytes, size_t length, int end) {
-  batch_t *batch = malloc(sizeof *batch);
-  if (batch == NULL) {
-    free(bytes);
-    return 1;
-  }
-  batch->reader = r;
-  batch->bytes = bytes;
+/* Hands `batch` over (taking it); returns 0 when JavaScript is gone. */
+static int hand_over(reader_t *r, batch_t *batch, size_t length, int end) {
   batch->length = length;
   batch->end = end;
-  if (!end) {
-    pthread_mutex_lock(&r->mutex);
-    r->waiting++;
-    pthread_mutex_unlock(&r->mutex);
+  pthread_mutex_lock(&r->mutex);
+  int ok = !r->js_gone;
+  if (ok) {
+    r->waiting += !end;
+    r->owners++;
+    /* Never waits (the queue has no limit): the mutex is not held for long. */
+    ok = napi_call_threadsafe_function(r->on_data, batch, napi_tsfn_nonblocking) == napi_ok;
+    if (!ok) {
+      r->js_gone = 1; /* napi_closing: Node has let go of the thread's share */
+      r->waiting -= !end;
+      r->owners--;
+    }
   }
-  if (napi_call_threadsafe_function(r->on_data, batch, napi_tsfn_blocking) != napi_ok) {
-    if (!end) consumed(r);
-    free(bytes);
-    free(batch);
-    return 0;
-  }
-  return 1;
+  pthread_mutex_unlock(&r->mutex);
+  if (!ok) free(batch);
+  return ok;
 }
 
-static int stop_requested(reader_t *r) {
+/* 0 running, 1 stop() was called, 2 JavaScript is gone (nothing more to read for). */
+static int stop_state(reader_t *r) {
   pthread_mutex_lock(&r->mutex);
-  int stopping = r->stopping;
+  int state = r->js_gone ? 2 : r->stopping;
   pthread_mutex_unlock(&r->mutex);
-  return stopping;
+  return state;
 }
 
 static void *read_loop(void *arg) {
   reader_t *r = arg;
-  char *bytes = next_bytes(r);
+  batch_t *end_only = malloc(sizeof(batch_t) - BATCH_MAX); /* the end, should memory run out */
+  batch_t *batch = next_batch(r);
   size_t used = 0;
   size_t after_stop = 0; /* bytes read since stop(): a writer that never pauses cannot hold the thread */
-  int alive = bytes != NULL;
+  int alive = batch != NULL;
   while (alive) {
-    ssize_t n = read(r->fd, bytes + used, BATCH_MAX - used);
+    int state = stop_state(r);
+    if (state == 2) break;
+    ssize_t n = read(r->fd, batch->bytes + used, BATCH_MAX - used);
     if (n > 0) {
       used += (size_t)n;
-      if (stop_requested(r) && (after_stop += (size_t)n) >= BATCH_MAX) break;
+      if (state == 1 && (after_stop += (size_t)n) >= BATCH_MAX) break;
       if (used < BATCH_MIN || (used < BATCH_MAX && busy(r))) continue;
-      wait_consumed(r);
-      alive = hand_over(r, bytes, used, 0);
-      bytes = next_bytes(r);
-      used = 0;
-      alive = alive && bytes != NULL;
+    } else if (n < 0 && errno == EINTR) {
       continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) {
-      if (stop_requested(r)) break; /* stopped: what the pty held is read */
+    } else if (n < 0 && errno == EAGAIN) {
+      if (state == 1) break; /* stopped: what the pty held is read */
       struct pollfd fds[2] = {{r->fd, POLLIN, 0}, {r->stop_pipe[0], POLLIN, 0}};
-      int ready = poll(fds, 2, used > 0 ? QUIET_MS : -1);
-      if (ready == 0 && used > 0) {
-        /* The pty is quiet: what is held goes over now (a prompt, the last line). */
-        wait_consumed(r);
-        alive = hand_over(r, bytes, used, 0);
-        bytes = next_bytes(r);
-        used = 0;
-        alive = alive && bytes != NULL;
-      }
-      continue;
+      /* The pty quiet for QUIET_MS with bytes held: they go over now (a prompt, the last line). */
+      if (poll(fds, 2, used > 0 ? QUIET_MS : -1) != 0 || used == 0) continue;
+    } else {
+      break; /* end of file, EIO (the terminal was closed on the other side) or another error */
     }
-    break; /* end of file, EIO (the terminal was closed on the other side) or another error */
-  }
-  if (bytes != NULL) {
     wait_consumed(r);
-    if (!hand_over(r, bytes, used, 1)) {
-      /* JavaScript is gone; nothing more to tell. */
-    }
+    alive = hand_over(r, batch, used, 0);
+    batch = alive ? next_batch(r) : NULL;
+    used = 0;
+    alive = alive && batch != NULL;
   }
-  napi_release_threadsafe_function(r->on_data, napi_tsfn_release);
+  if (batch == NULL) {
+    batch = end_only;
+    end_only = NULL;
+    used = 0;
+  }
+  free(end_only);
+  if (batch != NULL) {
+    wait_consumed(r);
+    hand_over(r, batch, used, 1);
+  }
+  pthread_mutex_lock(&r->mutex);
+  if (!r->js_gone) napi_release_threadsafe_function(r->on_data, napi_tsfn_release);
+  r->ended = 1;
+  close_descriptors(r);
+  pthread_mutex_unlock(&r->mutex);
   release(r);
   return NULL;
 }
 
-static void finalize_reader(napi_env env, void *data, void *hint) {
+static void finalize_stop(napi_env env, void *data, void *hint) {
   (void)env;
   (void)hint;
   release(data);
@@ -231,7 +273,11 @@ static void finalize_reader(napi_env env, void *data, void *hint) {
 static napi_value ack(napi_env env, napi_callback_info info) {
   void *data;
   napi_get_cb_info(env, info, NULL, NULL, NULL, &data);
-  consumed(data);
+  reader_t *r = data;
+  pthread_mutex_lock(&r->mutex);
+  if (r->waiting > 0) r->waiting--;
+  pthread_cond_signal(&r->consumed);
+  pthread_mutex_unlock(&r->mutex);
   return NULL;
 }
 
@@ -240,14 +286,8 @@ static napi_value stop(napi_env env, napi_callback_info info) {
   napi_get_cb_info(env, info, NULL, NULL, NULL, &data);
   reader_t *r = data;
   pthread_mutex_lock(&r->mutex);
-  int first = !r->stopping;
-  r->stopping = 1;
+  request_stop(r);
   pthread_mutex_unlock(&r->mutex);
-  if (first) {
-    char one = 1;
-    ssize_t ignored = write(r->stop_pipe[1], &one, 1);
-    (void)ignored;
-  }
   return NULL;
 }
 
@@ -266,6 +306,7 @@ static napi_value start(napi_env env, napi_callback_info info) {
   if (napi_typeof(env, argv[1], &kind) != napi_ok || kind != napi_function) return throw_error(env, "start(fd, onData): onData must be a function");
   reader_t *r = calloc(1, sizeof *r);
   if (r == NULL) return throw_error(env, "out of memory");
+  r->stop_pipe[0] = r->stop_pipe[1] = -1;
   r->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
   if (r->fd < 0) {
     free(r);
@@ -282,7 +323,6 @@ static napi_value start(napi_env env, napi_callback_info info) {
   fcntl(r->fd, F_SETFL, fcntl(r->fd, F_GETFL) | O_NONBLOCK);
   pthread_mutex_init(&r->mutex, NULL);
   pthread_cond_init(&r->consumed, NULL);
-  r->owners = 2;
   napi_value name, handle, stop_fn, view;
   void *view_data;
   if (napi_create_buffer(env, BATCH_MAX, &view_data, &view) != napi_ok || napi_create_reference(env, view, 1, &r->view_buffer) != napi_ok) {
@@ -290,24 +330,30 @@ static napi_value start(napi_env env, napi_callback_info info) {
     return throw_error(env, "could not allocate the reader's buffer");
   }
   napi_create_string_utf8(env, "lathe-pty-reader", NAPI_AUTO_LENGTH, &name);
-  if (napi_create_threadsafe_function(env, argv[1], NULL, name, 0, 1, NULL, NULL, NULL, call_js, &r->on_data) != napi_ok) {
+  if (napi_create_threadsafe_function(env, argv[1], NULL, name, 0, 1, r, finalize_on_data, NULL, call_js, &r->on_data) != napi_ok) {
     napi_delete_reference(env, r->view_buffer);
     reader_free(r);
     return throw_error(env, "could not create the callback");
   }
+  r->owners = 4; /* the thread, the stop and ack functions, the threadsafe function */
+  napi_value ack_fn;
   napi_create_object(env, &handle);
   napi_create_function(env, "stop", NAPI_AUTO_LENGTH, stop, r, &stop_fn);
   napi_set_named_property(env, handle, "stop", stop_fn);
-  napi_value ack_fn;
   napi_create_function(env, "ack", NAPI_AUTO_LENGTH, ack, r, &ack_fn);
   napi_set_named_property(env, handle, "ack", ack_fn);
-  /* The reader's memory lives until both the thread has ended and the handle is collected. */
-  napi_add_finalizer(env, handle, r, finalize_reader, NULL, NULL);
+  /* stop() and ack() reach the reader: each one's share goes when it is collected. */
+  napi_add_finalizer(env, stop_fn, r, finalize_stop, NULL, NULL);
+  napi_add_finalizer(env, ack_fn, r, finalize_stop, NULL, NULL);
   pthread_t thread;
   if (pthread_create(&thread, NULL, read_loop, r) != 0) {
-    napi_release_threadsafe_function(r->on_data, napi_tsfn_abort);
+    pthread_mutex_lock(&r->mutex);
+    r->ended = 1;
+    close_descriptors(r);
+    pthread_mutex_unlock(&r->mutex);
     napi_delete_reference(env, r->view_buffer);
-    release(r); /* the thread's share; the handle's goes with the handle */
+    napi_release_threadsafe_function(r->on_data, napi_tsfn_abort); /* its finalizer releases its share */
+    release(r); /* the thread's share */
     return throw_error(env, "could not start the reading thread");
   }
   pthread_detach(thread);
