@@ -3,7 +3,7 @@
 // same bytes as node-pty's own events; node-pty's socket kept off the terminal; finish() ends even
 // while a background process keeps writing; wrong arguments refused with a clear error.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { closeSync, constants, openSync, readdirSync, writeSync } from "node:fs";
+import { closeSync, constants, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
 import path from "node:path";
 import * as pty from "node-pty";
 import { afterAll, expect, it } from "vitest";
@@ -17,6 +17,17 @@ afterAll(() => scratch.cleanup());
 
 const native = loadNativeReader();
 const needsReader = process.platform !== "linux" ? `needs Linux (this is ${process.platform})` : native.module ? null : `the native reader is missing: ${native.problem}`;
+
+/** This process's native reader threads still running. */
+function readerThreads(): number {
+  return readdirSync("/proc/self/task").filter((task) => {
+    try {
+      return readFileSync(`/proc/self/task/${task}/comm`, "utf8").trim() === "lathe-pty-read";
+    } catch {
+      return false; // ended meanwhile
+    }
+  }).length;
+}
 
 /** Runs `command` in a terminal, read by `readTerminal` (or node-pty's events when LATHE_PTY_READER=node). */
 async function readCommand(
@@ -151,6 +162,8 @@ describeWhen(needsReader, "the native terminal reader", () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(bytes).toBe(after);
       expect(after).toBeGreaterThanOrEqual(before);
+      // and its thread has ended (it names itself)
+      await expect.poll(readerThreads).toBe(0);
     } finally {
       try {
         process.kill(-term.pid, "SIGKILL");
@@ -172,11 +185,13 @@ describeWhen(needsReader, "the native terminal reader", () => {
     // The handle stays reachable: the collector cannot be what closes the descriptors.
     const handle = native.module!.start(fd, (_chunk, last) => (last ? ended() : setImmediate(() => handle.ack())));
     expect(open()).toBe(before + 3); // the duplicate and the stop pipe
+    await expect.poll(readerThreads).toBe(1);
     writeSync(keeper, "x");
     closeSync(keeper);
     await end;
     await new Promise((resolve) => setTimeout(resolve, 20)); // the thread closes them as it ends
     expect(open()).toBe(before - 1); // only `keeper` less
+    expect(readerThreads()).toBe(0);
     handle.stop(); // after the end: nothing to do, no descriptor touched
     handle.stop();
     closeSync(fd);

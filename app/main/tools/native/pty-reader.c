@@ -32,6 +32,9 @@
  * - If the environment is torn down first (a worker's exit, the process's), the thread stops
  *   reading, drops what it holds and ends without calling into Node again; onData is not called.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pthread_setname_np */
+#endif
 #include <node_api.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -216,6 +219,12 @@ static int stop_state(reader_t *r) {
 
 static void *read_loop(void *arg) {
   reader_t *r = arg;
+  /* A name for ps, gdb and the tests (/proc/self/task/<id>/comm). */
+#if defined(__linux__)
+  pthread_setname_np(pthread_self(), "lathe-pty-read");
+#elif defined(__APPLE__)
+  pthread_setname_np("lathe-pty-read");
+#endif
   batch_t *end_only = malloc(sizeof(batch_t) - BATCH_MAX); /* the end, should memory run out */
   batch_t *batch = next_batch(r);
   size_t used = 0;
