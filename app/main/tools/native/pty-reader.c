@@ -39,6 +39,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,7 +226,7 @@ static void *read_loop(void *arg) {
 #elif defined(__APPLE__)
   pthread_setname_np("lathe-pty-read");
 #endif
-  batch_t *end_only = malloc(sizeof(batch_t) - BATCH_MAX); /* the end, should memory run out */
+  batch_t *end_only = malloc(offsetof(batch_t, bytes)); /* the end (no bytes), should memory run out */
   batch_t *batch = next_batch(r);
   size_t used = 0;
   size_t after_stop = 0; /* bytes read since stop(): a writer that never pauses cannot hold the thread */
