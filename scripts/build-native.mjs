@@ -4,13 +4,20 @@
 // copies it beside the bundles. Node-API: one binary serves Node.js and Electron.
 // Without a C compiler (or on Windows, where terminals have no file descriptor) it prints why and
 // exits 0: the bash tool then reads terminals through node-pty, as before, only slower.
+// With --if-stale (scripts/build.mjs, scripts/run-bench.mjs) it builds only when the binary is
+// missing or older than its sources: after a pull that changed the C file, a build or a bench does
+// not ship or measure the old binary.
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const directory = path.join(root, "app/main/tools/native");
+
+const binary = path.join(directory, "build/Release/pty_reader.node");
+const sources = ["pty-reader.c", "binding.gyp"].map((file) => path.join(directory, file));
+if (process.argv.includes("--if-stale") && existsSync(binary) && sources.every((file) => statSync(file).mtimeMs <= statSync(binary).mtimeMs)) process.exit(0);
 
 if (process.platform === "win32") {
   console.log("build-native: skipped on Windows (the bash tool reads terminals through node-pty there)");

@@ -21,6 +21,7 @@
 import "./check-node.mjs";
 import { build as esbuild } from "esbuild";
 import { build as viteBuild } from "vite";
+import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { isAbsolute } from "node:path";
@@ -131,6 +132,7 @@ for (const dir of [`${out}/main/wasm`, `${out}/host/wasm`]) {
 // The terminal reader (scripts/build-native.mjs builds it at install) goes beside each bundle
 // that runs the bash tool; without it the tool reads terminals through node-pty (slower).
 const ptyReader = `${root}app/main/tools/native/build/Release/pty_reader.node`;
+spawnSync(process.execPath, [`${root}scripts/build-native.mjs`, "--if-stale"], { stdio: "inherit" });
 if (existsSync(ptyReader)) {
   for (const dir of [`${out}/main/native`, `${out}/host/native`]) {
     const target = isAbsolute(dir) ? dir : `${root}${dir}`;

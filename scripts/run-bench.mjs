@@ -38,6 +38,7 @@ await build({
 });
 // The terminal reader's binary, beside the bundle as in the app (app/main/tools/pty-reader.ts).
 const ptyReader = `${root}app/main/tools/native/build/Release/pty_reader.node`;
+spawnSync(process.execPath, [`${root}scripts/build-native.mjs`, "--if-stale"], { stdio: "inherit" });
 if (existsSync(ptyReader)) {
   mkdirSync(`${root}out/bench/native`, { recursive: true });
   copyFileSync(ptyReader, `${root}out/bench/native/pty_reader.node`);

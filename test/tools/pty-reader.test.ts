@@ -3,7 +3,7 @@
 // same bytes as node-pty's own events; node-pty's socket kept off the terminal; finish() ends even
 // while a background process keeps writing; wrong arguments refused with a clear error.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { closeSync, constants, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, constants, openSync, readdirSync, readFileSync, statSync, writeSync } from "node:fs";
 import path from "node:path";
 import * as pty from "node-pty";
 import { afterAll, expect, it } from "vitest";
@@ -297,6 +297,17 @@ describeWhen(needsReader, "the native terminal reader", () => {
     expect(child.signal, child.stderr).toBeNull();
     expect(child.status, child.stderr).toBe(0);
     expect(JSON.parse(child.stdout)).toEqual({ got: 1000, endA: true, endB: true });
+  });
+
+  it("the binary is built from the current source, and a build leaves a current one alone", () => {
+    // After a pull that changed the C file, `npm run build` (and bench) rebuild it: scripts/build-native.mjs --if-stale.
+    const binary = nativeReaderPath();
+    const sources = ["pty-reader.c", "binding.gyp"].map((file) => path.join(path.dirname(binary), "../..", file));
+    for (const file of sources) expect(statSync(file).mtimeMs, `${file} is newer than ${binary}: run node scripts/build-native.mjs`).toBeLessThanOrEqual(statSync(binary).mtimeMs);
+    const before = statSync(binary).mtimeMs;
+    const run = spawnSync(process.execPath, [path.join(import.meta.dirname, "../../scripts/build-native.mjs"), "--if-stale"], { encoding: "utf8", timeout: 60_000 });
+    expect(run.status).toBe(0);
+    expect(statSync(binary).mtimeMs).toBe(before);
   });
 
   it("refuses wrong arguments with a clear error", () => {
