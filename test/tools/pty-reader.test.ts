@@ -2,8 +2,8 @@
 // built and loaded on Linux; every byte once and in order, from a pipe and from a terminal; the
 // same bytes as node-pty's own events; node-pty's socket kept off the terminal; finish() ends even
 // while a background process keeps writing; wrong arguments refused with a clear error.
-import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { closeSync, constants, openSync, readdirSync, readFileSync, statSync, writeSync } from "node:fs";
+import { execFileSync, spawn, spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { closeSync, constants, existsSync, openSync, readdirSync, readFileSync, statSync, writeSync } from "node:fs";
 import path from "node:path";
 import * as pty from "node-pty";
 import { afterAll, expect, it } from "vitest";
@@ -257,13 +257,14 @@ describeWhen(needsReader, "the native terminal reader", () => {
     expect(calls).toBeGreaterThan(0);
   });
 
-  it("a handle collected before the end, stop() kept past it, a worker torn down while its reader runs: no freed memory touched", () => {
-    // In a process of its own, with freed memory filled with 0xa5 (glibc's MALLOC_PERTURB_), so a
-    // use after free crashes it: before the fix the end after a collected handle read the freed
-    // reader (SIGSEGV), and a worker's reader called Node's freed threadsafe function (SIGABRT).
+  /**
+   * A collected handle before the end, stop() kept past its handle, a worker torn down while its
+   * reader waits, in a process of its own with `binary`: prints what was read when nothing broke.
+   */
+  function lifetimeScenes(binary: string, env: NodeJS.ProcessEnv): SpawnSyncReturns<string> {
     const script = `
       const fs = require("fs"), path = require("path"), { execFileSync } = require("child_process"), { Worker } = require("worker_threads");
-      const binary = ${JSON.stringify(nativeReaderPath())}, dir = ${JSON.stringify(scratch.dir)};
+      const binary = ${JSON.stringify(binary)}, dir = ${JSON.stringify(scratch.dir)};
       const reader = require(binary);
       let n = 0;
       const fifo = () => { const p = path.join(dir, "child-" + process.pid + "-" + n++); execFileSync("mkfifo", [p]);
@@ -293,8 +294,33 @@ describeWhen(needsReader, "the native terminal reader", () => {
         fs.closeSync(c.wr); await tick(100);
         console.log(JSON.stringify({ got, endA, endB }));
       })();`;
-    const child = spawnSync(process.execPath, ["--expose-gc", "-e", script], { encoding: "utf8", timeout: 30_000, env: { ...process.env, MALLOC_PERTURB_: "165" } });
+    return spawnSync(process.execPath, ["--expose-gc", "-e", script], { encoding: "utf8", timeout: 60_000, env: { ...process.env, ...env } });
+  }
+
+  it("a handle collected before the end, stop() kept past it, a worker torn down while its reader runs: no freed memory touched", () => {
+    // Freed memory filled with 0xa5 (glibc's MALLOC_PERTURB_), so a use after free crashes: before
+    // the fix the end after a collected handle read the freed reader (SIGSEGV), and a worker's
+    // reader called Node's freed threadsafe function (SIGABRT).
+    const child = lifetimeScenes(nativeReaderPath(), { MALLOC_PERTURB_: "165" });
     expect(child.signal, child.stderr).toBeNull();
+    expect(child.status, child.stderr).toBe(0);
+    expect(JSON.parse(child.stdout)).toEqual({ got: 1000, endA: true, endB: true });
+  });
+
+  it("the same scenes with the reader built with AddressSanitizer and UBSan (where gcc has them)", ({ skip }) => {
+    // ASan also sees what MALLOC_PERTURB_ cannot: stop() on a freed reader (a lock and a write to a
+    // descriptor number that may belong to another file by then).
+    const include = path.join(path.dirname(process.execPath), "..", "include", "node");
+    const lib = (name: string) => spawnSync("gcc", [`-print-file-name=${name}`], { encoding: "utf8" }).stdout?.trim() ?? "";
+    const [asan, ubsan] = [lib("libasan.so"), lib("libubsan.so")];
+    if (!existsSync(path.join(include, "node_api.h")) || !path.isAbsolute(asan) || !path.isAbsolute(ubsan)) return skip("needs gcc with libasan and libubsan, and Node's headers");
+    const binary = path.join(scratch.dir, "pty_reader_asan.node");
+    const source = path.join(path.dirname(nativeReaderPath()), "../..", "pty-reader.c");
+    const flags = ["-shared", "-fPIC", "-g", "-O1", "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"];
+    const built = spawnSync("gcc", [...flags, `-I${include}`, source, "-o", binary], { encoding: "utf8" });
+    expect(built.status, built.stderr).toBe(0);
+    const child = lifetimeScenes(binary, { LD_PRELOAD: `${asan}:${ubsan}`, ASAN_OPTIONS: "detect_leaks=0" });
+    expect(child.stderr).not.toMatch(/AddressSanitizer|runtime error/);
     expect(child.status, child.stderr).toBe(0);
     expect(JSON.parse(child.stdout)).toEqual({ got: 1000, endA: true, endB: true });
   });
