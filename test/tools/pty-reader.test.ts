@@ -1,7 +1,11 @@
 // The terminal reader (app/main/tools/pty-reader.ts and its native thread, native/pty-reader.c):
 // built and loaded on Linux; every byte once and in order, from a pipe and from a terminal; the
 // same bytes as node-pty's own events; node-pty's socket kept off the terminal; finish() ends even
-// while a background process keeps writing; wrong arguments refused with a clear error.
+// while a background process keeps writing, and past a throwing consumer; the thread and its
+// descriptors gone at the end (a background writer then finds the terminal closed); no freed
+// memory touched when the handle is collected first, stop() outlives it or a worker is torn down
+// (also under AddressSanitizer); a binary older than its source is reported; wrong arguments
+// refused with a clear error.
 import { execFileSync, spawn, spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { closeSync, constants, existsSync, openSync, readdirSync, readFileSync, statSync, writeSync } from "node:fs";
 import path from "node:path";

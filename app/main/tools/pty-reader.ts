@@ -7,7 +7,8 @@
 // its call only (the native reader's memory takes the next batch: copy what must be kept); node-pty's socket
 // never reads the terminal while the native reader does (it is stopped before the event loop turns,
 // so no byte can go to both). `finish()` (call it once the command has exited) resolves after the
-// last chunk: the native reader then takes what the pty holds at that moment and ends. Never throws:
+// last chunk (also when onChunk threw): the native reader then takes what the pty holds at that
+// moment and ends, and closes its copy of the descriptor. Never throws:
 // a reader that cannot start falls back to `onData`. Set LATHE_PTY_READER=node to force the fallback.
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
