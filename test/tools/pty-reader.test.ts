@@ -313,7 +313,8 @@ describeWhen(needsReader, "the native terminal reader", () => {
 
   it("the same scenes with the reader built with AddressSanitizer and UBSan (where gcc has them)", ({ skip }) => {
     // ASan also sees what MALLOC_PERTURB_ cannot: stop() on a freed reader (a lock and a write to a
-    // descriptor number that may belong to another file by then).
+    // descriptor number that may belong to another file by then). A sanitized Node is slow on a
+    // loaded machine (7 s idle, 43 s seen at load 13): its own timeout.
     const include = path.join(path.dirname(process.execPath), "..", "include", "node");
     const lib = (name: string) => spawnSync("gcc", [`-print-file-name=${name}`], { encoding: "utf8" }).stdout?.trim() ?? "";
     const [asan, ubsan] = [lib("libasan.so"), lib("libubsan.so")];
@@ -327,7 +328,7 @@ describeWhen(needsReader, "the native terminal reader", () => {
     expect(child.stderr).not.toMatch(/AddressSanitizer|runtime error/);
     expect(child.status, child.stderr).toBe(0);
     expect(JSON.parse(child.stdout)).toEqual({ got: 1000, endA: true, endB: true });
-  });
+  }, 120_000);
 
   it("the binary is built from the current source, and a build leaves a current one alone", () => {
     // After a pull that changed the C file, `npm run build` (and bench) rebuild it: scripts/build-native.mjs --if-stale.
