@@ -207,13 +207,7 @@ describeWhen(needsReader, "the native terminal reader", () => {
     for (const kind of ["default", "node"] as const) {
       const before = process.env.LATHE_PTY_READER;
       if (kind === "node") process.env.LATHE_PTY_READER = "node";
-      const term = pty.spawn("/bin/sh", ["-c", "(trap '' HUP; exec yes) & sleep 0.2"], {
-        cols: 80,
-        rows: 24,
-        cwd: scratch.dir,
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-        encoding: null,
-      });
+      const term = spawnShell("(trap '' HUP; exec yes) & sleep 0.2");
       let reader: TerminalReader;
       try {
         reader = readTerminal(term, () => undefined);
@@ -243,13 +237,7 @@ describeWhen(needsReader, "the native terminal reader", () => {
   });
 
   it("finish() resolves even when onChunk throws, at the end too", async () => {
-    const term = pty.spawn("/bin/sh", ["-c", "echo one; sleep 0.05; echo two"], {
-      cols: 80,
-      rows: 24,
-      cwd: scratch.dir,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-      encoding: null,
-    });
+    const term = spawnShell("echo one; sleep 0.05; echo two");
     let calls = 0;
     const reader = readTerminal(term, () => {
       calls++;
