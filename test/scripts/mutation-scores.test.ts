@@ -119,7 +119,7 @@ describe("defaultReports", () => {
     ]);
     // The targets are stryker.config.mjs's.
     const config = fs.readFileSync(path.join(import.meta.dirname, "../../stryker.config.mjs"), "utf8");
-    const configured = [...config.slice(config.indexOf("const TARGETS = {")).matchAll(/^ {2}"?([a-z-]+)"?: \{ mutate:/gm)].map((m) => m[1]);
+    const configured = [...config.slice(config.indexOf("const TARGETS = {")).matchAll(/^ {2}"?([a-z-]+)"?: \{\s+mutate:/gm)].map((m) => m[1]);
     expect([...TARGETS].sort()).toEqual(configured.sort());
   });
 });
