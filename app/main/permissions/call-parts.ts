@@ -8,7 +8,7 @@
 // throws, except when bash is judged before the shell parser was loaded.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { describeToolPaths } from "../tools/paths.ts";
+import { toolPathOf } from "../tools/paths.ts";
 import { commandName } from "./bash-rules.ts";
 import { CHANGES_FOLDER, EFFECT_FREE, evaluatesCode, isCodeRunningVariable } from "./command-knowledge.ts";
 import { sharedAllowFormOf, sharedDenyFormsOf } from "./command-forms.ts";
@@ -111,8 +111,9 @@ export function callSubjects(toolName: string, args: unknown, projectDir: string
     return bashSubjects(base, command, projectDir, platform);
   }
   const access = EDIT_TOOLS.has(toolName) ? "write" : "read";
-  for (const p of describeToolPaths(toolName, args, projectDir)) {
-    const facts = pathFacts(p.path, projectDir, platform);
+  const toolPath = toolPathOf(toolName, args, projectDir);
+  if (toolPath !== undefined) {
+    const facts = pathFacts(toolPath, projectDir, platform);
     const part: PathPart = { kind: "path", access, tool: toolName, facts, display: display(facts), viaRedirection: false };
     if (access === "write") part.protection = protectedPath(facts, platform, packageJsonChange(toolName, args, facts));
     base.parts.push(part);

@@ -1,8 +1,8 @@
 // The coding tools of one session: bash, read, write, edit, ls, find and grep, bound to the
 // session's project folder. `createCodingTools` returns them with the handle through which the
 // sessions service types into or interrupts a running bash call. Writes and edits of one file are
-// serialized process-wide (file-lock.ts). `describeToolPaths` (paths.ts) tells the permission
-// layer which paths a call touches and whether they are outside the project.
+// serialized process-wide (file-lock.ts). `toolPathOf` (paths.ts) tells the permission layer
+// which path a call touches.
 import type { AnyAgentTool } from "../loop/index.ts";
 import type { ComputePool } from "../workers/compute-pool.ts";
 import type { OutputRedactor } from "./bash-output.ts";

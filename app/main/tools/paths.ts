@@ -1,8 +1,8 @@
 // Path resolution for the coding tools: every path argument resolves against the session's project
-// folder, with `~` expanded. `describeToolPaths` is the pure-ish entry point the permission layer
-// calls before a tool runs, to learn which paths a call touches and whether each lies outside the
-// project (symlinks are followed through the nearest existing ancestor: realPathOf, the walk of
-// real-path.ts, which the permission judge uses too). Never throws.
+// folder, with `~` expanded. `toolPathOf` names the path a call touches (the permission judge
+// asks it before a tool runs, then walks the path itself); `describeToolPaths` adds whether it
+// lies outside the project (symlinks are followed through the nearest existing ancestor:
+// realPathOf, the walk of real-path.ts, which the permission judge uses too). Never throws.
 import { homedir } from "node:os";
 import path from "node:path";
 import { realPathOf } from "./real-path.ts";
@@ -64,10 +64,17 @@ const PATH_ARG_DEFAULTS: Record<string, string | undefined> = {
  * reports those before anything runs.
  */
 export function describeToolPaths(toolName: string, args: unknown, projectDir: string): ToolPath[] {
-  if (!(toolName in PATH_ARG_DEFAULTS)) return [];
+  const abs = toolPathOf(toolName, args, projectDir);
+  return abs === undefined ? [] : [{ path: abs, outsideProject: isOutsideProject(abs, projectDir) }];
+}
+
+/**
+ * The absolute path a call of `toolName` touches, without following symlinks (no file system
+ * access): for the permission judge, which walks the path once itself (path-facts.ts).
+ */
+export function toolPathOf(toolName: string, args: unknown, projectDir: string): string | undefined {
+  if (!(toolName in PATH_ARG_DEFAULTS)) return undefined;
   const raw = args !== null && typeof args === "object" ? (args as Record<string, unknown>).path : undefined;
   const input = typeof raw === "string" && raw.trim() !== "" ? raw : PATH_ARG_DEFAULTS[toolName];
-  if (input === undefined) return [];
-  const abs = resolveToolPath(input, projectDir);
-  return [{ path: abs, outsideProject: isOutsideProject(abs, projectDir) }];
+  return input === undefined ? undefined : resolveToolPath(input, projectDir);
 }
