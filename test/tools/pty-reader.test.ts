@@ -12,7 +12,7 @@ import path from "node:path";
 import * as pty from "node-pty";
 import { afterAll, expect, it } from "vitest";
 import { ptyCommandLine } from "../../app/main/tools/pty-command.ts";
-import { loadNativeReader, nativeReaderPath, readTerminal, type TerminalReader } from "../../app/main/tools/pty-reader.ts";
+import { loadNativeReader, nativeReaderPath, readTerminal, SLICE_BYTES, TURN_MS, type TerminalReader } from "../../app/main/tools/pty-reader.ts";
 import { describeWhen } from "../support/requirements.ts";
 import { tempDir } from "./helpers.ts";
 
@@ -114,28 +114,35 @@ describeWhen(needsReader, "the native terminal reader", () => {
     expect(Math.max(...viaNative.chunks)).toBeGreaterThan(4096);
   });
 
-  it("lets the event loop turn between batches, however fast the command writes", async () => {
+  it("lets the event loop turn between batches, and within one once its slices have taken TURN_MS", async () => {
     // Each chunk takes the main thread a while (as redaction of a large batch does); an immediate
-    // queued in one chunk's call must run before the next chunk comes. Node runs a threadsafe
-    // function's queued calls back to back, so a reader that handed over its next batch as soon as
-    // the last call returned kept the loop from turning for the whole output.
+    // queued in one chunk's call must run before more than TURN_MS of chunks have been handed
+    // over. Node runs a threadsafe function's queued calls back to back, so a reader that handed
+    // over its next batch as soon as the last call returned kept the loop from turning for the
+    // whole output; and a 256 KB batch given at once held it for 30 to 55 ms under the scanner.
     const term = spawnShell("head -c 20000000 /dev/zero");
-    let chunks = 0;
-    let overtaken = 0;
+    const sizes: number[] = [];
+    let calls = 0;
+    let mostCallsInOneTurn = 0;
     let immediatePending = false;
-    const reader = readTerminal(term, () => {
-      chunks++;
-      if (immediatePending) overtaken++;
+    const reader = readTerminal(term, (chunk) => {
+      sizes.push(chunk.length);
+      calls = immediatePending ? calls + 1 : 1;
+      mostCallsInOneTurn = Math.max(mostCallsInOneTurn, calls);
+      if (!immediatePending) setImmediate(() => (immediatePending = false));
       immediatePending = true;
-      setImmediate(() => (immediatePending = false));
       const until = performance.now() + 1;
       while (performance.now() < until);
     });
     expect(reader.kind).toBe("native");
     await new Promise<void>((resolve) => term.onExit(() => resolve()));
     await reader.finish();
-    expect(chunks).toBeGreaterThan(20);
-    expect(overtaken).toBe(0);
+    expect(sizes.length).toBeGreaterThan(20);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(SLICE_BYTES);
+    // Each call takes at least 1 ms: after TURN_MS of them the rest of the batch waits for a turn.
+    expect(mostCallsInOneTurn).toBeLessThanOrEqual(TURN_MS);
+    // Slow calls make large batches (the thread reads on while one waits): they were sliced.
+    expect(sizes.filter((n) => n === SLICE_BYTES).length).toBeGreaterThan(0);
   });
 
   it("a prompt's few bytes arrive without waiting for more", async () => {

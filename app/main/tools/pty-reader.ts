@@ -4,7 +4,8 @@
 // (bench:tools: the bash tool 24 % faster, its main thread's CPU a fifth). Elsewhere, or when the
 // binary is missing or fails to load, node-pty's own events (`onData`), as before.
 // Contract: chunks reach `onChunk` in order, on the main thread, each byte once, each valid during
-// its call only (the native reader's memory takes the next batch: copy what must be kept); node-pty's socket
+// its call only (the native reader's memory takes the next batch: copy what must be kept), at most
+// SLICE_BYTES each, and the event loop turns once a turn's chunks have taken TURN_MS; node-pty's socket
 // never reads the terminal while the native reader does (it is stopped before the event loop turns,
 // so no byte can go to both). `finish()` (call it once the command has exited) resolves after the
 // last chunk (also when onChunk threw): the native reader then takes what the pty holds at that
@@ -18,6 +19,11 @@ import type { IPty } from "node-pty";
 
 export const PTY_READER_BINARY = "pty_reader.node";
 
+/** The native reader's batches reach onChunk in slices of this size at most. */
+export const SLICE_BYTES = 64 * 1024;
+/** Slices of one batch are delivered in one turn of the event loop until it has taken this long. */
+export const TURN_MS = 4;
+
 interface NativeReaderHandle {
   stop(): void;
   /** The last batch is done: the next may come. */
@@ -25,7 +31,7 @@ interface NativeReaderHandle {
 }
 
 interface NativeReaderModule {
-  /** `chunk` is valid during the call only (its memory takes the next batch). */
+  /** `chunk` is valid until the handle's ack() (its memory then takes the next batch). */
   start(fd: number, onData: (chunk: Uint8Array | null, end: boolean) => void): NativeReaderHandle;
 }
 
@@ -103,24 +109,40 @@ function startNative(native: NativeReaderModule, fd: number, socket: NonNullable
   let resolveEnd!: () => void;
   const end = new Promise<void>((resolve) => (resolveEnd = resolve));
   let reader: NativeReaderHandle;
-  try {
-    reader = native.start(fd, (chunk, last) => {
-      // The next batch comes after a turn of the event loop (timers, I/O, other commands): asked
-      // for first, so that a throwing onChunk cannot stall the reader.
-      if (!last) setImmediate(() => reader.ack());
-      try {
-        if (chunk && chunk.length > 0) onChunk(chunk);
-      } finally {
-        // Even when onChunk throws: finish() must not wait for an end already past.
-        if (last) {
-          ended = true;
-          // node-pty reports the exit once its socket closes; the thread reads a copy of the
-          // descriptor, so closing node-pty's loses nothing.
-          socket.destroy();
-          resolveEnd();
+  /** The batch is delivered: the next comes after a turn of the event loop (timers, I/O, other commands). */
+  const done = (last: boolean) => {
+    if (!last) return void setImmediate(() => reader.ack());
+    ended = true;
+    // node-pty reports the exit once its socket closes; the thread reads a copy of the
+    // descriptor, so closing node-pty's loses nothing.
+    socket.destroy();
+    resolveEnd();
+  };
+  // A batch goes to onChunk in slices; once a call has taken TURN_MS, the rest waits for the next
+  // turn (the batch's memory is the reader's until ack()): a batch that is slow to process (the
+  // secret scanner on 256 KB of random bytes: 30 to 55 ms) no longer holds the loop all at once.
+  const deliver = (chunk: Uint8Array | null, last: boolean, from: number): void => {
+    const started = performance.now();
+    let later = false;
+    try {
+      while (chunk && from < chunk.length) {
+        const to = Math.min(chunk.length, from + SLICE_BYTES);
+        onChunk(from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to));
+        from = to;
+        if (from < chunk.length && performance.now() - started >= TURN_MS) {
+          later = true;
+          setImmediate(() => deliver(chunk, last, from));
+          return;
         }
       }
-    });
+    } finally {
+      // Also when onChunk throws (the batch's rest is dropped): finish() must not wait for an end
+      // already past, nor the reader for an ack.
+      if (!later) done(last);
+    }
+  };
+  try {
+    reader = native.start(fd, (chunk, last) => deliver(chunk, last, 0));
   } catch {
     return undefined;
   }

@@ -11,7 +11,7 @@
  * - start(fd, onData) reads from a duplicate of fd (the caller's fd is never closed or read here)
  *   and returns a handle with stop(). onData(chunk: Uint8Array | null, end: boolean) runs on the
  *   main thread, in order; the last call has end = true (chunk may be null), exactly once. A chunk
- *   is valid during its call only (its memory holds the next batch): copy what must be kept.
+ *   is valid until handle.ack() (its memory then takes the next batch): copy what must be kept.
  * - A batch is handed over once it holds BATCH_MIN bytes, or when the pty has been silent for
  *   QUIET_MS (a prompt shows at once), or at the end.
  * - At most one batch waits for JavaScript; while it waits, reading goes on into the next one up
@@ -117,8 +117,9 @@ static void request_stop(reader_t *r) {
 /*
  * Main thread (env NULL when the environment is going away: then only the memory is given back).
  * The batch is copied into the reader's one Buffer and shown to JavaScript as a Uint8Array over
- * its start, valid during the call only: no new memory per batch, so none waits for the collector
- * (fresh 256 KB Buffers per batch added 25 MB of peak RSS in bench:tools).
+ * its start, valid until ack() (only this function writes the Buffer, and the next batch waits
+ * for the ack): no new memory per batch, so none waits for the collector (fresh 256 KB Buffers
+ * per batch added 25 MB of peak RSS in bench:tools).
  */
 static void call_js(napi_env env, napi_value callback, void *context, void *data) {
   batch_t *batch = data;
