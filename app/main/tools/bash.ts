@@ -21,6 +21,7 @@ import { killFamilyOffThread, waitingForInput as checkWaitingForInput } from "./
 import { sessionFormed } from "./process-tree.ts";
 import { ptyCommandLine } from "./pty-command.ts";
 import { readTerminal } from "./pty-reader.ts";
+import { nextStartTurn } from "./spawn-turns.ts";
 import type { RunningCommands } from "./running-commands.ts";
 import type { CommandSandbox, SandboxLaunch } from "../sandbox/session-sandbox.ts";
 import { refusalNote } from "../sandbox/refusal.ts";
@@ -82,6 +83,8 @@ export function createBashTool(options: BashOptions): AgentTool<typeof bashParam
     description: options.sandbox ? `${DESCRIPTION} ${SANDBOX_NOTE}` : DESCRIPTION,
     parameters: bashParameters,
     async execute(toolCallId, params, signal, onUpdate) {
+      // Parallel calls start one per turn (the fork blocks the main thread: spawn-turns.ts).
+      await nextStartTurn();
       const cwd = resolveToolPath(".", options.projectDir);
       if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new Error(`Project folder ${cwd} does not exist.`);
       if (signal?.aborted) throw new Error("Command aborted before it started.");
