@@ -1,12 +1,13 @@
 // The judge walks a path tool's path once: through the platform it is given (path-facts.ts), not
 // also through the host's file system (tools/paths.ts asks whether the path is outside the
 // project; the judge has its own answer).
+import type * as Fs from "node:fs";
 import { vi, expect, it } from "vitest";
 
 const asked = vi.hoisted(() => ({ paths: [] as string[] }));
 vi.mock("node:fs", async (importOriginal) => {
-  const fs = await importOriginal<typeof import("node:fs")>();
-  const existsSync = (p: import("node:fs").PathLike) => {
+  const fs = await importOriginal<typeof Fs>();
+  const existsSync = (p: Fs.PathLike) => {
     asked.paths.push(String(p));
     return fs.existsSync(p);
   };

@@ -291,7 +291,17 @@ describeWhen(needsReader, "the native terminal reader", () => {
         await w.terminate();
         for (let i = 0; i < 5; i++) { fs.writeSync(c.wr, Buffer.alloc(2000, 65)); await tick(10); }
         fs.closeSync(c.wr); await tick(100);
-        console.log(JSON.stringify({ got, endA, endB }));
+        // 4. spawn (pty-spawn.c): refused arguments, a command that ends, and a worker torn down
+        // while its command runs (the thread that waits for it then has nobody to tell).
+        let refused = 0;
+        for (const args of [["/nope", ["x"], [], dir], ["/bin/true", ["x"], [], "/nope"], ["/bin/true", ["x\\0"], [], dir], ["/bin/true", "x", [], dir]]) {
+          try { reader.spawn(...args, 80, 24, () => {}); } catch { refused++; }
+        }
+        const exit = await new Promise((r) => { const t = reader.spawn("/bin/sh", ["sh", "-c", "exit 7"], [], dir, 80, 24, (code, signal) => { fs.closeSync(t.fd); r([code, signal]); }); });
+        const v = new Worker("const r = require(" + JSON.stringify(binary) + "); r.spawn('/bin/sleep', ['sleep', '0.3'], [], '/', 80, 24, () => {}); require('worker_threads').parentPort.postMessage(1);", { eval: true });
+        await new Promise((r) => v.once("message", r));
+        await v.terminate(); await tick(500);
+        console.log(JSON.stringify({ got, endA, endB, refused, exit }));
       })();`;
     return spawnSync(process.execPath, ["--expose-gc", "-e", script], { encoding: "utf8", timeout: 60_000, env: { ...process.env, ...env } });
   }
@@ -303,7 +313,7 @@ describeWhen(needsReader, "the native terminal reader", () => {
     const child = lifetimeScenes(nativeReaderPath(), { MALLOC_PERTURB_: "165" });
     expect(child.signal, child.stderr).toBeNull();
     expect(child.status, child.stderr).toBe(0);
-    expect(JSON.parse(child.stdout)).toEqual({ got: 1000, endA: true, endB: true });
+    expect(JSON.parse(child.stdout)).toEqual({ got: 1000, endA: true, endB: true, refused: 4, exit: [7, 0] });
   });
 
   it("the same scenes with the reader built with AddressSanitizer and UBSan (where gcc has them)", ({ skip }) => {
@@ -315,20 +325,20 @@ describeWhen(needsReader, "the native terminal reader", () => {
     const [asan, ubsan] = [lib("libasan.so"), lib("libubsan.so")];
     if (!existsSync(path.join(include, "node_api.h")) || !path.isAbsolute(asan) || !path.isAbsolute(ubsan)) return skip("needs gcc with libasan and libubsan, and Node's headers");
     const binary = path.join(scratch.dir, "pty_reader_asan.node");
-    const source = path.join(path.dirname(nativeReaderPath()), "../..", "pty-reader.c");
+    const sources = ["pty-reader.c", "pty-spawn.c"].map((file) => path.join(path.dirname(nativeReaderPath()), "../..", file));
     const flags = ["-shared", "-fPIC", "-g", "-O1", "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"];
-    const built = spawnSync("gcc", [...flags, `-I${include}`, source, "-o", binary], { encoding: "utf8" });
+    const built = spawnSync("gcc", [...flags, `-I${include}`, ...sources, "-o", binary], { encoding: "utf8" });
     expect(built.status, built.stderr).toBe(0);
     const child = lifetimeScenes(binary, { LD_PRELOAD: `${asan}:${ubsan}`, ASAN_OPTIONS: "detect_leaks=0" });
     expect(child.stderr).not.toMatch(/AddressSanitizer|runtime error/);
     expect(child.status, child.stderr).toBe(0);
-    expect(JSON.parse(child.stdout)).toEqual({ got: 1000, endA: true, endB: true });
+    expect(JSON.parse(child.stdout)).toEqual({ got: 1000, endA: true, endB: true, refused: 4, exit: [7, 0] });
   }, 120_000);
 
   it("the binary is built from the current source, and a build leaves a current one alone", () => {
     // After a pull that changed the C file, `npm run build` (and bench) rebuild it: scripts/build-native.mjs --if-stale.
     const binary = nativeReaderPath();
-    const sources = ["pty-reader.c", "binding.gyp"].map((file) => path.join(path.dirname(binary), "../..", file));
+    const sources = ["pty-reader.c", "pty-spawn.c", "binding.gyp"].map((file) => path.join(path.dirname(binary), "../..", file));
     for (const file of sources) expect(statSync(file).mtimeMs, `${file} is newer than ${binary}: run node scripts/build-native.mjs`).toBeLessThanOrEqual(statSync(binary).mtimeMs);
     const before = statSync(binary).mtimeMs;
     const run = spawnSync(process.execPath, [path.join(import.meta.dirname, "../../scripts/build-native.mjs"), "--if-stale"], { encoding: "utf8", timeout: 60_000 });

@@ -1,18 +1,20 @@
-// Process starts, one per turn of the event loop (app/main/tools/spawn-turns.ts): fork() blocks
-// the main thread, so parallel bash calls must not all fork in one turn.
+// Process starts, one per turn of the event loop (app/main/tools/spawn-turns.ts): starting a
+// terminal blocks the main thread (node-pty forks the process), so parallel bash calls must not
+// all start in one turn.
 import { afterAll, expect, it, vi } from "vitest";
+import type * as PtySpawn from "../../app/main/tools/pty-spawn.ts";
 import { needsLinux, itWhen } from "../support/requirements.ts";
 import { tempDir } from "./helpers.ts";
 
 /** A counter of event-loop turns: increased by a chain of immediates while `counting`. */
 const turns = vi.hoisted(() => ({ now: 0, spawnedAt: [] as number[] }));
-vi.mock("node-pty", async (importOriginal) => {
-  const real = await importOriginal<typeof import("node-pty")>();
+vi.mock("../../app/main/tools/pty-spawn.ts", async (importOriginal) => {
+  const real = await importOriginal<typeof PtySpawn>();
   return {
     ...real,
-    spawn: (...args: Parameters<typeof real.spawn>) => {
+    spawnTerminal: (...args: Parameters<typeof real.spawnTerminal>) => {
       turns.spawnedAt.push(turns.now);
-      return real.spawn(...args);
+      return real.spawnTerminal(...args);
     },
   };
 });
@@ -45,7 +47,7 @@ it("each call resolves in a later turn than the one before, also when all are ma
   for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThan(seen[i - 1]!);
 });
 
-itWhen(needsLinux(), "four parallel bash calls fork their terminals in four different turns", async () => {
+itWhen(needsLinux(), "four parallel bash calls start their terminals in four different turns", async () => {
   const bash = createBashTool({ projectDir: project.dir, outputDir: outputs.dir });
   turns.spawnedAt.length = 0;
   const counter = countTurns();

@@ -13,7 +13,6 @@ import { existsSync, mkdtempSync, readlinkSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Type } from "@sinclair/typebox";
-import * as pty from "node-pty";
 import type { AgentTool } from "../loop/index.ts";
 import { OutputCollector, type OutputRedactor } from "./bash-output.ts";
 import { resolveToolPath } from "./paths.ts";
@@ -21,6 +20,7 @@ import { killFamilyOffThread, waitingForInput as checkWaitingForInput } from "./
 import { sessionFormed } from "./process-tree.ts";
 import { ptyCommandLine } from "./pty-command.ts";
 import { readTerminal } from "./pty-reader.ts";
+import { spawnTerminal, type Terminal } from "./pty-spawn.ts";
 import { nextStartTurn } from "./spawn-turns.ts";
 import type { RunningCommands } from "./running-commands.ts";
 import type { CommandSandbox, SandboxLaunch } from "../sandbox/session-sandbox.ts";
@@ -133,22 +133,14 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
   const started = Date.now();
   const { launch } = req;
   const [file, ...args] = launch ? [launch.file, ...launch.args] : ptyCommandLine(req.shell, req.command);
-  let term: pty.IPty;
+  let term: Terminal;
   try {
-    term = pty.spawn(file!, args, {
-      name: "xterm-256color",
-      cols: 120,
-      rows: 30,
-      cwd: req.cwd,
-      env: launch?.env ?? req.env,
-      // Bytes, not strings: OutputCollector decodes a batch of chunks at once (pty-batch.ts).
-      encoding: null,
-    });
+    term = spawnTerminal(file!, args, { cols: 120, rows: 30, cwd: req.cwd, env: launch?.env ?? req.env });
   } catch (err) {
     throw new Error(`Could not start ${file}: ${(err as Error).message}`, { cause: err });
   }
   const pid = term.pid;
-  const ptsPath = (term as unknown as { ptsName?: string }).ptsName ?? safeReadlink(`/proc/${pid}/fd/0`);
+  const ptsPath = (term as { ptsName?: string }).ptsName ?? safeReadlink(`/proc/${pid}/fd/0`);
   const collector = new OutputCollector(req.spillPath, undefined, req.redactor);
 
   let lastDataAt = Date.now();

@@ -33,6 +33,23 @@ interface NativeReaderHandle {
 interface NativeReaderModule {
   /** `chunk` is valid until the handle's ack() (its memory then takes the next batch). */
   start(fd: number, onData: (chunk: Uint8Array | null, end: boolean) => void): NativeReaderHandle;
+  /** native/pty-spawn.c (Linux with glibc 2.29 or later): a command in a new terminal, without fork(). */
+  spawn?(
+    file: string,
+    args: string[],
+    env: string[],
+    cwd: string,
+    cols: number,
+    rows: number,
+    onExit: (exitCode: number, signal: number) => void,
+  ): { pid: number; fd: number; ptsName: string };
+}
+
+/** A terminal whose master side is ours to read and close (pty-spawn.ts's SpawnedTerminal). */
+interface OwnedTerminal {
+  readonly pid: number;
+  readonly fd: number | undefined;
+  closeMaster(): void;
 }
 
 export interface TerminalReader {
@@ -76,12 +93,15 @@ interface PtyInternals {
 }
 
 /** Reads `term` (just spawned: before the event loop has turned) into `onChunk`. */
-export function readTerminal(term: IPty, onChunk: (chunk: Uint8Array) => void): TerminalReader {
+export function readTerminal(term: IPty | OwnedTerminal, onChunk: (chunk: Uint8Array) => void): TerminalReader {
+  if ("closeMaster" in term) return readOwned(term, onChunk);
   const native = process.env.LATHE_PTY_READER === "node" ? undefined : loadNativeReader().module;
   const { _fd: fd, _socket: socket } = term as unknown as PtyInternals;
   const handle = socket?._handle;
   if (native && typeof fd === "number" && socket && typeof handle?.readStop === "function") {
-    const reader = startNative(native, fd, socket, onChunk);
+    // node-pty reports the exit once its socket closes; the thread reads a copy of the
+    // descriptor, so closing node-pty's loses nothing.
+    const reader = startNative(native, fd, () => socket.destroy(), onChunk);
     if (reader) {
       // node-pty's socket starts reading on the next tick (its 'data' listener resumes it, and
       // Readable calls _read to ask for bytes): with _read replaced it never does. Should a Node
@@ -103,8 +123,26 @@ export function readTerminal(term: IPty, onChunk: (chunk: Uint8Array) => void): 
   };
 }
 
+/**
+ * A terminal of pty-spawn.ts: only the native reader can read it (its master side is a bare
+ * descriptor), and it closes the master side once it has read the end. Throws, with the command
+ * killed, when the reader cannot start.
+ */
+function readOwned(term: OwnedTerminal, onChunk: (chunk: Uint8Array) => void): TerminalReader {
+  const native = loadNativeReader().module;
+  const reader = native && term.fd !== undefined ? startNative(native, term.fd, () => term.closeMaster(), onChunk) : undefined;
+  if (reader) return reader;
+  term.closeMaster();
+  try {
+    process.kill(-term.pid, "SIGKILL"); // its process group (it leads a session of its own)
+  } catch {
+    // Gone already.
+  }
+  throw new Error("Could not read the command's terminal (no thread or descriptor left); the command was stopped.");
+}
+
 /** The native reader on `fd`, or undefined when it cannot start (no thread, no descriptor left). */
-function startNative(native: NativeReaderModule, fd: number, socket: NonNullable<PtyInternals["_socket"]>, onChunk: (chunk: Uint8Array) => void): TerminalReader | undefined {
+function startNative(native: NativeReaderModule, fd: number, atEnd: () => void, onChunk: (chunk: Uint8Array) => void): TerminalReader | undefined {
   let ended = false;
   let resolveEnd!: () => void;
   const end = new Promise<void>((resolve) => (resolveEnd = resolve));
@@ -113,9 +151,7 @@ function startNative(native: NativeReaderModule, fd: number, socket: NonNullable
   const done = (last: boolean) => {
     if (!last) return void setImmediate(() => reader.ack());
     ended = true;
-    // node-pty reports the exit once its socket closes; the thread reads a copy of the
-    // descriptor, so closing node-pty's loses nothing.
-    socket.destroy();
+    atEnd();
     resolveEnd();
   };
   // A batch goes to onChunk in slices; once a call has taken TURN_MS, the rest waits for the next

@@ -371,9 +371,13 @@ static napi_value start(napi_env env, napi_callback_info info) {
   return handle;
 }
 
+/* pty-spawn.c: spawn(), where the system has what it needs. */
+void register_spawn(napi_env env, napi_value exports);
+
 NAPI_MODULE_INIT() {
   napi_value fn;
   napi_create_function(env, "start", NAPI_AUTO_LENGTH, start, NULL, &fn);
   napi_set_named_property(env, exports, "start", fn);
+  register_spawn(env, exports);
   return exports;
 }

@@ -1,0 +1,153 @@
+// Terminals started without fork() (app/main/tools/pty-spawn.ts, native/pty-spawn.c): the command
+// leads a session whose controlling terminal is the new pty, sized, with node-pty's modes, PWD
+// and TERM, and no signal ignored; its exit code or signal is reported once, also to a listener
+// added after the end; input reaches it; the master side is closed once the reader has read the
+// end; a missing program or folder is a clear error; a program named without a path, or
+// LATHE_PTY_SPAWN=node, goes through node-pty; and starting one copies nothing of Lathe's memory
+// (after a fork, every page Lathe writes faults once: copy-on-write).
+import { fstatSync } from "node:fs";
+import { afterAll, expect, it } from "vitest";
+import { loadNativeReader, readTerminal } from "../../app/main/tools/pty-reader.ts";
+import { spawnTerminal, SpawnedTerminal, type Terminal, type TerminalExit } from "../../app/main/tools/pty-spawn.ts";
+import { describeWhen } from "../support/requirements.ts";
+import { tempDir } from "./helpers.ts";
+
+const scratch = tempDir("lathe-pty-spawn-");
+afterAll(() => scratch.cleanup());
+
+const native = loadNativeReader().module;
+const needsSpawn =
+  process.platform !== "linux" ? `needs Linux (this is ${process.platform})` : native?.spawn ? null : "the native module has no spawn (not built, or glibc older than 2.29)";
+const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8" };
+
+/** Runs `script` with bash in a new terminal; its output (read as the bash tool reads it) and exit. */
+async function run(script: string, input?: string): Promise<{ term: Terminal; output: string; exit: TerminalExit }> {
+  const term = spawnTerminal("/bin/bash", ["--norc", "--noprofile", "-c", script], { cols: 91, rows: 37, cwd: scratch.dir, env });
+  const parts: Buffer[] = [];
+  const reader = readTerminal(term, (chunk) => parts.push(Buffer.from(chunk)));
+  if (input !== undefined) term.write(input);
+  const exit = await new Promise<TerminalExit>((resolve) => term.onExit(resolve));
+  await reader.finish();
+  return { term, output: Buffer.concat(parts).toString("utf8").replace(/\r\n/g, "\n"), exit };
+}
+
+describeWhen(needsSpawn, "terminals started without fork()", () => {
+  it("the command leads a session whose controlling terminal is the new pty, as node-pty's do", async () => {
+    const { term, output, exit } = await run(
+      'tty; ps -o sid= -o pgid= -o tpgid= -p $$; stty size; stty -a | grep -o "\\-\\?iutf8\\|\\-\\?icanon\\|\\-\\?echo \\|\\-\\?isig"; echo "$PWD|$TERM"; trap -p; exit 3',
+    );
+    expect(term).toBeInstanceOf(SpawnedTerminal);
+    const [tty, ids, size, ...rest] = output.trim().split("\n");
+    expect(tty).toBe((term as SpawnedTerminal).ptsName);
+    // Its session, its process group and the terminal's foreground group are all its pid.
+    expect(ids!.trim().split(/\s+/).map(Number)).toEqual([term.pid, term.pid, term.pid]);
+    expect(size).toBe("37 91");
+    expect(
+      rest
+        .slice(0, 4)
+        .map((s) => s.trim())
+        .sort(),
+    ).toEqual(["echo", "icanon", "isig", "iutf8"]);
+    // No signal ignored (Node ignores SIGPIPE: `trap -p` would list it), PWD and TERM as node-pty sets them.
+    expect(rest.slice(4)).toEqual([`${scratch.dir}|xterm-256color`]);
+    expect(exit).toEqual({ exitCode: 3, signal: 0 });
+  });
+
+  it("reports a signal, once, also to a listener added after the end", async () => {
+    const { term, exit } = await run("kill -TERM $$");
+    expect(exit).toEqual({ exitCode: 0, signal: 15 });
+    const late = await new Promise<TerminalExit>((resolve) => term.onExit(resolve));
+    expect(late).toEqual(exit);
+  });
+
+  it("takes input, and closes the master side once the reader has read the end", async () => {
+    const { term, output } = await run('read -r line; echo "got:$line"', "hello é\n");
+    expect(output).toContain("got:hello é");
+    expect(term).toBeInstanceOf(SpawnedTerminal);
+    expect((term as SpawnedTerminal).fd).toBeUndefined();
+  });
+
+  it("input the terminal cannot take yet waits for the command to read it; input after the end is dropped", async () => {
+    // 20,000 bytes: the terminal takes 4 KB while nothing reads (the rest gets EAGAIN and waits).
+    const term = spawnTerminal("/bin/bash", ["--norc", "--noprofile", "-c", "stty -icanon -echo; echo ready; sleep 0.3; head -c 20000 | wc -c"], {
+      cols: 80,
+      rows: 24,
+      cwd: scratch.dir,
+      env,
+    });
+    let output = "";
+    let sent = false;
+    const reader = readTerminal(term, (chunk) => {
+      output += Buffer.from(chunk).toString("utf8");
+      if (output.includes("ready") && !sent) {
+        sent = true;
+        term.write("y".repeat(20_000));
+      }
+    });
+    await new Promise((resolve) => term.onExit(resolve));
+    await reader.finish();
+    expect(output.trim().split(/\r?\n/).at(-1)).toBe("20000");
+    expect(() => term.write("late\n")).not.toThrow();
+  });
+
+  it("a missing program or folder is a clear error, and leaves no descriptor open", () => {
+    const count = () => {
+      let open = 0;
+      for (let fd = 0; fd < 1024; fd++) {
+        try {
+          fstatSync(fd);
+          open++;
+        } catch {
+          // not open
+        }
+      }
+      return open;
+    };
+    const before = count();
+    expect(() => spawnTerminal("/no/such/program", [], { cols: 80, rows: 24, cwd: scratch.dir, env })).toThrow("could not start /no/such/program in");
+    expect(() => spawnTerminal("/bin/true", [], { cols: 80, rows: 24, cwd: "/no/such/folder", env })).toThrow("No such file or directory");
+    expect(count()).toBe(before);
+  });
+
+  it("a program named without a path, and LATHE_PTY_SPAWN=node, go through node-pty", async () => {
+    const ends = async (term: Terminal) => {
+      const reader = readTerminal(term, () => undefined); // node-pty reports the exit once its output is read
+      await new Promise((resolve) => term.onExit(resolve));
+      await reader.finish();
+    };
+    const byName = spawnTerminal("true", [], { cols: 80, rows: 24, cwd: scratch.dir, env });
+    expect(byName).not.toBeInstanceOf(SpawnedTerminal);
+    await ends(byName);
+    process.env.LATHE_PTY_SPAWN = "node";
+    try {
+      const forced = spawnTerminal("/bin/true", [], { cols: 80, rows: 24, cwd: scratch.dir, env });
+      expect(forced).not.toBeInstanceOf(SpawnedTerminal);
+      await ends(forced);
+    } finally {
+      delete process.env.LATHE_PTY_SPAWN;
+    }
+  });
+
+  it("starting a command copies none of Lathe's memory: no copy-on-write fault afterwards (node-pty's fork: one per page)", async () => {
+    // 256 buffers of 64 KB, written once each after the start: after a fork() every first write
+    // to a page faults (the page is shared with the child until then), without one none does.
+    const pages = Array.from({ length: 256 }, () => Buffer.alloc(64 * 1024, 1));
+    const faultsAfterStart = async (viaNodePty: boolean) => {
+      if (viaNodePty) process.env.LATHE_PTY_SPAWN = "node";
+      try {
+        const before = process.resourceUsage().minorPageFault;
+        const term = spawnTerminal("/bin/sleep", ["0.2"], { cols: 80, rows: 24, cwd: scratch.dir, env });
+        for (const page of pages) page[0] = 2;
+        const faults = process.resourceUsage().minorPageFault - before;
+        const reader = readTerminal(term, () => undefined);
+        await new Promise((resolve) => term.onExit(resolve));
+        await reader.finish();
+        return faults;
+      } finally {
+        delete process.env.LATHE_PTY_SPAWN;
+      }
+    };
+    expect(await faultsAfterStart(true)).toBeGreaterThanOrEqual(256);
+    expect(await faultsAfterStart(false)).toBeLessThan(64);
+  });
+});
