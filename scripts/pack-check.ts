@@ -332,7 +332,7 @@ function runPtyReaderInChild(file: string): string {
     const fs = require("node:fs");
     const os = require("node:os");
     const path = require("node:path");
-    const { start } = require(${JSON.stringify(file)});
+    const { start, spawn } = require(${JSON.stringify(file)});
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lathe-pack-"));
     const fifo = path.join(dir, "pipe");
     require("node:child_process").execFileSync("mkfifo", [fifo]);
@@ -344,7 +344,18 @@ function runPtyReaderInChild(file: string): string {
       if (!end) return void setImmediate(() => reader.ack());
       fs.rmSync(dir, { recursive: true, force: true });
       if (got !== "reader-ok") { console.error("read " + JSON.stringify(got)); process.exit(1); }
-      console.log("read a pipe on its own thread");
+      if (process.platform !== "linux") return void console.log("read a pipe on its own thread");
+      // Linux: a command started in a terminal without fork() (pty-spawn.c), read the same way.
+      if (typeof spawn !== "function") { console.error("no spawn() in the module (glibc older than 2.29 where it was built?)"); process.exit(1); }
+      let said = "";
+      const term = spawn("/bin/sh", ["sh", "-c", "printf spawn-ok"], ["PATH=/usr/bin:/bin"], os.tmpdir(), 80, 24, () => undefined);
+      const output = start(term.fd, (chunk, end) => {
+        if (chunk) said += Buffer.from(chunk).toString();
+        if (!end) return void setImmediate(() => output.ack());
+        fs.closeSync(term.fd);
+        if (said !== "spawn-ok") { console.error("the started command said " + JSON.stringify(said)); process.exit(1); }
+        console.log("read a pipe on its own thread; started a command in a terminal without fork()");
+      });
     });
     fs.writeSync(out, "reader-ok");
     fs.closeSync(out);
