@@ -17,6 +17,9 @@
 //   /dev/null, and the bare reader's main thread. bashExtraRssMB: the largest of the tool runs'
 //   peak RSS minus RSS before the run (target <= 32). bashLoopDelayP99Ms / MaxMs: the main event
 //   loop's delay while the tool runs (median of the runs' p99, largest maximum). loadAverage: the 1-minute load before and after.
+//   terminalStartMs / terminalStartLargeMs: the main thread's time to start a terminal (median of
+//   9 alternated starts each: `native`, posix_spawn, pty-spawn.ts; `nodePty`, node-pty's fork), at
+//   this process's size and with 512 MB more (`rssMB`); terminalStartKind: what the bash tool uses.
 // - grepMs / grepJavascriptMs: a regex search over a 20,000-file tree with the grep tool as
 //   configured (ripgrep when on PATH) and with its JavaScript engine. grepRatioVsRg: the tool
 //   (through ripgrep) over plain `rg` doing the same search, medians of 7 alternated runs
@@ -40,7 +43,8 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import * as pty from "node-pty";
 import { createBashTool } from "../app/main/tools/bash.ts";
 import { ptyCommandLine } from "../app/main/tools/pty-command.ts";
-import { loadNativeReader } from "../app/main/tools/pty-reader.ts";
+import { loadNativeReader, readTerminal } from "../app/main/tools/pty-reader.ts";
+import { spawnTerminal } from "../app/main/tools/pty-spawn.ts";
 import { sanitizedShellEnv } from "../app/main/tools/shell-env.ts";
 import { createGrepTool } from "../app/main/tools/grep.ts";
 import { scannerFor, secretEnvValues } from "../app/main/permissions/redaction.ts";
@@ -228,8 +232,43 @@ async function benchBash() {
     bashLoopDelayP99Ms: round(medianOf(f.loopP99)),
     bashLoopDelayMaxMs: round(Math.max(...f.loopMax)),
     bashRounds: rounds,
+    ...(await terminalStarts()),
     loadAverage: [round(loadBefore), round(loadavg()[0]!)],
   };
+}
+
+// Starting a terminal costs the main thread (pty-spawn.ts): the native posix_spawn against
+// node-pty's fork, alternated, 9 starts each, at this process's size and with 512 MB more written
+// (a fork copies the page tables of all of it).
+async function terminalStarts() {
+  const once = async (viaNodePty: boolean) => {
+    if (viaNodePty) process.env.LATHE_PTY_SPAWN = "node";
+    try {
+      const started = performance.now();
+      const term = spawnTerminal("/bin/true", [], { cols: 80, rows: 24, cwd: work, env: sanitizedShellEnv(process.env) });
+      const ms = performance.now() - started;
+      const reader = readTerminal(term, () => undefined);
+      await new Promise((resolve) => term.onExit(resolve));
+      await reader.finish();
+      return ms;
+    } finally {
+      delete process.env.LATHE_PTY_SPAWN;
+    }
+  };
+  const measure = async () => {
+    const native: number[] = [];
+    const nodePty: number[] = [];
+    for (let i = 0; i < 9; i++) {
+      native.push(await once(false));
+      nodePty.push(await once(true));
+    }
+    return { native: round(medianOf(native)), nodePty: round(medianOf(nodePty)), rssMB: Math.round(process.memoryUsage().rss / 1048576) };
+  };
+  const usual = await measure();
+  const ballast = Array.from({ length: 512 }, () => Buffer.alloc(1024 * 1024, 1));
+  const large = await measure();
+  ballast.length = 0;
+  return { terminalStartMs: usual, terminalStartLargeMs: large, terminalStartKind: loadNativeReader().module?.spawn ? "posix_spawn" : "node-pty" };
 }
 
 async function benchGrep() {
