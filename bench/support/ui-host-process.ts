@@ -14,6 +14,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { AgentMessage } from "../../app/shared/agent-types.ts";
 import { startHost } from "../../app/main/host/start-host.ts";
 import { blockMonitor, type BlockMonitor } from "./block-monitor.ts";
+import { LOOP_DELAY_RESOLUTION_MS } from "./loop-delay.ts";
 
 type Request = { id: number; op: string; [key: string]: unknown };
 type Host = Awaited<ReturnType<typeof startHost>>;
@@ -113,7 +114,7 @@ async function handle(request: Request): Promise<unknown> {
         await profiler.post("Profiler.setSamplingInterval", { interval: 500 });
         await profiler.post("Profiler.start");
       }
-      delay = monitorEventLoopDelay({ resolution: 10 });
+      delay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
       delay.enable();
       blocks = blockMonitor();
       blocks.start();
