@@ -110,13 +110,15 @@ function comments(node: SyntaxNode): number {
 }
 
 describe("a # the parser reads as a comment", () => {
+  // 64 bash processes, one after another: 2 s alone, 80 s once beside the whole suite, a helper's
+  // mutation run and a benchmark (load 6 to 9): its own timeout.
   it("is read by the real bash as each case says", () => {
     for (const c of CASES) {
       const dir = mkdtempSync(path.join(scratch, "case-"));
       const run = spawnSync("/bin/bash", ["-c", c.line], { cwd: dir, encoding: "utf8", timeout: 5000, input: "" });
       expect(run.stdout, JSON.stringify(c.line)).toBe(c.stdout);
     }
-  });
+  }, 180_000);
 
   it("is a reason exactly where bash joins it to the word before it", () => {
     for (const c of CASES) {
