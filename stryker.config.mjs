@@ -170,7 +170,7 @@
 //   and the path that decides without counting (`units >= MIN_WORD * 2 && units <= MAX_WORD`)
 //   made false, `>` or `<`: a word has at most as many code points as UTF-16 units and at least
 //   half as many, so counting them decides the same.
-// - session-store.ts, forkSession: `readMessage(...)?.role` made `.role` at `through` (checked to
+// - session-lifecycle.ts, forkSession: `readMessage(...)?.role` made `.role` at `through` (checked to
 //   be below messageCount, so the row exists), and the loop's bound `through + 1 < messageCount`
 //   made true, `<=` or `through - 1` (past the end readMessage returns undefined, which `?.role`
 //   reads as no tool result), or its `?.role` made `.role` (the bound keeps the row there). The
@@ -188,7 +188,7 @@
 //   lock's own new connection never has; another process's lock is SQLITE_BUSY. release: `{ force:
 //   true }` emptied or false: a missing description then throws ENOENT, which the catch ignores.
 //   readHolder: `Atomics.wait` removed: the attempts come without a pause, with the same answers.
-// - session-store.ts, #afterCommit: `sessionWithNewMessages !== undefined` made true: the indexer's
+// - store-upkeep.ts, #afterCommit: `sessionWithNewMessages !== undefined` made true: the indexer's
 //   set of sessions behind gets undefined, for which its batch finds no row and which it drops;
 //   `this.#checkpointer?.noteWrite` made `.noteWrite`: only a read-only store has no checkpointer,
 //   and it commits nothing. close: `this.#indexer.close()` removed: the indexer's timer is

@@ -1,6 +1,6 @@
-// Projects and sessions over their life (app/main/store/session-store.ts): naming and listing
-// projects, moving a session, its model, delete with undo (soft delete, restore, purge), archiving
-// back, and the list's page bounds. Each failure is a StoreError naming what is missing.
+// Projects and sessions over their life (app/main/store/session-lifecycle.ts, through the store's
+// façade, session-store.ts): naming and listing projects, moving a session, its model, delete with
+// undo (soft delete, restore, purge), archiving back, and the list's page bounds. Each failure is a StoreError naming what is missing.
 import { describe, expect, it } from "vitest";
 import { StoreError, type SessionStore } from "../../app/main/store/index.ts";
 import { assistant, call, result, user } from "./helpers.ts";

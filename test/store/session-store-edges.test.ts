@@ -1,8 +1,8 @@
-// The session store (session-store.ts) at its edges: a read-only store refuses every write by
-// name and starts nothing in the background (indexing, the word list's fill, checkpoints); reads
-// and indexing first bring a recorder's lagging counters up; refused edits say why; a fork copies
-// the terminal logs of the calls it brings along, and brings tool results along only after an
-// assistant message.
+// The session store (session-store.ts, session-lifecycle.ts, transcripts.ts, store-upkeep.ts) at
+// its edges: a read-only store refuses every write by name and starts nothing in the background
+// (indexing, the word list's fill, checkpoints); reads and indexing first bring a recorder's
+// lagging counters up; refused edits say why; a fork copies the terminal logs of the calls it
+// brings along, and brings tool results along only after an assistant message.
 import Database from "better-sqlite3";
 import fs from "node:fs";
 import { Worker } from "node:worker_threads";
