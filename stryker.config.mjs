@@ -139,8 +139,10 @@
 //   the not-found half made true. write: `changed.length === 0` made false: an empty transaction
 //   writes nothing and 0 is returned.
 // - checkpointer.ts: `.unref?.()` on the interval made `.unref()` (as above); `worker.unref()`
-//   removed (and in driver-worker.ts, closeDriverWorker's `worker.unref()`): a referenced worker
-//   keeps the process alive after its tests, which no test in that process can observe. The
+//   removed (and in driver-worker.ts, closeDriverWorker's `worker.unref()`, and its fallback
+//   timer's `timer.unref()`, which the worker's exit clears at once unless the worker outlives
+//   EXIT_WAIT_MS): a referenced worker or timer keeps the process alive after its tests, which no
+//   test in that process can observe. The
 //   worker's "error" and "exit" handlers made no-ops, or "exit" made "", one at a time: a worker
 //   that fails emits both, and either one falls back. noteWrite's `this.#started ||` removed: a
 //   later start returns at once (#start checks #started). #fallBack's and close()'s

@@ -10,6 +10,7 @@ import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, expect, it, vi } from "vitest";
 import { Checkpointer } from "../../app/main/store/checkpointer.ts";
+import { closeDriverWorker } from "../../app/main/store/driver-worker.ts";
 import { openStore } from "../../app/main/store/index.ts";
 import { tempDir } from "../tools/helpers.ts";
 
@@ -62,4 +63,25 @@ it("closed() resolves only once the store's worker threads have exited and let g
   await store.closed();
   expect(worker.threadId).toBe(-1);
   expect(openFilesIn(dataDir)).toEqual([]);
+});
+
+it("closeDriverWorker resolves on the worker's exit, or at once for one already gone, and leaves no timer behind", async () => {
+  // The fallback wait (EXIT_WAIT_MS) is a fake timer that never fires here: only the worker's exit,
+  // or its being gone already, can settle the close.
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+  try {
+    const live = new Worker(`require("node:worker_threads").parentPort.on("message", (m) => m === "close" && require("node:worker_threads").parentPort.close());`, {
+      eval: true,
+    });
+    await new Promise((resolve) => live.once("online", resolve));
+    await closeDriverWorker(live);
+    expect(live.threadId).toBe(-1);
+    expect(vi.getTimerCount()).toBe(0);
+    const gone = new Worker("", { eval: true });
+    await new Promise((resolve) => gone.once("exit", resolve));
+    await closeDriverWorker(gone);
+    expect(vi.getTimerCount()).toBe(0);
+  } finally {
+    vi.useRealTimers();
+  }
 });
