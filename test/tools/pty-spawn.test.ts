@@ -5,7 +5,10 @@
 // end; a missing program or folder is a clear error; a program named without a path, or
 // LATHE_PTY_SPAWN=node, goes through node-pty; and starting one copies nothing of Lathe's memory
 // (after a fork, every page Lathe writes faults once: copy-on-write).
-import { fstatSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { loadNativeReader, readTerminal } from "../../app/main/tools/pty-reader.ts";
 import { spawnTerminal, SpawnedTerminal, type Terminal, type TerminalExit } from "../../app/main/tools/pty-spawn.ts";
@@ -88,6 +91,53 @@ describeWhen(needsSpawn, "terminals started without fork()", () => {
     await reader.finish();
     expect(output.trim().split(/\r?\n/).at(-1)).toBe("20000");
     expect(() => term.write("late\n")).not.toThrow();
+  });
+
+  it("input goes to the terminal at once, not through libuv's threadpool: a queued write could land in whatever file reused the descriptor", async () => {
+    // Every thread of the pool waits to open a FIFO that has no writer yet.
+    const size = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
+    const fifos = Array.from({ length: size }, (_, i) => path.join(scratch.dir, `pool-${i}`));
+    for (const fifo of fifos) execFileSync("mkfifo", [fifo]);
+    const blocked = fifos.map((fifo) => readFile(fifo));
+    let pid: number | undefined;
+    try {
+      const term = spawnTerminal("/bin/bash", ["--norc", "--noprofile", "-c", 'read -r line; echo "got:$line"'], { cols: 80, rows: 24, cwd: scratch.dir, env });
+      pid = term.pid;
+      const master = (term as SpawnedTerminal).fd;
+      const parts: Buffer[] = [];
+      const reader = readTerminal(term, (chunk) => parts.push(Buffer.from(chunk)));
+      term.write("typed\r");
+      const exit = await Promise.race([
+        new Promise<TerminalExit>((resolve) => term.onExit(resolve)),
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 3000)),
+      ]);
+      expect(exit).toEqual({ exitCode: 0, signal: 0 });
+      await reader.finish();
+      expect(Buffer.concat(parts).toString()).toContain("got:typed");
+      // The master side is closed; a file opened now may take its number: nothing may write to it.
+      const victim = path.join(scratch.dir, "victim");
+      const fd = openSync(victim, "w");
+      expect(master).toBeDefined();
+      term.write("late\r");
+      for (const fifo of fifos) closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      await Promise.all(blocked);
+      closeSync(fd);
+      expect(readFileSync(victim, "utf8")).toBe("");
+    } finally {
+      try {
+        if (pid !== undefined) process.kill(-pid, "SIGKILL"); // the command, when its input never came
+      } catch {
+        // Ended already.
+      }
+      for (const fifo of fifos) {
+        try {
+          closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+        } catch {
+          // Its reader is gone already.
+        }
+      }
+      await Promise.allSettled(blocked);
+    }
   });
 
   it("a missing program or folder is a clear error, and leaves no descriptor open", () => {
