@@ -11,7 +11,7 @@
 // dropped). A native terminal's master side is read by readTerminal (pty-reader.ts), which closes
 // it once it has read the end. Throws when the command cannot start (the system's reason), as
 // node-pty does.
-import { write as writeFd, closeSync } from "node:fs";
+import { closeSync, writeSync } from "node:fs";
 import path from "node:path";
 import * as pty from "node-pty";
 import type { IPty } from "node-pty";
@@ -43,7 +43,7 @@ export class SpawnedTerminal {
   #exit: TerminalExit | undefined;
   readonly #listeners: ((exit: TerminalExit) => void)[] = [];
   readonly #pending: Buffer[] = [];
-  #writing = false;
+  #waiting = false;
 
   constructor(started: { pid: number; fd: number; ptsName: string }, exited: (listener: (exit: TerminalExit) => void) => void) {
     this.pid = started.pid;
@@ -86,21 +86,29 @@ export class SpawnedTerminal {
     }
   }
 
+  // Synchronous: the master side is non-blocking (native/pty-spawn.c), so a write takes what the
+  // terminal can hold now and never waits. Not fs.write: it runs on libuv's threadpool, where a
+  // write queued behind busy threads could run after closeMaster, into whatever file has since
+  // taken the descriptor's number (and input would wait for unrelated file and DNS work).
   #drain(): void {
-    const fd = this.#fd;
-    const next = this.#pending[0];
-    if (this.#writing || fd === undefined || !next) return;
-    this.#writing = true;
-    writeFd(fd, next, (err, written) => {
-      this.#writing = false;
-      if (this.#fd !== fd) return; // closed meanwhile: dropped
-      if (err && (err as NodeJS.ErrnoException).code === "EAGAIN") return void setTimeout(() => this.#drain(), RETRY_WRITE_MS);
-      if (err)
-        this.#pending.length = 0; // the command is gone (EIO): nobody reads
-      else if (written < next.length) this.#pending[0] = next.subarray(written);
+    if (this.#waiting) return;
+    for (let next = this.#pending[0]; next && this.#fd !== undefined; next = this.#pending[0]) {
+      let written: number;
+      try {
+        written = writeSync(this.#fd, next);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "EAGAIN") {
+          this.#waiting = true;
+          setTimeout(() => {
+            this.#waiting = false;
+            this.#drain();
+          }, RETRY_WRITE_MS);
+        } else this.#pending.length = 0; // the command is gone (EIO): nobody reads
+        return;
+      }
+      if (written < next.length) this.#pending[0] = next.subarray(written);
       else this.#pending.shift();
-      this.#drain();
-    });
+    }
   }
 }
 

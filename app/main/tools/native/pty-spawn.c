@@ -15,7 +15,7 @@
  * - The command is the leader of a new session whose controlling terminal is the new pty (stdin,
  *   stdout and stderr), with the terminal modes node-pty sets (see set_modes) and a window of
  *   cols x rows; all signals at their default action and none blocked (Node ignores SIGPIPE).
- * - fd is the pty's master side (close-on-exec), owned by the caller: it must close it.
+ * - fd is the pty's master side (close-on-exec, non-blocking), owned by the caller: it must close it.
  * - onExit(exitCode, signal) is called once on the main thread after the command has ended and
  *   been reaped (exitCode 0 when a signal ended it; signal 0 when it exited).
  * - Throws an Error naming the system's reason (a missing program or folder, no pty left) and
@@ -215,7 +215,7 @@ static napi_value spawn(napi_env env, napi_callback_info info) {
   if ((cwd = c_string(env, argv[3], "spawn: cwd must be a string without NUL")) == NULL) goto done;
 
   char name[128];
-  master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
   if (master < 0) {
     fail(env, "could not open a pseudo-terminal", errno);
     goto done;
