@@ -5,12 +5,12 @@
 // end; a missing program or folder is a clear error; a program named without a path, or
 // LATHE_PTY_SPAWN=node, goes through node-pty; and starting one copies nothing of Lathe's memory
 // (after a fork, every page Lathe writes faults once: copy-on-write).
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { loadNativeReader, readTerminal } from "../../app/main/tools/pty-reader.ts";
+import { loadNativeReader, nativeReaderPath, readTerminal } from "../../app/main/tools/pty-reader.ts";
 import { spawnTerminal, SpawnedTerminal, type Terminal, type TerminalExit } from "../../app/main/tools/pty-spawn.ts";
 import { describeWhen } from "../support/requirements.ts";
 import { tempDir } from "./helpers.ts";
@@ -138,6 +138,31 @@ describeWhen(needsSpawn, "terminals started without fork()", () => {
       }
       await Promise.allSettled(blocked);
     }
+  });
+
+  it("a worker that ends while its commands run does not crash the process (the threads outlive its environment)", () => {
+    // Each worker starts commands that end about when it is torn down; before the library was
+    // pinned, Node unloaded it with the worker and a waiter returned into unmapped code (SIGSEGV).
+    const script = `
+      const { Worker } = require("node:worker_threads");
+      const code = \`
+        const m = require(\${JSON.stringify(${JSON.stringify(nativeReaderPath(new URL("../../app/main/tools/pty-reader.ts", import.meta.url).href))})});
+        for (let i = 0; i < 20; i++) {
+          const r = m.spawn("/bin/sleep", ["/bin/sleep", "0.0" + (5 + (i % 5))], ["PATH=/bin"], "/tmp", 80, 24, () => {});
+          m.start(r.fd, () => {});
+        }\`;
+      (async () => {
+        for (let round = 0; round < 12; round++) {
+          const w = new Worker(code, { eval: true });
+          await new Promise((r) => w.once("online", r));
+          await new Promise((r) => setTimeout(r, 40 + (round % 4) * 15));
+          await w.terminate();
+        }
+        await new Promise((r) => setTimeout(r, 300));
+        console.log("alive");
+      })();`;
+    const result = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 60_000 });
+    expect({ signal: result.signal, status: result.status, out: result.stdout.trim() }).toEqual({ signal: null, status: 0, out: "alive" });
   });
 
   it("a missing program or folder is a clear error, and leaves no descriptor open", () => {
