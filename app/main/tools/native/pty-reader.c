@@ -36,6 +36,7 @@
 #define _GNU_SOURCE /* pthread_setname_np */
 #endif
 #include <node_api.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -374,7 +375,19 @@ static napi_value start(napi_env env, napi_callback_info info) {
 /* pty-spawn.c: spawn(), where the system has what it needs. */
 void register_spawn(napi_env env, napi_value exports);
 
+/*
+ * The threads (a reader, a command's waiter) run this library's code and outlive the environment
+ * that started them: a worker that ends while a command runs makes Node dlclose() the library,
+ * and the thread then returns into unmapped code (SIGSEGV, the whole process). Pinned: the
+ * library stays loaded until the process ends (RTLD_NODELETE on a handle it already has).
+ */
+static void pin_library(void) {
+  Dl_info info;
+  if (dladdr((void *)pin_library, &info) != 0 && info.dli_fname != NULL) dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
 NAPI_MODULE_INIT() {
+  pin_library();
   napi_value fn;
   napi_create_function(env, "start", NAPI_AUTO_LENGTH, start, NULL, &fn);
   napi_set_named_property(env, exports, "start", fn);
