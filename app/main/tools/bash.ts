@@ -83,7 +83,7 @@ export function createBashTool(options: BashOptions): AgentTool<typeof bashParam
     description: options.sandbox ? `${DESCRIPTION} ${SANDBOX_NOTE}` : DESCRIPTION,
     parameters: bashParameters,
     async execute(toolCallId, params, signal, onUpdate) {
-      // Parallel calls start one per turn (the fork blocks the main thread: spawn-turns.ts).
+      // Parallel calls start one per turn (where node-pty starts the terminal, its fork blocks the main thread: spawn-turns.ts).
       await nextStartTurn();
       const cwd = resolveToolPath(".", options.projectDir);
       if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new Error(`Project folder ${cwd} does not exist.`);

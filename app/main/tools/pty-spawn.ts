@@ -14,7 +14,6 @@
 import { closeSync, writeSync } from "node:fs";
 import path from "node:path";
 import * as pty from "node-pty";
-import type { IPty } from "node-pty";
 import { loadNativeReader } from "./pty-reader.ts";
 
 export interface TerminalExit {
@@ -23,7 +22,7 @@ export interface TerminalExit {
 }
 
 /** A terminal, whichever started it: node-pty's, or the native module's. */
-export type Terminal = IPty | SpawnedTerminal;
+export type Terminal = pty.IPty | SpawnedTerminal;
 
 export interface TerminalOptions {
   cols: number;
