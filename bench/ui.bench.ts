@@ -39,7 +39,11 @@
 //   (the machine's floor under its current load); mainBlockMaxMs is the longest stretch of CPU the
 //   host's main thread spent between two 1 ms ticks (bench/support/block-monitor.ts), median over
 //   the rounds: the host's own blocking, whatever the machine's load. mainBlocksOver10 / Over20: how
-//   many such blocks took 10 / 20 ms or more, and mainCpuMs the host main thread's CPU time over the
+//   many such blocks took 10 / 20 ms or more; mainGapsOver20: how many times those 1 ms ticks came
+//   20 ms or more apart in wall time, mainGapsOver20Cpu: how many of those gaps were mostly the host's
+//   own CPU, mainGapsOver20Wait: how many were mostly its main thread waiting for a core (from
+//   /proc/thread-self/schedstat; the rest: blocked in a system call or a page fault), and with
+//   BENCH_UI_GAPS=1 each round's gaps go to stderr as [wall, CPU, wait] ms; and mainCpuMs the host main thread's CPU time over the
 //   streamed turn (medians over the rounds). BENCH_HOST_CPU_PROF=DIR
 //   writes the host's CPU profile of each measured window there; BENCH_RENDERER_CPU_PROF=DIR the
 //   page's (the renderer main thread's, through the DevTools protocol) of each streamed turn.
@@ -275,7 +279,18 @@ try {
 
   // One streamed turn in the open session, its frames traced.
   // The same delay while this process only waits, as long as a streamed turn: the machine's floor.
-  type LoopFigures = { p99Ms: number; maxMs: number; blockMaxMs: number; blocksOver10: number; blocksOver20: number; cpuMs: number };
+  type LoopFigures = {
+    p99Ms: number;
+    maxMs: number;
+    blockMaxMs: number;
+    blocksOver10: number;
+    blocksOver20: number;
+    gapsOver20: number;
+    gapsOver20Cpu: number;
+    gapsOver20Wait: number;
+    gapsOver20Ms: [number, number, number | null][];
+    cpuMs: number;
+  };
   const idleLoopDelayP99 = async (ms: number): Promise<number> => {
     await ask("monitorStart");
     await new Promise((resolve) => setTimeout(resolve, ms));
@@ -380,6 +395,9 @@ try {
   const blockMax: number[] = [];
   const blocksOver10: number[] = [];
   const blocksOver20: number[] = [];
+  const gapsOver20: number[] = [];
+  const gapsOver20Cpu: number[] = [];
+  const gapsOver20Wait: number[] = [];
   const hostCpu: number[] = [];
   const frames: number[] = [];
   const intervals: number[] = [];
@@ -406,6 +424,10 @@ try {
     blockMax.push(streamed.blockMaxMs);
     blocksOver10.push(streamed.loop.blocksOver10);
     blocksOver20.push(streamed.loop.blocksOver20);
+    gapsOver20.push(streamed.loop.gapsOver20);
+    gapsOver20Cpu.push(streamed.loop.gapsOver20Cpu);
+    gapsOver20Wait.push(streamed.loop.gapsOver20Wait);
+    if (process.env.BENCH_UI_GAPS) process.stderr.write(`gaps (wall, CPU, wait ms): ${JSON.stringify(streamed.loop.gapsOver20Ms)}\n`);
     hostCpu.push(streamed.loop.cpuMs);
     frames.push(...streamed.frames);
     intervals.push(...streamed.intervals);
@@ -438,7 +460,7 @@ try {
     loadedP95.push(loaded.p95);
     loadedCpuP95.push(loaded.cpuP95);
     process.stderr.write(
-      `round ${r + 1}/${ROUNDS}: open 10k ${Math.round(open10k.at(-1)!)} ms, 100k ${Math.round(open100k.at(-1)!)} ms, frame p95 ${pct(streamed.frames, 0.95).toFixed(1)} ms (renderer CPU ${pct(streamed.framesCpu, 0.95).toFixed(1)} ms, ${streamed.cpuMsPerS.toFixed(0)} ms/s, interval ${roundIntervalP95.at(-1)!.toFixed(1)} ms), loop delay p99 ${streamed.loopDelayP99Ms.toFixed(1)} ms, longest block ${streamed.blockMaxMs.toFixed(1)} ms, ${streamed.loop.blocksOver20} over 20 ms, host CPU ${Math.round(streamed.loop.cpuMs)} ms (empty session ${pct(empty.frames, 0.95).toFixed(1)} ms; controls: idle ${idle.p95.toFixed(1)} ms, synthetic ${synthetic.p95.toFixed(1)} ms, CPU ${synthetic.cpuP95.toFixed(1)} ms, ${synthetic.cpuMsPerS.toFixed(0)} ms/s; loaded ${loaded.p95.toFixed(1)} ms, CPU ${loaded.cpuP95.toFixed(1)} ms)\n`,
+      `round ${r + 1}/${ROUNDS}: open 10k ${Math.round(open10k.at(-1)!)} ms, 100k ${Math.round(open100k.at(-1)!)} ms, frame p95 ${pct(streamed.frames, 0.95).toFixed(1)} ms (renderer CPU ${pct(streamed.framesCpu, 0.95).toFixed(1)} ms, ${streamed.cpuMsPerS.toFixed(0)} ms/s, interval ${roundIntervalP95.at(-1)!.toFixed(1)} ms), loop delay p99 ${streamed.loopDelayP99Ms.toFixed(1)} ms, longest block ${streamed.blockMaxMs.toFixed(1)} ms, ${streamed.loop.blocksOver20} over 20 ms, ${streamed.loop.gapsOver20} gaps over 20 ms (${streamed.loop.gapsOver20Cpu} mostly CPU, ${streamed.loop.gapsOver20Wait} mostly waiting for a core), host CPU ${Math.round(streamed.loop.cpuMs)} ms (empty session ${pct(empty.frames, 0.95).toFixed(1)} ms; controls: idle ${idle.p95.toFixed(1)} ms, synthetic ${synthetic.p95.toFixed(1)} ms, CPU ${synthetic.cpuP95.toFixed(1)} ms, ${synthetic.cpuMsPerS.toFixed(0)} ms/s; loaded ${loaded.p95.toFixed(1)} ms, CPU ${loaded.cpuP95.toFixed(1)} ms)\n`,
     );
   }
   frames.sort((a, b) => a - b);
@@ -479,6 +501,9 @@ try {
       mainBlockMaxMs: round(median(blockMax)),
       mainBlocksOver10: median(blocksOver10),
       mainBlocksOver20: median(blocksOver20),
+      mainGapsOver20: median(gapsOver20),
+      mainGapsOver20Cpu: median(gapsOver20Cpu),
+      mainGapsOver20Wait: median(gapsOver20Wait),
       mainCpuMs: round(median(hostCpu)),
       mainCpuMinMs: round(Math.min(...hostCpu)),
       frameP95EmptyMinMs: round(Math.min(...emptyP95)),

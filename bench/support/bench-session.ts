@@ -18,4 +18,8 @@ export class BenchSession implements SessionSource {
   transcript() {
     return { messages: this.messages, ...this.place() };
   }
+
+  messageAt(_sessionId: number, position: number) {
+    return this.messages[position];
+  }
 }

@@ -4,7 +4,8 @@
 // IPC channel: each request { id, op, ... } gets one reply { id, ok, data | error }. Ops: start,
 // call (a router method), seed (sessions straight into the store), isRunning, monitorStart /
 // monitorStop (event-loop delay, the longest block of this process's main thread, how many blocks
-// took 10 and 20 ms or more, and the main thread's CPU time over the window), close.
+// took 10 and 20 ms or more, the gaps of 20 ms or more between its 1 ms ticks and how many of
+// them were mostly its own CPU or mostly waiting for a core (each gap's wall, CPU and wait ms), and the main thread's CPU time over the window), close.
 // With BENCH_HOST_CPU_PROF=DIR in its environment, each monitored window's CPU profile of the main
 // thread is written to DIR (inspector's Profiler: the windows only, not the seeding).
 import { writeFileSync } from "node:fs";
@@ -137,6 +138,12 @@ async function handle(request: Request): Promise<unknown> {
         blockMaxMs: blocks.max,
         blocksOver10: blocks.countOver(10),
         blocksOver20: blocks.countOver(20),
+        // Gaps of 20 ms or more between the monitor's 1 ms ticks, and how many of them were mostly
+        // this thread's own CPU (the rest: waiting for a core, or in a system call).
+        gapsOver20: blocks.gapsOver(20).length,
+        gapsOver20Cpu: blocks.gapsOver(20).filter((gap) => gap.cpuMs >= gap.wallMs / 2).length,
+        gapsOver20Wait: blocks.gapsOver(20).filter((gap) => gap.waitMs !== null && gap.waitMs >= gap.wallMs / 2).length,
+        gapsOver20Ms: blocks.gapsOver(20).map((gap) => [Math.round(gap.wallMs), Math.round(gap.cpuMs), gap.waitMs === null ? null : Math.round(gap.waitMs)]),
         cpuMs: (cpu.user + cpu.system) / 1000,
       };
     }

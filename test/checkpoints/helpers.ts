@@ -85,6 +85,18 @@ export class FakeSession implements SessionSource {
     return { messages: this.messages, ...place };
   }
 
+  /** How many single messages were read (messageAt). */
+  messageReads = 0;
+
+  messageAt(sessionId: number, position: number) {
+    this.place(sessionId);
+    this.messageReads++;
+    return this.messages[position];
+  }
+
+  /** Turns record where their message is (as live sessions do); false: as an older Lathe, without. */
+  recordPlaces = true;
+
   /** Adds a user message; returns its position. */
   user(text: string): number {
     this.messages.push({ role: "user", content: text, timestamp: Date.now() });
@@ -97,7 +109,9 @@ export class FakeSession implements SessionSource {
     this.messages.push(assistant(withIds));
     const scope = { sessionId: this.sessionId, projectId: this.projectId, projectDir: this.projectDir };
     const key = turnKey(this.sessionId, withIds[0]!.id);
-    await this.cp.beforeTurn(scope, key);
+    const position = this.messages.length - 1;
+    const userPosition = this.messages.findLastIndex((m) => m.role === "user");
+    await this.cp.beforeTurn(scope, key, this.recordPlaces ? { position, userPosition } : undefined);
     await change();
     await this.cp.afterTurn(scope, key);
     for (const c of withIds)

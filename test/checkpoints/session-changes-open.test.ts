@@ -1,6 +1,8 @@
-// Opening a session asks for its checkpoints (checkpoints.list -> sessionChanges): a session without
-// any must answer without reading its transcript (100,000 messages would block the main process),
-// while a session with checkpoints, its own or its fork parent's, still gets its turns.
+// Opening a session asks for its checkpoints (checkpoints.list -> sessionChanges): it must answer
+// without reading its transcript (100,000 messages would block the main process), whether the
+// session has none or has turns with checkpoints, its own or its fork parent's: each turn is read
+// from its one message at the place recorded when its checkpoint was asked for. Turns an older
+// Lathe recorded without a place are still listed, from the whole transcript.
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanup, FakeSession, makeService, tempDir, write } from "./helpers.ts";
 
@@ -37,13 +39,68 @@ describe("the checkpoints of a session being opened", () => {
     await parent.turn([{ name: "bash" }], () => write(project, "a.txt", "2\n"));
     const [turn] = await cp.sessionChanges(parent, 1);
     expect(turn!.files.map((f) => f.path)).toEqual(["a.txt"]);
-    expect(parent.transcriptReads).toBe(1);
+    expect(turn).toMatchObject({ position: 1, userPosition: 0 });
+    expect(parent.transcriptReads).toBe(0);
+    expect(parent.messageReads).toBe(1);
 
     // Session 12 is not yet known to the checkpoint store, so only the parent's turns can answer.
     const fork = new FakeSession(cp, project, 12);
     fork.messages.push(...parent.messages);
     fork.parents = [{ sessionId: 1, forkPosition: parent.messages.length - 1 }];
     expect((await cp.sessionChanges(fork, 12)).map((t) => t.key)).toEqual([turn!.key]);
-    expect(fork.transcriptReads).toBe(1);
+    expect(fork.transcriptReads).toBe(0);
+  });
+
+  it("read one message per turn, in transcript order, however long the session", async () => {
+    const { project, cp } = setup();
+    const session = new FakeSession(cp, project, 3);
+    for (let i = 0; i < 2000; i++) session.user(`message ${i}`);
+    session.user("first change");
+    const first = await session.turn([{ name: "write", arguments: { path: "b.txt" } }], () => write(project, "b.txt", "b\n"));
+    for (let i = 0; i < 2000; i++) session.user(`more ${i}`);
+    const second = await session.turn([{ name: "bash" }, { name: "edit", arguments: { path: "a.txt" } }], () => write(project, "a.txt", "3\n"));
+    const turns = await cp.sessionChanges(session, 3);
+    expect(turns.map((t) => [t.key, t.position, t.userPosition])).toEqual([
+      [first, 2001, 2000],
+      [second, 4003, 4002],
+    ]);
+    expect(turns.map((t) => t.files.map((f) => [f.path, f.certain]))).toEqual([[["b.txt", true]], [["a.txt", true]]]);
+    expect(session.transcriptReads).toBe(0);
+    expect(session.messageReads).toBe(2);
+  });
+
+  it("leave out a parent's turn taken after the fork, and a place whose message is not the turn", async () => {
+    const { project, cp } = setup();
+    const parent = new FakeSession(cp, project, 1);
+    parent.user("change a");
+    const before = await parent.turn([{ name: "bash" }], () => write(project, "a.txt", "2\n"));
+    const forkPosition = parent.messages.length - 1;
+    parent.user("change a again");
+    await parent.turn([{ name: "bash" }], () => write(project, "a.txt", "3\n"));
+    const fork = new FakeSession(cp, project, 12);
+    fork.messages.push(...parent.messages.slice(0, forkPosition + 1));
+    fork.parents = [{ sessionId: 1, forkPosition }];
+    // The fork's own message where the parent's second turn is: a different turn, never listed as it.
+    fork.user("something else");
+    fork.messages.push({ ...parent.messages[forkPosition + 2]! });
+    expect((await cp.sessionChanges(fork, 12)).map((t) => t.key)).toEqual([before]);
+    expect(fork.transcriptReads).toBe(0);
+  });
+
+  it("read the whole transcript only for turns recorded without a place (an older Lathe's)", async () => {
+    const { project, cp } = setup();
+    const session = new FakeSession(cp, project, 4);
+    session.user("change a");
+    session.recordPlaces = false;
+    const old = await session.turn([{ name: "bash" }], () => write(project, "a.txt", "2\n"));
+    session.recordPlaces = true;
+    session.user("change a again");
+    const placed = await session.turn([{ name: "bash" }], () => write(project, "a.txt", "3\n"));
+    const turns = await cp.sessionChanges(session, 4);
+    expect(turns.map((t) => [t.key, t.position, t.userPosition])).toEqual([
+      [old, 1, 0],
+      [placed, 4, 3],
+    ]);
+    expect(session.transcriptReads).toBe(1);
   });
 });

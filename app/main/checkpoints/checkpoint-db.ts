@@ -1,6 +1,7 @@
 // The checkpoint index: which snapshot (a commit of the project's shadow repository) was taken
-// when, by which session, for which turn, and what changed since the project's previous one; the
-// rewinds done (each with the checkpoint of the state before it, which makes it undoable); and
+// when, by which session, for which turn, and what changed since the project's previous one; where
+// each turn's message is in its session (turn_places: so a session's turns are listed from one
+// message each, not from its whole transcript); the rewinds done (each with the checkpoint of the state before it, which makes it undoable); and
 // the journal of a rewind in progress. Its own SQLite file, `checkpoints/checkpoints.db` in the
 // data folder, so that nothing here can damage the sessions' database (and the reverse).
 // A damaged file is moved aside (checkpoints.db.corrupt-<time>) and a fresh one started; the caller
@@ -56,6 +57,12 @@ export interface JournalRow {
   createdAt: number;
 }
 
+/** Where a turn is in its session: its assistant message's position and the user message's before it (-1: none). */
+export interface TurnPlace {
+  position: number;
+  userPosition: number;
+}
+
 /** Changes beyond this are not stored: the list is computed from the trees when needed. */
 const MAX_STORED_CHANGES = 5_000;
 const STATUS_CODE: Record<ChangeStatus, number> = { added: 0x41, modified: 0x4d, deleted: 0x44 };
@@ -95,6 +102,11 @@ CREATE TABLE IF NOT EXISTS checkpoints (
 );
 CREATE INDEX IF NOT EXISTS checkpoints_project ON checkpoints(project_id, id);
 CREATE INDEX IF NOT EXISTS checkpoints_turn ON checkpoints(turn_key, kind);
+CREATE TABLE IF NOT EXISTS turn_places (
+  turn_key TEXT PRIMARY KEY,
+  position INTEGER NOT NULL,
+  user_position INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rewinds (
   id INTEGER PRIMARY KEY,
   session_id INTEGER NOT NULL,
@@ -261,11 +273,32 @@ export class CheckpointDb {
     return row && toCheckpoint(row);
   }
 
-  /** The before/after checkpoints of these turns (by their first tool call id). */
-  /** Whether any checkpoint belongs to a turn of these sessions (turn keys are "session:call"). */
-  hasTurnsOf(sessionIds: readonly number[]): boolean {
-    const select = this.db.prepare("SELECT 1 FROM checkpoints WHERE turn_key >= ? AND turn_key < ? LIMIT 1");
-    return sessionIds.some((id) => select.get(`${id}:`, `${id};`) !== undefined);
+  /** The before/after checkpoints of the turns these sessions ran (turn keys are "session:call"), oldest first. */
+  turnsOfSessions(sessionIds: readonly number[]): CheckpointRow[] {
+    const select = this.db.prepare("SELECT * FROM checkpoints WHERE turn_key >= ? AND turn_key < ? ORDER BY id");
+    const rows = sessionIds.flatMap((id) => select.all(`${id}:`, `${id};`) as RawCheckpoint[]);
+    return rows.sort((a, b) => a.id - b.id).map(toCheckpoint);
+  }
+
+  /** Where a turn's message is in its session's transcript (written when its first checkpoint is asked for). */
+  recordTurnPlace(turnKey: string, place: TurnPlace): void {
+    this.db.prepare("INSERT OR IGNORE INTO turn_places (turn_key, position, user_position) VALUES (?, ?, ?)").run(turnKey, place.position, place.userPosition);
+  }
+
+  /** The recorded places of these turns; turns taken before places were recorded are missing. */
+  turnPlaces(turnKeys: readonly string[]): Map<string, TurnPlace> {
+    const places = new Map<string, TurnPlace>();
+    let select: Database.Statement;
+    try {
+      select = this.db.prepare("SELECT position, user_position AS userPosition FROM turn_places WHERE turn_key = ?");
+    } catch {
+      return places; // a read-only index written by an older Lathe: no such table
+    }
+    for (const key of turnKeys) {
+      const place = select.get(key) as TurnPlace | undefined;
+      if (place) places.set(key, place);
+    }
+    return places;
   }
 
   ofTurns(turnKeys: readonly string[]): CheckpointRow[] {

@@ -24,13 +24,13 @@ import { MAX_LISTED_FILES } from "../../shared/ipc/checkpoint-schemas.ts";
 import { type ComputePool, computePool } from "../workers/compute-pool.ts";
 import { forkHelper, type HelperLauncher } from "../workers/snapshot-client.ts";
 import { MAX_DIFF_FILE_BYTES } from "../tools/file-jobs.ts";
-import { CheckpointDb, type CheckpointKind, type CheckpointRow } from "./checkpoint-db.ts";
+import { CheckpointDb, type CheckpointKind, type CheckpointRow, type TurnPlace } from "./checkpoint-db.ts";
 import { checkpointsDir, GitError, GitRunner } from "./git-runner.ts";
 import { displayPath, fromPathId, pathId, pathKey } from "./path-bytes.ts";
 import { ShadowRepo } from "./shadow-repo.ts";
 import { mapInSlices, setInSlices, Slices } from "./slices.ts";
 import { CheckpointError, type Change, type ChangeStatus, type LargeFile } from "./shadow-types.ts";
-import { attribute, turnsOf, type SessionLineage, type TurnInfo } from "./turns.ts";
+import { attribute, turnAt, turnsOf, type SessionLineage, type TurnInfo } from "./turns.ts";
 import { turnCheckpointKey, type TurnScope } from "./turn-hooks.ts";
 
 /** Files over this are recorded as changed but not stored (Settings can change it). */
@@ -46,6 +46,8 @@ export interface SessionSource {
   place(sessionId: number): { projectId: number; projectDir: string; lineage: SessionLineage };
   /** The same with the whole transcript (reads every message of a stored session). */
   transcript(sessionId: number): { messages: readonly AgentMessage[]; projectId: number; projectDir: string; lineage: SessionLineage };
+  /** The message at `position` of the session's transcript (one row of a stored session), if any. */
+  messageAt(sessionId: number, position: number): AgentMessage | undefined;
 }
 
 export interface ChangedFile {
@@ -152,11 +154,22 @@ export class CheckpointService {
     this.#timers.add(timer);
   }
 
-  /** The checkpoint before a turn's first call runs; the same promise for every call of the turn. */
-  beforeTurn(scope: TurnScope, key: string): Promise<CheckpointRow | null> {
+  /**
+   * The checkpoint before a turn's first call runs; the same promise for every call of the turn.
+   * `place` (where the turn's message is in the transcript) lets sessionChanges list the turn
+   * without reading the transcript.
+   */
+  beforeTurn(scope: TurnScope, key: string, place?: TurnPlace): Promise<CheckpointRow | null> {
     const id = `before:${key}`;
     let pending = this.#turns.get(id);
     if (!pending) {
+      if (place && !this.readOnly) {
+        try {
+          this.db.recordTurnPlace(key, place);
+        } catch {
+          // Without its place the turn is found by reading the transcript (sessionChanges).
+        }
+      }
       pending = this.capture(scope, "before", key);
       this.#turns.set(id, pending);
     }
@@ -260,10 +273,10 @@ export class CheckpointService {
    */
   async sessionChanges(source: SessionSource, sessionId: number): Promise<TurnChanges[]> {
     const place = source.place(sessionId);
-    if (!this.db.hasTurnsOf([place.lineage.sessionId, ...place.lineage.parents.map((p) => p.sessionId)])) return [];
-    const { messages, projectId, projectDir, lineage } = source.transcript(sessionId);
-    const turns = turnsOf(messages, lineage, projectDir);
-    const rows = this.db.ofTurns(turns.map((t) => t.key)).filter((r) => r.projectId === projectId);
+    const { projectId, projectDir, lineage } = place;
+    const rows = this.db.turnsOfSessions([lineage.sessionId, ...lineage.parents.map((p) => p.sessionId)]).filter((r) => r.projectId === projectId);
+    if (rows.length === 0) return [];
+    const turns = this.#placedTurns(source, sessionId, rows, lineage, projectDir) ?? turnsOf(source.transcript(sessionId).messages, lineage, projectDir);
     const out: TurnChanges[] = [];
     for (const turn of turns) {
       const before = rows.find((r) => r.turnKey === turn.key && r.kind === "before");
@@ -273,6 +286,26 @@ export class CheckpointService {
       out.push({ key: turn.key, position: turn.position, userPosition: turn.userPosition, beforeId: before.id, afterId: after?.id ?? null, files, fileCount });
     }
     return out;
+  }
+
+  /**
+   * The turns of these checkpoint rows, each read from its one message at its recorded place
+   * (O(turns), whatever the transcript's length); null when a turn has no recorded place (taken
+   * by an older Lathe): then the whole transcript is read. A place whose message is not that turn
+   * (a parent's turn after the fork, a transcript that changed) is not this transcript's turn.
+   */
+  #placedTurns(source: SessionSource, sessionId: number, rows: readonly CheckpointRow[], lineage: SessionLineage, projectDir: string): TurnInfo[] | null {
+    const keys = [...new Set(rows.filter((r) => r.kind === "before").map((r) => r.turnKey!))];
+    const places = this.db.turnPlaces(keys);
+    if (places.size < keys.length) return null;
+    const turns: TurnInfo[] = [];
+    for (const key of keys) {
+      const { position, userPosition } = places.get(key)!;
+      const message = source.messageAt(sessionId, position);
+      const turn = message && turnAt(message, position, userPosition, lineage, projectDir);
+      if (turn && turn.key === key) turns.push(turn);
+    }
+    return turns.sort((a, b) => a.position - b.position);
   }
 
   async #turnFiles(projectId: number, projectDir: string, turn: TurnInfo, before: CheckpointRow, after: CheckpointRow): Promise<{ files: ChangedFile[]; fileCount: number }> {

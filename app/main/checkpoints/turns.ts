@@ -46,17 +46,23 @@ export function turnsOf(messages: readonly AgentMessage[], lineage: SessionLinea
   let userPosition = -1;
   messages.forEach((m, position) => {
     if (m.role === "user") userPosition = position;
-    if (m.role !== "assistant") return;
-    const calls = m.content.filter((c): c is ToolCall => c.type === "toolCall");
-    if (calls.length === 0 || calls.every((c) => READ_ONLY_TOOLS.has(c.name))) return;
-    turns.push({
-      key: turnKey(ownerOf(position, lineage), calls[0]!.id),
-      position,
-      userPosition,
-      calls: calls.map((c) => ({ id: c.id, name: c.name, path: relativeArgPath(c, projectDir) })),
-    });
+    const turn = turnAt(m, position, userPosition, lineage, projectDir);
+    if (turn) turns.push(turn);
   });
   return turns;
+}
+
+/** The turn of the message at `position`, or null when it is not one (no tool call, or only reads). */
+export function turnAt(message: AgentMessage, position: number, userPosition: number, lineage: SessionLineage, projectDir: string): TurnInfo | null {
+  if (message.role !== "assistant") return null;
+  const calls = message.content.filter((c): c is ToolCall => c.type === "toolCall");
+  if (calls.length === 0 || calls.every((c) => READ_ONLY_TOOLS.has(c.name))) return null;
+  return {
+    key: turnKey(ownerOf(position, lineage), calls[0]!.id),
+    position,
+    userPosition,
+    calls: calls.map((c) => ({ id: c.id, name: c.name, path: relativeArgPath(c, projectDir) })),
+  };
 }
 
 function relativeArgPath(call: ToolCall, projectDir: string): string | undefined {

@@ -17,7 +17,8 @@ export interface TurnCheckpoints {
   turnKey(sessionId: number, message: AssistantMessage, callName?: string): string | null;
   /** The project's first snapshot, in the background (a session is created or starts running). */
   prepare(scope: CheckpointScope): void;
-  beforeTurn(scope: CheckpointScope, key: string): Promise<unknown>;
+  /** `place`: where the turn's assistant message is in the transcript, and the user message before it (-1: none). */
+  beforeTurn(scope: CheckpointScope, key: string, place?: { position: number; userPosition: number }): Promise<unknown>;
   afterTurn(scope: CheckpointScope, key: string): Promise<unknown>;
 }
 

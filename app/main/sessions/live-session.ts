@@ -106,7 +106,7 @@ export class LiveSession {
         }
         // The turn's checkpoint is taken once, before its first call that may change files runs.
         const key = options.checkpoints?.turnKey(this.sessionId, ctx.assistantMessage, ctx.toolCall.name);
-        if (key && options.checkpoints) await untilAborted(options.checkpoints.beforeTurn(this.scope, key), signal);
+        if (key && options.checkpoints) await untilAborted(options.checkpoints.beforeTurn(this.scope, key, this.placeOf(ctx.assistantMessage)), signal);
         return result && { block: result.block, reason: result.reason };
       },
       afterToolCall: hooks.afterToolCall,
@@ -136,6 +136,16 @@ export class LiveSession {
   }
 
   /** Every tool the agent may activate: coding tools, the source's built-ins, and its tools for the names this session uses. */
+  /** Where a stored message is in the transcript (the agent holds it whole, at store positions), and the user message before it. */
+  private placeOf(message: AgentMessage): { position: number; userPosition: number } | undefined {
+    const messages = this.agent.messages;
+    const position = messages.lastIndexOf(message);
+    if (position < 0) return undefined;
+    let userPosition = position - 1;
+    while (userPosition >= 0 && messages[userPosition]!.role !== "user") userPosition--;
+    return { position, userPosition };
+  }
+
   private catalogue(messages: readonly AgentMessage[]): AnyAgentTool[] {
     const source = this.options.toolSource;
     if (!source) return this.tools.tools;

@@ -347,6 +347,14 @@ export class SessionsService {
     return { messages, ...place };
   }
 
+  /** The message at `position` of the session's transcript (live, or one stored row), if any. */
+  messageAt(sessionId: number, position: number): AgentMessage | undefined {
+    this.session(sessionId);
+    const live = this.live.get(sessionId);
+    if (live) return live.agent.messages[position];
+    return Number.isSafeInteger(position) && position >= 0 ? this.o.store.readMessages(sessionId, position, position + 1)[0] : undefined;
+  }
+
   /** Adds an app entry (shown in the transcript) to an idle session. */
   async addEntry(sessionId: number, entry: AgentMessage): Promise<void> {
     const live = this.live.get(sessionId);
