@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { itWhen, needsLinux } from "../support/requirements.ts";
-import { createBashTool, type BashDetails, type BashProgressDetails } from "../../app/main/tools/bash.ts";
+import { createBashTool, startFailure, type BashDetails, type BashProgressDetails } from "../../app/main/tools/bash.ts";
 import { createCodingTools } from "../../app/main/tools/index.ts";
 import { RunningCommands } from "../../app/main/tools/running-commands.ts";
 import { isAlive, procScanCount } from "../../app/main/tools/process-tree.ts";
@@ -54,6 +54,18 @@ describe("bash tool", () => {
     expect(run.text).toMatch(/Exit code: 0$/);
     const details = run.result!.details as BashDetails;
     expect(details.phase === "done" && details.exitCode).toBe(0);
+  });
+
+  itWhen(needsLinux(), "refuses a command over the kernel's argument limit with one clear error that says the limit", async () => {
+    const run = await runTool(bash, { command: `echo ${"x".repeat(3 * 1024 * 1024)}` });
+    expect(run.isError).toBe(true);
+    expect(run.text.match(/could not start/gi)).toHaveLength(1);
+    expect(run.text).toMatch(/^Could not start \S+ in .*Argument list too long \(Linux takes at most 128 KB in one argument/);
+  });
+
+  it("names the program once when a terminal cannot start, whichever spawner said why", () => {
+    expect(startFailure("/bin/sh", new Error("could not start /bin/sh in /p: No such file or directory"))).toBe("Could not start /bin/sh in /p: No such file or directory");
+    expect(startFailure("/bin/sh", new Error("posix_spawnp failed."))).toBe("Could not start /bin/sh: posix_spawnp failed.");
   });
 
   it("reports a non-zero exit as an error carrying the output", async () => {

@@ -129,6 +129,16 @@ interface RunRequest {
   onUpdate: ((update: { content: { type: "text"; text: string }[]; details: BashDetails }) => void) | undefined;
 }
 
+/** Why a command's terminal did not start, said once (the native spawner names the program and folder itself). */
+export function startFailure(file: string, err: Error): string {
+  const reason = err.message.startsWith("could not start ") ? err.message.slice("could not start ".length) : `${file}: ${err.message}`;
+  // The kernel's limits on a program's arguments: 128 KB for one, and all of them with the environment in about 2 MB.
+  const tooLong = err.message.includes("Argument list too long")
+    ? " (Linux takes at most 128 KB in one argument, and about 2 MB for all of them with the environment: write a long script to a file and run the file)"
+    : "";
+  return `Could not start ${reason}${tooLong}`;
+}
+
 function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: string }[]; details: BashDetails }> {
   const started = Date.now();
   const { launch } = req;
@@ -137,7 +147,7 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
   try {
     term = spawnTerminal(file!, args, { cols: 120, rows: 30, cwd: req.cwd, env: launch?.env ?? req.env });
   } catch (err) {
-    throw new Error(`Could not start ${file}: ${(err as Error).message}`, { cause: err });
+    throw new Error(startFailure(file!, err as Error), { cause: err });
   }
   const pid = term.pid;
   const ptsPath = (term as { ptsName?: string }).ptsName ?? safeReadlink(`/proc/${pid}/fd/0`);
