@@ -22,6 +22,11 @@
 // - maxLoopDelayMs: the main thread's longest event-loop delay during all checkpoints and rewinds
 //   (it includes waiting for a CPU on a loaded machine); maxBlockCpuMs: the most CPU the main
 //   thread itself spent between two ticks of a 1 ms timer then (blocking, as bench:freeze).
+// - sessionChanges100k: the checkpoints list of a stored 100,000-message session with two
+//   checkpointed turns (what the window asks when it opens the session), on a real store: `placed`,
+//   each turn read from its one message at its recorded place; `wholeTranscript`, the same list
+//   when a turn has no recorded place (checkpointed by an older Lathe), which reads every message.
+//   Alternated, 5 each: ms and minMs, and the main thread's cpuMs (bench/support/session-changes-cost.ts).
 // - loadAverage: the machine's 1-minute load average before and after (this machine is shared);
 //   machineDuringTurns: the shares of all CPUs' time that were idle and that the hypervisor took
 //   (steal) while the turns ran (bench/support/machine-share.ts): a quiet run has a high idlePct.
@@ -37,6 +42,7 @@ import { Rewinder } from "../app/main/checkpoints/rewinder.ts";
 import { turnKey } from "../app/main/checkpoints/turns.ts";
 import { computePool } from "../app/main/workers/compute-pool.ts";
 import { BenchSession } from "./support/bench-session.ts";
+import { sessionChangesCost } from "./support/session-changes-cost.ts";
 import { blockMonitor } from "./support/block-monitor.ts";
 import { cpuTimes, machineShare } from "./support/machine-share.ts";
 import { duSync, makeSampleProject, sampleFileName } from "./support/sample-project.ts";
@@ -185,10 +191,12 @@ async function main() {
   const shipped = firstOf(modes[modes.length - 1]!);
   const checkpoint = stats(checkpointTimes);
   const rewind = stats(rewindTimes);
+  const sessionChanges100k = await sessionChangesCost(100_000, 5);
   console.log(
     JSON.stringify({
       files: FILES,
       projectMB: TOTAL_MB,
+      sessionChanges100k,
       firstCheckpointMs: shipped.medianMs,
       firstCheckpointMinMs: shipped.minMs,
       checkpointMs: checkpoint.median,
