@@ -14,11 +14,14 @@ export function chromiumMissing(): string | null {
   return chromiumAvailable() ? null : `needs Chromium at ${CHROME_PATH} (apt-get install -y chromium, or set CHROME_PATH)`;
 }
 
-/** `extraArgs`: more Chromium flags (the UI benchmark compares frame-rate flags). */
-export async function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
+/**
+ * `extraArgs`: more Chromium flags (the UI benchmark compares frame-rate flags). `executablePath`:
+ * a program that starts Chromium (the UI benchmark's wrapper), instead of Chromium itself.
+ */
+export async function launchBrowser(extraArgs: readonly string[] = [], executablePath = CHROME_PATH): Promise<Browser> {
   if (!chromiumAvailable()) throw new Error(`Chromium not found at ${CHROME_PATH}: install it (apt-get install -y chromium) or set CHROME_PATH.`);
   return chromium.launch({
-    executablePath: CHROME_PATH,
+    executablePath,
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", ...extraArgs],
   });
 }
