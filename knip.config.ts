@@ -32,8 +32,9 @@ const config: KnipConfig = {
   ignoreExportsUsedInFile: true,
   // System programs the tests and benchmarks run, not npm packages: mkfifo (a FIFO that must not
   // hang a tool), script (util-linux's pty baseline), mount/umount (a full tmpfs in test/app/tmpfs),
-  // gcc (the terminal reader built with AddressSanitizer in test/tools/pty-reader.test.ts).
-  ignoreBinaries: ["mkfifo", "script", "mount", "umount", "gcc"],
+  // gcc (the terminal reader built with AddressSanitizer in test/tools/pty-reader.test.ts), setpriv
+  // (bench:ui starts Chromium without CAP_SYS_NICE when it runs as root).
+  ignoreBinaries: ["mkfifo", "script", "mount", "umount", "gcc", "setpriv"],
   // Pinned on main for the renderer's accessibility scans (the design-tokens commit); no file loads
   // it yet. Listed so lint passes on the merge: remove it here once a scan uses it, or drop the package.
   ignoreDependencies: ["axe-core"],
