@@ -16,7 +16,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const directory = path.join(root, "app/main/tools/native");
 
 const binary = path.join(directory, "build/Release/pty_reader.node");
-const sources = ["pty-reader.c", "pty-spawn.c", "binding.gyp"].map((file) => path.join(directory, file));
+const sources = ["pty-reader.c", "pty-spawn.c", "pipe-spawn.c", "spawn-common.c", "spawn-common.h", "binding.gyp"].map((file) => path.join(directory, file));
 if (process.argv.includes("--if-stale") && existsSync(binary) && sources.every((file) => statSync(file).mtimeMs <= statSync(binary).mtimeMs)) process.exit(0);
 
 if (process.platform === "win32") {

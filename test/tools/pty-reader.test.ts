@@ -325,7 +325,7 @@ describeWhen(needsReader, "the native terminal reader", () => {
     const [asan, ubsan] = [lib("libasan.so"), lib("libubsan.so")];
     if (!existsSync(path.join(include, "node_api.h")) || !path.isAbsolute(asan) || !path.isAbsolute(ubsan)) return skip("needs gcc with libasan and libubsan, and Node's headers");
     const binary = path.join(scratch.dir, "pty_reader_asan.node");
-    const sources = ["pty-reader.c", "pty-spawn.c"].map((file) => path.join(path.dirname(nativeReaderPath()), "../..", file));
+    const sources = ["pty-reader.c", "pty-spawn.c", "pipe-spawn.c", "spawn-common.c"].map((file) => path.join(path.dirname(nativeReaderPath()), "../..", file));
     const flags = ["-shared", "-fPIC", "-g", "-O1", "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"];
     const built = spawnSync("gcc", [...flags, `-I${include}`, ...sources, "-o", binary], { encoding: "utf8" });
     expect(built.status, built.stderr).toBe(0);
@@ -338,7 +338,9 @@ describeWhen(needsReader, "the native terminal reader", () => {
   it("the binary is built from the current source, and a build leaves a current one alone", () => {
     // After a pull that changed the C file, `npm run build` (and bench) rebuild it: scripts/build-native.mjs --if-stale.
     const binary = nativeReaderPath();
-    const sources = ["pty-reader.c", "pty-spawn.c", "binding.gyp"].map((file) => path.join(path.dirname(binary), "../..", file));
+    const sources = ["pty-reader.c", "pty-spawn.c", "pipe-spawn.c", "spawn-common.c", "spawn-common.h", "binding.gyp"].map((file) =>
+      path.join(path.dirname(binary), "../..", file),
+    );
     for (const file of sources) expect(statSync(file).mtimeMs, `${file} is newer than ${binary}: run node scripts/build-native.mjs`).toBeLessThanOrEqual(statSync(binary).mtimeMs);
     const before = statSync(binary).mtimeMs;
     const run = spawnSync(process.execPath, [path.join(import.meta.dirname, "../../scripts/build-native.mjs"), "--if-stale"], { encoding: "utf8", timeout: 60_000 });

@@ -3,19 +3,19 @@
 // content, or null when the object is missing; requests are answered in order, one at a time; a
 // process that stops or cannot start rejects every pending and later read with a GitError. The
 // owner calls close() when done.
-import { spawn } from "node:child_process";
 import { Buffer } from "node:buffer";
+import { type Child, spawnChild } from "../tools/child-spawn.ts";
 import { GitError, gitEnvironment } from "./git-runner.ts";
 
 export class BlobReader {
-  readonly #child: ReturnType<typeof spawn>;
+  readonly #child: Child;
   #buffer: Buffer = Buffer.alloc(0);
   #waiting: { resolve: (b: Buffer | null) => void; reject: (e: Error) => void } | null = null;
   #chain: Promise<unknown> = Promise.resolve();
   #failed: Error | null = null;
 
   constructor(hooksDir: string, globalArgs: string[]) {
-    this.#child = spawn("git", ["-c", `core.hooksPath=${hooksDir}`, "-c", "core.fsmonitor=false", ...globalArgs, "cat-file", "--batch"], {
+    this.#child = spawnChild("git", ["-c", `core.hooksPath=${hooksDir}`, "-c", "core.fsmonitor=false", ...globalArgs, "cat-file", "--batch"], {
       cwd: hooksDir,
       env: gitEnvironment(),
       stdio: ["pipe", "pipe", "ignore"],

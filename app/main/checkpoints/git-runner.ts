@@ -1,5 +1,6 @@
 // Runs the `git` command for the checkpoint store, as a child process (never on the main thread's
-// time): stdout and stderr come back as Buffers, stdin is written from a Buffer.
+// time; started without fork() where it can: tools/child-spawn.ts): stdout and stderr come back
+// as Buffers, stdin is written from a Buffer.
 // Isolation: no system or global configuration (GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL=/dev/null),
 // no GIT_* variable of Lathe's own environment (a GIT_DIR or GIT_INDEX_FILE there would point git
 // at another repository), no BASH_ENV or ENV (a script a shell started by a git alias would run), no prompts, no pager, no optional locks on repositories that are not ours.
@@ -10,11 +11,11 @@
 // GitError whose message says what failed in words a person can act on (git missing, disk full,
 // a damaged store), with git's own stderr kept in `stderr`.
 import { Buffer } from "node:buffer";
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { setPriority } from "node:os";
 import { join } from "node:path";
 import type { Writable } from "node:stream";
+import { type Child, spawnChild } from "../tools/child-spawn.ts";
 
 export type GitFailure = "missing" | "disk-full" | "damaged" | "timeout" | "failed";
 
@@ -154,13 +155,13 @@ export class GitRunner {
     const argv = ["-c", `core.hooksPath=${this.#hooksDir}`, "-c", "core.fsmonitor=false", "-c", "protocol.allow=never", ...(options.globalArgs ?? []), ...args];
     const launched: Launched = { stdin: null, result: Promise.resolve({ stdout: Buffer.alloc(0), stderr: "", code: 0 }), onStdout: null };
     launched.result = new Promise<GitResult>((resolve, reject) => {
-      let child: ReturnType<typeof spawn>;
+      let child: Child;
       try {
-        child = spawn(this.#command, argv, {
+        // Not child_process.spawn: its fork() holds the main thread 10 to 30 ms (child-spawn.ts).
+        child = spawnChild(this.#command, argv, {
           cwd: options.cwd ?? this.#hooksDir,
           env: gitEnvironment(process.env, options.env),
           stdio: ["pipe", "pipe", "pipe"],
-          windowsHide: true,
         });
       } catch (error) {
         reject(spawnError(error, options.cwd ?? this.#hooksDir));

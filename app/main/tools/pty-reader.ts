@@ -43,6 +43,15 @@ interface NativeReaderModule {
     rows: number,
     onExit: (exitCode: number, signal: number) => void,
   ): { pid: number; fd: number; ptsName: string };
+  /** native/pipe-spawn.c (the same systems): a program with pipes (true) or /dev/null (false) for 0, 1, 2, without fork(). */
+  spawnPipes?(
+    file: string,
+    args: string[],
+    env: string[],
+    cwd: string,
+    stdio: [boolean, boolean, boolean],
+    onExit: (exitCode: number, signal: number) => void,
+  ): { pid: number; stdin: number; stdout: number; stderr: number };
 }
 
 /** A terminal whose master side is ours to read and close (pty-spawn.ts's SpawnedTerminal). */

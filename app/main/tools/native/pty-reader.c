@@ -372,11 +372,12 @@ static napi_value start(napi_env env, napi_callback_info info) {
   return handle;
 }
 
-/* pty-spawn.c: spawn(), where the system has what it needs. */
+/* pty-spawn.c: spawn(), pipe-spawn.c: spawnPipes(), where the system has what they need. */
 void register_spawn(napi_env env, napi_value exports);
+void register_spawn_pipes(napi_env env, napi_value exports);
 
 /*
- * The threads (a reader, a command's waiter) run this library's code and outlive the environment
+ * The threads (a reader, a child's waiter) run this library's code and outlive the environment
  * that started them: a worker that ends while a command runs makes Node dlclose() the library,
  * and the thread then returns into unmapped code (SIGSEGV, the whole process). Pinned: the
  * library stays loaded until the process ends (RTLD_NODELETE on a handle it already has).
@@ -392,5 +393,6 @@ NAPI_MODULE_INIT() {
   napi_create_function(env, "start", NAPI_AUTO_LENGTH, start, NULL, &fn);
   napi_set_named_property(env, exports, "start", fn);
   register_spawn(env, exports);
+  register_spawn_pipes(env, exports);
   return exports;
 }

@@ -23,59 +23,19 @@
  * - Where posix_spawn cannot set a session and a folder (not glibc 2.29 or later), spawn is not
  *   exported: the caller uses node-pty.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include <node_api.h>
+#include "spawn-common.h"
 
-#if defined(__linux__) && defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 29))
+#ifdef LATHE_CAN_SPAWN
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
-
-/*
- * Shared by the thread that waits for the command and the threadsafe function (until its
- * finalizer): freed when both are done. The thread calls the function only under the mutex and
- * only while js_gone is 0; the finalizer (which runs before Node frees the function, also when
- * the environment is torn down while the command runs: a worker's exit) sets it under the mutex.
- */
-typedef struct waiter {
-  pid_t pid;
-  int status;
-  napi_threadsafe_function on_exit;
-  pthread_mutex_t mutex;
-  int js_gone;
-  int owners;
-} waiter_t;
-
-static void waiter_release(waiter_t *w) {
-  pthread_mutex_lock(&w->mutex);
-  int last = --w->owners == 0;
-  pthread_mutex_unlock(&w->mutex);
-  if (last) {
-    pthread_mutex_destroy(&w->mutex);
-    free(w);
-  }
-}
-
-static void finalize_on_exit(napi_env env, void *data, void *hint) {
-  waiter_t *w = data;
-  (void)env;
-  (void)hint;
-  pthread_mutex_lock(&w->mutex);
-  w->js_gone = 1;
-  pthread_mutex_unlock(&w->mutex);
-  waiter_release(w);
-}
 
 /* The modes node-pty gives a new terminal (its pty.cc), so commands see the same terminal. */
 static void set_modes(struct termios *t) {
@@ -104,93 +64,6 @@ static void set_modes(struct termios *t) {
   cfsetospeed(t, B38400);
 }
 
-static napi_value fail(napi_env env, const char *what, int error) {
-  char message[1400];
-  snprintf(message, sizeof message, "%s: %s", what, strerror(error));
-  napi_throw_error(env, NULL, message);
-  return NULL;
-}
-
-/* A JavaScript string as a new C string (NULL, with an exception pending, when it is not one or holds a NUL). */
-static char *c_string(napi_env env, napi_value value, const char *what) {
-  size_t length = 0;
-  if (napi_get_value_string_utf8(env, value, NULL, 0, &length) != napi_ok) {
-    napi_throw_type_error(env, NULL, what);
-    return NULL;
-  }
-  char *text = malloc(length + 1);
-  if (text == NULL) {
-    napi_throw_error(env, NULL, "out of memory");
-    return NULL;
-  }
-  napi_get_value_string_utf8(env, value, text, length + 1, &length);
-  if (strlen(text) != length) {
-    free(text);
-    napi_throw_type_error(env, NULL, what);
-    return NULL;
-  }
-  return text;
-}
-
-static void free_strings(char **list) {
-  if (list == NULL) return;
-  for (char **p = list; *p != NULL; p++) free(*p);
-  free(list);
-}
-
-/* A JavaScript array of strings as a NULL-terminated C array (NULL, with an exception pending, on error). */
-static char **c_strings(napi_env env, napi_value array, const char *what) {
-  uint32_t count = 0;
-  bool is_array = false;
-  if (napi_is_array(env, array, &is_array) != napi_ok || !is_array || napi_get_array_length(env, array, &count) != napi_ok) {
-    napi_throw_type_error(env, NULL, what);
-    return NULL;
-  }
-  char **list = calloc((size_t)count + 1, sizeof *list);
-  if (list == NULL) {
-    napi_throw_error(env, NULL, "out of memory");
-    return NULL;
-  }
-  for (uint32_t i = 0; i < count; i++) {
-    napi_value item;
-    if (napi_get_element(env, array, i, &item) != napi_ok || (list[i] = c_string(env, item, what)) == NULL) {
-      free_strings(list);
-      return NULL;
-    }
-  }
-  return list;
-}
-
-static void call_exit(napi_env env, napi_value callback, void *context, void *data) {
-  waiter_t *w = data;
-  (void)context;
-  if (env != NULL) {
-    int code = WIFEXITED(w->status) ? WEXITSTATUS(w->status) : 0;
-    int signal_number = WIFSIGNALED(w->status) ? WTERMSIG(w->status) : 0;
-    napi_value args[2], undefined;
-    napi_create_int32(env, code, &args[0]);
-    napi_create_int32(env, signal_number, &args[1]);
-    napi_get_undefined(env, &undefined);
-    napi_call_function(env, undefined, callback, 2, args, NULL);
-  }
-}
-
-/* Reaps the command on a thread of its own (libuv reaps only the children it started itself). */
-static void *wait_child(void *arg) {
-  waiter_t *w = arg;
-  pthread_setname_np(pthread_self(), "lathe-pty-wait"); /* for ps, gdb and the tests */
-  int status = 0;
-  while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  pthread_mutex_lock(&w->mutex);
-  w->status = status;
-  /* Never waits (the queue has no limit); fails only when Node has let go of the function. */
-  if (!w->js_gone && napi_call_threadsafe_function(w->on_exit, w, napi_tsfn_nonblocking) == napi_ok) napi_release_threadsafe_function(w->on_exit, napi_tsfn_release);
-  pthread_mutex_unlock(&w->mutex);
-  waiter_release(w);
-  return NULL;
-}
-
 static napi_value spawn(napi_env env, napi_callback_info info) {
   size_t argc = 7;
   napi_value argv[7];
@@ -217,11 +90,11 @@ static napi_value spawn(napi_env env, napi_callback_info info) {
   char name[128];
   master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
   if (master < 0) {
-    fail(env, "could not open a pseudo-terminal", errno);
+    throw_errno(env, "could not open a pseudo-terminal", errno);
     goto done;
   }
   if (grantpt(master) != 0 || unlockpt(master) != 0 || ptsname_r(master, name, sizeof name) != 0) {
-    fail(env, "could not prepare the pseudo-terminal", errno);
+    throw_errno(env, "could not prepare the pseudo-terminal", errno);
     goto done;
   }
   /* On the master, these set the terminal's (the slave's) modes and size. */
@@ -229,7 +102,7 @@ static napi_value spawn(napi_env env, napi_callback_info info) {
   set_modes(&modes);
   struct winsize size = {(unsigned short)rows, (unsigned short)cols, 0, 0};
   if (tcsetattr(master, TCSANOW, &modes) != 0 || ioctl(master, TIOCSWINSZ, &size) != 0) {
-    fail(env, "could not set the terminal's modes", errno);
+    throw_errno(env, "could not set the terminal's modes", errno);
     goto done;
   }
 
@@ -237,7 +110,7 @@ static napi_value spawn(napi_env env, napi_callback_info info) {
   posix_spawn_file_actions_t actions;
   sigset_t none, every;
   sigemptyset(&none);
-  sigfillset(&every);
+  fill_all_signals(&every);
   posix_spawnattr_init(&attributes);
   posix_spawn_file_actions_init(&actions);
   posix_spawnattr_setsigmask(&attributes, &none);
@@ -255,39 +128,11 @@ static napi_value spawn(napi_env env, napi_callback_info info) {
   if (error != 0) {
     char what[1200];
     snprintf(what, sizeof what, "could not start %.500s in %.500s", file, cwd);
-    fail(env, what, error);
+    throw_errno(env, what, error);
     goto done;
   }
 
-  waiter_t *w = calloc(1, sizeof *w);
-  napi_value resource_name;
-  napi_create_string_utf8(env, "lathe-pty-exit", NAPI_AUTO_LENGTH, &resource_name);
-  pthread_t thread;
-  if (w != NULL) {
-    pthread_mutex_init(&w->mutex, NULL);
-    w->pid = pid;
-    w->owners = 2; /* the thread, the threadsafe function */
-  }
-  if (w == NULL || napi_create_threadsafe_function(env, argv[6], NULL, resource_name, 0, 1, w, finalize_on_exit, NULL, call_exit, &w->on_exit) != napi_ok) {
-    /* Without a way to report the end, the command must not run unwatched. */
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-    if (w != NULL) {
-      pthread_mutex_destroy(&w->mutex);
-      free(w);
-    }
-    napi_throw_error(env, NULL, "could not watch the command");
-    goto done;
-  }
-  if (pthread_create(&thread, NULL, wait_child, w) != 0) {
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-    napi_release_threadsafe_function(w->on_exit, napi_tsfn_abort); /* its finalizer releases its share */
-    waiter_release(w); /* the thread's */
-    napi_throw_error(env, NULL, "could not start the thread that waits for the command");
-    goto done;
-  }
-  pthread_detach(thread);
+  if (watch_child(env, pid, argv[6], "lathe-pty-wait") != 0) goto done;
   napi_value pid_value, fd_value, name_value;
   napi_create_object(env, &result);
   napi_create_int32(env, pid, &pid_value);
