@@ -14,8 +14,8 @@
 //   ones exist, else ENOENT. Found paths are cached (a few, by PATH and name): a cached one that
 //   has gone is looked up again once.
 // - A start that fails emits 'error' on the next tick (code ENOENT, EACCES, E2BIG, EMFILE...,
-//   message "spawn <file> <code>: <what failed>", syscall, path, spawnargs), then 'close' with
-//   (-errno, null), as child_process does; its streams then take nothing and end at once. Arguments
+//   message "spawn <file> <code>: <what failed>", syscall, path, spawnargs), no 'exit', and
+//   'close' with (-errno, null) once its (empty) outputs have ended, as child_process does. Arguments
 //   that are not strings or hold a NUL throw synchronously (a TypeError), as Node does.
 // - 'exit' (code, signal name) once the child has ended and been reaped; 'close' (the same) after
 //   that and after stdout and stderr have both closed. Once exited, kill() does nothing and
@@ -150,12 +150,17 @@ class PipedChild extends EventEmitter implements Child {
   }
 
   #exit(code: number, signal: number): void {
-    this.#exited = true;
     this.exitCode = signal ? null : code;
     this.signalCode = signal ? (SIGNAL_NAMES.get(signal) ?? null) : null;
+    this.#ended(true);
+  }
+
+  /** The child has exited (or never started: no 'exit' then, as with child_process). */
+  #ended(exited: boolean): void {
+    this.#exited = true;
     if (this.#abort) this.#signal?.removeEventListener("abort", this.#abort);
     this.stdin?.destroy();
-    this.emit("exit", this.exitCode, this.signalCode);
+    if (exited) this.emit("exit", this.exitCode, this.signalCode);
     // As Node's flushStdio: an output nobody consumes is read to its end, so 'close' can come.
     process.nextTick(() => {
       for (const stream of [this.stdout, this.stderr]) if (stream?.readableFlowing === null) stream.resume();
@@ -178,12 +183,19 @@ class PipedChild extends EventEmitter implements Child {
       spawnargs: [...args],
     });
     if (stdio[0] === "pipe") this.stdin = new Writable({ write: (_chunk, _encoding, done) => done() });
-    if (stdio[1] === "pipe") this.stdout = Readable.from([]);
-    if (stdio[2] === "pipe") this.stderr = Readable.from([]);
-    this.#exited = true;
+    for (const fd of [1, 2] as const) {
+      if (stdio[fd] !== "pipe") continue;
+      const stream = Readable.from([]);
+      this.#closesNeeded++;
+      stream.on("close", () => this.#maybeClose());
+      if (fd === 1) this.stdout = stream;
+      else this.stderr = stream;
+    }
+    this.#exited = true; // kill() does nothing
+    this.exitCode = error.errno;
     process.nextTick(() => {
       this.emit("error", error);
-      this.emit("close", error.errno, null);
+      this.#ended(false);
     });
   }
 }
