@@ -301,7 +301,16 @@ describeWhen(needsReader, "the native terminal reader", () => {
         const v = new Worker("const r = require(" + JSON.stringify(binary) + "); r.spawn('/bin/sleep', ['sleep', '0.3'], [], '/', 80, 24, () => {}); require('worker_threads').parentPort.postMessage(1);", { eval: true });
         await new Promise((r) => v.once("message", r));
         await v.terminate(); await tick(500);
-        console.log(JSON.stringify({ got, endA, endB, refused, exit }));
+        // 5. spawnPipes (pipe-spawn.c): the same, with pipes; the output read once it has ended.
+        for (const args of [["/nope", ["x"], [], dir], ["/bin/true", ["x"], [], "/nope"], ["/bin/true", ["x\\0"], [], dir], ["/bin/true", "x", [], dir], ["true", ["x"], [], dir]]) {
+          try { reader.spawnPipes(...args, [true, true, true], () => {}); } catch { refused++; }
+        }
+        const piped = await new Promise((r) => { const p = reader.spawnPipes("/bin/sh", ["sh", "-c", "echo hi; exit 5"], [], dir, [false, true, false], (code, signal) => {
+          const b = Buffer.alloc(16); const n = fs.readSync(p.stdout, b); fs.closeSync(p.stdout); r([code, signal, b.toString("utf8", 0, n), p.stdin, p.stderr]); }); });
+        const u = new Worker("const r = require(" + JSON.stringify(binary) + "); r.spawnPipes('/bin/sleep', ['sleep', '0.3'], [], '/', [false, false, false], () => {}); require('worker_threads').parentPort.postMessage(1);", { eval: true });
+        await new Promise((r) => u.once("message", r));
+        await u.terminate(); await tick(500);
+        console.log(JSON.stringify({ got, endA, endB, refused, exit, piped }));
       })();`;
     return spawnSync(process.execPath, ["--expose-gc", "-e", script], { encoding: "utf8", timeout: 60_000, env: { ...process.env, ...env } });
   }
@@ -313,7 +322,7 @@ describeWhen(needsReader, "the native terminal reader", () => {
     const child = lifetimeScenes(nativeReaderPath(), { MALLOC_PERTURB_: "165" });
     expect(child.signal, child.stderr).toBeNull();
     expect(child.status, child.stderr).toBe(0);
-    expect(JSON.parse(child.stdout)).toEqual({ got: 1000, endA: true, endB: true, refused: 4, exit: [7, 0] });
+    expect(JSON.parse(child.stdout)).toEqual({ got: 1000, endA: true, endB: true, refused: 9, exit: [7, 0], piped: [5, 0, "hi\n", -1, -1] });
   });
 
   it("the same scenes with the reader built with AddressSanitizer and UBSan (where gcc has them)", ({ skip }) => {
@@ -332,7 +341,7 @@ describeWhen(needsReader, "the native terminal reader", () => {
     const child = lifetimeScenes(binary, { LD_PRELOAD: `${asan}:${ubsan}`, ASAN_OPTIONS: "detect_leaks=0" });
     expect(child.stderr).not.toMatch(/AddressSanitizer|runtime error/);
     expect(child.status, child.stderr).toBe(0);
-    expect(JSON.parse(child.stdout)).toEqual({ got: 1000, endA: true, endB: true, refused: 4, exit: [7, 0] });
+    expect(JSON.parse(child.stdout)).toEqual({ got: 1000, endA: true, endB: true, refused: 9, exit: [7, 0], piped: [5, 0, "hi\n", -1, -1] });
   }, 120_000);
 
   it("the binary is built from the current source, and a build leaves a current one alone", () => {
