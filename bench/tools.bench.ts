@@ -20,6 +20,9 @@
 //   terminalStartMs / terminalStartLargeMs: the main thread's time to start a terminal (median of
 //   9 alternated starts each: `native`, posix_spawn, pty-spawn.ts; `nodePty`, node-pty's fork), at
 //   this process's size and with 512 MB more (`rssMB`); terminalStartKind: what the bash tool uses.
+//   childStartMs / childStartLargeMs: the same for a child with pipes as git-runner and grep
+//   start them (child-spawn.ts, `true` by name): `native`, posix_spawn, against `node`,
+//   child_process's fork; childStartKind: what they use. `-- start` runs these figures only.
 // - grepMs / grepJavascriptMs: a regex search over a 20,000-file tree with the grep tool as
 //   configured (ripgrep when on PATH) and with its JavaScript engine. grepRatioVsRg: the tool
 //   (through ripgrep) over plain `rg` doing the same search, medians of 7 alternated runs
@@ -45,6 +48,7 @@ import { createBashTool } from "../app/main/tools/bash.ts";
 import { ptyCommandLine } from "../app/main/tools/pty-command.ts";
 import { loadNativeReader, readTerminal } from "../app/main/tools/pty-reader.ts";
 import { spawnTerminal } from "../app/main/tools/pty-spawn.ts";
+import { childSpawnKind, spawnChild } from "../app/main/tools/child-spawn.ts";
 import { sanitizedShellEnv } from "../app/main/tools/shell-env.ts";
 import { createGrepTool } from "../app/main/tools/grep.ts";
 import { scannerFor, secretEnvValues } from "../app/main/permissions/redaction.ts";
@@ -232,17 +236,18 @@ async function benchBash() {
     bashLoopDelayP99Ms: round(medianOf(f.loopP99)),
     bashLoopDelayMaxMs: round(Math.max(...f.loopMax)),
     bashRounds: rounds,
-    ...(await terminalStarts()),
+    ...(await startTimes()),
     loadAverage: [round(loadBefore), round(loadavg()[0]!)],
   };
 }
 
-// Starting a terminal costs the main thread (pty-spawn.ts): the native posix_spawn against
-// node-pty's fork, alternated, 9 starts each, at this process's size and with 512 MB more written
-// (a fork copies the page tables of all of it).
-async function terminalStarts() {
-  const once = async (viaNodePty: boolean) => {
-    if (viaNodePty) process.env.LATHE_PTY_SPAWN = "node";
+// Starting a terminal (pty-spawn.ts) or a child with pipes (child-spawn.ts: git, ripgrep) costs
+// the main thread: the native posix_spawn against a fork (node-pty's, libuv's), alternated, 9
+// starts each, at this process's size and with 512 MB more written (a fork copies the page tables
+// of all of it).
+async function startTimes() {
+  const terminal = async (viaFork: boolean) => {
+    if (viaFork) process.env.LATHE_PTY_SPAWN = "node";
     try {
       const started = performance.now();
       const term = spawnTerminal("/bin/true", [], { cols: 80, rows: 24, cwd: work, env: sanitizedShellEnv(process.env) });
@@ -255,20 +260,48 @@ async function terminalStarts() {
       delete process.env.LATHE_PTY_SPAWN;
     }
   };
-  const measure = async () => {
-    const native: number[] = [];
-    const nodePty: number[] = [];
-    for (let i = 0; i < 9; i++) {
-      native.push(await once(false));
-      nodePty.push(await once(true));
+  // By name, as git-runner starts git (the PATH lookup is cached after the first).
+  const child = async (viaFork: boolean) => {
+    if (viaFork) process.env.LATHE_CHILD_SPAWN = "node";
+    try {
+      const started = performance.now();
+      const proc = spawnChild("true", [], { cwd: work });
+      const ms = performance.now() - started;
+      await new Promise((resolve) => proc.on("close", resolve));
+      return ms;
+    } finally {
+      delete process.env.LATHE_CHILD_SPAWN;
     }
-    return { native: round(medianOf(native)), nodePty: round(medianOf(nodePty)), rssMB: Math.round(process.memoryUsage().rss / 1048576) };
   };
-  const usual = await measure();
+  const measure = async (start: (viaFork: boolean) => Promise<number>) => {
+    const native: number[] = [];
+    const forked: number[] = [];
+    for (let i = 0; i < 9; i++) {
+      native.push(await start(false));
+      forked.push(await start(true));
+    }
+    return { native: round(medianOf(native)), forked: round(medianOf(forked)), rssMB: Math.round(process.memoryUsage().rss / 1048576) };
+  };
+  const both = async () => {
+    const t = await measure(terminal);
+    const c = await measure(child);
+    return [
+      { native: t.native, nodePty: t.forked, rssMB: t.rssMB },
+      { native: c.native, node: c.forked, rssMB: c.rssMB },
+    ] as const;
+  };
+  const [terminalUsual, childUsual] = await both();
   const ballast = Array.from({ length: 512 }, () => Buffer.alloc(1024 * 1024, 1));
-  const large = await measure();
+  const [terminalLarge, childLarge] = await both();
   ballast.length = 0;
-  return { terminalStartMs: usual, terminalStartLargeMs: large, terminalStartKind: loadNativeReader().module?.spawn ? "posix_spawn" : "node-pty" };
+  return {
+    terminalStartMs: terminalUsual,
+    terminalStartLargeMs: terminalLarge,
+    terminalStartKind: loadNativeReader().module?.spawn ? "posix_spawn" : "node-pty",
+    childStartMs: childUsual,
+    childStartLargeMs: childLarge,
+    childStartKind: childSpawnKind(),
+  };
 }
 
 async function benchGrep() {
@@ -421,13 +454,14 @@ function round(x: number): number {
 }
 
 try {
-  // `npm run bench:tools -- grep` (or bash, sandbox, repo-scan) runs one part only.
+  // `npm run bench:tools -- grep` (or bash, sandbox, repo-scan, start) runs one part only.
   const only = process.argv[2];
+  const starts = only === "start" ? await startTimes() : {};
   const bash = !only || only === "bash" ? await benchBash() : {};
   const grep = !only || only === "grep" ? await benchGrep() : {};
   const sandbox = !only || only === "sandbox" ? await benchSandbox() : {};
   const repoScan = !only || only === "repo-scan" ? await benchRepoScan() : {};
-  console.log(JSON.stringify({ ...bash, ...grep, ...sandbox, ...repoScan }));
+  console.log(JSON.stringify({ ...bash, ...starts, ...grep, ...sandbox, ...repoScan }));
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
