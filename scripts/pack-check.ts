@@ -332,7 +332,7 @@ function runPtyReaderInChild(file: string): string {
     const fs = require("node:fs");
     const os = require("node:os");
     const path = require("node:path");
-    const { start, spawn } = require(${JSON.stringify(file)});
+    const { start, spawn, spawnPipes } = require(${JSON.stringify(file)});
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lathe-pack-"));
     const fifo = path.join(dir, "pipe");
     require("node:child_process").execFileSync("mkfifo", [fifo]);
@@ -354,7 +354,17 @@ function runPtyReaderInChild(file: string): string {
         if (!end) return void setImmediate(() => output.ack());
         fs.closeSync(term.fd);
         if (said !== "spawn-ok") { console.error("the started command said " + JSON.stringify(said)); process.exit(1); }
-        console.log("read a pipe on its own thread; started a command in a terminal without fork()");
+        // And a program with pipes (pipe-spawn.c: git and ripgrep), its stdout read the same way.
+        if (typeof spawnPipes !== "function") { console.error("no spawnPipes() in the module"); process.exit(1); }
+        let piped = "";
+        const child = spawnPipes("/bin/sh", ["sh", "-c", "printf pipes-ok"], ["PATH=/usr/bin:/bin"], os.tmpdir(), [false, true, false], () => undefined);
+        const pipe = start(child.stdout, (chunk, end) => {
+          if (chunk) piped += Buffer.from(chunk).toString();
+          if (!end) return void setImmediate(() => pipe.ack());
+          fs.closeSync(child.stdout);
+          if (piped !== "pipes-ok") { console.error("the program started with pipes said " + JSON.stringify(piped)); process.exit(1); }
+          console.log("read a pipe on its own thread; started a command in a terminal and a program with pipes without fork()");
+        });
       });
     });
     fs.writeSync(out, "reader-ok");
