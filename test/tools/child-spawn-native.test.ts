@@ -44,6 +44,16 @@ function descriptors(): Map<number, number> {
 
 const threads = () => readdirSync("/proc/self/task").length;
 
+/** The threads that wait for a child (spawn-common.c), still running. */
+const waiters = () =>
+  readdirSync("/proc/self/task").filter((task) => {
+    try {
+      return readFileSync(`/proc/self/task/${task}/comm`, "utf8").trim() === "lathe-pipe-wait";
+    } catch {
+      return false; // ended meanwhile
+    }
+  }).length;
+
 /** Children of this process that are zombies (ended, not reaped). */
 function zombies(): number[] {
   const pids = readdirSync("/proc/self/task").flatMap((task) => readFileSync(`/proc/self/task/${task}/children`, "utf8").trim().split(/\s+/).filter(Boolean));
@@ -100,15 +110,19 @@ describeWhen(needsNative, "children with pipes started without fork()", () => {
 
   it("200 starts in a row and 20 at once leave no descriptor, thread or zombie behind", async () => {
     await run("/bin/true", []); // the module loaded, its first thread come and gone
-    await settled(() => threads() <= 20);
+    await settled(() => waiters() === 0);
     const fdsBefore = descriptors().size;
     const threadsBefore = threads();
     for (let i = 0; i < 200; i++) expect((await run("/bin/sh", ["-c", `echo ${i}`])).out).toBe(`${i}\n`);
-    const parallel = await Promise.all(Array.from({ length: 20 }, (_, i) => run("/bin/sh", ["-c", `sleep 0.05; exit ${i}`])));
+    const running = Array.from({ length: 20 }, (_, i) => run("/bin/sh", ["-c", `sleep 0.3; exit ${i}`]));
+    await settled(() => waiters() === 20); // one thread waits for each
+    expect(waiters()).toBe(20);
+    const parallel = await Promise.all(running);
     expect(parallel.map((p) => p.code)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     await settled(() => threads() <= threadsBefore && descriptors().size <= fdsBefore);
     expect(descriptors().size).toBe(fdsBefore);
     expect(threads()).toBeLessThanOrEqual(threadsBefore);
+    expect(waiters()).toBe(0);
     expect(zombies()).toEqual([]);
   }, 60_000);
 

@@ -130,7 +130,7 @@ static napi_value spawn_pipes(napi_env env, napi_callback_info info) {
     throw_errno(env, what, error);
     goto done;
   }
-  if (watch_child(env, pid, argv[5], "lathe-child-wait") != 0) goto done;
+  if (watch_child(env, pid, argv[5], "lathe-pipe-wait") != 0) goto done;
 
   static const char *const names[3] = {"stdin", "stdout", "stderr"};
   napi_value value;

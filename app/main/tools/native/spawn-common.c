@@ -87,7 +87,7 @@ void fill_all_signals(sigset_t *set) {
  */
 typedef struct waiter {
   pid_t pid;
-  const char *thread_name;
+  const char *thread_name; /* at most 15 characters (the kernel keeps 16 with the NUL) */
   napi_threadsafe_function on_exit;
   pthread_mutex_t mutex;
   int js_gone;
