@@ -30,9 +30,9 @@ napi_value throw_errno(napi_env env, const char *what, int error);
  */
 void fill_all_signals(sigset_t *set);
 /*
- * Watches `pid` on a thread named `thread_name` (at most 15 characters): `on_exit(exitCode, signal)` is called once on the
- * main thread after the child has ended (exitCode 0 when a signal ended it; signal 0 when it
- * exited). The child is reaped on the main thread just before that call, so until JavaScript hears
+ * Watches `pid` on a thread named `thread_name` (at most 15 characters): `on_exit(exitCode,
+ * signal)` is called once on the main thread after the child has ended (exitCode 0 when a signal
+ * ended it; signal 0 when it exited). The child is reaped on the main thread just before that call, so until JavaScript hears
  * of the end its pid stays taken (a zombie): a kill() before then cannot reach another process.
  * Returns 0, or -1 with an exception pending and the child killed and reaped.
  */
