@@ -67,7 +67,7 @@ napi_value throw_errno(napi_env env, const char *what, int error) {
 #endif
   if (name != NULL) snprintf(code, sizeof code, "%s", name);
   else snprintf(code, sizeof code, "E%d", error);
-  snprintf(message, sizeof message, "%s: %s (%s)", what, strerror(error), code);
+  snprintf(message, sizeof message, "%s: %s", what, strerror(error));
   napi_throw_error(env, code, message);
   return NULL;
 }

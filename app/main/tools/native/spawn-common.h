@@ -21,7 +21,7 @@ char *c_string(napi_env env, napi_value value, const char *what);
 /* A JavaScript array of strings as a NULL-terminated C array (NULL, with an exception pending, on error). */
 char **c_strings(napi_env env, napi_value array, const char *what);
 void free_strings(char **list);
-/* Throws an Error "<what>: <strerror> (<ENAME>)" whose `code` is ENAME (as Node's errors); returns NULL. */
+/* Throws an Error "<what>: <strerror>" whose `code` is the errno's name (as Node's errors); returns NULL. */
 napi_value throw_errno(napi_env env, const char *what, int error);
 /*
  * Every signal, for posix_spawnattr_setsigdefault: sigfillset's set and glibc's two internal
