@@ -87,6 +87,17 @@ describe("the checkpoints of a session being opened", () => {
     expect(fork.transcriptReads).toBe(0);
   });
 
+  it("list a turn at its latest place when its key comes back (a deleted session's id reused, the same call ids)", async () => {
+    const { project, cp } = setup();
+    const gone = new FakeSession(cp, project, 5);
+    gone.user("change a");
+    const key = await gone.turn([{ name: "bash" }], () => write(project, "a.txt", "2\n"));
+    const reused = new FakeSession(cp, project, 5);
+    for (let i = 0; i < 3; i++) reused.user(`other ${i}`);
+    expect(await reused.turn([{ name: "bash" }], () => write(project, "a.txt", "3\n"))).toBe(key);
+    expect((await cp.sessionChanges(reused, 5)).map((t) => [t.key, t.position, t.userPosition])).toEqual([[key, 3, 2]]);
+  });
+
   it("read the whole transcript only for turns recorded without a place (an older Lathe's)", async () => {
     const { project, cp } = setup();
     const session = new FakeSession(cp, project, 4);

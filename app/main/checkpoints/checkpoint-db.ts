@@ -280,9 +280,13 @@ export class CheckpointDb {
     return rows.sort((a, b) => a.id - b.id).map(toCheckpoint);
   }
 
-  /** Where a turn's message is in its session's transcript (written when its first checkpoint is asked for). */
+  /**
+   * Where a turn's message is in its session's transcript (written when its first checkpoint is
+   * asked for). The latest wins: a key can come back when a deleted session's id is reused and
+   * the model repeats its call ids (sessions' ids are not AUTOINCREMENT).
+   */
   recordTurnPlace(turnKey: string, place: TurnPlace): void {
-    this.db.prepare("INSERT OR IGNORE INTO turn_places (turn_key, position, user_position) VALUES (?, ?, ?)").run(turnKey, place.position, place.userPosition);
+    this.db.prepare("INSERT OR REPLACE INTO turn_places (turn_key, position, user_position) VALUES (?, ?, ?)").run(turnKey, place.position, place.userPosition);
   }
 
   /** The recorded places of these turns; turns taken before places were recorded are missing. */
