@@ -28,6 +28,7 @@ import { Socket } from "node:net";
 import { constants as osConstants } from "node:os";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
+import { argumentTooLong } from "./argument-limit.ts";
 import { loadNativeReader } from "./pty-reader.ts";
 
 export type StdioMode = "pipe" | "ignore";
@@ -101,6 +102,8 @@ class PipedChild extends EventEmitter implements Child {
       const start = (program: string) =>
         native(program, [file, ...args], entries, cwd, [stdio[0] === "pipe", stdio[1] === "pipe", stdio[2] === "pipe"], (code, signal) => this.#exit(code, signal));
       const found = findProgram(file, env.PATH, cwd);
+      const tooLong = argumentTooLong(found.path, args, cwd);
+      if (tooLong) throw tooLong;
       try {
         started = start(found.path);
       } catch (error) {

@@ -14,6 +14,7 @@
 import { closeSync, writeSync } from "node:fs";
 import path from "node:path";
 import * as pty from "node-pty";
+import { argumentTooLong } from "./argument-limit.ts";
 import { loadNativeReader } from "./pty-reader.ts";
 
 export interface TerminalExit {
@@ -118,6 +119,8 @@ export function spawnTerminal(file: string, args: string[], options: TerminalOpt
     // Bytes, not strings: the bash tool decodes a batch of chunks at once (pty-batch.ts).
     return pty.spawn(file, args, { name: options.env.TERM ?? "xterm-256color", cols: options.cols, rows: options.rows, cwd: options.cwd, env: options.env, encoding: null });
   }
+  const tooLong = argumentTooLong(file, args, options.cwd);
+  if (tooLong) throw tooLong;
   // As node-pty sets them.
   const env = Object.entries({ ...options.env, PWD: options.cwd, TERM: options.env.TERM ?? "xterm-256color" }).map(([name, value]) => `${name}=${value}`);
   let report: ((exit: TerminalExit) => void) | undefined;
