@@ -133,9 +133,10 @@ interface RunRequest {
 export function startFailure(file: string, err: Error): string {
   const reason = err.message.startsWith("could not start ") ? err.message.slice("could not start ".length) : `${file}: ${err.message}`;
   // The kernel's limits on a program's arguments: 128 KB for one, and all of them with the environment in about 2 MB.
-  const tooLong = err.message.includes("Argument list too long")
-    ? " (Linux takes at most 128 KB in one argument, and about 2 MB for all of them with the environment: write a long script to a file and run the file)"
-    : "";
+  const tooLong =
+    (err as NodeJS.ErrnoException).code === "E2BIG"
+      ? " (Linux takes at most 128 KB in one argument, and about 2 MB for all of them with the environment: write a long script to a file and run the file)"
+      : "";
   return `Could not start ${reason}${tooLong}`;
 }
 
