@@ -277,11 +277,19 @@ export class CheckpointService {
     const rows = this.db.turnsOfSessions([lineage.sessionId, ...lineage.parents.map((p) => p.sessionId)]).filter((r) => r.projectId === projectId);
     if (rows.length === 0) return [];
     const turns = this.#placedTurns(source, sessionId, rows, lineage, projectDir) ?? turnsOf(source.transcript(sessionId).messages, lineage, projectDir);
+    // Each turn's first before and after rows, found once (not a scan of every row per turn).
+    const firsts = new Map<string, { before?: CheckpointRow; after?: CheckpointRow }>();
+    for (const row of rows) {
+      if (row.kind !== "before" && row.kind !== "after") continue;
+      let pair = firsts.get(row.turnKey!);
+      if (!pair) firsts.set(row.turnKey!, (pair = {}));
+      pair[row.kind] ??= row;
+    }
     const out: TurnChanges[] = [];
     for (const turn of turns) {
-      const before = rows.find((r) => r.turnKey === turn.key && r.kind === "before");
+      const before = firsts.get(turn.key)?.before;
       if (!before) continue;
-      const after = rows.find((r) => r.turnKey === turn.key && r.kind === "after") ?? null;
+      const after = firsts.get(turn.key)?.after ?? null;
       const { files, fileCount } = after ? await this.#turnFiles(projectId, projectDir, turn, before, after) : { files: [], fileCount: 0 };
       out.push({ key: turn.key, position: turn.position, userPosition: turn.userPosition, beforeId: before.id, afterId: after?.id ?? null, files, fileCount });
     }
