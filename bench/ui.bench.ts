@@ -82,7 +82,8 @@ function chromiumAsAUser(dir: string): string | undefined {
   if (process.getuid?.() !== 0 || process.env.BENCH_UI_CHROMIUM_AS_ROOT === "1") return undefined;
   if (spawnSync("setpriv", ["--bounding-set", "-sys_nice", "--", "true"]).status !== 0) return undefined;
   const wrapper = join(dir, "chromium-as-a-user.sh");
-  writeFileSync(wrapper, `#!/bin/sh\nexec setpriv --bounding-set -sys_nice -- ${JSON.stringify(CHROME_PATH)} "$@"\n`, { mode: 0o755 });
+  // Single quotes: the shell expands nothing in CHROME_PATH ($, backquotes), a quote in it closed and reopened.
+  writeFileSync(wrapper, `#!/bin/sh\nexec setpriv --bounding-set -sys_nice -- '${CHROME_PATH.replaceAll("'", "'\\''")}' "$@"\n`, { mode: 0o755 });
   return wrapper;
 }
 // Extra Chromium flags, to compare (for example the frame-rate flags of headless mode).

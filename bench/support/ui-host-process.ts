@@ -126,6 +126,7 @@ async function handle(request: Request): Promise<unknown> {
       delay.disable();
       blocks.stop();
       const cpu = process.threadCpuUsage(cpuAtStart);
+      const gaps = blocks.gapsOver(20);
       if (profiler) {
         const { profile } = await profiler.post("Profiler.stop");
         writeFileSync(join(profileDir!, `host-window-${++profiles}.cpuprofile`), JSON.stringify(profile));
@@ -140,10 +141,10 @@ async function handle(request: Request): Promise<unknown> {
         blocksOver20: blocks.countOver(20),
         // Gaps of 20 ms or more between the monitor's 1 ms ticks, and how many of them were mostly
         // this thread's own CPU (the rest: waiting for a core, or in a system call).
-        gapsOver20: blocks.gapsOver(20).length,
-        gapsOver20Cpu: blocks.gapsOver(20).filter((gap) => gap.cpuMs >= gap.wallMs / 2).length,
-        gapsOver20Wait: blocks.gapsOver(20).filter((gap) => gap.waitMs !== null && gap.waitMs >= gap.wallMs / 2).length,
-        gapsOver20Ms: blocks.gapsOver(20).map((gap) => [Math.round(gap.wallMs), Math.round(gap.cpuMs), gap.waitMs === null ? null : Math.round(gap.waitMs)]),
+        gapsOver20: gaps.length,
+        gapsOver20Cpu: gaps.filter((gap) => gap.cpuMs >= gap.wallMs / 2).length,
+        gapsOver20Wait: gaps.filter((gap) => gap.waitMs !== null && gap.waitMs >= gap.wallMs / 2).length,
+        gapsOver20Ms: gaps.map((gap) => [Math.round(gap.wallMs), Math.round(gap.cpuMs), gap.waitMs === null ? null : Math.round(gap.waitMs)]),
         cpuMs: (cpu.user + cpu.system) / 1000,
       };
     }
