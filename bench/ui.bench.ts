@@ -63,6 +63,10 @@
 //   the 2 cores from the host five times as readily as the nice-0 processes around them, and the
 //   host's gaps are mostly waits for a core. So as root the bench starts Chromium through
 //   `setpriv --bounding-set -sys_nice` (BENCH_UI_CHROMIUM_AS_ROOT=1: as root, for comparison).
+// - commandPriority: the app's setting "Run commands at a lower CPU priority" (tools/command-priority.ts)
+//   in the rounds: "lower" (the app's default), "normal" (BENCH_UI_COMMAND_PRIORITY=normal), or
+//   "alternate" (=alternate: lower in odd rounds, normal in even ones, and byCommandPriority gives
+//   each side's medians of the frame and host figures; the other figures then mix both).
 // BENCH_UI_RENDERER_DIR=DIR serves a renderer built elsewhere instead of building this tree's, so
 // two commits' renderers can be alternated against the same host and bench.
 // Prints one JSON line. Needs Chromium (/usr/bin/chromium or CHROME_PATH).
@@ -98,6 +102,9 @@ for (const dir of [RENDERER_PROFILES, STREAM_TRACES]) if (dir) mkdirSync(dir, { 
 let traces = 0;
 const CHROMIUM_ARGS = (process.env.BENCH_UI_CHROMIUM_ARGS ?? "").split(/\s+/).filter(Boolean);
 const ROUNDS = Math.max(5, Number(process.env.BENCH_ROUNDS ?? 5));
+const COMMAND_PRIORITY = process.env.BENCH_UI_COMMAND_PRIORITY ?? "lower";
+if (!["lower", "normal", "alternate"].includes(COMMAND_PRIORITY))
+  throw new Error(`BENCH_UI_COMMAND_PRIORITY is "lower", "normal" or "alternate", not ${JSON.stringify(COMMAND_PRIORITY)}.`);
 const DELTAS = 6000;
 const DELTAS_PER_PIECE = 40; // 40 deltas every 20 ms: 2,000 per second
 const BASH = `for i in $(seq 1 400); do printf '\\033[3%dmline %d of the build \\033[0m[%s]\\n' $((i % 7 + 1)) $i "$(printf '%*s' $((i % 30)) '' | tr ' ' '#')"; sleep 0.005; done`;
@@ -419,7 +426,11 @@ try {
   const marks: number[] = [];
   const loaf: Loaf[] = [];
   let runMs = 0;
+  const lowerInRound: boolean[] = [];
   for (let r = 0; r < ROUNDS; r++) {
+    const lower = COMMAND_PRIORITY === "lower" || (COMMAND_PRIORITY === "alternate" && r % 2 === 0);
+    await call("settings.update", { lowerCommandPriority: lower });
+    lowerInRound.push(lower);
     open100k.push(await fromHistory("Hundred thousand messages", 99_999));
     open10k.push(await fromHistory("Ten thousand messages", 9_999));
     await fromHistory("Streamed into", 10_000 + r * 7 - 1);
@@ -482,6 +493,19 @@ try {
   intervals.sort((a, b) => a - b);
   const worst = loaf.sort((a, b) => b.ms - a.ms)[0];
   const openSessionMs = median(open10k);
+  /** The medians of the rounds run with (or without) lower command priority. */
+  const sideFigures = (lower: boolean) => {
+    const of = (values: number[]) => round(median(values.filter((_, r) => lowerInRound[r] === lower)));
+    return {
+      rounds: lowerInRound.filter((l) => l === lower).length,
+      frameP95Ms: of(roundP95),
+      frameCpuP95Ms: of(roundCpuP95),
+      frameP95LoadedControlMs: of(loadedP95),
+      mainLoopDelayP99Ms: of(loopP99),
+      mainGapsOver20: of(gapsOver20),
+      mainCpuMs: of(hostCpu),
+    };
+  };
   console.log(
     JSON.stringify({
       frameP95Ms: round(median(roundP95)),
@@ -509,6 +533,8 @@ try {
       ),
       chromiumArgs: CHROMIUM_ARGS.join(" ") || null,
       chromiumAsAUser: chromiumWrapper !== undefined || process.getuid?.() !== 0,
+      commandPriority: COMMAND_PRIORITY,
+      ...(COMMAND_PRIORITY === "alternate" ? { byCommandPriority: { lower: sideFigures(true), normal: sideFigures(false) } } : {}),
       mainLoopDelayP99Ms: round(median(loopP99)),
       mainLoopDelayP99MinMs: round(Math.min(...loopP99)),
       mainLoopLateP99Ms: round(median(loopP99) - LOOP_DELAY_RESOLUTION_MS),

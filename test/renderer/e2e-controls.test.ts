@@ -221,6 +221,13 @@ describeWhen(chromiumMissing(), "renderer controls end to end", () => {
     await page.screenshot({ path: join(shots, "settings-compaction.png") });
     await auto.click();
     await expect.poll(async () => (await call<{ autoCompact: boolean }>(e2e.host, "settings.get", {})).autoCompact).toBe(true);
+    const priority = page.getByRole("checkbox", { name: "Run commands at a lower CPU priority" });
+    expect(await priority.isChecked()).toBe(true);
+    await priority.click();
+    await expect.poll(async () => (await call<{ lowerCommandPriority: boolean }>(e2e.host, "settings.get", {})).lowerCommandPriority).toBe(false);
+    await expect.poll(() => priority.isChecked()).toBe(false);
+    await priority.click();
+    await expect.poll(async () => (await call<{ lowerCommandPriority: boolean }>(e2e.host, "settings.get", {})).lowerCommandPriority).toBe(true);
 
     // In the browser host "open a project" shows the welcome screen's folder field.
     e2e.host.services.hub.emit("app.command", { command: "open-project" });

@@ -110,6 +110,15 @@ describe("arguments the loop would have refused", () => {
       expect(run.text).toBe("The command must be a string without NUL characters.");
     }
   });
+
+  it("both greps refuse a NUL in the pattern or the glob by name, not with the spawner's error", async () => {
+    for (const grep of [tools.grep!, tools.grepJs!]) {
+      expect((await runTool(grep, { pattern: "a\0b" })).text).toBe(
+        "The pattern holds a NUL character: grep skips binary files, the only ones that hold one, so it could match nothing.",
+      );
+      expect((await runTool(grep, { pattern: "a", glob: "*.ts\0" })).text).toBe("The glob holds a NUL character, which no file name can hold.");
+    }
+  });
 });
 
 describe("a link swapped in while a write or an edit runs", () => {

@@ -50,6 +50,8 @@ export interface LiveSessionOptions<Session> {
   /** Called after each run, for notifications and the session list. */
   onRunEnd?: (session: Session, last: AssistantMessage | undefined) => void;
   bashTimeoutMs?: number;
+  /** Whether bash commands run at a lower CPU priority than Lathe (the user's setting; default yes). */
+  lowerCommandPriority?: () => boolean;
   /** Applied to terminal logs before they are stored (secret redaction). */
   redact?: (text: string) => string;
   /** The session's sandbox, where its commands run. */

@@ -79,6 +79,7 @@ export class LiveSession {
       sandbox: options.sandbox,
       secrets: options.secrets,
       outputDir: options.outputDir,
+      lowerPriority: options.lowerCommandPriority,
     });
     const baseToolNames = options.baseToolNames.length > 0 ? options.baseToolNames : this.tools.tools.map((t) => t.name);
     this.baseToolNames = baseToolNames;

@@ -37,6 +37,7 @@ export function createLiveSession(o: SessionsServiceOptions, models: SessionMode
     hooks: (scope) => o.permissions.hooks(scope),
     autoCompact: () => o.settings.autoCompact,
     bashTimeoutMs: o.bashTimeoutMs,
+    lowerCommandPriority: () => o.settings.lowerCommandPriority ?? true,
     redact: o.redact,
     sandbox: o.sandbox?.forSession({ sessionId, projectId: project.id, projectDir: project.folder }),
     toolSource: o.toolSource,

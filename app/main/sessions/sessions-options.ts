@@ -24,6 +24,8 @@ export interface SessionSettings {
   providerSettings(): ProviderSettings;
   readonly defaultModel: string | null;
   readonly autoCompact: boolean;
+  /** Whether commands run at a lower CPU priority than Lathe (optional: on when absent). */
+  readonly lowerCommandPriority?: boolean;
 }
 
 export interface SessionsServiceOptions {

@@ -1,4 +1,5 @@
-// SettingsService: the user's settings (providers, default model, theme, permission mode, stall limit), kept
+// SettingsService: the user's settings (providers, default model, theme, permission mode, stall limit,
+// commands' CPU priority), kept
 // in the store. API keys are stored only encrypted by the OS keyring (a SecretStore: Electron's
 // safeStorage in the app); where there is none, storing a key is refused with a message saying so,
 // and keys come from the environment. Keys never leave the main process: the renderer sees only
@@ -123,6 +124,11 @@ export class SettingsService {
     return this.store.get<number>("checkpointMaxFileMB", 10);
   }
 
+  /** Whether the agent's commands run at a lower CPU priority than Lathe (default on: tools/command-priority.ts). */
+  get lowerCommandPriority(): boolean {
+    return this.store.get<boolean>("lowerCommandPriority", true);
+  }
+
   get defaultModel(): string | null {
     return this.store.get<string | null>("defaultModel", null);
   }
@@ -188,6 +194,7 @@ export class SettingsService {
       autoCompact: this.autoCompact,
       stallTimeoutSeconds: this.stallTimeoutSeconds,
       checkpointMaxFileMB: this.checkpointMaxFileMB,
+      lowerCommandPriority: this.lowerCommandPriority,
       canStoreKeys: this.secrets.available,
       environmentKeys: Object.entries(KEY_VARS)
         .filter(([, variable]) => this.env[variable])
@@ -232,6 +239,7 @@ export class SettingsService {
     autoCompact?: boolean;
     stallTimeoutSeconds?: number;
     checkpointMaxFileMB?: number;
+    lowerCommandPriority?: boolean;
     sandbox?: { realMachineCommands?: string[]; hiddenPaths?: string[]; projectNetwork?: { projectId: number; allowed: boolean } };
   }): Settings {
     if (changes.sandbox) this.updateSandbox(changes.sandbox);
@@ -241,6 +249,7 @@ export class SettingsService {
     if (changes.autoCompact !== undefined) this.store.set("autoCompact", changes.autoCompact);
     if (changes.stallTimeoutSeconds !== undefined) this.store.set("stallTimeoutSeconds", changes.stallTimeoutSeconds);
     if (changes.checkpointMaxFileMB !== undefined) this.store.set("checkpointMaxFileMB", changes.checkpointMaxFileMB);
+    if (changes.lowerCommandPriority !== undefined) this.store.set("lowerCommandPriority", changes.lowerCommandPriority);
     this.changed();
     return this.view();
   }

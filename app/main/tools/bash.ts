@@ -8,13 +8,15 @@
 // OutputCollector). Memory stays bounded whatever the output size. Throws ToolExecutionError on
 // non-zero exit, timeout or abort, with the output in the message. With a sandbox
 // (options.sandbox) the command starts wrapped in it, is stopped the sandbox's way, and a failure
-// the sandbox caused is explained to the model after the output.
+// the sandbox caused is explained to the model after the output. Commands run at a lower CPU
+// priority than Lathe unless the user turned that off (command-priority.ts).
 import { existsSync, mkdtempSync, readlinkSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Type } from "@sinclair/typebox";
 import type { AgentTool } from "../loop/index.ts";
 import { OutputCollector, type OutputRedactor } from "./bash-output.ts";
+import { lowerCommandPriority } from "./command-priority.ts";
 import { resolveToolPath } from "./paths.ts";
 import { killFamilyOffThread, waitingForInput as checkWaitingForInput } from "./process-tree-off-thread.ts";
 import { sessionFormed } from "./process-tree.ts";
@@ -64,6 +66,8 @@ export interface BashOptions {
   sandbox?: CommandSandbox;
   /** Redacts secrets from the output as it streams (read at each call: keys may change). */
   secrets?: () => OutputRedactor;
+  /** Whether commands run at a lower CPU priority than Lathe (command-priority.ts; read at each call; default yes). */
+  lowerPriority?: () => boolean;
 }
 
 const DESCRIPTION = `Run a shell command with bash in the project folder, in a terminal. Returns the exit code and the output (stdout and stderr together). Output beyond ${MAX_OUTPUT_LINES} lines or ${MAX_OUTPUT_BYTES / 1024} KB is cut to its first and last lines, and the full output is saved to a file named in the result, which you can read or grep. A non-zero exit code is reported as an error with the output. Commands time out (default per session; set "timeout" in seconds for long runs). Prefer the read, edit, write, ls, find and grep tools over cat, sed, echo > file, ls, find and grep. Avoid interactive commands; if one waits for input, the user is shown the prompt and may answer it.`;
@@ -105,6 +109,7 @@ export function createBashTool(options: BashOptions): AgentTool<typeof bashParam
         launch: options.sandbox?.launch({ toolCallId, command: params.command, shell, cwd, env }),
         spillPath: spillPathFor(toolCallId),
         redactor: options.secrets?.(),
+        lowerPriority: options.lowerPriority?.() ?? true,
         running: options.running,
         signal,
         onUpdate,
@@ -124,6 +129,7 @@ interface RunRequest {
   launch: SandboxLaunch | undefined;
   spillPath: () => string;
   redactor: OutputRedactor | undefined;
+  lowerPriority: boolean;
   running: RunningCommands | undefined;
   signal: AbortSignal | undefined;
   onUpdate: ((update: { content: { type: "text"; text: string }[]; details: BashDetails }) => void) | undefined;
@@ -162,6 +168,7 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
   let aborted = false;
   let killing: Promise<void> | undefined;
   let exited = false;
+  if (req.lowerPriority) void lowerCommandPriority(pid, { running: () => !exited });
   /** The check for a prompt in flight (see inputPoll). */
   let inputCheck: Promise<void> | undefined;
 

@@ -2,7 +2,8 @@
 // a glob filter, respecting .gitignore; ripgrep when it is on PATH, a JavaScript search otherwise
 // (see grep-search.ts: it never follows symlinks out of the project and runs the regex in a worker
 // with a time budget). Results are capped at `limit` matches and the output bounds, with a
-// notice. Throws on a missing path, a FIFO/device/proc path, an invalid or runaway pattern.
+// notice. Throws on a missing path, a FIFO/device/proc path, an invalid or runaway pattern, a NUL in
+// the pattern or glob.
 import { stat } from "node:fs/promises";
 import { Type } from "@sinclair/typebox";
 import type { AgentTool } from "../loop/index.ts";
@@ -38,6 +39,12 @@ export interface GrepToolOptions {
   regexBudgetMs?: number;
 }
 
+/** A NUL can match nothing (files holding one are binary: skipped) and no program argument can hold it. */
+function refuseNul(pattern: string, glob: string | undefined): void {
+  if (pattern.includes("\0")) throw new Error("The pattern holds a NUL character: grep skips binary files, the only ones that hold one, so it could match nothing.");
+  if (glob?.includes("\0")) throw new Error("The glob holds a NUL character, which no file name can hold.");
+}
+
 export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepParameters, GrepDetails> {
   return {
     name: "grep",
@@ -45,6 +52,7 @@ export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepP
     description: `Search file contents with a regular expression (or literal text). Output lines are "file:line: text" for matches and "file-line- text" for context. Respects .gitignore and skips binary files, .git and node_modules unless noIgnore is true. At most ${DEFAULT_LIMIT} matches unless limit is set; long lines are cut to ${MAX_LINE_CHARS} characters.`,
     parameters: grepParameters,
     async execute(_toolCallId, params, signal) {
+      refuseNul(params.pattern, params.glob);
       const absolutePath = resolveToolPath(params.path ?? ".", options.projectDir);
       const shown = displayPath(absolutePath, options.projectDir);
       const info = await stat(absolutePath).catch(() => {

@@ -34,6 +34,8 @@ export interface CodingToolsOptions {
   sandbox?: CommandSandbox;
   /** Redacts secrets from bash output as it streams. */
   secrets?: () => OutputRedactor;
+  /** Whether bash commands run at a lower CPU priority than Lathe (read at each call; default yes). */
+  lowerPriority?: () => boolean;
 }
 
 export interface CodingTools {
@@ -51,7 +53,16 @@ export function createCodingTools(options: CodingToolsOptions): CodingTools {
   const { projectDir } = options;
   const tools: AnyAgentTool[] = [
     createReadTool({ projectDir }),
-    createBashTool({ projectDir, timeoutMs: options.bashTimeoutMs, outputDir: options.outputDir, env: options.env, running, sandbox: options.sandbox, secrets: options.secrets }),
+    createBashTool({
+      projectDir,
+      timeoutMs: options.bashTimeoutMs,
+      outputDir: options.outputDir,
+      env: options.env,
+      running,
+      sandbox: options.sandbox,
+      secrets: options.secrets,
+      lowerPriority: options.lowerPriority,
+    }),
     createEditTool({ projectDir, pool: options.pool }),
     createWriteTool({ projectDir, pool: options.pool }),
     createGrepTool({ projectDir, engine: options.grepEngine, pool: options.pool }),

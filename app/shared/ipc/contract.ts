@@ -153,6 +153,7 @@ export const requests = {
       autoCompact: Type.Optional(Type.Boolean()),
       stallTimeoutSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 3600 })),
       checkpointMaxFileMB: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
+      lowerCommandPriority: Type.Optional(Type.Boolean()),
       sandbox: Type.Optional(SandboxSettingsUpdateSchema),
     }),
     SettingsSchema,

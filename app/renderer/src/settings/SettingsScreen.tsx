@@ -76,6 +76,16 @@ export function SettingsScreen({ project }: { project: Project | null }) {
           </div>
           <StallLimit key={settings.stallTimeoutSeconds} seconds={settings.stallTimeoutSeconds} onChange={(stallTimeoutSeconds) => update({ stallTimeoutSeconds })} />
           <CheckpointLimit key={settings.checkpointMaxFileMB} mb={settings.checkpointMaxFileMB} onChange={(checkpointMaxFileMB) => update({ checkpointMaxFileMB })} />
+          <div style={{ marginTop: 10 }}>
+            <label className="checkbox">
+              <input type="checkbox" checked={settings.lowerCommandPriority} onChange={(e) => update({ lowerCommandPriority: e.target.checked })} />
+              Run commands at a lower CPU priority
+            </label>
+            <p className="setting-help">
+              When every core is busy, the agent’s commands wait for Lathe and your other programs, so the window stays smooth during heavy builds and tests; on an idle machine
+              they run at full speed. Applies to commands started after the change (Linux and macOS).
+            </p>
+          </div>
         </section>
         <SandboxPanel settings={settings} project={project} onSettings={setSettings} />
         <RulesPanel project={project} />
