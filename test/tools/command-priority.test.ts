@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createBashTool } from "../../app/main/tools/bash.ts";
 import { autogroupNice, lowerCommandPriority, PRIORITY_STEP } from "../../app/main/tools/command-priority.ts";
-import { describeWhen, itWhen, needsLinux } from "../support/requirements.ts";
+import { describeWhen, itWhen, type Missing, needsLinux } from "../support/requirements.ts";
 import { runTool, tempDir } from "./helpers.ts";
 
 const project = tempDir("lathe-priority-");
@@ -20,6 +20,7 @@ afterEach(() => {
 const ownNice = getPriority();
 const ownGroupNice = autogroupNice("self");
 const lowered = (nice: number) => Math.min(19, nice + PRIORITY_STEP);
+const needsAutogroups = (): Missing => needsLinux() ?? (ownGroupNice === undefined ? "needs a kernel with autogroups (/proc/self/autogroup)" : null);
 
 // After a pause (the priority is set just after the start), the shell's nice, its autogroup's, and
 // the nice of a process it starts then.
@@ -81,6 +82,60 @@ describe("lowerCommandPriority", () => {
       const result = await lowerCommandPriority(child.pid!, { running: () => false });
       expect(result.autogroupNice).toBeUndefined();
       expect(autogroupNice(child.pid!)).toBe(0);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+
+  // What a user (no CAP_SYS_ADMIN) meets: one change of an autogroup's nice per 100 ms system-wide.
+  itWhen(needsAutogroups(), "takes the kernel's limit on unprivileged changes (EAGAIN within 100 ms) in turn, and lowers every command", async () => {
+    const children = [0, 1, 2, 3].map(() => spawn("sleep", ["10"], { stdio: "ignore", detached: true }));
+    let last = -Infinity;
+    const written: number[] = [];
+    let refused = 0;
+    const writeAutogroup = (pid: number) => {
+      const now = performance.now();
+      if (now - last < 100) {
+        refused++;
+        throw Object.assign(new Error("EAGAIN: resource temporarily unavailable, write"), { code: "EAGAIN" });
+      }
+      last = now;
+      written.push(pid);
+    };
+    try {
+      const results = await Promise.all(children.map((child) => lowerCommandPriority(child.pid!, { writeAutogroup })));
+      expect(results.map((r) => r.autogroupNice)).toEqual(children.map(() => lowered(ownGroupNice!)));
+      expect(written.sort()).toEqual(children.map((child) => child.pid).sort());
+      // One at a time: each waits once for the one before, none spins.
+      expect(refused).toBeLessThanOrEqual(children.length - 1);
+    } finally {
+      for (const child of children) child.kill("SIGKILL");
+    }
+  });
+
+  itWhen(needsAutogroups(), "retries only the rate limit, and stops retrying once the command has exited", async () => {
+    const child = spawn("sleep", ["10"], { stdio: "ignore", detached: true });
+    try {
+      let calls = 0;
+      const gone = await lowerCommandPriority(child.pid!, {
+        writeAutogroup: () => {
+          calls++;
+          throw Object.assign(new Error("ENOENT"), { code: "ENOENT" });
+        },
+      });
+      expect(gone.autogroupNice).toBeUndefined();
+      expect(calls).toBe(1);
+      let running = true;
+      calls = 0;
+      const limited = lowerCommandPriority(child.pid!, {
+        running: () => running,
+        writeAutogroup: () => {
+          if (++calls === 3) running = false;
+          throw Object.assign(new Error("EAGAIN"), { code: "EAGAIN" });
+        },
+      });
+      expect((await limited).autogroupNice).toBeUndefined();
+      expect(calls).toBe(3);
     } finally {
       child.kill("SIGKILL");
     }

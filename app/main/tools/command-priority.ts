@@ -13,14 +13,22 @@
 // cgroups rather than autogroups group processes, and on macOS). The first is written only once
 // the command leads its session (node-pty's fork may not have made it yet: written earlier it
 // would lower Lathe's own group). Processes the command starts before its own nice is set keep
-// the normal one. Never throws or rejects.
+// the normal one. The kernel takes one change of an autogroup's nice per 100 ms from a process
+// without CAP_SYS_ADMIN (system-wide; later ones fail with EAGAIN), so the writes go one at a
+// time and are retried every RETRY_MS while the command runs (four commands started at once are
+// all lowered within about 0.3 s). Never throws or rejects.
 import { readFileSync, writeFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { getPriority, setPriority } from "node:os";
 import { sessionFormed } from "./process-tree.ts";
 
 /** How much lower than Lathe's the commands' priority is (nice 10: a tenth of the weight of nice 0). */
 export const PRIORITY_STEP = 10;
 const LOWEST = 19;
+/** The kernel's rate limit on unprivileged autogroup changes is 100 ms (HZ / 10). */
+export const RETRY_MS = 110;
+/** A command still not lowered after this many tries keeps its group's priority. */
+const MAX_TRIES = 50;
 
 export interface LoweredPriority {
   /** The command's autogroup nice, when it was set (Linux with autogroups). */
@@ -33,7 +41,12 @@ export interface PriorityOptions {
   platform?: NodeJS.Platform;
   /** Whether the command is still running (nothing is changed once it has exited: its pid may be reused). */
   running?: () => boolean;
+  /** Writes an autogroup's nice (tests: the kernel's refusals). */
+  writeAutogroup?: (pid: number, nice: number) => void;
 }
+
+/** The autogroup writes, one at a time (see the header). */
+let queue: Promise<unknown> = Promise.resolve();
 
 /** Lowers the priority of the command `pid` (a session leader, or about to be: see the header). */
 export async function lowerCommandPriority(pid: number, options: PriorityOptions = {}): Promise<LoweredPriority> {
@@ -52,13 +65,26 @@ export async function lowerCommandPriority(pid: number, options: PriorityOptions
   const own = autogroupNice("self");
   if (own === undefined || !(await sessionFormed(pid)) || !running()) return lowered;
   const groupNice = Math.min(LOWEST, own + PRIORITY_STEP);
-  try {
-    writeFileSync(`/proc/${pid}/autogroup`, String(groupNice));
-    lowered.autogroupNice = groupNice;
-  } catch {
-    // A kernel without autogroups, or the command is gone.
-  }
+  const write = options.writeAutogroup ?? ((target: number, value: number) => writeFileSync(`/proc/${target}/autogroup`, String(value)));
+  const written = queue.then(() => writeRetrying(() => write(pid, groupNice), running));
+  queue = written;
+  if (await written) lowered.autogroupNice = groupNice;
   return lowered;
+}
+
+/** Whether `write` succeeded, retried while the kernel says EAGAIN and the command runs. */
+async function writeRetrying(write: () => void, running: () => boolean): Promise<boolean> {
+  for (let tries = 1; running(); tries++) {
+    try {
+      write();
+      return true;
+    } catch (err) {
+      // Anything but the rate limit: a kernel without autogroups, or the command is gone.
+      if ((err as NodeJS.ErrnoException).code !== "EAGAIN" || tries >= MAX_TRIES) return false;
+    }
+    await sleep(RETRY_MS);
+  }
+  return false;
 }
 
 function ownNice(): number {
