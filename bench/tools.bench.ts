@@ -8,9 +8,7 @@
 //   app-services.ts, given this process's secret-looking environment values), and the bash tool
 //   reading terminals through node-pty's events (bashNodePtyReaderMs, …RatioVsScriptPty: the
 //   fallback where the native reader, app/main/tools/pty-reader.ts, is missing; bashReader says
-//   which reader the other tool runs used), and the bash tool with the app's lower command priority
-//   off (bashNormalPriorityMs; bashLowerPriorityRatio: the tool, at the app's default lower
-//   priority as in every other tool figure, over it). Medians, with minima (…MinMs).
+//   which reader the other tool runs used). Medians, with minima (…MinMs).
 //   bashRatioVsScriptPty: the tool's time over `script`'s, the plain-pty baseline (target <= 0.9;
 //   null without `script`); bashRatioVsScriptPtyMin: the same from the minima; bashRatioVsDevNull:
 //   over /dev/null (the pipe-speed ideal); bashRatioVsNodePty: over the bare node-pty reader;
@@ -121,9 +119,6 @@ async function benchBash() {
   const runTool = () => bash.execute(`bench-${n++}`, { command: COMMAND }, undefined, () => undefined);
   const scanner = scannerFor(secretEnvValues(process.env));
   const redacting = createBashTool({ projectDir: work, outputDir: path.join(work, "out"), timeoutMs: 600_000, secrets: () => scanner });
-  // The app's default runs commands at a lower CPU priority (command-priority.ts); this one as before.
-  const normal = createBashTool({ projectDir: work, outputDir: path.join(work, "out"), timeoutMs: 600_000, lowerPriority: () => false });
-  const runNormal = () => normal.execute(`bench-${n++}`, { command: COMMAND }, undefined, () => undefined);
   const runRedacting = () => redacting.execute(`bench-${n++}`, { command: COMMAND }, undefined, () => undefined);
   // The tool reading terminals through node-pty's events, the fallback where the native reader is missing.
   const runFallback = async () => {
@@ -159,7 +154,6 @@ async function benchBash() {
     redactedMainCpu: [] as number[],
     fallback: [] as number[],
     fallbackMainCpu: [] as number[],
-    normalPriority: [] as number[],
     chunks: [] as number[],
   };
   for (let round = 0; round < rounds; round++) {
@@ -207,9 +201,6 @@ async function benchBash() {
     await runFallback();
     g.fallback.push(performance.now() - started);
     g.fallbackMainCpu.push(cpuSince(mark).mainMs);
-    started = performance.now();
-    await runNormal();
-    g.normalPriority.push(performance.now() - started);
   }
   const toolMs = medianOf(f.tool);
   const scriptMs = hasScript ? medianOf(g.script) : null;
@@ -221,8 +212,6 @@ async function benchBash() {
     bashRatioVsScriptPty: scriptMs === null ? null : round(toolMs / scriptMs),
     bashRatioVsScriptPtyMin: hasScript ? round(Math.min(...f.tool) / Math.min(...g.script)) : null,
     bashRatioVsNodePty: round(toolMs / medianOf(g.reader)),
-    bashNormalPriorityMs: Math.round(medianOf(g.normalPriority)),
-    bashLowerPriorityRatio: round(toolMs / medianOf(g.normalPriority)),
     bashRedactedMs: Math.round(medianOf(g.redacted)),
     bashRedactedRatioVsScriptPty: scriptMs === null ? null : round(medianOf(g.redacted) / scriptMs),
     bashReader: loadNativeReader().module ? "native" : "node-pty",

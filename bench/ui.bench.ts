@@ -63,7 +63,7 @@
 //   the 2 cores from the host five times as readily as the nice-0 processes around them, and the
 //   host's gaps are mostly waits for a core. So as root the bench starts Chromium through
 //   `setpriv --bounding-set -sys_nice` (BENCH_UI_CHROMIUM_AS_ROOT=1: as root, for comparison).
-// - commandPriority: the app's setting "Run commands at a lower CPU priority" (tools/command-priority.ts)
+// - commandPriority: the app's setting "Run parallel commands at a lower CPU priority" (command-priority.ts)
 //   in the rounds: "lower" (the app's default), "normal" (BENCH_UI_COMMAND_PRIORITY=normal), or
 //   "alternate" (=alternate: lower in odd rounds, normal in even ones, and byCommandPriority gives
 //   each side's medians of the frame and host figures; the other figures then mix both).

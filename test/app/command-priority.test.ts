@@ -1,8 +1,8 @@
-// The setting "Run commands at a lower CPU priority" from Settings to a session's bash call: on by
-// default (the command's nice is PRIORITY_STEP above Lathe's), off at once for the next command.
-import { getPriority } from "node:os";
+// The setting "Run parallel commands at a lower CPU priority", from Settings to a session's bash
+// calls: on by default (two commands at once: each session's group 3 nice steps below Lathe's),
+// off at once for the next commands (new groups keep nice 0).
 import { afterEach, expect } from "vitest";
-import { PRIORITY_STEP } from "../../app/main/tools/command-priority.ts";
+import { autogroupNice, shareNice } from "../../app/main/tools/command-priority.ts";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
 import { itWhen, needsLinux } from "../support/requirements.ts";
 
@@ -12,35 +12,28 @@ afterEach(async () => {
   app = undefined;
 });
 
-const REPORT = `sleep 0.3; echo "nice $(cut -d' ' -f19 /proc/$$/stat)"`;
+const ownGroupNice = autogroupNice("self");
+// Each reports its group while the other still runs.
+const REPORT = `sleep 0.5; cat /proc/$$/autogroup; sleep 0.5`;
+const both = (prefix: string) => ({ toolCalls: [0, 1].map((i) => ({ name: "bash", id: `${prefix}${i}`, args: { command: REPORT } })) });
 
-itWhen(needsLinux(), "a session's commands follow the setting, read at each call", async () => {
-  app = await startApp({
-    steps: [
-      { toolCalls: [{ name: "bash", id: "first", args: { command: REPORT } }] },
-      { text: "ok" },
-      { toolCalls: [{ name: "bash", id: "second", args: { command: REPORT } }] },
-      { text: "ok" },
-    ],
-    permissionMode: "full-auto",
-  });
+itWhen(needsLinux() ?? (ownGroupNice === undefined ? "needs a kernel with autogroups" : null), "a session's commands follow the setting, read at each call", async () => {
+  app = await startApp({ steps: [both("on"), { text: "ok" }, both("off"), { text: "ok" }], permissionMode: "full-auto" });
   const h = app;
   expect((await h.call("settings.get", {})).lowerCommandPriority).toBe(true);
   const project = await h.call("projects.open", { folder: h.projectDir });
   const session = await h.call("sessions.create", { projectId: project.id });
-  const niceOf = async (toolCallId: string) => {
-    let text = "";
-    await h.waitFor(() => {
-      const end = (h.sessionEvents.get(session.id) ?? []).find((e) => e.type === "tool_execution_end" && e.toolCallId === toolCallId);
-      if (end?.type === "tool_execution_end") text = end.result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
-      return end !== undefined;
-    }, `the call ${toolCallId}`);
-    return Number(/nice (-?\d+)/.exec(text)?.[1]);
+  const groupsOf = async (prefix: string, runs: number) => {
+    await h.waitFor(() => (h.sessionEvents.get(session.id) ?? []).filter((e) => e.type === "agent_end").length === runs, `run ${runs}`);
+    return (h.sessionEvents.get(session.id) ?? []).flatMap((e) =>
+      e.type === "tool_execution_end" && e.toolCallId.startsWith(prefix)
+        ? [Number(/ nice (-?\d+)/.exec(e.result.content.map((c) => (c.type === "text" ? c.text : "")).join(""))?.[1])]
+        : [],
+    );
   };
   await h.call("sessions.prompt", { sessionId: session.id, text: "go" });
-  expect(await niceOf("first")).toBe(Math.min(19, getPriority() + PRIORITY_STEP));
-  await h.waitFor(() => (h.sessionEvents.get(session.id) ?? []).some((e) => e.type === "agent_end"), "the first run's end");
+  expect(await groupsOf("on", 1)).toEqual([1, 2].map(() => Math.min(19, ownGroupNice! + shareNice(2))));
   expect((await h.call("settings.update", { lowerCommandPriority: false })).lowerCommandPriority).toBe(false);
   await h.call("sessions.prompt", { sessionId: session.id, text: "again" });
-  expect(await niceOf("second")).toBe(getPriority());
+  expect(await groupsOf("off", 2)).toEqual([0, 0]);
 });

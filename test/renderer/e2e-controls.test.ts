@@ -221,7 +221,7 @@ describeWhen(chromiumMissing(), "renderer controls end to end", () => {
     await page.screenshot({ path: join(shots, "settings-compaction.png") });
     await auto.click();
     await expect.poll(async () => (await call<{ autoCompact: boolean }>(e2e.host, "settings.get", {})).autoCompact).toBe(true);
-    const priority = page.getByRole("checkbox", { name: "Run commands at a lower CPU priority" });
+    const priority = page.getByRole("checkbox", { name: "Run parallel commands at a lower CPU priority" });
     expect(await priority.isChecked()).toBe(true);
     await priority.click();
     await expect.poll(async () => (await call<{ lowerCommandPriority: boolean }>(e2e.host, "settings.get", {})).lowerCommandPriority).toBe(false);

@@ -50,7 +50,7 @@ export interface LiveSessionOptions<Session> {
   /** Called after each run, for notifications and the session list. */
   onRunEnd?: (session: Session, last: AssistantMessage | undefined) => void;
   bashTimeoutMs?: number;
-  /** Whether bash commands run at a lower CPU priority than Lathe (the user's setting; default yes). */
+  /** Whether commands running at once share the CPU like one program (the user's setting; default yes). */
   lowerCommandPriority?: () => boolean;
   /** Applied to terminal logs before they are stored (secret redaction). */
   redact?: (text: string) => string;

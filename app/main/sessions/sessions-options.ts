@@ -24,7 +24,7 @@ export interface SessionSettings {
   providerSettings(): ProviderSettings;
   readonly defaultModel: string | null;
   readonly autoCompact: boolean;
-  /** Whether commands run at a lower CPU priority than Lathe (optional: on when absent). */
+  /** Whether commands running at once share the CPU like one program (optional: on when absent). */
   readonly lowerCommandPriority?: boolean;
 }
 

@@ -1,5 +1,5 @@
 // SettingsService: the user's settings (providers, default model, theme, permission mode, stall limit,
-// commands' CPU priority), kept
+// parallel commands' CPU priority), kept
 // in the store. API keys are stored only encrypted by the OS keyring (a SecretStore: Electron's
 // safeStorage in the app); where there is none, storing a key is refused with a message saying so,
 // and keys come from the environment. Keys never leave the main process: the renderer sees only
@@ -124,7 +124,7 @@ export class SettingsService {
     return this.store.get<number>("checkpointMaxFileMB", 10);
   }
 
-  /** Whether the agent's commands run at a lower CPU priority than Lathe (default on: tools/command-priority.ts). */
+  /** Whether commands running at once share the CPU like one program (default on: tools/command-priority.ts). */
   get lowerCommandPriority(): boolean {
     return this.store.get<boolean>("lowerCommandPriority", true);
   }

@@ -9,14 +9,14 @@
 // non-zero exit, timeout or abort, with the output in the message. With a sandbox
 // (options.sandbox) the command starts wrapped in it, is stopped the sandbox's way, and a failure
 // the sandbox caused is explained to the model after the output. Commands run at a lower CPU
-// priority than Lathe unless the user turned that off (command-priority.ts).
+// priority than Lathe while others run, unless the user turned that off (command-priority.ts).
 import { existsSync, mkdtempSync, readlinkSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Type } from "@sinclair/typebox";
 import type { AgentTool } from "../loop/index.ts";
 import { OutputCollector, type OutputRedactor } from "./bash-output.ts";
-import { lowerCommandPriority } from "./command-priority.ts";
+import { shareCommandPriority } from "./command-priority.ts";
 import { resolveToolPath } from "./paths.ts";
 import { killFamilyOffThread, waitingForInput as checkWaitingForInput } from "./process-tree-off-thread.ts";
 import { sessionFormed } from "./process-tree.ts";
@@ -66,7 +66,7 @@ export interface BashOptions {
   sandbox?: CommandSandbox;
   /** Redacts secrets from the output as it streams (read at each call: keys may change). */
   secrets?: () => OutputRedactor;
-  /** Whether commands run at a lower CPU priority than Lathe (command-priority.ts; read at each call; default yes). */
+  /** Whether running commands share the CPU like one program (command-priority.ts; read at each call; default yes). */
   lowerPriority?: () => boolean;
 }
 
@@ -168,7 +168,6 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
   let aborted = false;
   let killing: Promise<void> | undefined;
   let exited = false;
-  if (req.lowerPriority) void lowerCommandPriority(pid, { running: () => !exited });
   /** The check for a prompt in flight (see inputPoll). */
   let inputCheck: Promise<void> | undefined;
 
@@ -215,6 +214,8 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
     collector.push(chunk);
     scheduleUpdate();
   });
+  // Running commands share the CPU like one program (ended as the command exits, before anything awaits).
+  const shared = req.lowerPriority ? shareCommandPriority(pid) : undefined;
   const inputPoll = setInterval(() => {
     // A pause: what redaction held back (a prompt, a last line) is shown.
     if (Date.now() - lastDataAt >= IDLE_FLUSH_MS && collector.flushIdle()) scheduleUpdate();
@@ -260,6 +261,7 @@ function runCommand(req: RunRequest): Promise<{ content: { type: "text"; text: s
   return new Promise((resolve, reject) => {
     term.onExit(({ exitCode, signal: exitSignal }) => {
       exited = true;
+      shared?.end();
       void (async () => {
         clearInterval(inputPoll);
         clearTimeout(timeoutTimer);

@@ -1,90 +1,150 @@
-// Runs the agent's commands at a lower CPU priority than Lathe itself, so the window and the agent
-// loop stay responsive while commands build, test or stream, and the user's own programs keep the
-// cores they need. On an idle machine it changes nothing: priority only decides who waits when
-// every core is busy.
-// Why Linux needs more than nice: each command is a session of its own (it has its own terminal),
-// and where the kernel's autogroup scheduling is on (the default of most desktop distributions)
-// every session is one scheduling group with an equal share, whatever its processes' nice values:
-// four busy commands held four fifths of the 2 cores against the whole app (bench:ui), and a
-// process's nice only counts against the other processes of its own session.
-// So `lowerCommandPriority` sets both, each PRIORITY_STEP above Lathe's own (19 at most): the
-// session's autogroup nice (/proc/<pid>/autogroup, which covers every process of the session,
-// whenever it started), and the command's own nice (its children inherit it; what counts where
-// cgroups rather than autogroups group processes, and on macOS). The first is written only once
-// the command leads its session (node-pty's fork may not have made it yet: written earlier it
-// would lower Lathe's own group). Processes the command starts before its own nice is set keep
-// the normal one. The kernel takes one change of an autogroup's nice per 100 ms from a process
-// without CAP_SYS_ADMIN (system-wide; later ones fail with EAGAIN), so the writes go one at a
-// time and are retried every RETRY_MS while the command runs (four commands started at once are
-// all lowered within about 0.3 s). Never throws or rejects.
+// Lathe's running commands share the CPU like one program, so several busy commands at once
+// cannot crowd out the window and the agent loop. On Linux each command is a session of its own
+// (it has its own terminal), and where the kernel's autogroup scheduling is on (the default of
+// Debian's, Ubuntu's and Fedora's kernels) every session is one scheduling group with an equal
+// share whatever its processes' nice values: four busy commands held four fifths of the cores
+// against the whole app (bench:ui). So with n commands running, each one's session autogroup is
+// set `shareNice(n)` nice steps below Lathe's own group (19 at most): nice 0 weighs 1024 and each
+// step about 1.25 times less, so the n groups weigh together about as much as one (2 commands:
+// nice 3, 526 each; 4: nice 6, 272 each; 8: nice 9). A command alone is left as it is (it already
+// has the share of one program), and the others go back up as commands end. The autogroup covers
+// every process of the session, whenever it started; it is written only once the command leads
+// its session (node-pty's fork may not have made it yet: written earlier it would lower Lathe's own
+// group). Where cgroups rather than autogroups group processes, and on macOS, a command started
+// while others run gets the same nice of its own (its children inherit it; it is not raised again).
+// The kernel takes one change of an autogroup's nice per 100 ms from a process without
+// CAP_SYS_ADMIN (system-wide; later ones fail with EAGAIN): the writes go one at a time, retried
+// every RETRY_MS. Never throws or rejects.
 import { readFileSync, writeFileSync } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
 import { getPriority, setPriority } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import { sessionFormed } from "./process-tree.ts";
 
-/** How much lower than Lathe's the commands' priority is (nice 10: a tenth of the weight of nice 0). */
-export const PRIORITY_STEP = 10;
 const LOWEST = 19;
 /** The kernel's rate limit on unprivileged autogroup changes is 100 ms (HZ / 10). */
 export const RETRY_MS = 110;
-/** A command still not lowered after this many tries keeps its group's priority. */
-const MAX_TRIES = 50;
 
-export interface LoweredPriority {
-  /** The command's autogroup nice, when it was set (Linux with autogroups). */
-  autogroupNice?: number;
-  /** The command's own nice, when it was set. */
-  nice?: number;
+/** How many nice steps below Lathe each of n running commands goes (their weights then add up to about one). */
+export function shareNice(n: number): number {
+  return n <= 1 ? 0 : Math.min(LOWEST, Math.round(Math.log(n) / Math.log(1.25)));
 }
 
 export interface PriorityOptions {
   platform?: NodeJS.Platform;
-  /** Whether the command is still running (nothing is changed once it has exited: its pid may be reused). */
-  running?: () => boolean;
   /** Writes an autogroup's nice (tests: the kernel's refusals). */
   writeAutogroup?: (pid: number, nice: number) => void;
 }
 
-/** The autogroup writes, one at a time (see the header). */
-let queue: Promise<unknown> = Promise.resolve();
-
-/** Lowers the priority of the command `pid` (a session leader, or about to be: see the header). */
-export async function lowerCommandPriority(pid: number, options: PriorityOptions = {}): Promise<LoweredPriority> {
-  const platform = options.platform ?? process.platform;
-  const running = options.running ?? (() => true);
-  const lowered: LoweredPriority = {};
-  if (platform !== "linux" && platform !== "darwin") return lowered;
-  const nice = Math.min(LOWEST, ownNice() + PRIORITY_STEP);
-  try {
-    setPriority(pid, nice);
-    lowered.nice = nice;
-  } catch {
-    // Gone already, or not ours: nothing to lower.
-  }
-  if (platform !== "linux") return lowered;
-  const own = autogroupNice("self");
-  if (own === undefined || !(await sessionFormed(pid)) || !running()) return lowered;
-  const groupNice = Math.min(LOWEST, own + PRIORITY_STEP);
-  const write = options.writeAutogroup ?? ((target: number, value: number) => writeFileSync(`/proc/${target}/autogroup`, String(value)));
-  const written = queue.then(() => writeRetrying(() => write(pid, groupNice), running));
-  queue = written;
-  if (await written) lowered.autogroupNice = groupNice;
-  return lowered;
+/** A command whose priority is shared; `end()` once it has exited (before its pid can be reused). */
+export interface SharedCommand {
+  end(): void;
 }
 
-/** Whether `write` succeeded, retried while the kernel says EAGAIN and the command runs. */
-async function writeRetrying(write: () => void, running: () => boolean): Promise<boolean> {
-  for (let tries = 1; running(); tries++) {
-    try {
-      write();
-      return true;
-    } catch (err) {
-      // Anything but the rate limit: a kernel without autogroups, or the command is gone.
-      if ((err as NodeJS.ErrnoException).code !== "EAGAIN" || tries >= MAX_TRIES) return false;
+interface Entry {
+  /** The nice its autogroup has (0: a new session's). */
+  applied: number;
+  write: (pid: number, nice: number) => void;
+}
+
+const writeProc = (pid: number, nice: number) => writeFileSync(`/proc/${pid}/autogroup`, String(nice));
+
+/** Lathe's running commands and their groups' nice values (process-wide: the cores are). */
+class CommandShares {
+  readonly #entries = new Map<number, Entry>();
+  /** Commands counted, whose session may not be formed yet. */
+  #count = 0;
+  #pumping: Promise<void> | undefined;
+  /** Whether #writeAll is going through the entries (set and cleared synchronously). */
+  #writing = false;
+  /** Commands whose session is being waited for. */
+  readonly #forming = new Set<Promise<void>>();
+
+  /** Counts `pid` in; its group (and the others') follow once its session is formed. */
+  add(pid: number, options: PriorityOptions): SharedCommand {
+    const platform = options.platform ?? process.platform;
+    let ended = false;
+    if (platform !== "linux" && platform !== "darwin") return { end: () => undefined };
+    this.#count++;
+    const step = shareNice(this.#count);
+    if (step > 0) {
+      try {
+        setPriority(pid, Math.min(LOWEST, ownNice() + step));
+      } catch {
+        // Gone already, or not ours.
+      }
     }
-    await sleep(RETRY_MS);
+    if (platform === "linux" && autogroupNice("self") !== undefined) {
+      const forming = sessionFormed(pid).then((formed) => {
+        this.#forming.delete(forming);
+        if (!formed || ended) return;
+        this.#entries.set(pid, { applied: 0, write: options.writeAutogroup ?? writeProc });
+        this.#pump();
+      });
+      this.#forming.add(forming);
+    }
+    return {
+      end: () => {
+        if (ended) return;
+        ended = true;
+        this.#count--;
+        this.#entries.delete(pid);
+        this.#pump();
+      },
+    };
   }
-  return false;
+
+  /** Resolves once every running command's group has its nice (or could not be given it). */
+  async settled(): Promise<void> {
+    while (this.#forming.size > 0 || this.#pumping) await Promise.all([...this.#forming, this.#pumping]);
+  }
+
+  #target(): number {
+    return Math.min(LOWEST, (autogroupNice("self") ?? 0) + shareNice(this.#count));
+  }
+
+  #pump(): void {
+    if (this.#writing) return;
+    this.#writing = true;
+    const pumping = this.#writeAll();
+    this.#pumping = pumping;
+    void pumping.finally(() => {
+      if (this.#pumping === pumping) this.#pumping = undefined;
+    });
+  }
+
+  async #writeAll(): Promise<void> {
+    for (;;) {
+      const target = this.#target();
+      const next = [...this.#entries].find(([, entry]) => entry.applied !== target);
+      if (!next) {
+        // Cleared at once (not after an await): a command added next starts writing again.
+        this.#writing = false;
+        return;
+      }
+      const [pid, entry] = next;
+      try {
+        entry.write(pid, target);
+        entry.applied = target;
+      } catch (err) {
+        // The rate limit: this one again shortly. Anything else (a kernel without autogroups, the
+        // command gone): it is left as it is.
+        if ((err as NodeJS.ErrnoException).code === "EAGAIN") await sleep(RETRY_MS);
+        else entry.applied = target;
+      }
+    }
+  }
+}
+
+const shares = new CommandShares();
+
+/** Counts a starting command (`pid`, a session leader or about to be) among Lathe's running ones. */
+export function shareCommandPriority(pid: number, options: PriorityOptions = {}): SharedCommand {
+  return shares.add(pid, options);
+}
+
+/** Resolves once every running command's group has its share (tests, benches). */
+export function commandSharesSettled(): Promise<void> {
+  return shares.settled();
 }
 
 function ownNice(): number {

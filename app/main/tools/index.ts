@@ -34,7 +34,7 @@ export interface CodingToolsOptions {
   sandbox?: CommandSandbox;
   /** Redacts secrets from bash output as it streams. */
   secrets?: () => OutputRedactor;
-  /** Whether bash commands run at a lower CPU priority than Lathe (read at each call; default yes). */
+  /** Whether bash commands running at once share the CPU like one program (read at each call; default yes). */
   lowerPriority?: () => boolean;
 }
 

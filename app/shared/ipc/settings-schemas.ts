@@ -44,7 +44,7 @@ export const SettingsSchema = Type.Object({
   stallTimeoutSeconds: Type.Integer({ minimum: 10, maximum: 3600 }),
   /** Checkpoints record files over this many MB as changed without storing them. */
   checkpointMaxFileMB: Type.Integer({ minimum: 1, maximum: 1024 }),
-  /** The agent's commands run at a lower CPU priority than Lathe (Linux and macOS). */
+  /** Commands running at once share the CPU like one program (Linux and macOS: tools/command-priority.ts). */
   lowerCommandPriority: Type.Boolean(),
   /** False where the OS has no keyring: keys can then only come from the environment. */
   canStoreKeys: Type.Boolean(),

@@ -79,11 +79,11 @@ export function SettingsScreen({ project }: { project: Project | null }) {
           <div style={{ marginTop: 10 }}>
             <label className="checkbox">
               <input type="checkbox" checked={settings.lowerCommandPriority} onChange={(e) => update({ lowerCommandPriority: e.target.checked })} />
-              Run commands at a lower CPU priority
+              Run parallel commands at a lower CPU priority
             </label>
             <p className="setting-help">
-              When every core is busy, the agent’s commands wait for Lathe and your other programs, so the window stays smooth during heavy builds and tests; on an idle machine
-              they run at full speed. Applies to commands started after the change (Linux and macOS).
+              Commands the agent runs at the same time share the processor like one program, so several heavy builds or tests at once do not slow the window down; a command alone,
+              or an idle machine, is not affected. Applies to commands started after the change (Linux and macOS).
             </p>
           </div>
         </section>
