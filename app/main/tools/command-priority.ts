@@ -49,7 +49,9 @@ interface Entry {
 const writeProc = (pid: number, nice: number) => writeFileSync(`/proc/${pid}/autogroup`, String(nice));
 
 /** Lathe's running commands and their groups' nice values (process-wide: the cores are). */
-class CommandShares {
+export class CommandShares {
+  /** Lathe's own autogroup's nice, undefined where there are no autogroups (tests: another machine). */
+  readonly #ownGroupNice: () => number | undefined;
   readonly #entries = new Map<number, Entry>();
   /** Commands counted, whose session may not be formed yet. */
   #count = 0;
@@ -58,6 +60,10 @@ class CommandShares {
   #writing = false;
   /** Commands whose session is being waited for. */
   readonly #forming = new Set<Promise<void>>();
+
+  constructor(ownGroupNice: () => number | undefined = () => autogroupNice("self")) {
+    this.#ownGroupNice = ownGroupNice;
+  }
 
   /** Counts `pid` in; its group (and the others') follow once its session is formed. */
   add(pid: number, options: PriorityOptions): SharedCommand {
@@ -73,7 +79,7 @@ class CommandShares {
         // Gone already, or not ours.
       }
     }
-    if (platform === "linux" && autogroupNice("self") !== undefined) {
+    if (platform === "linux" && this.#ownGroupNice() !== undefined) {
       const forming = sessionFormed(pid).then((formed) => {
         this.#forming.delete(forming);
         if (!formed || ended) return;
@@ -99,7 +105,7 @@ class CommandShares {
   }
 
   #target(): number {
-    return Math.min(LOWEST, (autogroupNice("self") ?? 0) + shareNice(this.#count));
+    return Math.min(LOWEST, (this.#ownGroupNice() ?? 0) + shareNice(this.#count));
   }
 
   #pump(): void {
@@ -140,11 +146,6 @@ const shares = new CommandShares();
 /** Counts a starting command (`pid`, a session leader or about to be) among Lathe's running ones. */
 export function shareCommandPriority(pid: number, options: PriorityOptions = {}): SharedCommand {
   return shares.add(pid, options);
-}
-
-/** Resolves once every running command's group has its share (tests, benches). */
-export function commandSharesSettled(): Promise<void> {
-  return shares.settled();
 }
 
 function ownNice(): number {
