@@ -146,6 +146,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     home: env.HOME && env.HOME.startsWith("/") ? env.HOME : undefined,
     detect: options.detectSandbox,
   });
+  void sandbox.detectInBackground();
   const streamFn = options.streamFn ?? createStreamModel({ settings: () => settings.providerSettings(), env, idleTimeoutMs: () => settings.stallTimeoutSeconds * 1000 });
   // Redaction: gitleaks' rules, the configured keys, and the values of secret-looking variables
   // of the app's environment (and of the process's, which commands inherit). The environments are

@@ -1,14 +1,16 @@
 // The sandbox's generated configuration, without running it: the Seatbelt profile for macOS
 // (snapshot, and read back with an S-expression reader to check its structure and every string),
 // the bubblewrap arguments (mount order for nested folders), and the detection messages for a
-// machine without bwrap, with a bwrap that cannot make namespaces, on macOS and on Windows.
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// machine without bwrap, with a bwrap that cannot make namespaces, on macOS and on Windows; the
+// same answers found in the background (the app's start), once.
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { bwrapArgs, type PathKind } from "../../app/main/sandbox/bwrap.ts";
-import { detectSandbox } from "../../app/main/sandbox/detect.ts";
+import { detectSandbox, detectSandboxInBackground } from "../../app/main/sandbox/detect.ts";
 import { defaultHiddenPaths, type SandboxRules } from "../../app/main/sandbox/rules.ts";
+import { SandboxService } from "../../app/main/sandbox/sandbox-service.ts";
 import { sbplString, seatbeltProfile } from "../../app/main/sandbox/seatbelt.ts";
 import { head, parseSexps, type Sexp } from "../support/sexp.ts";
 
@@ -209,6 +211,41 @@ describe("sandbox detection", () => {
   it("falls back to no user namespace where only that is refused", () => {
     const folder = fakeBwrap("no-userns", 'for a in "$@"; do [ "$a" = --unshare-user ] && { echo "bwrap: no user namespaces" >&2; exit 1; }; done; exit 0');
     expect(detectSandbox({ platform: "linux", pathVariable: folder })).toMatchObject({ available: true, userNamespace: false, executable: path.join(folder, "bwrap") });
+  });
+
+  it("finds the same in the background, without holding the event loop while a probe runs", async () => {
+    const folders = [
+      path.join(dir, "empty-path"),
+      fakeBwrap("denied-bg", 'echo "bwrap: setting up uid map: Permission denied" >&2; exit 1'),
+      fakeBwrap("no-userns-bg", 'for a in "$@"; do [ "$a" = --unshare-user ] && { echo "bwrap: no user namespaces" >&2; exit 1; }; done; exit 0'),
+      fakeBwrap("works-bg", "exit 0"),
+    ];
+    for (const folder of folders) {
+      expect(await detectSandboxInBackground({ platform: "linux", pathVariable: folder })).toEqual(detectSandbox({ platform: "linux", pathVariable: folder }));
+    }
+    // A probe of 300 ms: timers keep firing meanwhile.
+    const slow = fakeBwrap("slow-bg", "sleep 0.3; exit 0");
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 10);
+    const found = await detectSandboxInBackground({ platform: "linux", pathVariable: slow });
+    clearInterval(timer);
+    expect(found).toMatchObject({ available: true, userNamespace: true });
+    expect(ticks).toBeGreaterThan(5);
+  });
+
+  it("the app's sandbox detects once, in the background, and its status then has the answer", async () => {
+    const log = path.join(dir, "probes.log");
+    const folder = fakeBwrap("counted", `echo probe >> '${log}'; exit 0`);
+    const service = new SandboxService({
+      settings: () => ({ networkProjects: [], realMachineCommands: null, hiddenPaths: [] }),
+      dataDir: path.join(dir, "data"),
+      env: { PATH: folder },
+    });
+    await service.detectInBackground();
+    expect(service.status()).toMatchObject({ available: true, executable: path.join(folder, "bwrap") });
+    await service.detectInBackground();
+    service.status();
+    expect(readFileSync(log, "utf8")).toBe("probe\n");
   });
 
   it("uses sandbox-exec on macOS, saying it has not been tested on a Mac; Windows has none", () => {

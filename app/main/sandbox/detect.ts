@@ -1,8 +1,11 @@
 // Which sandbox this machine offers, found once: on Linux bubblewrap (`bwrap` on PATH) that can
 // really make its namespaces (tried with a trivial command, as every command would run), on macOS
 // `sandbox-exec`, on Windows none. The message says what the sandbox does, or why there is none
-// and how to get one. Never throws.
-import { spawnSync } from "node:child_process";
+// and how to get one. One detection, driven two ways: `detectSandboxInBackground` runs the probes
+// as child processes the event loop does not wait for (the app starts it at once), and
+// `detectSandbox` runs them synchronously (7 to 40 ms here, a probe may take up to 10 s: only
+// where the answer is needed before the background one is done). Never throws or rejects.
+import { execFile, spawnSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import path from "node:path";
 import type { SandboxStatus } from "../../shared/sandbox.ts";
@@ -15,13 +18,24 @@ export interface DetectedSandbox extends SandboxStatus {
   userNamespace: boolean;
 }
 
+interface ProbeResult {
+  status: number | null;
+  stderr: string;
+  error?: Error;
+}
+
 export interface DetectOptions {
   platform?: NodeJS.Platform;
   /** The PATH searched for bwrap. */
   pathVariable?: string;
   /** Runs the probe; returns its exit status and error output. */
-  run?: (file: string, args: string[]) => { status: number | null; stderr: string; error?: Error };
+  run?: (file: string, args: string[]) => ProbeResult;
 }
+
+/** The detection: yields each probe to run, is given its result. */
+type Detection = Generator<{ file: string; args: string[] }, DetectedSandbox, ProbeResult>;
+
+const PROBE_TIMEOUT_MS = 10_000;
 
 const UNTIL_THEN = "Until then every command asks, and runs with your full rights when you allow it.";
 
@@ -29,9 +43,24 @@ export const SANDBOX_DOES =
   "can write only in the project, the session's temporary folder and the output folder; cannot read your SSH and cloud credentials, keyrings or Lathe's data; " +
   "have no network unless you allow it; and cannot see Lathe's processes or outlive the command";
 
-function runProbe(file: string, args: string[]) {
-  const r = spawnSync(file, args, { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "ignore", "pipe"] });
+function runProbe(file: string, args: string[]): ProbeResult {
+  const r = spawnSync(file, args, { encoding: "utf8", timeout: PROBE_TIMEOUT_MS, stdio: ["ignore", "ignore", "pipe"] });
   return { status: r.status, stderr: r.stderr ?? "", error: r.error };
+}
+
+function runProbeInBackground(file: string, args: string[]): Promise<ProbeResult> {
+  return new Promise((resolve) => {
+    try {
+      const child = execFile(file, args, { encoding: "utf8", timeout: PROBE_TIMEOUT_MS, maxBuffer: 64 * 1024 }, (error, _stdout, stderr) => {
+        const status = error ? (typeof error.code === "number" ? error.code : null) : 0;
+        // A probe that exits non-zero is an answer, not an error of its own.
+        resolve({ status, stderr: stderr ?? "", error: error && typeof error.code !== "number" ? error : undefined });
+      });
+      child.stdin?.end();
+    } catch (err) {
+      resolve({ status: null, stderr: "", error: err as Error });
+    }
+  });
 }
 
 export function findExecutable(name: string, pathVariable: string | undefined): string | undefined {
@@ -49,12 +78,28 @@ export function findExecutable(name: string, pathVariable: string | undefined): 
 }
 
 export function detectSandbox(options: DetectOptions = {}): DetectedSandbox {
-  const platform = options.platform ?? process.platform;
   const run = options.run ?? runProbe;
-  if (platform === "linux") return detectBubblewrap(options.pathVariable ?? process.env.PATH, run);
+  const detection = detect(options.platform ?? process.platform, options.pathVariable ?? process.env.PATH);
+  for (let step = detection.next(); ;) {
+    if (step.done) return step.value;
+    step = detection.next(run(step.value.file, step.value.args));
+  }
+}
+
+/** The same detection, its probes run without holding the event loop. */
+export async function detectSandboxInBackground(options: Omit<DetectOptions, "run"> = {}): Promise<DetectedSandbox> {
+  const detection = detect(options.platform ?? process.platform, options.pathVariable ?? process.env.PATH);
+  for (let step = detection.next(); ;) {
+    if (step.done) return step.value;
+    step = detection.next(await runProbeInBackground(step.value.file, step.value.args));
+  }
+}
+
+function* detect(platform: NodeJS.Platform, pathVariable: string | undefined): Detection {
+  if (platform === "linux") return yield* detectBubblewrap(pathVariable);
   if (platform === "darwin") {
     const exe = "/usr/bin/sandbox-exec";
-    const probe = run(exe, ["-p", "(version 1)(allow default)", "/usr/bin/true"]);
+    const probe = yield { file: exe, args: ["-p", "(version 1)(allow default)", "/usr/bin/true"] };
     if (probe.status === 0) {
       return {
         kind: "seatbelt",
@@ -74,7 +119,7 @@ export function detectSandbox(options: DetectOptions = {}): DetectedSandbox {
   };
 }
 
-function detectBubblewrap(pathVariable: string | undefined, run: NonNullable<DetectOptions["run"]>): DetectedSandbox {
+function* detectBubblewrap(pathVariable: string | undefined): Detection {
   const exe = findExecutable("bwrap", pathVariable);
   if (!exe) {
     return {
@@ -88,12 +133,12 @@ function detectBubblewrap(pathVariable: string | undefined, run: NonNullable<Det
   }
   const trivial = { cwd: "/", writable: [], hidden: [], network: false };
   const command = ["/bin/sh", "-c", "exit 0"];
-  const full = run(exe, [...bwrapArgs(trivial, { emptyFile: "/dev/null" }), ...command]);
+  const full = yield { file: exe, args: [...bwrapArgs(trivial, { emptyFile: "/dev/null" }), ...command] };
   if (full.status === 0) {
     return { kind: "bubblewrap", available: true, executable: exe, userNamespace: true, message: `Commands run in a bubblewrap sandbox: they ${SANDBOX_DOES}.` };
   }
   // A setuid bwrap (or a kernel without user namespaces for users) can still make the others.
-  const noUserNs = run(exe, [...bwrapArgs(trivial, { emptyFile: "/dev/null", userNamespace: false }), ...command]);
+  const noUserNs = yield { file: exe, args: [...bwrapArgs(trivial, { emptyFile: "/dev/null", userNamespace: false }), ...command] };
   if (noUserNs.status === 0) {
     return { kind: "bubblewrap", available: true, executable: exe, userNamespace: false, message: `Commands run in a bubblewrap sandbox: they ${SANDBOX_DOES}.` };
   }
@@ -109,7 +154,7 @@ function detectBubblewrap(pathVariable: string | undefined, run: NonNullable<Det
   };
 }
 
-function firstLine(r: { status: number | null; stderr: string; error?: Error }): string {
+function firstLine(r: ProbeResult): string {
   const line = r.stderr.trim().split("\n")[0]?.trim();
   if (line) return line.slice(0, 300);
   if (r.error) return r.error.message;

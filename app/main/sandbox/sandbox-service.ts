@@ -1,5 +1,5 @@
-// SandboxService: the app's sandbox. It knows which sandbox this machine has (detected once, on
-// first use), the paths every sandbox hides (the defaults plus the user's), which projects allow
+// SandboxService: the app's sandbox. It knows which sandbox this machine has (detected once: in
+// the background from the app's start, or at first use if that comes first), the paths every sandbox hides (the defaults plus the user's), which projects allow
 // network, and which commands the user marked as needing the real machine. The permission layer
 // records where each allowed bash call runs (`place`); each session's SessionSandbox reads that
 // when the call starts. "Run again outside the sandbox" leaves a one-shot request here, which
@@ -8,7 +8,7 @@ import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import type { SandboxPlacement } from "../../shared/sandbox.ts";
 import { DEFAULT_REAL_MACHINE_COMMANDS } from "./command-needs.ts";
-import { detectSandbox, type DetectedSandbox } from "./detect.ts";
+import { detectSandbox, detectSandboxInBackground, type DetectedSandbox } from "./detect.ts";
 import { defaultHiddenPaths, expandConfiguredPath } from "./rules.ts";
 import { SessionSandbox } from "./session-sandbox.ts";
 import { NestedRepositories } from "./nested-repositories.ts";
@@ -69,9 +69,20 @@ export class SandboxService {
     return warning ? `${warning} ${partial}` : `Warning: ${partial}`;
   }
 
+  /** Detects the sandbox without holding the event loop (the app's start); status() then has it. */
+  async detectInBackground(): Promise<void> {
+    if (this.detected) return;
+    const found = this.o.detect ? this.o.detect() : await detectSandboxInBackground({ pathVariable: this.pathVariable() });
+    this.detected ??= found;
+  }
+
   status(): DetectedSandbox {
-    this.detected ??= this.o.detect ? this.o.detect() : detectSandbox({ pathVariable: this.o.env?.PATH ?? process.env.PATH });
+    this.detected ??= this.o.detect ? this.o.detect() : detectSandbox({ pathVariable: this.pathVariable() });
     return this.detected;
+  }
+
+  private pathVariable(): string | undefined {
+    return this.o.env?.PATH ?? process.env.PATH;
   }
 
   defaultHiddenPaths(): string[] {
