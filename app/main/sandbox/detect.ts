@@ -5,10 +5,11 @@
 // as child processes the event loop does not wait for (the app starts it at once), and
 // `detectSandbox` runs them synchronously (7 to 40 ms here, a probe may take up to 10 s: only
 // where the answer is needed before the background one is done). Never throws or rejects.
-import { execFile, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import path from "node:path";
 import type { SandboxStatus } from "../../shared/sandbox.ts";
+import { type Child, spawnChild } from "../tools/child-spawn.ts";
 import { bwrapArgs } from "./bwrap.ts";
 
 export interface DetectedSandbox extends SandboxStatus {
@@ -48,18 +49,35 @@ function runProbe(file: string, args: string[]): ProbeResult {
   return { status: r.status, stderr: r.stderr ?? "", error: r.error };
 }
 
+/** Keeps this much of a probe's error output (the message quotes its first line). */
+const STDERR_KEPT = 64 * 1024;
+
+// Through spawnChild: posix_spawn on Linux, so the start does not copy the main process's page
+// tables on its thread as libuv's fork would.
 function runProbeInBackground(file: string, args: string[]): Promise<ProbeResult> {
   return new Promise((resolve) => {
+    let child: Child;
     try {
-      const child = execFile(file, args, { encoding: "utf8", timeout: PROBE_TIMEOUT_MS, maxBuffer: 64 * 1024 }, (error, _stdout, stderr) => {
-        const status = error ? (typeof error.code === "number" ? error.code : null) : 0;
-        // A probe that exits non-zero is an answer, not an error of its own.
-        resolve({ status, stderr: stderr ?? "", error: error && typeof error.code !== "number" ? error : undefined });
-      });
-      child.stdin?.end();
+      child = spawnChild(file, args, { stdio: ["ignore", "ignore", "pipe"] });
     } catch (err) {
       resolve({ status: null, stderr: "", error: err as Error });
+      return;
     }
+    let stderr = "";
+    let error: Error | undefined;
+    child.stderr?.setEncoding("utf8");
+    child.stderr?.on("data", (chunk: string) => {
+      if (stderr.length < STDERR_KEPT) stderr += chunk.slice(0, STDERR_KEPT - stderr.length);
+    });
+    const timer = setTimeout(() => {
+      error = new Error(`${path.basename(file)} did not answer within ${PROBE_TIMEOUT_MS / 1000} s`);
+      child.kill("SIGKILL");
+    }, PROBE_TIMEOUT_MS);
+    child.on("error", (err) => (error ??= err));
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ status: error ? null : code, stderr, error });
+    });
   });
 }
 

@@ -1,9 +1,10 @@
 // SandboxService: the app's sandbox. It knows which sandbox this machine has (detected once: in
-// the background from the app's start, or at first use if that comes first), the paths every sandbox hides (the defaults plus the user's), which projects allow
-// network, and which commands the user marked as needing the real machine. The permission layer
-// records where each allowed bash call runs (`place`); each session's SessionSandbox reads that
-// when the call starts. "Run again outside the sandbox" leaves a one-shot request here, which
-// the permission layer turns into a question. Never throws.
+// the background from the app's start, or at first use if that comes first), the paths every
+// sandbox hides (the defaults plus the user's), which projects allow network, and which commands
+// the user marked as needing the real machine. The permission layer records where each allowed
+// bash call runs (`place`); each session's SessionSandbox reads that when the call starts. "Run
+// again outside the sandbox" leaves a one-shot request here, which the permission layer turns
+// into a question. Never throws.
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import type { SandboxPlacement } from "../../shared/sandbox.ts";
