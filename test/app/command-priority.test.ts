@@ -4,7 +4,7 @@
 // once for the next commands (new groups keep nice 0, both commands Lathe's nice).
 import { getPriority } from "node:os";
 import { afterEach, expect } from "vitest";
-import { autogroupNice, shareNice } from "../../app/main/tools/command-priority.ts";
+import { lathesGroupNice, shareNice } from "../../app/main/tools/command-priority.ts";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
 import { itWhen, needsLinux } from "../support/requirements.ts";
 
@@ -14,7 +14,7 @@ afterEach(async () => {
   app = undefined;
 });
 
-const ownGroupNice = autogroupNice("self");
+const ownGroupNice = lathesGroupNice();
 const ownNice = getPriority();
 // Each reports its own nice and its group (none without autogroups) while the other still runs.
 const REPORT = `sleep 0.5; echo "own $(cut -d' ' -f19 /proc/$$/stat)"; cat /proc/$$/autogroup 2>/dev/null; sleep 0.5`;

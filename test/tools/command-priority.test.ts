@@ -4,14 +4,15 @@
 // own (what cgroups go by, where there are no autogroups); through both terminal spawners; nothing
 // changes with the setting off; Lathe's own group is never touched, also for a process that has
 // not made its session yet; the kernel's rate limit on unprivileged changes is taken in turn.
-// The bash tool's tests run on this machine's kernel, with or without autogroups (the CI's has
-// none readable); the policy's tests give CommandShares Lathe's group and see its writes.
+// The bash tool's tests run on this machine's kernel, with or without autogroups, with Lathe in a
+// session's group or in the kernel's default one (the CI's runner: its autogroup file reads
+// empty); the policy's tests give CommandShares Lathe's group and see its writes.
 import { type ChildProcess, spawn } from "node:child_process";
 import { getPriority } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, expect, it } from "vitest";
 import { createBashTool } from "../../app/main/tools/bash.ts";
-import { autogroupNice, CommandShares, shareNice } from "../../app/main/tools/command-priority.ts";
+import { autogroupNice, CommandShares, lathesGroupNice, shareNice } from "../../app/main/tools/command-priority.ts";
 import { describeWhen, needsLinux } from "../support/requirements.ts";
 import { runTool, tempDir } from "./helpers.ts";
 
@@ -24,7 +25,9 @@ afterEach(() => {
 });
 
 const ownNice = getPriority();
-const ownGroupNice = autogroupNice("self");
+/** What the commands' groups are counted down from (undefined without autogroups). */
+const ownGroupNice = lathesGroupNice();
+const ownAutogroup = autogroupNice("self");
 const below = (nice: number, steps: number) => Math.min(19, nice + steps);
 /** A session leader of its own (as a command is), running until the test ends. */
 const sessionLeader = () => {
@@ -68,7 +71,7 @@ describeWhen(needsLinux(), "the bash tool's commands", () => {
       expect(seen.map((s) => s.group)).toEqual([1, 2].map(() => group(below(ownGroupNice ?? 0, 3))));
       // The second started while the first ran: its own nice too (what cgroups go by).
       expect(seen.map((s) => s.own).sort((a, b) => a - b)).toEqual([ownNice, below(ownNice, 3)]);
-      expect(autogroupNice("self")).toBe(ownGroupNice);
+      expect(autogroupNice("self")).toBe(ownAutogroup);
     });
   }
 
@@ -78,6 +81,19 @@ describeWhen(needsLinux(), "the bash tool's commands", () => {
       { group: group(0), own: ownNice },
     ]);
   });
+});
+
+it("counts the groups down from Lathe's autogroup, or its own nice in the kernel's default group, and not at all without autogroups", () => {
+  const nice = () => 4;
+  expect(lathesGroupNice(() => "/autogroup-6752 nice 2\n", nice)).toBe(2);
+  expect(lathesGroupNice(() => "/autogroup-1 nice -3\n", nice)).toBe(-3);
+  // The default group's file is empty: Lathe's threads compete at their own nice.
+  expect(lathesGroupNice(() => "", nice)).toBe(4);
+  const missing = () => {
+    throw Object.assign(new Error("ENOENT: no such file or directory"), { code: "ENOENT" });
+  };
+  expect(lathesGroupNice(missing, nice)).toBeUndefined();
+  expect(lathesGroupNice(() => "something else\n", nice)).toBeUndefined();
 });
 
 /** Lathe's group in the policy's tests: not 0, so that even one command's share is a write. */

@@ -61,7 +61,7 @@ export class CommandShares {
   /** Commands whose session is being waited for. */
   readonly #forming = new Set<Promise<void>>();
 
-  constructor(ownGroupNice: () => number | undefined = () => autogroupNice("self")) {
+  constructor(ownGroupNice: () => number | undefined = lathesGroupNice) {
     this.#ownGroupNice = ownGroupNice;
   }
 
@@ -156,7 +156,25 @@ function ownNice(): number {
   }
 }
 
-/** The autogroup's nice of `pid` ("self" for Lathe), undefined without autogroups. */
+/**
+ * The nice that the commands' groups are counted down from: Lathe's autogroup's; or, where Lathe
+ * is in the kernel's default group (started by a process that never made a session, as some
+ * service managers and CI runners do: its autogroup file reads empty), its own nice, which its
+ * threads then compete with one by one against the commands' groups; undefined without autogroups.
+ */
+export function lathesGroupNice(read: () => string = () => readFileSync("/proc/self/autogroup", "latin1"), nice: () => number = ownNice): number | undefined {
+  let text: string;
+  try {
+    text = read();
+  } catch {
+    return undefined;
+  }
+  const match = / nice (-?\d+)/.exec(text);
+  if (match) return Number(match[1]);
+  return text.trim() === "" ? nice() : undefined;
+}
+
+/** The autogroup's nice of `pid` ("self" for Lathe), undefined without autogroups or in the default group. */
 export function autogroupNice(pid: number | "self"): number | undefined {
   try {
     // "/autogroup-123 nice 0"
