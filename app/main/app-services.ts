@@ -331,11 +331,13 @@ export function createAppServices(options: AppServicesOptions): AppServices {
       settings.setProvider({ id: provider, models: found.models });
       return { models: sessions.models().filter((m) => m.provider === provider), ...(found.notice ? { notice: found.notice } : {}) };
     },
-    "settings.get": () => settings.view(),
-    "settings.update": (changes) => settings.update(changes),
-    "settings.storeEnvironmentKeys": () => settings.storeEnvironmentKeys(),
-    "settings.setProvider": (update) => settings.setProvider(update),
-    "settings.removeProvider": ({ id }) => settings.removeProvider(id),
+    // Each answers with the settings' view, which says which sandbox there is (and the default
+    // mode follows from it): its detection is awaited rather than run on the event loop.
+    "settings.get": async () => (await sandbox.detectInBackground(), settings.view()),
+    "settings.update": async (changes) => (await sandbox.detectInBackground(), settings.update(changes)),
+    "settings.storeEnvironmentKeys": async () => (await sandbox.detectInBackground(), settings.storeEnvironmentKeys()),
+    "settings.setProvider": async (update) => (await sandbox.detectInBackground(), settings.setProvider(update)),
+    "settings.removeProvider": async ({ id }) => (await sandbox.detectInBackground(), settings.removeProvider(id)),
     "providers.test": async ({ id, candidate }) => {
       const result = await testProvider(candidate ? settings.providerSettingsWith(id, candidate) : settings.providerSettings(), id, { env });
       return { ok: result.ok, message: result.message, ...(result.ok && result.notice ? { notice: result.notice } : {}) };

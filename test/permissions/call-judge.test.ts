@@ -129,6 +129,30 @@ describe("judge", () => {
     expect(port.placed).toEqual([]);
   });
 
+  it("waits for the sandbox's background detection before reading its status (never probes on this thread)", async () => {
+    let answer!: () => void;
+    const detected = new Promise<void>((resolve) => (answer = resolve));
+    let done = false;
+    const port = {
+      ...sandboxPort(),
+      detectInBackground: () => detected,
+      status: () => {
+        if (!done) throw new Error("status read before the detection answered");
+        return { kind: "bubblewrap" as const, available: true, message: "Commands run in a bubblewrap sandbox." };
+      },
+    };
+    const { judge } = judgeWith({ sandbox: port, mode: "sandboxed-auto" });
+    let judged: JudgedCall | undefined;
+    const pending = judge.judge(scope, "bash", { command: "npm test" }).then((j) => (judged = asJudged(j)));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(judged).toBeUndefined();
+    done = true;
+    answer();
+    await pending;
+    expect(judged?.plan?.placement).toBe("sandbox");
+    expect(judged?.decision.action).toBe("allow");
+  });
+
   it("judges hostile arguments without throwing: a huge command, odd types, no arguments", async () => {
     const { judge } = judgeWith();
     const huge = asJudged(await judge.judge(scope, "bash", { command: `echo ${"a".repeat(200_000)}` }));

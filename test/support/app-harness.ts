@@ -70,9 +70,6 @@ export async function startApp(options: StartAppOptions = {}): Promise<AppHarnes
     purgeAfterMs: options.purgeAfterMs,
     detectSandbox: options.detectSandbox,
   });
-  // A local OpenAI-compatible server entry gives the scripted model a name in the registry.
-  services.settings.setProvider({ id: "local", kind: "compatible", name: "Local", baseUrl: "http://127.0.0.1:9/v1", models: [{ id: "scripted", ...options.model }] });
-  services.settings.update({ defaultModel: "local/scripted", ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}) });
 
   const sessionEvents = new Map<number, SessionEvent[]>();
   const events: RecordedEvent[] = [];
@@ -117,6 +114,11 @@ export async function startApp(options: StartAppOptions = {}): Promise<AppHarnes
       rmSync(projectDir, { recursive: true, force: true });
     },
   };
+  // As the renderer does first: the settings, once the sandbox's detection answered.
+  await harness.call("settings.get", {});
+  // A local OpenAI-compatible server entry gives the scripted model a name in the registry.
+  services.settings.setProvider({ id: "local", kind: "compatible", name: "Local", baseUrl: "http://127.0.0.1:9/v1", models: [{ id: "scripted", ...options.model }] });
+  await harness.call("settings.update", { defaultModel: "local/scripted", ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}) });
   expect(await harness.call("settings.get", {})).toMatchObject({ defaultModel: "local/scripted" });
   return harness;
 }

@@ -71,6 +71,9 @@ export class CallJudge {
         return { kind: "no-parser", reason: `Lathe could not load its bash parser, so it cannot judge commands: ${(error as Error).message}` };
       }
     }
+    // The mode's default and the call's place depend on the sandbox: its detection is awaited,
+    // never run on this thread (a hung bwrap would hold the whole app for its 10 s time limit).
+    await this.o.sandbox?.detectInBackground?.();
     return this.judgeNow(scope, toolName, args, mcp);
   }
 

@@ -17,6 +17,8 @@ import { commandMatches, EDIT_TOOLS, READ_ONLY_TOOLS, type CallSubjects, type De
 export interface SandboxPort {
   readonly home: string;
   status(): SandboxStatus;
+  /** Resolves once status() has its answer without probing on the event loop (never rejects). */
+  detectInBackground?(): Promise<unknown>;
   networkAllowed(projectId: number): boolean;
   realMachineCommands(): string[];
   takeOutsideRequest(sessionId: number, command: string): boolean;

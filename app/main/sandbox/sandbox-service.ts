@@ -1,5 +1,5 @@
-// SandboxService: the app's sandbox. It knows which sandbox this machine has (detected once: in
-// the background from the app's start, or at first use if that comes first), the paths every
+// SandboxService: the app's sandbox. It knows which sandbox this machine has (detected once, in
+// the background from the app's start; its users wait for that answer), the paths every
 // sandbox hides (the defaults plus the user's), which projects allow network, and which commands
 // the user marked as needing the real machine. The permission layer records where each allowed
 // bash call runs (`place`); each session's SessionSandbox reads that when the call starts. "Run
@@ -48,6 +48,7 @@ const MAX_PENDING = 1000;
 export class SandboxService {
   private readonly o: SandboxServiceOptions;
   private detected: DetectedSandbox | undefined;
+  private detecting: Promise<DetectedSandbox> | undefined;
   private readonly placements = new Map<string, Placed>();
   private readonly outsideRequests = new Map<number, Set<string>>();
   readonly home: string;
@@ -70,13 +71,20 @@ export class SandboxService {
     return warning ? `${warning} ${partial}` : `Warning: ${partial}`;
   }
 
-  /** Detects the sandbox without holding the event loop (the app's start); status() then has it. */
-  async detectInBackground(): Promise<void> {
-    if (this.detected) return;
-    const found = this.o.detect ? this.o.detect() : await detectSandboxInBackground({ pathVariable: this.pathVariable() });
-    this.detected ??= found;
+  /**
+   * The sandbox, detected without holding the event loop (started at the app's start; one
+   * detection however often asked). The permission layer and the settings wait for this, so that
+   * status() has the answer and never probes synchronously. Never rejects.
+   */
+  detectInBackground(): Promise<DetectedSandbox> {
+    if (this.detected) return Promise.resolve(this.detected);
+    this.detecting ??= (this.o.detect ? Promise.resolve(this.o.detect()) : detectSandboxInBackground({ pathVariable: this.pathVariable() })).then(
+      (found) => (this.detected ??= found),
+    );
+    return this.detecting;
   }
 
+  /** The sandbox now: detected synchronously only if asked before the background detection is done. */
   status(): DetectedSandbox {
     this.detected ??= this.o.detect ? this.o.detect() : detectSandbox({ pathVariable: this.pathVariable() });
     return this.detected;
@@ -133,7 +141,9 @@ export class SandboxService {
 
   forSession(scope: { sessionId: number; projectId: number; projectDir: string }): SessionSandbox {
     // Off the main thread; the first command's scan waits for it.
-    if (this.status().available) void this.nestedRepositories.prime(scope.projectDir);
+    void this.detectInBackground().then((found) => {
+      if (found.available) void this.nestedRepositories.prime(scope.projectDir);
+    });
     return new SessionSandbox(
       {
         status: () => this.status(),
