@@ -10,7 +10,9 @@
 //   fallback where the native reader, app/main/tools/pty-reader.ts, is missing; bashReader says
 //   which reader the other tool runs used). Medians, with minima (…MinMs).
 //   bashRatioVsScriptPty: the tool's time over `script`'s, the plain-pty baseline (target <= 0.9;
-//   null without `script`); bashRatioVsScriptPtyMin: the same from the minima; bashRatioVsDevNull:
+//   null without `script`); bashRatioVsScriptPtyMin: the same from the minima;
+//   bashRatioVsScriptPtyPaired: the median of each round's own ratio (the two runs of a round are
+//   seconds apart, so a host that slows down for a while moves both); bashRatioVsDevNull:
 //   over /dev/null (the pipe-speed ideal); bashRatioVsNodePty: over the bare node-pty reader;
 //   nodePtyChunks: how many chunks node-pty delivered. cpuMs: the tool's main thread and whole
 //   process, the command under it (children's rusage), `script` with its command, bash to
@@ -211,6 +213,7 @@ async function benchBash() {
     bashRatioVsDevNull: round(toolMs / medianOf(g.devNull)),
     bashRatioVsScriptPty: scriptMs === null ? null : round(toolMs / scriptMs),
     bashRatioVsScriptPtyMin: hasScript ? round(Math.min(...f.tool) / Math.min(...g.script)) : null,
+    bashRatioVsScriptPtyPaired: hasScript ? round(medianOf(f.tool.map((ms, i) => ms / g.script[i]!))) : null,
     bashRatioVsNodePty: round(toolMs / medianOf(g.reader)),
     bashRedactedMs: Math.round(medianOf(g.redacted)),
     bashRedactedRatioVsScriptPty: scriptMs === null ? null : round(medianOf(g.redacted) / scriptMs),
