@@ -4,6 +4,10 @@
 // TypeBox cannot compile; everything else here never throws.
 import { Kind, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler, ValueErrorType, type TypeCheck } from "@sinclair/typebox/compiler";
+import { exceedsBounds } from "./json-bounds.ts";
+
+/** What describeValue prints in full (it shows 80 characters: a larger value is not serialized). */
+const SHOWN_BOUNDS = { maxDepth: 16, maxChars: 1_000 };
 
 /** Why a value at `path` was left as it was (a coercion refused): shown after its error. */
 export interface ValueNote {
@@ -27,7 +31,10 @@ export function describeValue(value: unknown): string {
   if (value === undefined) return "nothing";
   let text: string;
   try {
-    text = JSON.stringify(value) ?? String(value);
+    if (typeof value === "string") text = JSON.stringify(value.slice(0, 80));
+    else if (value !== null && typeof value === "object" && exceedsBounds(value, SHOWN_BOUNDS))
+      text = Array.isArray(value) ? `[… ${value.length.toLocaleString("en-US")} items]` : "{…}";
+    else text = JSON.stringify(value) ?? String(value);
   } catch {
     // A cycle, or nesting too deep to print (String of a deep array recurses as well).
     text = Array.isArray(value) ? "[…]" : value !== null && typeof value === "object" ? "{…}" : String(value);

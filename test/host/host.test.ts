@@ -10,6 +10,7 @@ import { startHost, type RunningHost } from "../../app/main/host/start-host.ts";
 import { isLoopback, startHostServer } from "../../app/main/host/server.ts";
 import { CONTENT_SECURITY_POLICY } from "../../app/shared/csp.ts";
 import { malformedPayloads } from "../support/fuzz.ts";
+import { rawExchange } from "./support/raw.ts";
 
 let host: RunningHost;
 let dataDir: string;
@@ -27,6 +28,15 @@ afterAll(async () => {
   await host?.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
+
+/** A GET of exactly `target` (fetch would normalize it first). */
+const rawGet = (target: string) => `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${host.port}\r\nConnection: close\r\n\r\n`;
+/** A header's value in a raw HTTP answer. */
+function headerOf(bytes: Buffer, name: string): string | undefined {
+  const head = bytes.toString("latin1").split("\r\n\r\n", 1)[0]!;
+  const line = head.split("\r\n").find((l) => l.toLowerCase().startsWith(`${name}:`));
+  return line?.slice(name.length + 1).trim();
+}
 
 type Reply = { ok: boolean; data?: unknown; error?: { code: string } };
 type Client = { ws: WebSocket; call: (method: unknown, params?: unknown, raw?: string) => Promise<Reply> };
@@ -90,6 +100,35 @@ describe("headless host", () => {
     expect(asset.headers.get("referrer-policy")).toBe("no-referrer");
     expect((await fetch(`${host.origin}/%2e%2e/data/lathe.db`)).status).toBe(404);
     expect((await fetch(`${host.origin}/assets/..%2f..%2fdata%2flathe.db`)).status).toBe(404);
+  });
+
+  // Another spelling of the page once came without the header policy, so a page on another port
+  // of 127.0.0.1 (which shares the tab's storage, token included) could frame a working app.
+  it("serves a file only under its plain path, and never a page without its policy or a frame", async () => {
+    for (const target of ["/", "/index.html"]) {
+      const answer = await rawExchange(host.port, rawGet(target));
+      expect(answer.status, target).toBe(200);
+      expect(headerOf(answer.bytes, "content-security-policy"), target).toBe(CONTENT_SECURITY_POLICY);
+      expect(headerOf(answer.bytes, "x-frame-options"), target).toBe("DENY");
+    }
+    for (const target of [
+      "//index.html",
+      "/./index.html",
+      "/%2Findex.html",
+      "/%2e/index.html",
+      "/assets/../index.html",
+      "/assets/%2e%2e/index.html",
+      "/assets//app.js",
+      "/assets/app.js/",
+      "/assets%5capp.js",
+      "/.//index.html",
+    ]) {
+      expect((await rawExchange(host.port, rawGet(target))).status, target).toBe(404);
+    }
+    const asset = await rawExchange(host.port, rawGet("/assets/app.js"));
+    expect(asset.status).toBe(200);
+    expect(headerOf(asset.bytes, "x-frame-options")).toBe("DENY");
+    expect(headerOf((await rawExchange(host.port, rawGet("/nothing-here"))).bytes, "x-frame-options")).toBe("DENY");
   });
 
   it("refuses other methods and other origins over HTTP", async () => {

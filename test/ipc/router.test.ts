@@ -29,6 +29,18 @@ describe("IpcRouter", () => {
     expect(calls).toEqual([]);
   });
 
+  // What Electron's IPC delivers is already parsed: the walk bounds it (the WebSocket also reads the text first).
+  it("refuses params of more values than any request holds, and a bad value too large to print is described, not serialized", async () => {
+    const calls: string[] = [];
+    const router = new IpcRouter(recordingHandlers(calls));
+    const many = await router.handle("settings.update", { hiddenPaths: Array.from({ length: 300_000 }, () => ({})) });
+    expect(many).toEqual({ ok: false, error: { code: "invalid-request", message: "Invalid params for settings.update: they are made of more than 250,000 values." } });
+    const wrong = await router.handle("settings.update", { hiddenPaths: Array.from({ length: 100_000 }, () => ({})) });
+    expect(wrong.ok).toBe(false);
+    expect((wrong as { error: { message: string } }).error.message.length).toBeLessThan(2_000);
+    expect(calls).toEqual([]);
+  });
+
   it("names each failing field", async () => {
     const router = new IpcRouter(recordingHandlers([]));
     const result = await router.handle("sessions.prompt", { sessionId: "seven", text: 3 });

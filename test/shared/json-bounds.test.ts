@@ -1,7 +1,7 @@
 // The bounds walk: depth and size measured without recursion, on values that would overflow the
 // stack of JSON.stringify, including cycles and throwing getters; never throws.
 import { describe, expect, it } from "vitest";
-import { exceedsBounds } from "../../app/shared/json-bounds.ts";
+import { exceedsBounds, jsonTextExceeds } from "../../app/shared/json-bounds.ts";
 
 const nest = (levels: number, leaf: unknown = 1): unknown => {
   let value = leaf;
@@ -71,5 +71,50 @@ describe("exceedsBounds", () => {
       },
     });
     expect(exceedsBounds(hostile, bounds)).toBe("not readable as plain data");
+  });
+});
+
+describe("maxValues", () => {
+  it("counts every value, and stops at the limit however many there are", () => {
+    expect(exceedsBounds({ a: [1, 2, "x"], b: null }, { maxDepth: 64, maxChars: 1e9, maxValues: 6 })).toBeNull();
+    expect(exceedsBounds({ a: [1, 2, "x"], b: null }, { maxDepth: 64, maxChars: 1e9, maxValues: 5 })).toBe("made of more than 5 values");
+    // A million empty objects: within 32 million characters, refused by their number.
+    const many = Array.from({ length: 1_000_000 }, () => ({}));
+    expect(exceedsBounds(many, { maxDepth: 64, maxChars: 32 * 1024 * 1024, maxValues: 250_000 })).toBe("made of more than 250,000 values");
+  });
+});
+
+describe("jsonTextExceeds", () => {
+  const limits = { maxDepth: 64, maxValues: 1_000 };
+  const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
+
+  it("agrees with the walk of the parsed value on depth, and never refuses a number of values the walk accepts", () => {
+    for (const text of [deep(64), deep(65), `{"a":${deep(63)}}`, `{"a":${deep(64)}}`]) {
+      const parsed = exceedsBounds(JSON.parse(text), { ...limits, maxChars: 1e9 });
+      expect(jsonTextExceeds(text, limits), text.slice(0, 40)).toBe(parsed);
+    }
+    // It counts commas (one value fewer than the walk per non-empty container): a first filter.
+    for (const n of [998, 999, 1000, 1001, 2000]) {
+      for (const text of [`[${"0,".repeat(n)}0]`, `{${Array.from({ length: n }, (_, i) => `"k${i}":[],`).join("")}"last":{}}`, `[${"[0,0],".repeat(n / 2)}0]`]) {
+        const walked = exceedsBounds(JSON.parse(text), { ...limits, maxChars: 1e9 });
+        const scanned = jsonTextExceeds(text, limits);
+        if (scanned !== null) expect(walked, text.slice(0, 40)).toBe(scanned);
+      }
+      if (n >= 1000) expect(jsonTextExceeds(`[${"0,".repeat(n)}0]`, limits)).toBe("made of more than 1,000 values");
+    }
+  });
+
+  it("does not count brackets, braces or commas inside strings, escaped quotes included", () => {
+    const inside = JSON.stringify({ text: `${"[{,".repeat(10_000)} \\" \\\\" "quoted" ${"\\".repeat(7)}` });
+    expect(jsonTextExceeds(inside, limits)).toBeNull();
+    expect(jsonTextExceeds(`{"a":"\\\\",${"[".repeat(65)}`, limits)).toBe("nested deeper than 64 levels");
+    expect(jsonTextExceeds(`{"a":"\\"[[[[",${"[".repeat(10)}`, limits)).toBeNull();
+  });
+
+  it("refuses 32 MB of nesting or of empty objects in one pass, and leaves text that is not JSON to the parser", () => {
+    expect(jsonTextExceeds(deep(16 * 1024 * 1024), { maxDepth: 64, maxValues: 250_000 })).toBe("nested deeper than 64 levels");
+    expect(jsonTextExceeds(`[${"{},".repeat(8_000_000)}{}]`, { maxDepth: 64, maxValues: 250_000 })).toBe("made of more than 250,000 values");
+    expect(jsonTextExceeds('{"a": "never closed', limits)).toBeNull();
+    expect(jsonTextExceeds("", limits)).toBeNull();
   });
 });

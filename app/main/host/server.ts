@@ -7,7 +7,8 @@
 //   port of 127.0.0.1 and sent by the browser with a WebSocket any local page opens (cross-site
 //   WebSocket hijacking). Instead the page keeps the token itself and sends it as the first
 //   WebSocket message (ws-connection.ts); until then the connection is unauthenticated, reads
-//   nothing else, and is closed after a short deadline.
+//   nothing else, is closed after a short deadline, may send 64 KiB at most, and is one of at most
+//   16 waiting (unauthenticated.ts).
 // - The printed address carries the token in its fragment (`/#token=…`), which the browser never
 //   sends to any server. The page reads it, keeps it in sessionStorage (per tab and per origin,
 //   port included; it survives a reload) and takes it out of the address with
@@ -21,7 +22,9 @@
 //   of 127.0.0.1 fails at the upgrade, before it could even try a token. The Host header must name
 //   a loopback host (DNS rebinding), and the peer must be a loopback address.
 // - Only GET and HEAD exist over HTTP (everything that changes state goes through the WebSocket);
-//   anything else is 405. Answers carry Referrer-Policy: no-referrer.
+//   anything else is 405. Answers carry Referrer-Policy: no-referrer and X-Frame-Options: DENY,
+//   pages their Content-Security-Policy (frame-ancestors 'none'), and a path is served only in its
+//   plain spelling (static-files.ts).
 // - Silent connections are closed: HTTP sockets that do not send a whole request in time (408),
 //   WebSockets that do not answer pings. A WebSocket client that does not read what it is sent
 //   is not read either, so the answers it asks for cannot fill the host's memory.
@@ -37,6 +40,7 @@ import type { EventHub } from "../ipc/event-hub.ts";
 import type { IpcRouter } from "../ipc/router.ts";
 import { isLoopback, refuseRequest } from "./request-policy.ts";
 import { answer, COMMON_HEADERS, requestedFile, serveStatic } from "./static-files.ts";
+import { UnauthenticatedConnections } from "./unauthenticated.ts";
 import { serveConnection } from "./ws-connection.ts";
 
 export { isLoopback } from "./request-policy.ts";
@@ -71,6 +75,8 @@ export interface HostServerOptions {
   maxFrameBytes?: number;
   /** Bytes waiting for a client past which its requests are left unread (ws-connection.ts; default 16 MiB). */
   maxBufferedBytes?: number;
+  /** Limits on connections that have not sent the token (unauthenticated.ts; tests). */
+  unauthenticated?: { maxBytes?: number; maxCount?: number };
   /** A failure of the host itself (not of a client); default console.error. */
   report?: (what: string, error: unknown) => void;
   /** Called once, after the first answer to an HTTP request was sent (for work the first page need not wait for). */
@@ -121,6 +127,7 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
   // rest of the host's modules: it is loaded after the first page was sent (while the browser
   // fetches the page's scripts), or by the first upgrade, which waits for it.
   let wss: WebSocketServer | null = null;
+  const unauthenticated = new UnauthenticatedConnections(options.unauthenticated);
   let wssLoading: Promise<WebSocketServer> | null = null;
   let closing = false;
   const loadWebSocketServer = (): Promise<WebSocketServer> =>
@@ -148,7 +155,8 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
     const upgrade = (target: WebSocketServer) => {
       try {
         if (closing) return socket.destroy();
-        target.handleUpgrade(req, socket, head, (ws) =>
+        target.handleUpgrade(req, socket, head, (ws) => {
+          const authenticated = unauthenticated.admit(socket, head.length);
           serveConnection(ws, {
             router: options.router,
             hub: options.hub,
@@ -157,8 +165,9 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
             heartbeatMs: timeouts.heartbeatMs,
             report,
             maxBufferedBytes: options.maxBufferedBytes,
-          }),
-        );
+            onAuthenticated: authenticated,
+          });
+        });
       } catch (error) {
         report("a WebSocket upgrade", error);
         socket.destroy();

@@ -1,10 +1,15 @@
 // Serves the built renderer (public code: the page, scripts, styles, icons; no data and no token)
 // from one folder. Every step that parses what a request sent is guarded: a request target that
 // is not a path, a path that does not decode, a NUL byte or a way out of the folder is answered
-// 400 or 404, never thrown. Must not throw.
+// 400 or 404, never thrown. A path is served only in its one plain spelling (`//index.html`,
+// `/./index.html` or `/%2Findex.html` are 404): with another, the page came without its
+// Content-Security-Policy header, whose `frame-ancestors 'none'` is what keeps another local page
+// from framing the app (a page on another port of 127.0.0.1 shares the tab's storage, token
+// included). Every HTML answer carries that policy, and every answer `X-Frame-Options: DENY`.
+// Must not throw.
 import { createReadStream, statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { extname, join, normalize, sep } from "node:path";
+import { extname, join, normalize, posix, sep } from "node:path";
 import { CONTENT_SECURITY_POLICY } from "../../shared/csp.ts";
 
 const MIME: Record<string, string> = {
@@ -24,6 +29,7 @@ export const COMMON_HEADERS: Readonly<Record<string, string>> = {
   "x-content-type-options": "nosniff",
   "cross-origin-resource-policy": "same-origin",
   "cross-origin-opener-policy": "same-origin",
+  "x-frame-options": "DENY",
 };
 
 export function answer(res: ServerResponse, status: number, text: string, extra: Record<string, string> = {}): void {
@@ -48,9 +54,22 @@ export function requestedFile(target: string | undefined): { ok: true; relative:
   return { ok: true, relative: decoded === "/" ? "index.html" : decoded.slice(1) };
 }
 
+/** Whether a decoded relative path is in its one plain spelling: no empty, `.` or `..` segment, no backslash. */
+function isPlainPath(relative: string): boolean {
+  return (
+    relative !== "" &&
+    !relative.includes("\\") &&
+    posix.normalize(relative) === relative &&
+    !relative.startsWith("/") &&
+    !relative.endsWith("/") &&
+    !relative.split("/").includes("..")
+  );
+}
+
 export function serveStatic(root: string, req: IncomingMessage, res: ServerResponse): void {
   const wanted = requestedFile(req.url);
   if (!wanted.ok) return answer(res, 400, wanted.reason);
+  if (!isPlainPath(wanted.relative)) return answer(res, 404, "Not found.");
   const base = normalize(root);
   const file = normalize(join(base, wanted.relative));
   if (!file.startsWith(base + sep)) return answer(res, 404, "Not found.");
@@ -62,7 +81,8 @@ export function serveStatic(root: string, req: IncomingMessage, res: ServerRespo
   } catch {
     return answer(res, 404, `Not found: /${wanted.relative.slice(0, 200)}`);
   }
-  const page = wanted.relative === "index.html";
+  // Decided by the file served, not by how the request spelled it.
+  const page = extname(file) === ".html";
   const headers: Record<string, string | number> = {
     ...COMMON_HEADERS,
     "content-type": MIME[extname(file)] ?? "application/octet-stream",

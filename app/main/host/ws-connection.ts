@@ -15,14 +15,22 @@
 // write of 1,000 requests; its requests also counted as signs of life, so the heartbeat never
 // ended it.) A client paused because it does not read answers no ping until it reads again, so
 // one that stops reading for good is terminated by the heartbeat; one paused only because its
-// requests wait for a free slot is not (its pongs are merely unread). Must not throw and must not leave a rejected
-// promise behind, whatever arrives.
+// requests wait for a free slot is not (its pongs are merely unread). Events are not held back
+// that way (they are the app's, not the client's asking): past MAX_UNSENT_FACTOR times
+// `maxBufferedBytes` waiting to be sent, the connection is ended at once rather than at the next
+// heartbeat (a tab that stopped reading held 510 MB of events for a minute; the answers it asked
+// for are bounded by the requests in flight); the page reconnects and reloads what it shows. A request's text is measured before it is parsed: one nested deeper
+// than the request bounds or made of more values is refused without the parse (32 MB of `{}`
+// held the host for 5 to 8 s). Must not throw and must not leave a rejected promise behind,
+// whatever arrives.
 import { timingSafeEqual } from "node:crypto";
 import type { WebSocket } from "ws";
 import type { EventName } from "../../shared/ipc/contract.ts";
 import { EventBatcher } from "../ipc/event-batcher.ts";
 import type { EventHub } from "../ipc/event-hub.ts";
 import type { IpcRouter } from "../ipc/router.ts";
+import { MAX_REQUEST_DEPTH, MAX_REQUEST_VALUES } from "../../shared/ipc/limits.ts";
+import { jsonTextExceeds } from "../../shared/json-bounds.ts";
 
 export const CLOSE_UNAUTHORIZED = 4401;
 export const CLOSE_AUTH_TIMEOUT = 4408;
@@ -37,11 +45,15 @@ export interface ConnectionOptions {
   report: (what: string, error: unknown) => void;
   /** Bytes waiting to be sent past which the client's requests are left unread (default 16 MiB). */
   maxBufferedBytes?: number;
+  /** The client sent the right token (the server stops counting it among those waiting). */
+  onAuthenticated?: () => void;
 }
 
 export const DEFAULT_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 /** Requests of one connection handled at once; later ones wait, unread past those already read. */
 export const MAX_REQUESTS_IN_FLIGHT = 16;
+/** Times maxBufferedBytes waiting to be sent past which the connection is ended. */
+export const MAX_UNSENT_FACTOR = 4;
 
 function tokenMatches(expected: string, given: unknown): boolean {
   if (typeof given !== "string") return false;
@@ -104,6 +116,21 @@ export function serveConnection(ws: WebSocket, options: ConnectionOptions): void
     if (ws.bufferedAmount > maxBuffered) ws.pause();
   };
 
+  /** Sends an event, unless the client has left so much unread that it is disconnected instead. */
+  const sendEvent = (event: EventName, payload: unknown): void => {
+    if (ws.readyState !== ws.OPEN) return;
+    if (ws.bufferedAmount > maxBuffered * MAX_UNSENT_FACTOR) {
+      const mb = Math.round(ws.bufferedAmount / (1024 * 1024));
+      options.report("sending to a window", new Error(`it stopped reading (${mb} MB waited to be sent to it): it was disconnected, and reloads once it reconnects`));
+      ws.terminate();
+      return;
+    }
+    send({ event, payload }, () => ({
+      event: "app.notice",
+      payload: { level: "error", message: `An update (${event}) could not be sent to this window; reopen the session to see it.` },
+    }));
+  };
+
   const deadline = setTimeout(() => ws.close(CLOSE_AUTH_TIMEOUT, "No token was sent in time."), options.authDeadlineMs);
   const heartbeat = setInterval(() => {
     // Paused only for the host's own work (requests waiting for a free slot while what it sent is
@@ -126,17 +153,21 @@ export function serveConnection(ws: WebSocket, options: ConnectionOptions): void
       ws.close(CLOSE_UNAUTHORIZED, "A valid token is required: open the address the host printed.");
       return;
     }
-    batcher = new EventBatcher((event: EventName, payload: unknown) =>
-      send({ event, payload }, () => ({
-        event: "app.notice",
-        payload: { level: "error", message: `An update (${event}) could not be sent to this window; reopen the session to see it.` },
-      })),
-    );
+    batcher = new EventBatcher(sendEvent);
     remove = options.hub.add(batcher);
+    options.onAuthenticated?.();
     send({ authenticated: true }, () => ({}));
   };
 
   const handle = async (raw: string): Promise<void> => {
+    const outOfBounds = jsonTextExceeds(raw, { maxDepth: MAX_REQUEST_DEPTH, maxValues: MAX_REQUEST_VALUES });
+    if (outOfBounds) {
+      // The id as the client writes it, first ({ id, method, params }), to pair the answer.
+      const id = /^\s*\{\s*"id"\s*:\s*(\d{1,15})\s*,/.exec(raw.slice(0, 64))?.[1];
+      const message = `The request is ${outOfBounds}: it was not read.`;
+      send({ id: id === undefined ? null : Number(id), result: { ok: false, error: { code: "invalid-request", message } } }, () => ({}));
+      return;
+    }
     const message = parseObject(raw);
     if (!message) {
       send({ id: null, result: { ok: false, error: { code: "invalid-request", message: "Messages must be JSON objects { id, method, params }." } } }, () => ({}));

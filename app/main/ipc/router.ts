@@ -6,7 +6,7 @@
 // becomes the IPC error of its kind; anything else thrown is "failed" and reported.
 import type { TSchema } from "@sinclair/typebox";
 import { requests, type IpcError, type IpcResult, type RequestName, type RequestParams, type RequestResult } from "../../shared/ipc/contract.ts";
-import { MAX_REQUEST_BYTES, MAX_REQUEST_DEPTH } from "../../shared/ipc/limits.ts";
+import { MAX_REQUEST_BYTES, MAX_REQUEST_DEPTH, MAX_REQUEST_VALUES } from "../../shared/ipc/limits.ts";
 import { exceedsBounds } from "../../shared/json-bounds.ts";
 import { checkerFor, schemaErrorLines } from "../../shared/schema-check.ts";
 import { errorText } from "../../shared/error-text.ts";
@@ -39,7 +39,7 @@ export class IpcRouter {
       return failure("unknown-request", `Unknown request ${shown}.`);
     }
     const requestName = name as RequestName;
-    const outOfBounds = exceedsBounds(params, { maxDepth: MAX_REQUEST_DEPTH, maxChars: MAX_REQUEST_BYTES });
+    const outOfBounds = exceedsBounds(params, { maxDepth: MAX_REQUEST_DEPTH, maxChars: MAX_REQUEST_BYTES, maxValues: MAX_REQUEST_VALUES });
     if (outOfBounds) return failure("invalid-request", `Invalid params for ${requestName}: they are ${outOfBounds}.`);
     try {
       const schema: TSchema = requests[requestName].params;

@@ -4,3 +4,6 @@
 // than a handful of levels, hence the depth.
 export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 export const MAX_REQUEST_DEPTH = 64;
+/** Values in one request (containers, strings, numbers): the largest list in the contract, the
+ *  paths to restore from a checkpoint, holds 100,000. */
+export const MAX_REQUEST_VALUES = 250_000;
