@@ -111,6 +111,60 @@ describe("isCodeRunningVariable", () => {
       expect([name, isCodeRunningVariable(name)]).toEqual([name, true]);
     for (const name of ["A", "LANG", "TERM", "NODE_ENV", "undefined", "undefinedX", "Xundefined", "OPTS_X"]) expect([name, isCodeRunningVariable(name)]).toEqual([name, false]);
   });
+
+  // Each of these made a real program run other code for a reviewer, or is read as such by one.
+  it("knows them whatever their case, and those of Go, Rust, pytest, make and compilers", () => {
+    for (const name of [
+      "Npm_Config_Script_Shell",
+      "NPM_CONFIG_SCRIPT_SHELL",
+      "git_ssh_command",
+      "GOFLAGS",
+      "GOENV",
+      "GOTOOLCHAIN",
+      "GOPROXY",
+      "CGO_CFLAGS",
+      "RUSTC_WORKSPACE_WRAPPER",
+      "RUSTDOCFLAGS",
+      "RUSTUP_TOOLCHAIN",
+      "PYTEST_ADDOPTS",
+      "PYTEST_PLUGINS",
+      "PYTHONUSERBASE",
+      "PYTHONWARNINGS",
+      "PYTHONBREAKPOINT",
+      "GNUMAKEFLAGS",
+      "MAKEFILES",
+      "CFLAGS",
+      "LDFLAGS",
+      "GCONV_PATH",
+      "ELECTRON_RUN_AS_NODE",
+      "OPENSSL_CONF",
+      "CMAKE_C_COMPILER_LAUNCHER",
+      "XDG_DATA_DIRS",
+      "PIP_INDEX_URL",
+      "MY_TOOL_PATH",
+      "SOME_PLUGINS",
+    ])
+      expect([name, isCodeRunningVariable(name)]).toEqual([name, true]);
+    for (const name of [
+      "CI",
+      "NODE_ENV",
+      "node_env",
+      "FORCE_COLOR",
+      "NO_COLOR",
+      "DEBUG",
+      "LC_ALL",
+      "TZ",
+      "GOOS",
+      "GOARCH",
+      "CGO_ENABLED",
+      "RUST_BACKTRACE",
+      "RUST_LOG",
+      "PYTHONUNBUFFERED",
+      "PYTHONDONTWRITEBYTECODE",
+      "PORT",
+    ])
+      expect([name, isCodeRunningVariable(name)]).toEqual([name, false]);
+  });
 });
 
 describe("evaluatesCode", () => {

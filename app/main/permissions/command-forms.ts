@@ -81,7 +81,7 @@ function fillAllowForm(command: ShellCommand, out: AllowForm, same?: readonly st
   const name = values[0] ?? "";
   if (!blocked && words[0]?.glob) blocked = "its command name has wildcards, which bash expands when it runs";
   if (!blocked) blocked = runsCode(name, values);
-  if (!blocked && EVALUATES_CODE.has(name)) blocked = evaluation(name, values);
+  if (!blocked && (EVALUATES_CODE.has(name) || ASSIGNING_BUILTINS.has(name))) blocked = evaluation(name, values);
   for (let i = 0; i < assignments.length && !blocked; i++) {
     if (isCodeRunningVariable(assignments[i]!.name)) blocked = `it sets ${assignments[i]!.name}, which can make programs run other code`;
   }
@@ -147,6 +147,27 @@ function runsCode(name: string, words: string[]): string | undefined {
 function evaluation(name: string, words: string[]): string | undefined {
   if ((name === "mapfile" || name === "readarray") && mapfileCallbacks(words, 1).length > 0) return `${name} -C runs shell code as it reads`;
   if (evaluatesCode(name, words.slice(1))) return `${name} evaluates a value as arithmetic or an array subscript, which can run commands`;
+  return assignsCodeRunningVariable(name, words);
+}
+
+/** The builtins that set the variables they name (`read PATH < f`, `printf -v PATH`, `getopts o PATH`, `mapfile PATH`). */
+const ASSIGNING_BUILTINS = new Set(["read", "printf", "getopts", "mapfile", "readarray"]);
+
+/**
+ * Why a builtin that sets a variable by name sets one that makes the commands after it run other
+ * code (`read PATH < f; npm test`), or undefined. Any word naming such a variable counts, also an
+ * option's value (`read -p PATH`): it then asks, which is never less safe.
+ */
+function assignsCodeRunningVariable(name: string, words: string[]): string | undefined {
+  if (!ASSIGNING_BUILTINS.has(name)) return undefined;
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    // printf names a variable only with -v (its other words are printed).
+    if (name === "printf" && words[i - 1] !== "-v" && !w.startsWith("-v")) continue;
+    // `-vPATH`, `-aPATH`: an option with the name in the same word.
+    const named = /^-[a-zA-Z]*[va]([A-Za-z_][A-Za-z0-9_]*)$/.exec(w)?.[1] ?? w;
+    if (isCodeRunningVariable(named)) return `${name} sets ${named}, which can make the commands after it run other code`;
+  }
   return undefined;
 }
 
@@ -193,9 +214,18 @@ export interface DenyForms {
   unknown: boolean;
 }
 
+/** Characters of shell code inside each command parsed so far (`bash -c`, `eval`, `watch`): see MAX_PARSED_CHARS. */
+const parsedChars = new WeakMap<DenyForms, number>();
+
 const MAX_NESTING = 4;
 /** More forms than this (`nice nice nice ...`) is treated as unknown rather than enumerated. */
 const MAX_FORMS = 400;
+/**
+ * Shell code inside one command parsed at most (its strings, nested ones included); past it the
+ * rest is unknown. `watch` joins each suffix of its operands into code: with 16,000 operands that
+ * was 128 million characters to parse, minutes of the main thread and then out of memory.
+ */
+const MAX_PARSED_CHARS = 64 * 1024;
 
 /** Every command this one may run (itself included), for deny rules: added to `into`, when given. */
 export function denyForms(words: readonly ShellWord[], depth = 0, into: string[][] = []): DenyForms {
@@ -213,6 +243,7 @@ export function sharedDenyFormsOf(words: readonly ShellWord[], into: string[][])
 }
 
 function fillDenyForms(words: readonly ShellWord[], depth: number, out: DenyForms): DenyForms {
+  parsedChars.set(out, 0);
   // A command name with wildcards is whatever file bash finds: unknown.
   if (words[0]?.glob) out.unknown = true;
   const values: (string | null)[] = new Array<string | null>(words.length);
@@ -224,6 +255,9 @@ function fillDenyForms(words: readonly ShellWord[], depth: number, out: DenyForm
 /** The commands a string of shell code runs (`bash -c CODE`, `eval`, `trap CODE`), collected at depth + 1. */
 function runShellString(text: string | null | undefined, out: DenyForms, depth: number): void {
   if (text === null || text === undefined) return void (out.unknown = true);
+  const parsed = parsedChars.get(out) ?? 0;
+  if (parsed + text.length > MAX_PARSED_CHARS) return void (out.unknown = true);
+  parsedChars.set(out, parsed + text.length);
   const inner = analyzeShell(text, { cwd: "/", home: "/" });
   if (inner.opaque.some((r) => r.startsWith("is longer than"))) out.unknown = true;
   for (const command of inner.commands)
@@ -359,14 +393,28 @@ function collectInside(name: string, words: (string | null)[], out: DenyForms, d
   if (name === "watch") {
     // watch joins its operands into shell code (`watch -n 1 rm x`: the 1 is the option's value).
     const operands = args.filter((w) => w === null || !w.startsWith("-"));
-    for (let i = 0; i < operands.length; i++) shellString(operands.slice(i).some((w) => w === null) ? null : operands.slice(i).join(" "));
+    const lastComputed = operands.lastIndexOf(null);
+    // Each suffix's length known before it is joined: past the budget, no join and no parse.
+    let length = operands.reduce((sum: number, w) => sum + (w?.length ?? 0) + 1, -1);
+    for (let i = 0; i < operands.length; i++) {
+      if (i <= lastComputed) shellString(null);
+      else if ((parsedChars.get(out) ?? 0) + length > MAX_PARSED_CHARS) return void (out.unknown = true);
+      else shellString(operands.slice(i).join(" "));
+      length -= (operands[i]?.length ?? 0) + 1;
+    }
     return;
   }
   if (name === "find") {
+    // Where each -exec's command ends (the next `;` or `+`), found in one pass from the end.
+    const ends = new Array<number>(args.length);
+    for (let j = args.length - 1, next = args.length; j >= 0; j--) {
+      ends[j] = next;
+      if (args[j] === ";" || args[j] === "+") next = j;
+    }
     for (let i = 0; i < args.length; i++) {
       if (args[i] && /^-(?:exec|execdir|ok|okdir)$/.test(args[i]!)) {
-        const end = args.findIndex((w, j) => j > i && (w === ";" || w === "+"));
-        collect(args.slice(i + 1, end === -1 ? undefined : end), out, depth + 1);
+        if (out.forms.length - out.first >= MAX_FORMS) return void (out.unknown = true);
+        collect(args.slice(i + 1, ends[i]), out, depth + 1);
       }
     }
     return;
@@ -380,6 +428,8 @@ function collectInside(name: string, words: (string | null)[], out: DenyForms, d
       if (w !== null && (w.startsWith("-") || ASSIGNMENT.test(w))) continue;
       if (w === null && first) out.unknown = true;
       first = false;
+      // Past the forms limit collect adds nothing: stop before copying the rest once more.
+      if (out.forms.length - out.first >= MAX_FORMS) return void (out.unknown = true);
       if (w !== null) collect(args.slice(i), out, depth + 1);
     }
     if (first && name === "xargs") out.forms.push(["echo"]);

@@ -125,12 +125,14 @@ export function destructiveWarning(words: readonly string[]): string | undefined
 }
 
 /**
- * Options that make a command run other code or work somewhere else. A rule's trailing `*` never
- * covers these words: only a rule that names them does. Matched as the whole word or `option=...`.
+ * Options that make a command run other code, work somewhere else, or write a file it names (a
+ * `git diff *` rule must not let `git diff --output=~/.bashrc` plant a line in a shell's startup
+ * file). A rule's trailing `*` never covers these words: only a rule that names them does.
+ * Matched as the whole word or `option=...`.
  */
 // prettier-ignore
 export const CODE_RUNNING_OPTIONS: Record<string, string[]> = {
-  git: ["-c", "--config-env", "--exec-path", "-C", "--git-dir", "--work-tree", "--namespace", "--upload-pack", "--receive-pack", "-u", "--exec", "-x", "--ext-diff", "--open-files-in-pager", "-O", "--extcmd", "--tool", "-t"],
+  git: ["-c", "--config-env", "--exec-path", "-C", "--git-dir", "--work-tree", "--namespace", "--upload-pack", "--receive-pack", "-u", "--exec", "-x", "--ext-diff", "--open-files-in-pager", "-O", "--extcmd", "--tool", "-t", "--output", "--output-directory"],
   npm: ["--script-shell", "--prefix", "-C", "--node-options", "--userconfig", "--globalconfig", "--git", "--shell", "--editor", "--browser", "--viewer", "--init-module", "--onload-script", "--node-gyp", "--call", "-c", "--workspace", "-w", "--workspaces", "--ws"],
   pnpm: ["--script-shell", "--dir", "-C", "--prefix", "--node-options", "--shell-emulator", "--filter", "-F", "--recursive", "-r", "--workspace-root", "-w"],
   yarn: ["--cwd", "--script-shell", "--rc-filename", "--use-yarnrc"],
@@ -142,7 +144,7 @@ export const CODE_RUNNING_OPTIONS: Record<string, string[]> = {
   ssh: ["-o", "-F"],
   scp: ["-o", "-F", "-S"],
   zip: ["-TT", "--unzip-command"],
-  sort: ["--compress-program"],
+  sort: ["--compress-program", "-o", "--output"],
   find: ["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"],
   sed: ["-i", "--in-place", "-e", "--expression", "-f", "--file"],
   pytest: ["-p", "--confcutdir", "--rootdir", "-c", "--override-ini", "-o"],
@@ -176,26 +178,44 @@ function isAsciiLetter(c: number): boolean {
   return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 }
 
-/** Environment variables that make programs run other code or load other files. */
+/**
+ * Environment variables that make programs run other code or load other files (compared without
+ * regard to case: npm reads `Npm_Config_Script_Shell` as `npm_config_script_shell`). A name is
+ * one of these when it is listed, or starts or ends with a listed part; except the few that only
+ * tune output or a build's target (SAFE_VARIABLES), so `CI=1 npm test` or `NODE_ENV=test vitest`
+ * stay allowed by their rules.
+ */
 // prettier-ignore
 const CODE_RUNNING_VARIABLES = new Set([
   "PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "SEQUENCE_EDITOR", "GIT_SEQUENCE_EDITOR",
   "BROWSER", "SHELL", "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS4", "IFS", "PATH", "CDPATH", "HOME", "GLOBIGNORE", "SHELLOPTS", "BASHOPTS",
-  "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "NODE_OPTIONS", "NODE_PATH", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME",
-  "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH",
-  "LESSOPEN", "LESSCLOSE", "SSH_ASKPASS", "SUDO_ASKPASS", "MAKEFLAGS", "MFLAGS", "CC", "CXX", "LD", "AR", "RUSTC_WRAPPER",
-  "RUSTC", "CARGO_BUILD_RUSTC_WRAPPER", "PROMPT", "TERMINAL", "XDG_CONFIG_HOME", "ZDOTDIR", "PYTHONINSPECT", "TMPDIR",
+  "CLASSPATH", "LESSOPEN", "LESSCLOSE", "SSH_ASKPASS", "SUDO_ASKPASS", "MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", "MAKEFILES",
+  "CC", "CXX", "CPP", "LD", "AR", "AS", "NM", "RANLIB", "STRIP", "FC", "OBJC", "HOSTCC", "LDSHARED",
+  "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "PROMPT", "TERMINAL", "ZDOTDIR", "FPATH", "TMPDIR", "GCONV_PATH", "KUBECONFIG", "EMACSLOADPATH",
 ]);
-const CODE_RUNNING_VARIABLE_PREFIXES = ["LD_", "DYLD_", "GIT_", "npm_config_", "NPM_CONFIG_", "YARN_", "PNPM_", "BUN_", "CARGO_", "RUSTFLAGS", "BASH_FUNC_"];
-
-const CODE_RUNNING_VARIABLE_SUFFIXES = ["PAGER", "EDITOR", "_OPTIONS", "_OPTS"];
+// prettier-ignore
+const CODE_RUNNING_VARIABLE_PREFIXES = [
+  "LD_", "DYLD_", "GIT_", "NPM_CONFIG_", "YARN_", "PNPM_", "BUN_", "DENO_", "NODE_", "ELECTRON_", "CARGO_", "RUSTC", "RUSTDOC", "RUSTUP_",
+  "RUSTFLAGS", "BASH_FUNC_", "GO", "CGO_", "PYTHON", "PYTEST_", "PIP_", "UV_", "POETRY_", "CONDA", "VIRTUAL_ENV", "PERL", "RUBY", "GEM_",
+  "BUNDLE_", "JAVA", "_JAVA", "JDK_", "MAVEN_", "GRADLE_", "DOTNET_", "COMPOSER_", "PHP", "LUA_", "JULIA_", "R_", "CMAKE_", "CCACHE_",
+  "DISTCC_", "PKG_CONFIG", "XDG_", "DOCKER_", "OPENSSL_", "SSL_", "CURL_", "WGET", "HG", "SVN_", "TF_", "ANSIBLE_",
+];
+const CODE_RUNNING_VARIABLE_SUFFIXES = ["PAGER", "EDITOR", "_OPTIONS", "_OPTS", "_PATH", "_HOME", "_CONFIG", "_SHELL", "_WRAPPER", "_COMMAND", "_CMD", "_HOOK", "_PLUGINS"];
+/** Covered by a prefix above, yet only tune output, logging or a build's target. */
+// prettier-ignore
+const SAFE_VARIABLES = new Set([
+  "NODE_ENV", "NODE_NO_WARNINGS", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUTF8",
+  "GOOS", "GOARCH", "GOAMD64", "GOARM", "GOMAXPROCS", "GOGC", "GOMEMLIMIT", "GOTRACEBACK", "CGO_ENABLED", "RUST_BACKTRACE", "RUST_LOG",
+]);
 
 // Loops rather than some() and a regex: judged for every assignment of every command line, it
 // makes no closure or match state.
 export function isCodeRunningVariable(name: string): boolean {
-  if (CODE_RUNNING_VARIABLES.has(name)) return true;
-  for (let i = 0; i < CODE_RUNNING_VARIABLE_PREFIXES.length; i++) if (name.startsWith(CODE_RUNNING_VARIABLE_PREFIXES[i]!)) return true;
-  for (let i = 0; i < CODE_RUNNING_VARIABLE_SUFFIXES.length; i++) if (name.endsWith(CODE_RUNNING_VARIABLE_SUFFIXES[i]!)) return true;
+  const upper = name.toUpperCase();
+  if (SAFE_VARIABLES.has(upper)) return false;
+  if (CODE_RUNNING_VARIABLES.has(upper)) return true;
+  for (let i = 0; i < CODE_RUNNING_VARIABLE_PREFIXES.length; i++) if (upper.startsWith(CODE_RUNNING_VARIABLE_PREFIXES[i]!)) return true;
+  for (let i = 0; i < CODE_RUNNING_VARIABLE_SUFFIXES.length; i++) if (upper.endsWith(CODE_RUNNING_VARIABLE_SUFFIXES[i]!)) return true;
   return false;
 }
 

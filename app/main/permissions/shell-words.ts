@@ -38,15 +38,46 @@ export function wordOf(node: SyntaxNode, source: string, reasons: Set<string>): 
   const braces = raw.includes("{");
   const brackets = raw.includes("[");
   const unquotedText = braces || brackets ? raw.replace(/\\[\s\S]|'[^']*'|"(?:[^"\\]|\\[\s\S])*"/g, (m) => "_".repeat(m.length)) : "";
-  if (braces && /\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}/.test(unquotedText)) {
+  if (braces && hasBraceExpansion(unquotedText)) {
     fail(out, reasons, "uses brace expansion ({a,b} or {1..3})");
     return out;
   }
   append(node, source, out, reasons, true, raw);
   // `.en[v]` is a pattern bash replaces by the file names it matches (`.env`), however the
   // parser split it.
-  if (/\[[\s\S]*\]/.test(unquotedText)) out.glob = true;
+  if (hasBracketPair(unquotedText)) out.glob = true;
   return out;
+}
+
+// Both scans are linear: the regular expressions they replace (/\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}/
+// and /\[[\s\S]*\]/) backtracked quadratically, a second for a 32 KB word of `{,,,` or `a[[[`.
+
+/** A `{` and later a `}` with no brace or whitespace between them, and a `,` or `..` there: `{a,b}`, `{1..3}`. */
+export function hasBraceExpansion(text: string): boolean {
+  for (let open = text.indexOf("{"); open !== -1; open = text.indexOf("{", open + 1)) {
+    let end = open + 1;
+    let list = false;
+    for (; end < text.length; end++) {
+      const c = text.charCodeAt(end);
+      if (c === 0x7b || c === 0x7d || isSpace(c)) break;
+      if (c === 0x2c || (c === 0x2e && text.charCodeAt(end + 1) === 0x2e)) list = true;
+    }
+    if (list && text.charCodeAt(end) === 0x7d) return true;
+    // Nothing between this `{` and where the run stopped holds another `{`: go on from there.
+    if (end > open + 1) open = end - 1;
+  }
+  return false;
+}
+
+/** A `[` with a `]` somewhere after it. */
+export function hasBracketPair(text: string): boolean {
+  const open = text.indexOf("[");
+  return open !== -1 && text.lastIndexOf("]") > open;
+}
+
+/** What \s matches (JavaScript's white space and line terminators). */
+function isSpace(c: number): boolean {
+  return c === 0x20 || (c >= 0x09 && c <= 0x0d) || (c > 0x7f && /\s/.test(String.fromCharCode(c)));
 }
 
 function fail(out: ShellWord, reasons: Set<string>, reason: string): void {
