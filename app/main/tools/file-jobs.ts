@@ -1,9 +1,12 @@
 // The file work of edit and write that may be large: run in a worker thread of the compute pool
 // (app/main/workers), never on the main process. Synchronous I/O is fine here for that reason.
-// - runEditJob: reads the file (refusing special files), matches the edits (edit-match.ts), writes
-//   the result to the temporary file the caller named (when asked), and computes the bounded diff.
-//   The edited text is never built whole: the temporary file is written piece by piece from the
-//   original and the replacements, so memory stays about twice the file's size.
+// - runEditJob: reads the file (refusing special files, binary files, and files that are not valid
+//   UTF-8: decoding those and writing them back would replace their other bytes with U+FFFD),
+//   matches the edits (edit-match.ts), writes the result to the temporary file the caller named
+//   (when asked), and computes the bounded diff. Every byte outside the replaced ranges is written
+//   back as it was (a UTF-8 BOM and CRLF line breaks included). The edited text is never built
+//   whole: the temporary file is written piece by piece from the original and the replacements, in
+//   chunks that never cut a surrogate pair, so memory stays about twice the file's size.
 // - runFileDiffJob: the bounded diff between a file as it is and the content a write would put
 //   there (for the permission dialog and the write card).
 // runEditJob throws Error / EditError / FileKindError with messages meant for the model;
@@ -112,7 +115,76 @@ function readEditText(job: EditJob): { text: string; bom: boolean } {
   }
   if (looksBinary(raw.subarray(0, 8192))) throw new Error(`${job.shown} is a binary file; edit changes text files only.`);
   const bom = raw.length >= 3 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf;
-  return { text: raw.toString("utf8", bom ? 3 : 0), bom };
+  let text: string;
+  try {
+    // fatal: a byte that is not UTF-8 is an error, not a U+FFFD that the rewrite would then keep.
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(raw.subarray(bom ? 3 : 0));
+  } catch {
+    const offset = firstInvalidUtf8(raw);
+    let line = 1;
+    for (let i = raw.indexOf(0x0a); i !== -1 && i < offset; i = raw.indexOf(0x0a, i + 1)) line++;
+    throw new Error(
+      `${job.shown} is not valid UTF-8 text (first invalid byte at offset ${offset}, line ${line}): the edit tool only edits UTF-8 files, ` +
+        `and rewriting this one would replace its non-UTF-8 bytes. The file is unchanged. Change it with bash instead (e.g. sed, which keeps the other bytes), ` +
+        `or convert it to UTF-8 first (e.g. iconv -f latin1 -t utf-8) if that is what its users expect.`,
+    );
+  }
+  return { text, bom };
+}
+
+/** Offset of the first byte that does not begin a well-formed UTF-8 sequence (as TextDecoder judges it), or -1. */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length;) {
+    const b = bytes[i]!;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    // Allowed range of the second byte, excluding overlong forms, surrogates and code points past U+10FFFF.
+    let need: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      if (b === 0xe0) lo = 0xa0;
+      if (b === 0xed) hi = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      if (b === 0xf0) lo = 0x90;
+      if (b === 0xf4) hi = 0x8f;
+    } else return i;
+    for (let k = 1; k <= need; k++) {
+      const c = bytes[i + k];
+      if (c === undefined || c < (k === 1 ? lo : 0x80) || c > (k === 1 ? hi : 0xbf)) return i;
+    }
+    i += need + 1;
+  }
+  return -1;
+}
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+
+/** Whether position `at` of `text` falls between the two halves of a surrogate pair. */
+function splitsPair(text: string, at: number): boolean {
+  return at > 0 && at < text.length && isHighSurrogate(text.charCodeAt(at - 1)) && isLowSurrogate(text.charCodeAt(at));
+}
+
+/**
+ * Writes `text` as UTF-8 in chunks of about WRITE_CHUNK_CHARS, each ending on a character boundary
+ * (a half of a surrogate pair alone would be encoded as U+FFFD), the LF breaks turned into CRLF
+ * when asked; each chunk is written fully (writeSync may write less than it is given).
+ */
+function writeText(fd: number, text: string, crlf: boolean): void {
+  for (let at = 0; at < text.length;) {
+    let end = Math.min(at + WRITE_CHUNK_CHARS, text.length);
+    if (splitsPair(text, end)) end--;
+    const chunk = text.slice(at, end);
+    const bytes = Buffer.from(crlf ? chunk.replaceAll("\n", "\r\n") : chunk, "utf8");
+    for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
+    at = end;
+  }
 }
 
 export function runEditJob(job: EditJob): EditJobResult {
@@ -124,15 +196,17 @@ export function runEditJob(job: EditJob): EditJobResult {
     newText: crlf ? e.newText.replaceAll("\r\n", "\n") : e.newText,
   }));
   const plan = planEdits(original, edits);
+  // An oldText that begins or ends with half of a surrogate pair would leave the other half alone,
+  // which cannot be written as UTF-8: it would become U+FFFD, a change nobody asked for.
+  if (plan.splices.some((s) => splitsPair(original, s.start) || splitsPair(original, s.end))) {
+    throw new Error(
+      `Could not edit ${job.shown}: an oldText begins or ends in the middle of a character (half of a surrogate pair, such as an emoji). Include the whole character in oldText and newText.`,
+    );
+  }
   if (job.tempPath !== undefined) {
     const fd = openSync(job.tempPath, "wx");
     try {
-      const put = (piece: string) => {
-        for (let at = 0; at < piece.length; at += WRITE_CHUNK_CHARS) {
-          const chunk = piece.slice(at, at + WRITE_CHUNK_CHARS);
-          writeSync(fd, crlf ? chunk.replaceAll("\n", "\r\n") : chunk);
-        }
-      };
+      const put = (piece: string) => writeText(fd, piece, crlf);
       if (bom) put("\uFEFF");
       let at = 0;
       for (const splice of plan.splices) {
