@@ -5,9 +5,14 @@
 // - path tools: each path the call touches, read or written, with its real path and whether it
 //   is protected.
 // Reads the file system (real paths, a package.json's current scripts) but never writes. Never
-// throws, except when bash is judged before the shell parser was loaded.
-import { readFileSync } from "node:fs";
+// throws, except when bash is judged before the shell parser was loaded. It runs on the main
+// thread, so a package.json is read only when it is a regular file (opened without blocking: a
+// FIFO named package.json is refused, never waited on) of at most PACKAGE_JSON_MAX_CHARS, and only
+// a bounded write or few edits are applied to it; past any bound the scripts "cannot tell", which
+// protects the file (the call asks).
+import { closeSync, readSync } from "node:fs";
 import path from "node:path";
+import { openRegularFileSync } from "../tools/file-guard.ts";
 import { toolPathOf } from "../tools/paths.ts";
 import { commandName } from "./bash-rules.ts";
 import { CHANGES_FOLDER, EFFECT_FREE, evaluatesCode, isCodeRunningVariable } from "./command-knowledge.ts";
@@ -17,6 +22,7 @@ import {
   foldsCase,
   hostPlatform,
   memoizedPlatform,
+  PACKAGE_JSON_MAX_CHARS,
   packageScriptsChange,
   pathFacts,
   projectRoot,
@@ -245,23 +251,72 @@ function folderProblem(cwds: Cwd[], factsOf: (p: string) => PathFacts): string |
   return undefined;
 }
 
-/** Whether a write or edit of package.json changes its scripts (undefined: cannot tell). */
+/** The most edits of package.json applied to see whether its scripts change; more cannot tell. */
+export const PACKAGE_JSON_MAX_EDITS = 256;
+/**
+ * Characters the edits of package.json may search in all (each edit searches the text as the edits
+ * before it left it): a search takes up to 7 to 15 ms a MiB when the old text's first character
+ * is everywhere in the file. A package.json of 4 KB takes the 256 edits; one of 256 KiB, 4.
+ */
+export const PACKAGE_JSON_EDIT_SEARCH = 1024 * 1024;
+
+/**
+ * Whether a write or edit of package.json changes its scripts (undefined: cannot tell, as for a
+ * file that is not a regular one, or a write, file or edits past the bounds above).
+ */
 function packageJsonChange(toolName: string, args: unknown, facts: PathFacts): boolean | undefined {
   if (path.basename(facts.real).toLowerCase() !== "package.json") return undefined;
-  let before: string | null;
-  try {
-    before = readFileSync(facts.real, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") return undefined;
-    before = null;
-  }
   const a = (args ?? {}) as { content?: unknown; edits?: unknown };
-  if (toolName === "write") return packageScriptsChange(before, typeof a.content === "string" ? a.content : undefined);
-  if (before === null || !Array.isArray(a.edits)) return undefined;
+  // The arguments first: what cannot be judged needs no read.
+  if (toolName === "write") {
+    if (typeof a.content !== "string" || a.content.length > PACKAGE_JSON_MAX_CHARS) return undefined;
+  } else if (!Array.isArray(a.edits) || a.edits.length > PACKAGE_JSON_MAX_EDITS) return undefined;
+  const before = currentPackageJson(facts.real);
+  if (before === undefined) return undefined;
+  if (toolName === "write") return packageScriptsChange(before, a.content as string);
+  if (before === null) return undefined;
   let after = before;
+  let search = PACKAGE_JSON_EDIT_SEARCH;
   for (const edit of a.edits as { oldText?: unknown; newText?: unknown }[]) {
-    if (typeof edit?.oldText !== "string" || typeof edit.newText !== "string" || !after.includes(edit.oldText)) return undefined;
-    after = after.replace(edit.oldText, () => edit.newText as string);
+    if (typeof edit?.oldText !== "string" || typeof edit.newText !== "string") return undefined;
+    search -= after.length;
+    if (search < 0 || after.length - edit.oldText.length + edit.newText.length > PACKAGE_JSON_MAX_CHARS) return undefined;
+    // The first occurrence, the new text inserted as it is.
+    const at = after.indexOf(edit.oldText);
+    if (at === -1) return undefined;
+    after = after.slice(0, at) + edit.newText + after.slice(at + edit.oldText.length);
   }
   return packageScriptsChange(before, after);
+}
+
+/**
+ * A package.json's text; null when it does not exist; undefined when it cannot be told: not a
+ * regular file (a FIFO, a device, a folder: tools/file-guard.ts opens without blocking and checks
+ * the opened descriptor), longer than PACKAGE_JSON_MAX_CHARS bytes, growing as it is read, or
+ * unreadable.
+ */
+function currentPackageJson(real: string): string | null | undefined {
+  let opened: { fd: number; stats: { size: number } };
+  try {
+    opened = openRegularFileSync(real, real, "the permission check");
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? null : undefined;
+  }
+  try {
+    const size = opened.stats.size;
+    if (size > PACKAGE_JSON_MAX_CHARS) return undefined;
+    // One byte more than its size: a file that grows meanwhile is not judged from a part of it.
+    const buffer = Buffer.allocUnsafe(size + 1);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const n = readSync(opened.fd, buffer, filled, buffer.length - filled, filled);
+      if (n === 0) break;
+      filled += n;
+    }
+    return filled > size ? undefined : buffer.toString("utf8", 0, filled);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(opened.fd);
+  }
 }

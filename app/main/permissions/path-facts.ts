@@ -210,9 +210,19 @@ export function protectedPath(facts: PathFacts, platform: PathPlatform, scriptsC
   return undefined;
 }
 
-/** Whether the "scripts" of a package.json differ between two texts; undefined when unknown. */
+/**
+ * The longest package.json text (characters, or bytes of the file) whose scripts are compared: the
+ * judge runs on the main thread, and parsing 256 KiB of hostile JSON (`[{},{},...]`) takes about
+ * 12 ms (1 MiB: 55 ms). Real package.json files are a few KB; a longer one is "cannot tell".
+ */
+export const PACKAGE_JSON_MAX_CHARS = 256 * 1024;
+
+/**
+ * Whether the "scripts" of a package.json differ between two texts; undefined when unknown (a text
+ * that is no JSON, or longer than PACKAGE_JSON_MAX_CHARS, is not parsed).
+ */
 export function packageScriptsChange(before: string | null, after: string | undefined): boolean | undefined {
-  if (after === undefined) return undefined;
+  if (after === undefined || after.length > PACKAGE_JSON_MAX_CHARS || (before !== null && before.length > PACKAGE_JSON_MAX_CHARS)) return undefined;
   const scripts = (text: string | null) => {
     if (text === null) return "{}";
     try {
