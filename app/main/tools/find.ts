@@ -1,12 +1,13 @@
 // The find tool: files and folders whose name (or, for a pattern with "/", whose path relative to
 // the search folder) matches a glob, respecting .gitignore and skipping .git and node_modules
 // unless `noIgnore` is set. Results in walk order, capped by `limit` with a notice. Throws on a
-// missing path or an invalid pattern.
+// missing path, an invalid pattern, or one over glob-match.ts's size limits (checked before any
+// compile, so a hostile glob cannot hold the main thread).
 import { stat } from "node:fs/promises";
 import { Type } from "@sinclair/typebox";
 import type { AgentTool } from "../loop/index.ts";
 import type { ComputePool } from "../workers/compute-pool.ts";
-import { GLOB_BATCH, globMatcher, type GlobMatcher } from "./glob-match.ts";
+import { GLOB_BATCH, GlobLimitError, globMatcher, type GlobMatcher } from "./glob-match.ts";
 import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
 import { truncateHead } from "./truncate.ts";
 import { walk, type WalkEntry } from "./walk.ts";
@@ -48,6 +49,8 @@ export function createFindTool(options: FindToolOptions): AgentTool<typeof findP
       try {
         matcher = globMatcher(params.pattern.replace(/^\.\//, ""), { pool: options.pool, budgetMs: options.globBudgetMs });
       } catch (err) {
+        // A glob over the size limits: the error names the limit (and shows the glob cut).
+        if (err instanceof GlobLimitError) throw err;
         throw new Error(`Invalid glob pattern ${JSON.stringify(params.pattern)}: ${(err as Error).message}`, { cause: err });
       }
       const limit = params.limit ?? DEFAULT_LIMIT;

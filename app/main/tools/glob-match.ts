@@ -20,6 +20,14 @@
 // the time a call spends in `filter` in all, waits and matching (not its walk of the folders), is
 // capped at GLOB_CALL_CAP_MS. Each bound that runs out ends the call with one error naming the
 // glob and the bound.
+//
+// Size: picomatch compiles a glob here, on the main thread, and its compile time grows with the
+// glob's length times its nesting of braces and groups: 16 KB of nested braces `{{{…}}}` took
+// 5 s, 4 KB of nested extglobs `*(*(…))` 19 s. So a glob over MAX_GLOB_CHARS characters, or
+// nested more than MAX_GLOB_NESTING deep, is refused before picomatch sees it (checkGlob,
+// GlobLimitError, naming the limit); within both a compile takes at most about 20 ms. Every
+// caller of picomatch goes through globMatcher, which compiles a glob once (a few recent ones are
+// kept, as grep asks twice).
 import picomatch from "picomatch";
 import { ComputeAbortedError, type ComputePool, ComputeTimeoutError, computePool } from "../workers/compute-pool.ts";
 import type { GlobJobResult } from "./glob-job.ts";
@@ -30,6 +38,53 @@ export const GLOB_BUDGET_MS = 5_000;
 export const GLOB_CALL_CAP_MS = 30_000;
 /** Names per job sent to the pool. */
 export const GLOB_BATCH = 512;
+/** Longest glob accepted, in characters (UTF-16 units). */
+export const MAX_GLOB_CHARS = 2_048;
+/** Deepest nesting of braces and parentheses accepted in a glob. */
+export const MAX_GLOB_NESTING = 6;
+
+/** A glob refused for its size (checkGlob): the message names the limit. */
+export class GlobLimitError extends Error {}
+
+/**
+ * Throws GlobLimitError for a glob over MAX_GLOB_CHARS or nested deeper than MAX_GLOB_NESTING.
+ * Nesting counts every `{` and `(` not yet closed by a `}` or `)`, escaped or in a class too (an
+ * unclosed one counts): an overcount only refuses a glob no one writes. Linear in the glob.
+ */
+export function checkGlob(glob: string): void {
+  if (glob.length > MAX_GLOB_CHARS) {
+    throw new GlobLimitError(`The glob ${shownGlob(glob)} is ${glob.length} characters long, over the limit of ${MAX_GLOB_CHARS}: use a shorter glob, or search in several calls.`);
+  }
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob.charCodeAt(i);
+    if (c === 0x7b || c === 0x28) deepest = Math.max(deepest, ++depth);
+    else if ((c === 0x7d || c === 0x29) && depth > 0) depth--;
+  }
+  if (deepest > MAX_GLOB_NESTING) {
+    throw new GlobLimitError(
+      `The glob ${shownGlob(glob)} nests braces or parentheses ${deepest} deep (unclosed ones count), over the limit of ${MAX_GLOB_NESTING}: ` +
+        'flatten it, e.g. "{a,b,c}" rather than "{a,{b,c}}".',
+    );
+  }
+}
+
+/** Recently compiled globs (grep compiles its glob twice: ripgrepCanFilter, then the search). */
+const recent = new Map<string, RegExp>();
+const RECENT_MAX = 8;
+
+/** picomatch's regex for `glob` with { dot: true }, after checkGlob. */
+function compile(glob: string): RegExp {
+  let regex = recent.get(glob);
+  if (!regex) {
+    checkGlob(glob);
+    regex = picomatch.makeRe(glob, { dot: true });
+    if (recent.size >= RECENT_MAX) recent.delete(recent.keys().next().value!);
+    recent.set(glob, regex);
+  }
+  return regex;
+}
 
 /**
  * Whether a regex source could backtrack hard: more than two unbounded repeats (`*`, `+`,
@@ -115,10 +170,14 @@ export interface GlobMatcherOptions {
   capMs?: number;
 }
 
-/** Compiles `glob` (throws picomatch's error for an invalid one); see the header for where it runs. */
+/**
+ * Compiles `glob` (throws GlobLimitError for one over the size limits, picomatch's error for an
+ * invalid one); see the header for where it runs.
+ */
 export function globMatcher(glob: string, options: GlobMatcherOptions = {}): GlobMatcher {
-  const regex = picomatch.makeRe(glob, { dot: true });
-  const inline = picomatch(glob, { dot: true });
+  const regex = compile(glob);
+  // What picomatch(glob, { dot: true }) returns, without compiling the glob again.
+  const inline = (subject: string) => picomatch.test(subject, regex, { dot: true }, { glob }).isMatch;
   if (everydayGlob(glob) && !backtracksHard(regex.source)) {
     return { inline, filter: (subjects) => Promise.resolve(subjects.map((s) => inline(s))) };
   }

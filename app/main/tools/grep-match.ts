@@ -3,7 +3,9 @@
 // middle of one. The pool's deadline stops it; this module only searches. A job takes a batch of
 // files and returns early (with `searched` < files.length) once it has run for `softLimitMs`, so a
 // batch of big files never looks like a runaway regex. Special files (FIFOs, devices…) and files
-// that cannot be read are skipped, like binary files and files over maxFileBytes.
+// that cannot be read are skipped, like binary files and files over maxFileBytes. A line's text
+// is cut to MAX_LINE_TEXT characters (grep shows at most 500 of them and says a line was cut), so
+// a file of one long line never sends megabytes back to the main thread to be copied there.
 import { closeSync, readSync } from "node:fs";
 import { openRegularFileSync } from "./file-guard.ts";
 
@@ -58,6 +60,9 @@ function readSmallFile(abs: string, maxBytes: number): Buffer | undefined {
   }
 }
 
+/** Characters of a line's text returned (more than grep.ts shows: it still sees the line is long). */
+export const MAX_LINE_TEXT = 4_096;
+
 export function searchText(rel: string, text: string, lineRegex: RegExp, fileRegex: RegExp, context: number): GrepLine[] {
   if (!fileRegex.test(text)) return [];
   const lines = text.split("\n");
@@ -67,7 +72,8 @@ export function searchText(rel: string, text: string, lineRegex: RegExp, fileReg
     if (!lineRegex.test(lines[i]!)) continue;
     for (let k = Math.max(lastEmitted + 1, i - context); k <= Math.min(lines.length - 1, i + context); k++) {
       if (k === lines.length - 1 && lines[k] === "") break;
-      out.push({ file: rel, line: k + 1, text: lines[k]!.replace(/\r$/, ""), isMatch: k === i || lineRegex.test(lines[k]!) });
+      const shown = lines[k]!.length > MAX_LINE_TEXT ? lines[k]!.slice(0, MAX_LINE_TEXT) : lines[k]!.replace(/\r$/, "");
+      out.push({ file: rel, line: k + 1, text: shown, isMatch: k === i || lineRegex.test(lines[k]!) });
       lastEmitted = k;
     }
   }

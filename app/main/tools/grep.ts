@@ -3,7 +3,8 @@
 // (see grep-search.ts: it never follows symlinks out of the project and runs the regex in a worker
 // with a time budget). Results are capped at `limit` matches and the output bounds, with a
 // notice. Throws on a missing path, a FIFO/device/proc path, an invalid or runaway pattern, a NUL in
-// the pattern or glob.
+// the pattern or glob, a glob over glob-match.ts's size limits. A very long line of a file is
+// read cut (grep-search.ts) and shown cut, as any line over MAX_LINE_CHARS.
 import { stat } from "node:fs/promises";
 import { Type } from "@sinclair/typebox";
 import type { AgentTool } from "../loop/index.ts";
