@@ -4,35 +4,25 @@
 // keep coming (510 MB queued for one client before), and a request of millions of values or
 // nested millions deep (5 to 8 s of the host's time before). Each is refused or ended, and a real
 // client still gets in and gets answers. The limits are the host's own; nothing here times them.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { startHost, type RunningHost } from "../../app/main/host/start-host.ts";
+import type { RunningHost } from "../../app/main/host/start-host.ts";
 import { MAX_UNAUTHENTICATED, MAX_UNAUTHENTICATED_BYTES } from "../../app/main/host/unauthenticated.ts";
+import { startTempHost, type TempHost } from "./support/temp-host.ts";
 
+let temp: TempHost;
 let host: RunningHost;
-let dir: string;
 const reports: string[] = [];
 const MAX_BUFFERED = 256 * 1024;
 
 beforeAll(async () => {
-  dir = realpathSync(mkdtempSync(path.join(tmpdir(), "lathe-hostile-clients-")));
-  mkdirSync(path.join(dir, "renderer"));
-  writeFileSync(path.join(dir, "renderer", "index.html"), "<title>Lathe</title>");
-  host = await startHost({
-    dataDir: path.join(dir, "data"),
-    rendererDir: path.join(dir, "renderer"),
-    env: {},
+  temp = await startTempHost("lathe-hostile-clients-", {
     maxBufferedBytes: MAX_BUFFERED,
     report: (what, error) => reports.push(`${what}: ${(error as Error).message}`),
   });
+  host = temp.host;
 });
-afterAll(async () => {
-  await host?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => temp?.close());
 
 type Reply = { ok: boolean; data?: unknown; error?: { code: string; message: string } };
 

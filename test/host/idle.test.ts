@@ -1,32 +1,20 @@
 // Silent connections are closed: an HTTP socket that never sends a whole request, a WebSocket that
 // never sends its token, a WebSocket that stops answering pings. One that answers stays open.
 // The host runs with short timeouts here; the assertions only wait for "closed", never time it.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { startHost, type RunningHost } from "../../app/main/host/start-host.ts";
+import type { RunningHost } from "../../app/main/host/start-host.ts";
+import { startTempHost, type TempHost } from "./support/temp-host.ts";
 
+let temp: TempHost;
 let host: RunningHost;
-let dir: string;
 
 beforeAll(async () => {
-  dir = realpathSync(mkdtempSync(path.join(tmpdir(), "lathe-host-idle-")));
-  mkdirSync(path.join(dir, "renderer"));
-  writeFileSync(path.join(dir, "renderer", "index.html"), "<title>Lathe</title>");
-  host = await startHost({
-    dataDir: path.join(dir, "data"),
-    rendererDir: path.join(dir, "renderer"),
-    env: {},
-    timeouts: { headersMs: 500, requestMs: 1_000, authMs: 1_000, heartbeatMs: 1_000 },
-  });
+  temp = await startTempHost("lathe-host-idle-", { timeouts: { headersMs: 500, requestMs: 1_000, authMs: 1_000, heartbeatMs: 1_000 } });
+  host = temp.host;
 });
-afterAll(async () => {
-  await host?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => temp?.close());
 
 function socketClosed(send: string): Promise<string> {
   return new Promise((resolve) => {

@@ -3,41 +3,31 @@
 // for a large answer queued that answer in the host, without bound: 300 requests for a 1 MB page
 // of a session grew the heap by 600 MB, and a 400 MB heap ran out of memory). Once the client
 // reads again, every answer arrives.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import net from "node:net";
 import WebSocket from "ws";
-import { startHost, type RunningHost } from "../../app/main/host/start-host.ts";
+import type { RunningHost } from "../../app/main/host/start-host.ts";
 import { MAX_REQUESTS_IN_FLIGHT } from "../../app/main/host/ws-connection.ts";
 import { createScriptedModel } from "../../app/main/loop/test/scripted-model.ts";
 import { clientFrame } from "./support/raw.ts";
+import { startTempHost, type TempHost } from "./support/temp-host.ts";
 
+let temp: TempHost;
 let host: RunningHost;
 let dir: string;
 const scripted = createScriptedModel();
 const MAX_BUFFERED = 1024 * 1024;
 
 beforeAll(async () => {
-  dir = realpathSync(mkdtempSync(path.join(tmpdir(), "lathe-slow-client-")));
-  mkdirSync(path.join(dir, "renderer"));
+  temp = await startTempHost("lathe-slow-client-", { streamFn: scripted.streamFn, maxBufferedBytes: MAX_BUFFERED });
+  ({ host, dir } = temp);
   mkdirSync(path.join(dir, "project"));
-  writeFileSync(path.join(dir, "renderer", "index.html"), "<title>Lathe</title>");
-  host = await startHost({
-    dataDir: path.join(dir, "data"),
-    rendererDir: path.join(dir, "renderer"),
-    env: {},
-    streamFn: scripted.streamFn,
-    maxBufferedBytes: MAX_BUFFERED,
-  });
   host.services.settings.setProvider({ id: "local", kind: "compatible", name: "Local", baseUrl: "http://127.0.0.1:9/v1", models: [{ id: "scripted" }] });
   host.services.settings.update({ defaultModel: "local/scripted" });
 });
-afterAll(async () => {
-  await host?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => temp?.close());
 
 type Reply = { ok: boolean; data?: unknown };
 
