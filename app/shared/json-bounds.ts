@@ -73,7 +73,9 @@ export function tooMany(maxValues: number): string {
 
 /**
  * Why JSON text would parse into a value out of bounds (nested deeper than `maxDepth`, more than
- * `maxValues` values, counted as containers and commas), or null: read before JSON.parse, so text
+ * `maxValues` values, counted as containers and commas: the values there are plus the empty
+ * containers, so never fewer than the walk of the parsed value counts and at most twice as many,
+ * and `[[[…],[…]]]` cannot hide millions of values behind a few commas), or null: read before JSON.parse, so text
  * that would build millions of values or a deep value is refused in one linear pass, without the
  * parse (seconds for 32 MB of `{}` or `[`). Text that is not JSON is left to the parser to name.
  * Strings are skipped by indexOf, so large ones (pasted images) cost little.
@@ -96,6 +98,8 @@ export function jsonTextExceeds(text: string, { maxDepth, maxValues = Infinity }
       i = end;
     } else if (c === 0x7b || c === 0x5b) {
       if (++depth > maxDepth) return `nested deeper than ${maxDepth} levels`;
+      // The container is a value, and may be the first of its list (no comma before it).
+      if (++values > maxValues) return tooMany(maxValues);
     } else if (c === 0x7d || c === 0x5d) {
       depth--;
     } else if (c === 0x2c && ++values > maxValues) {

@@ -66,7 +66,17 @@ describe("isCodeRunningOption", () => {
     expect(isCodeRunningOption("git", "--exec-path=/x")).toBe(true);
     expect(isCodeRunningOption("git", "--exec-path")).toBe(true);
     expect(isCodeRunningOption("git", "--exec-pathx")).toBe(false);
-    expect(isCodeRunningOption("git", "--e")).toBe(false);
+    // getopt_long takes any unambiguous start of a long option: a start of a listed one counts.
+    expect(isCodeRunningOption("git", "--e")).toBe(true);
+    expect(isCodeRunningOption("sort", "--comp=./x")).toBe(true);
+    expect(isCodeRunningOption("sort", "--out=/x")).toBe(true);
+    expect(isCodeRunningOption("sort", "--reverse")).toBe(false);
+    expect(isCodeRunningOption("git", "--")).toBe(false);
+    // A short option among others (`-uo`), and not a letter after a value (`--stat`, `-5`).
+    expect(isCodeRunningOption("sort", "-uo")).toBe(true);
+    expect(isCodeRunningOption("sed", "-ni")).toBe(true);
+    expect(isCodeRunningOption("sort", "-rn")).toBe(false);
+    expect(isCodeRunningOption("git", "-am")).toBe(false);
     expect(isCodeRunningOption("cargo", "-Zflag")).toBe(true);
     expect(isCodeRunningOption("npm", "-C.")).toBe(true);
     expect(isCodeRunningOption("git", "status")).toBe(false);
@@ -113,11 +123,11 @@ describe("isCodeRunningVariable", () => {
   });
 
   // Each of these made a real program run other code for a reviewer, or is read as such by one.
-  it("knows them whatever their case, and those of Go, Rust, pytest, make and compilers", () => {
+  it("knows npm's whatever their case, and those of Go, Rust, pytest, make and compilers", () => {
     for (const name of [
       "Npm_Config_Script_Shell",
       "NPM_CONFIG_SCRIPT_SHELL",
-      "git_ssh_command",
+      "npm_CONFIG_script_shell",
       "GOFLAGS",
       "GOENV",
       "GOTOOLCHAIN",

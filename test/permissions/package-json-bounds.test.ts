@@ -76,23 +76,28 @@ describe("bounds on what is examined", () => {
     expect(judged("edit", { edits: [{ oldText: '"a"', newText: '"b"' }] }, over)).toEqual(ASKS);
   });
 
+  /** A package.json with `n` fields "k0":0 … (each edit below changes one of them), padded to `length` when given. */
+  const fields = (n: number, length?: number) => {
+    const body = `{"name":"a","scripts":{"test":"vitest"},${Array.from({ length: n }, (_, i) => `"k${i}":0,`).join("")}"pad":"`;
+    return `${body}${"x".repeat(Math.max(0, (length ?? 0) - body.length - 2))}"}`;
+  };
+  const edits = (n: number) => Array.from({ length: n }, (_, i) => ({ oldText: `"k${i}":0`, newText: `"k${i}":1` }));
+
   it("edits: up to PACKAGE_JSON_MAX_EDITS are applied, more ask", () => {
-    const dir = folder("edits", SCRIPTS);
-    const edits = (n: number) => Array.from({ length: n }, () => ({ oldText: '"a"', newText: '"a"' }));
+    const dir = folder("edits", fields(PACKAGE_JSON_MAX_EDITS + 1));
     expect(judged("edit", { edits: edits(PACKAGE_JSON_MAX_EDITS) }, dir)).toEqual(ALLOWED);
     expect(judged("edit", { edits: edits(PACKAGE_JSON_MAX_EDITS + 1) }, dir)).toEqual(ASKS);
-    expect(judged("edit", { edits: edits(160_000) }, dir)).toEqual(ASKS);
+    expect(judged("edit", { edits: Array.from({ length: 160_000 }, () => ({ oldText: '"a"', newText: '"a"' })) }, dir)).toEqual(ASKS);
   });
 
   it("edits: the text they search is bounded in all (PACKAGE_JSON_EDIT_SEARCH), and so is the text they make", () => {
     const size = 64 * 1024;
-    const dir = folder("search", padded(size));
-    const edits = (n: number) => Array.from({ length: n }, () => ({ oldText: '"name"', newText: '"name"' }));
     const fits = Math.floor(PACKAGE_JSON_EDIT_SEARCH / size);
+    const dir = folder("search", fields(fits + 1, size));
     expect(judged("edit", { edits: edits(fits) }, dir)).toEqual(ALLOWED);
     expect(judged("edit", { edits: edits(fits + 1) }, dir)).toEqual(ASKS);
     // An edit that makes the text longer than PACKAGE_JSON_MAX_CHARS: the scripts stay, yet it asks.
-    const growTo = (length: number) => [{ oldText: '"a"', newText: `"${"y".repeat(length - size + 1)}"` }];
+    const growTo = (length: number) => [{ oldText: '"name":"a"', newText: `"name":"${"y".repeat(length - size + 1)}"` }];
     expect(judged("edit", { edits: growTo(PACKAGE_JSON_MAX_CHARS) }, dir)).toEqual(ALLOWED);
     expect(judged("edit", { edits: growTo(PACKAGE_JSON_MAX_CHARS + 1) }, dir)).toEqual(ASKS);
   });

@@ -46,6 +46,11 @@ describe("rules do not cover", () => {
     "git log *",
     "sort *",
     "vitest *",
+    "true *",
+    ": *",
+    "sleep *",
+    "wait *",
+    "echo *",
   );
 
   it.each([
@@ -64,16 +69,33 @@ describe("rules do not cover", () => {
     "git log -1 --output /root/.profile",
     "sort -o /root/.bashrc x",
     "sort --output=/root/.bashrc x",
+    // The second review: a start of a long option, short options together, a descriptor variable, wait -p.
+    "sort --comp=./evil.sh -S 1K big",
+    "sort --out=/tmp/x a",
+    "sort -uo /tmp/x a",
+    "true {PATH}>/dev/null; npm test",
+    ": {PATH}</dev/null && npm test",
+    "sleep 0 & wait -n -p PATH; npm test",
   ])("%s: asks", (command) => {
     expect(judged(command, rules).action).toBe("ask");
   });
 
-  it.each(["CI=1 npm test", "NODE_ENV=test vitest run", "GOOS=linux go test ./...", "git diff HEAD~1", "sort x", "read -r line < f; npm test", 'printf "%s" PATH'])(
-    "%s: still allowed",
-    (command) => {
-      expect(judged(command, rules).action).toBe("allow");
-    },
-  );
+  it.each([
+    "CI=1 npm test",
+    "NODE_ENV=test vitest run",
+    "GOOS=linux go test ./...",
+    "GOOD=1 npm test",
+    "read path < f; npm test",
+    "git diff HEAD~1",
+    "sort x",
+    "sort -rn x",
+    "read -r line < f; npm test",
+    'printf "%s" PATH',
+    "echo {a} >/dev/null",
+    "wait -n",
+  ])("%s: still allowed", (command) => {
+    expect(judged(command, rules).action).toBe("allow");
+  });
 });
 
 describe("bounded work", () => {
@@ -86,6 +108,12 @@ describe("bounded work", () => {
     const deny: PermissionRule = { id: nextId++, tool: "bash", pattern: "rm *", action: "deny", scope: "project", scopeId: 1, createdAt: 0 };
     expect(judged(command, [...allow("watch *"), deny]).action).not.toBe("allow");
   }, 10_000);
+
+  it("the budget is the whole line's: many watch commands cannot each parse 64 KB", () => {
+    const line = Array.from({ length: 60 }, () => `watch ${"a ".repeat(250)}`).join("; ");
+    expect(line.length).toBeLessThan(32_000);
+    expect(callSubjects("bash", { command: line }, project).unknownCommand).toBe(true);
+  });
 
   it("watch with a few operands still finds the command it runs", () => {
     const forms = denyForms(analyzeShell("watch -n 1 rm -rf x", { cwd: project, home: root }).commands[0]!.words);

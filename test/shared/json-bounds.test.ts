@@ -88,20 +88,27 @@ describe("jsonTextExceeds", () => {
   const limits = { maxDepth: 64, maxValues: 1_000 };
   const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
 
-  it("agrees with the walk of the parsed value on depth, and never refuses a number of values the walk accepts", () => {
+  it("agrees with the walk of the parsed value on depth, and refuses whatever the walk refuses by number", () => {
     for (const text of [deep(64), deep(65), `{"a":${deep(63)}}`, `{"a":${deep(64)}}`]) {
       const parsed = exceedsBounds(JSON.parse(text), { ...limits, maxChars: 1e9 });
       expect(jsonTextExceeds(text, limits), text.slice(0, 40)).toBe(parsed);
     }
-    // It counts commas (one value fewer than the walk per non-empty container): a first filter.
-    for (const n of [998, 999, 1000, 1001, 2000]) {
-      for (const text of [`[${"0,".repeat(n)}0]`, `{${Array.from({ length: n }, (_, i) => `"k${i}":[],`).join("")}"last":{}}`, `[${"[0,0],".repeat(n / 2)}0]`]) {
+    // It counts the values plus the empty containers: never fewer than the walk.
+    for (const n of [498, 499, 500, 998, 999, 1000, 1001, 2000]) {
+      for (const text of [
+        `[${"0,".repeat(n)}0]`,
+        `{${Array.from({ length: n }, (_, i) => `"k${i}":[],`).join("")}"last":{}}`,
+        `[${"[0,0],".repeat(n / 2)}0]`,
+        `[${"[[0]],".repeat(n / 2)}0]`,
+      ]) {
         const walked = exceedsBounds(JSON.parse(text), { ...limits, maxChars: 1e9 });
-        const scanned = jsonTextExceeds(text, limits);
-        if (scanned !== null) expect(walked, text.slice(0, 40)).toBe(scanned);
+        if (walked !== null) expect(jsonTextExceeds(text, limits), text.slice(0, 40)).toBe(walked);
       }
-      if (n >= 1000) expect(jsonTextExceeds(`[${"0,".repeat(n)}0]`, limits)).toBe("made of more than 1,000 values");
     }
+    // Lists nested in lists: a few commas, many values (the count of commas alone let 15 million through).
+    const chains = `[${Array.from({ length: 20 }, () => `${"[".repeat(60)}${"]".repeat(60)}`).join(",")}]`;
+    expect(exceedsBounds(JSON.parse(chains), { ...limits, maxChars: 1e9 })).toBe("made of more than 1,000 values");
+    expect(jsonTextExceeds(chains, limits)).toBe("made of more than 1,000 values");
   });
 
   it("does not count brackets, braces or commas inside strings, escaped quotes included", () => {

@@ -156,7 +156,8 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
       try {
         if (closing) return socket.destroy();
         target.handleUpgrade(req, socket, head, (ws) => {
-          const authenticated = unauthenticated.admit(socket, head.length);
+          // ws puts `head` back into the socket, so the counter sees it with the rest.
+          const authenticated = unauthenticated.admit(socket);
           serveConnection(ws, {
             router: options.router,
             hub: options.hub,

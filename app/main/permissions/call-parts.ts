@@ -12,7 +12,9 @@
 // protects the file (the call asks).
 import { closeSync, readSync } from "node:fs";
 import path from "node:path";
+import { applyEdits, type TextEdit } from "../tools/edit-match.ts";
 import { openRegularFileSync } from "../tools/file-guard.ts";
+import { isCrlf } from "../tools/file-jobs.ts";
 import { toolPathOf } from "../tools/paths.ts";
 import { commandName } from "./bash-rules.ts";
 import { CHANGES_FOLDER, EFFECT_FREE, evaluatesCode, isCodeRunningVariable } from "./command-knowledge.ts";
@@ -184,9 +186,10 @@ function bashSubjects(s: CallSubjects, command: string, projectDir: string, plat
       s.parts.push(part);
     }
   }
+  const budget = { parsed: 0 };
   for (let i = 0; i < script.commands.length; i++) {
     const c = script.commands[i]!;
-    const forms = sharedDenyFormsOf(c.words, s.denyForms);
+    const forms = sharedDenyFormsOf(c.words, s.denyForms, budget);
     s.unknownCommand ||= forms.unknown;
     // The command's own form (its words), which its allow form shares when it holds the same words.
     const own = forms.first < s.denyForms.length ? s.denyForms[forms.first] : undefined;
@@ -275,18 +278,30 @@ function packageJsonChange(toolName: string, args: unknown, facts: PathFacts): b
   if (before === undefined) return undefined;
   if (toolName === "write") return packageScriptsChange(before, a.content as string);
   if (before === null) return undefined;
-  let after = before;
+  // As the edit tool applies them (file-jobs.ts): every edit matched in the original text with LF
+  // line breaks, not one after the other (edits applied in turn could show one script while the
+  // tool writes another). Each must be found exactly, once: a fuzzy match (or the tool's search
+  // for the closest text, seconds long) is not tried here: it cannot tell.
+  const crlf = isCrlf(before);
+  const original = crlf ? before.replaceAll("\r\n", "\n") : before;
+  const edits: TextEdit[] = [];
   let search = PACKAGE_JSON_EDIT_SEARCH;
+  let grows = 0;
   for (const edit of a.edits as { oldText?: unknown; newText?: unknown }[]) {
-    if (typeof edit?.oldText !== "string" || typeof edit.newText !== "string") return undefined;
-    search -= after.length;
-    if (search < 0 || after.length - edit.oldText.length + edit.newText.length > PACKAGE_JSON_MAX_CHARS) return undefined;
-    // The first occurrence, the new text inserted as it is.
-    const at = after.indexOf(edit.oldText);
-    if (at === -1) return undefined;
-    after = after.slice(0, at) + edit.newText + after.slice(at + edit.oldText.length);
+    if (typeof edit?.oldText !== "string" || typeof edit.newText !== "string" || edit.oldText === "") return undefined;
+    search -= original.length;
+    grows += edit.newText.length - edit.oldText.length;
+    if (search < 0 || original.length + grows > PACKAGE_JSON_MAX_CHARS) return undefined;
+    const oldText = crlf ? edit.oldText.replaceAll("\r\n", "\n") : edit.oldText;
+    const at = original.indexOf(oldText);
+    if (at === -1 || original.indexOf(oldText, at + 1) !== -1) return undefined;
+    edits.push({ oldText, newText: crlf ? edit.newText.replaceAll("\r\n", "\n") : edit.newText });
   }
-  return packageScriptsChange(before, after);
+  try {
+    return packageScriptsChange(before, applyEdits(original, edits).content);
+  } catch {
+    return undefined; // overlapping edits, or none that changes anything: the tool refuses them too
+  }
 }
 
 /**

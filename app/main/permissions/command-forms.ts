@@ -150,8 +150,8 @@ function evaluation(name: string, words: string[]): string | undefined {
   return assignsCodeRunningVariable(name, words);
 }
 
-/** The builtins that set the variables they name (`read PATH < f`, `printf -v PATH`, `getopts o PATH`, `mapfile PATH`). */
-const ASSIGNING_BUILTINS = new Set(["read", "printf", "getopts", "mapfile", "readarray"]);
+/** The builtins that set the variables they name (`read PATH < f`, `printf -v PATH`, `getopts o PATH`, `mapfile PATH`, `wait -p PATH`). */
+const ASSIGNING_BUILTINS = new Set(["read", "printf", "getopts", "mapfile", "readarray", "wait"]);
 
 /**
  * Why a builtin that sets a variable by name sets one that makes the commands after it run other
@@ -162,10 +162,11 @@ function assignsCodeRunningVariable(name: string, words: string[]): string | und
   if (!ASSIGNING_BUILTINS.has(name)) return undefined;
   for (let i = 1; i < words.length; i++) {
     const w = words[i]!;
-    // printf names a variable only with -v (its other words are printed).
+    // printf names a variable only with -v, wait with -p (their other words are printed, or jobs).
     if (name === "printf" && words[i - 1] !== "-v" && !w.startsWith("-v")) continue;
-    // `-vPATH`, `-aPATH`: an option with the name in the same word.
-    const named = /^-[a-zA-Z]*[va]([A-Za-z_][A-Za-z0-9_]*)$/.exec(w)?.[1] ?? w;
+    if (name === "wait" && words[i - 1] !== "-p" && !/^-[a-zA-Z]*p/.test(w)) continue;
+    // `-vPATH`, `-aPATH`, `-pPATH`: an option with the name in the same word.
+    const named = /^-[a-zA-Z]*[vap]([A-Za-z_][A-Za-z0-9_]*)$/.exec(w)?.[1] ?? w;
     if (isCodeRunningVariable(named)) return `${name} sets ${named}, which can make the commands after it run other code`;
   }
   return undefined;
@@ -214,15 +215,18 @@ export interface DenyForms {
   unknown: boolean;
 }
 
-/** Characters of shell code inside each command parsed so far (`bash -c`, `eval`, `watch`): see MAX_PARSED_CHARS. */
-const parsedChars = new WeakMap<DenyForms, number>();
+/** Characters of shell code parsed so far inside the commands of one call (`bash -c`, `eval`, `watch`): see MAX_PARSED_CHARS. */
+export interface ParseBudget {
+  parsed: number;
+}
+const budgets = new WeakMap<DenyForms, ParseBudget>();
 
 const MAX_NESTING = 4;
 /** More forms than this (`nice nice nice ...`) is treated as unknown rather than enumerated. */
 const MAX_FORMS = 400;
 /**
- * Shell code inside one command parsed at most (its strings, nested ones included); past it the
- * rest is unknown. `watch` joins each suffix of its operands into code: with 16,000 operands that
+ * Shell code inside the commands of one call parsed at most (their strings, nested ones
+ * included); past it the rest is unknown. `watch` joins each suffix of its operands into code: with 16,000 operands that
  * was 128 million characters to parse, minutes of the main thread and then out of memory.
  */
 const MAX_PARSED_CHARS = 64 * 1024;
@@ -234,16 +238,20 @@ export function denyForms(words: readonly ShellWord[], depth = 0, into: string[]
 
 const sharedDenyForms: DenyForms = { forms: [], first: 0, unknown: false };
 
-/** denyForms into one object shared by every call: valid until the next call (its forms may be kept). */
-export function sharedDenyFormsOf(words: readonly ShellWord[], into: string[][]): DenyForms {
+/**
+ * denyForms into one object shared by every call: valid until the next call (its forms may be
+ * kept). `budget`: shared by the commands of one line, so that many commands cannot each parse
+ * MAX_PARSED_CHARS.
+ */
+export function sharedDenyFormsOf(words: readonly ShellWord[], into: string[][], budget?: ParseBudget): DenyForms {
   sharedDenyForms.forms = into;
   sharedDenyForms.first = into.length;
   sharedDenyForms.unknown = false;
-  return fillDenyForms(words, 0, sharedDenyForms);
+  return fillDenyForms(words, 0, sharedDenyForms, budget);
 }
 
-function fillDenyForms(words: readonly ShellWord[], depth: number, out: DenyForms): DenyForms {
-  parsedChars.set(out, 0);
+function fillDenyForms(words: readonly ShellWord[], depth: number, out: DenyForms, budget: ParseBudget = { parsed: 0 }): DenyForms {
+  budgets.set(out, budget);
   // A command name with wildcards is whatever file bash finds: unknown.
   if (words[0]?.glob) out.unknown = true;
   const values: (string | null)[] = new Array<string | null>(words.length);
@@ -255,9 +263,10 @@ function fillDenyForms(words: readonly ShellWord[], depth: number, out: DenyForm
 /** The commands a string of shell code runs (`bash -c CODE`, `eval`, `trap CODE`), collected at depth + 1. */
 function runShellString(text: string | null | undefined, out: DenyForms, depth: number): void {
   if (text === null || text === undefined) return void (out.unknown = true);
-  const parsed = parsedChars.get(out) ?? 0;
-  if (parsed + text.length > MAX_PARSED_CHARS) return void (out.unknown = true);
-  parsedChars.set(out, parsed + text.length);
+  const budget = budgets.get(out) ?? { parsed: 0 };
+  if (budget.parsed + text.length > MAX_PARSED_CHARS) return void (out.unknown = true);
+  budget.parsed += text.length;
+  budgets.set(out, budget);
   const inner = analyzeShell(text, { cwd: "/", home: "/" });
   if (inner.opaque.some((r) => r.startsWith("is longer than"))) out.unknown = true;
   for (const command of inner.commands)
@@ -398,7 +407,7 @@ function collectInside(name: string, words: (string | null)[], out: DenyForms, d
     let length = operands.reduce((sum: number, w) => sum + (w?.length ?? 0) + 1, -1);
     for (let i = 0; i < operands.length; i++) {
       if (i <= lastComputed) shellString(null);
-      else if ((parsedChars.get(out) ?? 0) + length > MAX_PARSED_CHARS) return void (out.unknown = true);
+      else if ((budgets.get(out)?.parsed ?? 0) + length > MAX_PARSED_CHARS) return void (out.unknown = true);
       else shellString(operands.slice(i).join(" "));
       length -= (operands[i]?.length ?? 0) + 1;
     }

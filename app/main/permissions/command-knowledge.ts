@@ -165,11 +165,24 @@ export function isCodeRunningOption(command: string, word: string): boolean {
   if (command === "make" && /^[A-Za-z_][A-Za-z0-9_.]*[:+?!]?=/.test(word)) return true;
   const options = CODE_RUNNING_OPTIONS[command];
   if (!options || word.charCodeAt(0) !== 45) return false;
+  const long = word.charCodeAt(1) === 45;
+  // A long option's name ends at `=`.
+  let nameEnd = word.length;
+  if (long) {
+    const equals = word.indexOf("=", 2);
+    if (equals !== -1) nameEnd = equals;
+  }
   // Judged many times per command line: no strings or closures made here.
   for (const o of options) {
-    if (!word.startsWith(o)) continue;
-    if (word.length === o.length || word.charCodeAt(o.length) === 61) return true; // the option, or `option=value`
-    if (o.length === 2 && isAsciiLetter(o.charCodeAt(1)) && word.charCodeAt(1) !== 45) return true; // `-cVALUE`
+    if (word.startsWith(o) && (word.length === o.length || word.charCodeAt(o.length) === 61)) return true; // the option, or `option=value`
+    if (long) {
+      // getopt_long takes any unambiguous start of a long option: `--comp=` is --compress-program.
+      if (nameEnd >= 3 && o.length > nameEnd && o.charCodeAt(1) === 45 && o.startsWith(word.slice(0, nameEnd))) return true;
+    } else if (o.length === 2 && isAsciiLetter(o.charCodeAt(1))) {
+      // A cluster of short options (`-uo`, `-ni`), or the option with its value (`-cVALUE`).
+      if (word.charCodeAt(1) === o.charCodeAt(1)) return true;
+      for (let i = 2; i < word.length && isAsciiLetter(word.charCodeAt(i)); i++) if (word.charCodeAt(i) === o.charCodeAt(1)) return true;
+    }
   }
   return false;
 }
@@ -179,11 +192,11 @@ function isAsciiLetter(c: number): boolean {
 }
 
 /**
- * Environment variables that make programs run other code or load other files (compared without
- * regard to case: npm reads `Npm_Config_Script_Shell` as `npm_config_script_shell`). A name is
- * one of these when it is listed, or starts or ends with a listed part; except the few that only
- * tune output or a build's target (SAFE_VARIABLES), so `CI=1 npm test` or `NODE_ENV=test vitest`
- * stay allowed by their rules.
+ * Environment variables that make programs run other code or load other files. A name is one of
+ * these when it is listed, or starts or ends with a listed part, except the few that only tune
+ * output or a build's target (SAFE_VARIABLES), so `CI=1 npm test` or `NODE_ENV=test vitest` stay
+ * allowed by their rules. Case counts, as it does for the shell and the programs, except for npm's
+ * configuration, which npm reads whatever its case (`Npm_Config_Script_Shell`).
  */
 // prettier-ignore
 const CODE_RUNNING_VARIABLES = new Set([
@@ -192,11 +205,13 @@ const CODE_RUNNING_VARIABLES = new Set([
   "CLASSPATH", "LESSOPEN", "LESSCLOSE", "SSH_ASKPASS", "SUDO_ASKPASS", "MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", "MAKEFILES",
   "CC", "CXX", "CPP", "LD", "AR", "AS", "NM", "RANLIB", "STRIP", "FC", "OBJC", "HOSTCC", "LDSHARED",
   "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "PROMPT", "TERMINAL", "ZDOTDIR", "FPATH", "TMPDIR", "GCONV_PATH", "KUBECONFIG", "EMACSLOADPATH",
+  "GOFLAGS", "GOENV", "GOTOOLCHAIN", "GOROOT", "GOPATH", "GOPROXY", "GOBIN", "GOCACHE", "GOMODCACHE", "GOWORK", "GO111MODULE", "GOPRIVATE",
+  "GONOPROXY", "GONOSUMDB", "GOSUMDB", "GOINSECURE", "GOEXPERIMENT", "GOGCCFLAGS", "GOCOVERDIR",
 ]);
 // prettier-ignore
 const CODE_RUNNING_VARIABLE_PREFIXES = [
-  "LD_", "DYLD_", "GIT_", "NPM_CONFIG_", "YARN_", "PNPM_", "BUN_", "DENO_", "NODE_", "ELECTRON_", "CARGO_", "RUSTC", "RUSTDOC", "RUSTUP_",
-  "RUSTFLAGS", "BASH_FUNC_", "GO", "CGO_", "PYTHON", "PYTEST_", "PIP_", "UV_", "POETRY_", "CONDA", "VIRTUAL_ENV", "PERL", "RUBY", "GEM_",
+  "LD_", "DYLD_", "GIT_", "npm_config_", "NPM_CONFIG_", "YARN_", "PNPM_", "BUN_", "DENO_", "NODE_", "ELECTRON_", "CARGO_", "RUSTC", "RUSTDOC",
+  "RUSTUP_", "RUSTFLAGS", "BASH_FUNC_", "CGO_", "PYTHON", "PYTEST_", "PIP_", "UV_", "POETRY_", "CONDA", "VIRTUAL_ENV", "PERL", "RUBY", "GEM_",
   "BUNDLE_", "JAVA", "_JAVA", "JDK_", "MAVEN_", "GRADLE_", "DOTNET_", "COMPOSER_", "PHP", "LUA_", "JULIA_", "R_", "CMAKE_", "CCACHE_",
   "DISTCC_", "PKG_CONFIG", "XDG_", "DOCKER_", "OPENSSL_", "SSL_", "CURL_", "WGET", "HG", "SVN_", "TF_", "ANSIBLE_",
 ];
@@ -205,17 +220,18 @@ const CODE_RUNNING_VARIABLE_SUFFIXES = ["PAGER", "EDITOR", "_OPTIONS", "_OPTS", 
 // prettier-ignore
 const SAFE_VARIABLES = new Set([
   "NODE_ENV", "NODE_NO_WARNINGS", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUTF8",
-  "GOOS", "GOARCH", "GOAMD64", "GOARM", "GOMAXPROCS", "GOGC", "GOMEMLIMIT", "GOTRACEBACK", "CGO_ENABLED", "RUST_BACKTRACE", "RUST_LOG",
+  "CGO_ENABLED", "RUST_BACKTRACE", "RUST_LOG",
 ]);
 
 // Loops rather than some() and a regex: judged for every assignment of every command line, it
 // makes no closure or match state.
 export function isCodeRunningVariable(name: string): boolean {
-  const upper = name.toUpperCase();
-  if (SAFE_VARIABLES.has(upper)) return false;
-  if (CODE_RUNNING_VARIABLES.has(upper)) return true;
-  for (let i = 0; i < CODE_RUNNING_VARIABLE_PREFIXES.length; i++) if (upper.startsWith(CODE_RUNNING_VARIABLE_PREFIXES[i]!)) return true;
-  for (let i = 0; i < CODE_RUNNING_VARIABLE_SUFFIXES.length; i++) if (upper.endsWith(CODE_RUNNING_VARIABLE_SUFFIXES[i]!)) return true;
+  if (SAFE_VARIABLES.has(name)) return false;
+  if (CODE_RUNNING_VARIABLES.has(name)) return true;
+  // npm reads its configuration from the environment whatever the case.
+  if (name.length > 11 && name.slice(0, 11).toLowerCase() === "npm_config_") return true;
+  for (let i = 0; i < CODE_RUNNING_VARIABLE_PREFIXES.length; i++) if (name.startsWith(CODE_RUNNING_VARIABLE_PREFIXES[i]!)) return true;
+  for (let i = 0; i < CODE_RUNNING_VARIABLE_SUFFIXES.length; i++) if (name.endsWith(CODE_RUNNING_VARIABLE_SUFFIXES[i]!)) return true;
   return false;
 }
 

@@ -1,10 +1,12 @@
 // Judges one file redirection node (`file_redirect`): a write (`>`, `>>`, `>|`, `&>`, `&>>`, `>&`
 // to a file) or read (`<`) of a file comes back as such, with its target word; descriptor
 // duplications (`2>&1`, `>&-`) and device files (/dev/null, /dev/stderr...) are nothing to judge;
-// an operator bash reads differently from the parser, a target with wildcards, or words after the
-// target (which bash gives to the command), gives a reason no rule may allow the line. Other redirections (here-documents) are the caller's. Pure apart
+// an operator bash reads differently from the parser, a target with wildcards, words after the
+// target (which bash gives to the command), or a `{NAME}` before the operator (bash stores the
+// descriptor in NAME) gives a reason no rule may allow the line. Other redirections (here-documents) are the caller's. Pure apart
 // from adding the target word's own reasons to `reasons`; never throws.
 import type { SyntaxNode } from "./shell-parser.ts";
+import { isCodeRunningVariable } from "./command-knowledge.ts";
 import { wordOf, type ShellWord } from "./shell-words.ts";
 
 const WRITE_OPERATORS = new Set([">", ">>", ">|", "&>", "&>>"]);
@@ -18,7 +20,17 @@ export interface RedirectVerdict {
   file?: { access: "write" | "read"; operator: string; target: ShellWord };
 }
 
+/** `{NAME}` right before a redirection's operator (the parser reads it as the command's word). */
+const DESCRIPTOR_VARIABLE = /\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
 export function judgeFileRedirect(node: SyntaxNode, source: string, reasons: Set<string>): RedirectVerdict {
+  // `{PATH}>file` opens file and stores its descriptor's number in PATH (any variable): the
+  // commands after it then run other programs. No rule may allow one.
+  const variable = DESCRIPTOR_VARIABLE.exec(source.slice(Math.max(0, node.start - 256), node.start))?.[1];
+  if (variable) {
+    const why = isCodeRunningVariable(variable) ? "which can make the commands after it run other code" : "which Lathe does not judge";
+    return { reason: `stores a file descriptor in the variable ${variable} ({${variable}}> or <), ${why}` };
+  }
   let operator = "";
   let destination: SyntaxNode | undefined;
   // Words after the target (`rm >/dev/null -rf /`): the parser hangs them on the redirection, bash
