@@ -51,6 +51,7 @@ describe("rules do not cover", () => {
     "sleep *",
     "wait *",
     "echo *",
+    "sed *",
   );
 
   it.each([
@@ -76,6 +77,10 @@ describe("rules do not cover", () => {
     "true {PATH}>/dev/null; npm test",
     ": {PATH}</dev/null && npm test",
     "sleep 0 & wait -n -p PATH; npm test",
+    "sed '1e touch x' f",
+    "sed --follow-symlinks '1e touch x' f",
+    "sed 's/a/b/w /tmp/x' f",
+    "sed -ni 's/a/b/' f",
   ])("%s: asks", (command) => {
     expect(judged(command, rules).action).toBe("ask");
   });
@@ -93,6 +98,9 @@ describe("rules do not cover", () => {
     'printf "%s" PATH',
     "echo {a} >/dev/null",
     "wait -n",
+    "sed 's/a/b/g' f",
+    "sed -n '1,5p' f",
+    "sed --follow-symlinks 's/a/b/' f",
   ])("%s: still allowed", (command) => {
     expect(judged(command, rules).action).toBe("allow");
   });

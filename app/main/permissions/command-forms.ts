@@ -8,6 +8,7 @@
 //   substitution), which then matches every deny rule. Pure apart from parsing nested strings
 //   (the parser must be loaded); never throws.
 import { EVALUATES_CODE, INTERPRETERS, isCodeRunningVariable, PASS_THROUGH, RUNS_ARGUMENTS, SHELLS, evaluatesCode } from "./command-knowledge.ts";
+import { isPlainSedScript, sedScriptOf } from "./sed-scripts.ts";
 import { analyzeShell, type Assignment, type ShellCommand, type ShellWord } from "./shell-analysis.ts";
 
 export interface AllowForm {
@@ -136,6 +137,10 @@ function runsCode(name: string, words: string[]): string | undefined {
   }
   if (name === "env" && words.some((w) => w === "-S" || w.startsWith("--split-string"))) return "env -S runs a string as a command";
   if (name === "find" && words.some((w) => /^-(?:exec|execdir|ok|okdir)$/.test(w))) return "find -exec runs a command for each file it finds";
+  if (name === "sed") {
+    const script = sedScriptOf(words.slice(1));
+    if (script !== undefined && !isPlainSedScript(script)) return "its sed script has commands Lathe does not judge (e runs programs, w writes files, r reads them)";
+  }
   return undefined;
 }
 
@@ -204,7 +209,7 @@ function optionValues(args: readonly (string | null)[], from: number, valued: st
 }
 
 /** The names runsCode looks further at (with RUNS_ARGUMENTS): any other runs no code by itself. */
-const RUNS_CODE_NAMES = new Set([...SHELLS, "env", "find"]);
+const RUNS_CODE_NAMES = new Set([...SHELLS, "env", "find", "sed"]);
 
 export interface DenyForms {
   /** The forms found, after those `into` held before (see denyForms). */
