@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { RunningHost } from "../../app/main/host/start-host.ts";
 import { MAX_UNAUTHENTICATED, MAX_UNAUTHENTICATED_BYTES } from "../../app/main/host/unauthenticated.ts";
+import { TOKEN_PROTOCOL_PREFIX } from "../../app/shared/ipc/limits.ts";
 import { startTempHost, type TempHost } from "./support/temp-host.ts";
 
 let temp: TempHost;
@@ -92,6 +93,37 @@ describe("before the token", () => {
     // The page's connection sends its token at once: it gets in (another waiting one goes).
     await expectServed();
     for (const ws of waiting) ws.terminate();
+  });
+});
+
+describe("the token in the upgrade (the page's way)", () => {
+  /** A connection that offers `token` as its subprotocol and sends nothing; what it heard first. */
+  const offering = (token: string) =>
+    new Promise<{ ws: WebSocket; first: string | number }>((resolve) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${host.port}/ws`, [`${TOKEN_PROTOCOL_PREFIX}${token}`], { origin: host.origin });
+      ws.on("error", () => undefined);
+      ws.on("message", (data) => resolve({ ws, first: String(data) }));
+      ws.on("close", (code) => resolve({ ws, first: code }));
+    });
+
+  it("authenticates at once with the right token, closes with 4401 on a wrong one", async () => {
+    const right = await offering(host.token);
+    expect(right.first).toBe(JSON.stringify({ authenticated: true }));
+    expect(right.ws.protocol).toBe(`${TOKEN_PROTOCOL_PREFIX}${host.token}`);
+    right.ws.close();
+    expect((await offering("wrong")).first).toBe(4401);
+    expect((await offering("")).first).toBe(4401);
+  });
+
+  it("never waits among the connections without a token: a crowd of them cannot push it out", async () => {
+    const crowd = [];
+    for (let i = 0; i < MAX_UNAUTHENTICATED; i++) crowd.push(await open());
+    const page = await offering(host.token);
+    expect(page.first).toBe(JSON.stringify({ authenticated: true }));
+    // It took no one's place: every waiting one is still open.
+    expect(crowd.every((ws) => ws.readyState === WebSocket.OPEN)).toBe(true);
+    page.ws.close();
+    for (const ws of crowd) ws.terminate();
   });
 });
 

@@ -6,7 +6,9 @@
 // - The token is the only credential, and it never travels in a cookie. A cookie is shared by every
 //   port of 127.0.0.1 and sent by the browser with a WebSocket any local page opens (cross-site
 //   WebSocket hijacking). Instead the page keeps the token itself and sends it as the first
-//   WebSocket message (ws-connection.ts); until then the connection is unauthenticated, reads
+//   WebSocket message, or in the upgrade as the subprotocol `lathe.token.<token>` (what the page
+//   does: such a connection never waits among those without a token) (ws-connection.ts); until
+//   then the connection is unauthenticated, reads
 //   nothing else, is closed after a short deadline, may send 64 KiB at most, and is one of at most
 //   16 waiting (unauthenticated.ts).
 // - The printed address carries the token in its fragment (`/#token=…`), which the browser never
@@ -35,7 +37,7 @@ import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { WebSocketServer } from "ws";
-import { MAX_REQUEST_BYTES } from "../../shared/ipc/limits.ts";
+import { MAX_REQUEST_BYTES, TOKEN_PROTOCOL_PREFIX } from "../../shared/ipc/limits.ts";
 import type { EventHub } from "../ipc/event-hub.ts";
 import type { IpcRouter } from "../ipc/router.ts";
 import { isLoopback, refuseRequest } from "./request-policy.ts";
@@ -132,7 +134,10 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
   let closing = false;
   const loadWebSocketServer = (): Promise<WebSocketServer> =>
     (wssLoading ??= import("ws").then(({ WebSocketServer: Server }) => {
-      const created = new Server({ noServer: true, maxPayload: options.maxFrameBytes ?? MAX_REQUEST_BYTES });
+      // A page offers its token as a subprotocol (lathe.token.<token>): echoed, as browsers require
+      // of an offered one; whether it is the right token is serveConnection's to say.
+      const handleProtocols = (protocols: Set<string>) => [...protocols].find((p) => p.startsWith(TOKEN_PROTOCOL_PREFIX)) ?? false;
+      const created = new Server({ noServer: true, maxPayload: options.maxFrameBytes ?? MAX_REQUEST_BYTES, handleProtocols });
       created.on("error", (error) => report("the WebSocket server", error));
       if (closing) created.close();
       wss = created;
@@ -156,9 +161,13 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
       try {
         if (closing) return socket.destroy();
         target.handleUpgrade(req, socket, head, (ws) => {
-          // ws puts `head` back into the socket, so the counter sees it with the rest.
-          const authenticated = unauthenticated.admit(socket);
+          const offered = ws.protocol.startsWith(TOKEN_PROTOCOL_PREFIX) ? ws.protocol.slice(TOKEN_PROTOCOL_PREFIX.length) : undefined;
+          // One that gave its token in the upgrade never waits among those without one (a flood of
+          // them could otherwise push the page out). ws puts `head` back into the socket, so the
+          // counter sees it with the rest.
+          const authenticated = offered === undefined ? unauthenticated.admit(socket) : undefined;
           serveConnection(ws, {
+            offeredToken: offered,
             router: options.router,
             hub: options.hub,
             token,

@@ -3,7 +3,9 @@
 //   1. The connection starts unauthenticated. The client's first message must be
 //      { "token": "<the host's token>" } and must come within `authDeadlineMs`. A wrong token or
 //      any other first message closes with 4401; no message in time closes with 4408. Nothing
-//      else is read, and no event is sent, before that.
+//      else is read, and no event is sent, before that. A client that gave the token in the
+//      upgrade (`offeredToken`, the subprotocol lathe.token.<token>) skips this step: the right
+//      one is authenticated at once, a wrong one closed with 4401.
 //   2. Then the host answers { "authenticated": true }, the client sends { id, method, params },
 //      the host answers { id, result } with the router's IpcResult and pushes { event, payload }.
 // A connection that does not answer a ping within `heartbeatMs` is terminated. A client that
@@ -47,6 +49,8 @@ export interface ConnectionOptions {
   maxBufferedBytes?: number;
   /** The client sent the right token (the server stops counting it among those waiting). */
   onAuthenticated?: () => void;
+  /** The token the client gave in the upgrade (its subprotocol), if it did. */
+  offeredToken?: string;
 }
 
 export const DEFAULT_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
@@ -147,9 +151,13 @@ export function serveConnection(ws: WebSocket, options: ConnectionOptions): void
   ws.on("pong", () => (alive = true));
 
   const authenticate = (raw: string): void => {
-    clearTimeout(deadline);
     const hello = raw.length <= 1024 ? parseObject(raw) : null;
-    if (!hello || !tokenMatches(options.token, hello.token)) {
+    authenticateWith(hello?.token);
+  };
+
+  const authenticateWith = (token: unknown): void => {
+    clearTimeout(deadline);
+    if (!tokenMatches(options.token, token)) {
       ws.close(CLOSE_UNAUTHORIZED, "A valid token is required: open the address the host printed.");
       return;
     }
@@ -197,4 +205,5 @@ export function serveConnection(ws: WebSocket, options: ConnectionOptions): void
     batcher?.dispose();
   });
   ws.on("error", () => ws.terminate());
+  if (options.offeredToken !== undefined) authenticateWith(options.offeredToken);
 }

@@ -7,3 +7,5 @@ export const MAX_REQUEST_DEPTH = 64;
 /** Values in one request (containers, strings, numbers): the largest list in the contract, the
  *  paths to restore from a checkpoint, holds 100,000. */
 export const MAX_REQUEST_VALUES = 250_000;
+/** The WebSocket subprotocol that carries the headless host's token in the upgrade itself: `lathe.token.<token>`. */
+export const TOKEN_PROTOCOL_PREFIX = "lathe.token.";

@@ -4,9 +4,9 @@
 import WebSocket from "ws";
 
 export class PageWebSocket extends WebSocket {
-  constructor(url: string | URL) {
+  constructor(url: string | URL, protocols?: string | string[]) {
     const parsed = new URL(url);
-    super(parsed, { origin: `http://${parsed.host}` });
+    super(parsed, protocols ?? [], { origin: `http://${parsed.host}` });
     // A browser's WebSocket reports a failed connection through onerror/onclose, never by throwing;
     // an EventEmitter without an error listener would throw.
     this.on("error", () => {});

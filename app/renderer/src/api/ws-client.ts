@@ -1,10 +1,11 @@
 // The WebSocket client for the headless host: the same LatheApi as the preload's, over
 // { id, method, params } messages. Reconnects with backoff when the connection drops; requests
 // made while disconnected wait for the connection (and fail after a timeout) rather than vanish.
-// The token goes as the first message of every connection; a host that refuses it (close 4401)
+// The token goes in every connection's upgrade, as the subprotocol lathe.token.<token> (the host
+// also takes it as the first message); a host that refuses it (close 4401)
 // ends the retries and fails what is waiting. A request over MAX_REQUEST_BYTES fails at once.
 import { buildApi, type EventName, type IpcResult, type LatheApi, type RequestName } from "../../../shared/ipc/contract";
-import { MAX_REQUEST_BYTES } from "../../../shared/ipc/limits";
+import { MAX_REQUEST_BYTES, TOKEN_PROTOCOL_PREFIX } from "../../../shared/ipc/limits";
 
 /** "refused": the host does not accept this page's token (open the printed address again). */
 export type ConnectionStatus = "connecting" | "open" | "closed" | "refused";
@@ -39,11 +40,15 @@ export function createWsApi(options: WsClientOptions): LatheApi {
 
   const open = (): void => {
     options.onStatus?.("connecting");
-    const ws = new WebSocket(options.url);
+    // The token goes in the upgrade itself (as a subprotocol): the host then never counts this
+    // connection among those that have not given one, which others could crowd out.
+    // A token that cannot be a subprotocol (one pasted by hand) goes as the first message instead.
+    const inUpgrade = options.token !== undefined && /^[A-Za-z0-9._~-]*$/.test(options.token);
+    const ws = inUpgrade ? new WebSocket(options.url, [`${TOKEN_PROTOCOL_PREFIX}${options.token}`]) : new WebSocket(options.url);
     socket = ws;
     ws.onopen = () => {
       retryMs = 250;
-      if (options.token !== undefined) ws.send(JSON.stringify({ token: options.token }));
+      if (options.token !== undefined && !inUpgrade) ws.send(JSON.stringify({ token: options.token }));
       options.onStatus?.("open");
       for (const message of outbox.splice(0)) ws.send(message);
     };
