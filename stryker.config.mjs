@@ -428,11 +428,11 @@
 //   made false: a fast path; every check after it is false for other names.
 // - command-forms.ts, evaluation: `words.slice(1)` made `words`: evaluatesCode then also sees the
 //   name itself, which is no `-v`, has no `[`, `$` or backquote, and `let` is true either way.
-// - command-forms.ts, runShellString: `{ cwd: "/", home: "/" }` emptied or its "/" made "": the
+// - deny-forms.ts, runShellString: `{ cwd: "/", home: "/" }` emptied or its "/" made "": the
 //   folders a string's commands run in are not part of their forms.
-// - command-forms.ts, collect: the test before collectInside (`!LOOKED_INSIDE.has(name) && ...`)
+// - deny-forms.ts, collect: the test before collectInside (`!LOOKED_INSIDE.has(name) && ...`)
 //   made false: a fast path; collectInside looks at no other name.
-// - command-forms.ts, collectInside: `w !== null && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(w)` with the
+// - deny-forms.ts, collectInside: `w !== null && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(w)` with the
 //   first part made true (`test(null)` reads "null", no option); shells' `if (name !== "su" &&
 //   name !== "script") return` made false (no later branch takes a shell: busybox returned before);
 //   the loop bounds of watch (`i <= operands.length`: an empty string of code runs nothing) and of

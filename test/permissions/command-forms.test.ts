@@ -1,9 +1,10 @@
-// The forms of one command that rules are matched against (command-forms.ts), driven directly:
+// The forms of one command that rules are matched against (command-forms.ts, deny-forms.ts), driven directly:
 // the allow form after the wrappers that only pass a command through, with the reason no rule may
 // allow it, and every command a line may run (deny forms), found through every wrapper, shell
 // string and option that runs code, with `unknown` when one of them is computed when it runs.
 import { beforeAll, describe, expect, it } from "vitest";
-import { allowForm, denyForms, sharedAllowFormOf, sharedDenyFormsOf } from "../../app/main/permissions/command-forms.ts";
+import { allowForm, sharedAllowFormOf } from "../../app/main/permissions/command-forms.ts";
+import { denyForms, sharedDenyFormsOf } from "../../app/main/permissions/deny-forms.ts";
 import { callSubjects, decide } from "../../app/main/permissions/policy.ts";
 import { analyzeShell, type ShellCommand, type ShellWord } from "../../app/main/permissions/shell-analysis.ts";
 import { loadShellParser } from "../../app/main/permissions/shell-parser.ts";

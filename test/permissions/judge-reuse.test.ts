@@ -2,7 +2,8 @@
 // paths found without segment lists, the per-call memo past its list, allow and deny forms
 // sharing one word list, and the shared scratch objects from one call to the next.
 import { beforeAll, describe, expect, it } from "vitest";
-import { allowForm, denyForms } from "../../app/main/permissions/command-forms.ts";
+import { allowForm } from "../../app/main/permissions/command-forms.ts";
+import { denyForms } from "../../app/main/permissions/deny-forms.ts";
 import { CallMemo, hostPlatform, protectedPath, type PathFacts, type PathPlatform } from "../../app/main/permissions/path-facts.ts";
 import { callSubjects, decide } from "../../app/main/permissions/policy.ts";
 import { analyzeShell } from "../../app/main/permissions/shell-analysis.ts";

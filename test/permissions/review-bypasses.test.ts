@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callSubjects, decide } from "../../app/main/permissions/policy.ts";
-import { denyForms } from "../../app/main/permissions/command-forms.ts";
+import { denyForms } from "../../app/main/permissions/deny-forms.ts";
 import { analyzeShell } from "../../app/main/permissions/shell-analysis.ts";
 import { loadShellParser } from "../../app/main/permissions/shell-parser.ts";
 import { hasBraceExpansion, hasBracketPair } from "../../app/main/permissions/shell-words.ts";

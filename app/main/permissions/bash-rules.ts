@@ -161,7 +161,7 @@ export function allowMatches(pattern: BashPattern, command: CommandWords): boole
 
 /**
  * Whether a deny rule's pattern matches one form of a command (its words, the command word
- * already reduced to a name: see denyForms in command-forms.ts).
+ * already reduced to a name: see denyForms in deny-forms.ts).
  */
 export function denyMatches(pattern: BashPattern, words: readonly string[], foldCase: boolean): boolean {
   if (pattern.any) return true;

@@ -18,7 +18,8 @@ import { isCrlf } from "../tools/file-jobs.ts";
 import { toolPathOf } from "../tools/paths.ts";
 import { commandName } from "./bash-rules.ts";
 import { CHANGES_FOLDER, EFFECT_FREE, evaluatesCode, isCodeRunningVariable } from "./command-knowledge.ts";
-import { sharedAllowFormOf, sharedDenyFormsOf } from "./command-forms.ts";
+import { sharedAllowFormOf } from "./command-forms.ts";
+import { sharedDenyFormsOf } from "./deny-forms.ts";
 import {
   CallMemo,
   foldsCase,
