@@ -25,12 +25,13 @@ export class UnauthenticatedConnections {
   }
 
   /**
-   * Counts `socket` (just upgraded; `alreadyRead` bytes came with the upgrade) among those waiting
-   * for a token; returns what to call once its token is accepted. It is destroyed once it has sent
-   * more than the bytes allowed, or when it is the oldest of too many.
+   * Counts `socket` (just upgraded: ws hands the bytes that came with the upgrade back to it, so
+   * they are counted here too) among those waiting for a token; returns what to call once its
+   * token is accepted. It is destroyed once it has sent more than the bytes allowed, or when it is
+   * the oldest of too many.
    */
-  admit(socket: Duplex, alreadyRead = 0): () => void {
-    let received = alreadyRead;
+  admit(socket: Duplex): () => void {
+    let received = 0;
     const count = (chunk: Buffer | string): void => {
       received += chunk.length;
       if (received > this.#maxBytes) socket.destroy();
@@ -47,7 +48,6 @@ export class UnauthenticatedConnections {
       this.#waiting.delete(oldest);
       oldest.destroy();
     }
-    if (received > this.#maxBytes) socket.destroy();
     return release;
   }
 }

@@ -166,18 +166,14 @@ export function isCodeRunningOption(command: string, word: string): boolean {
   const options = CODE_RUNNING_OPTIONS[command];
   if (!options || word.charCodeAt(0) !== 45) return false;
   const long = word.charCodeAt(1) === 45;
-  // A long option's name ends at `=`.
-  let nameEnd = word.length;
-  if (long) {
-    const equals = word.indexOf("=", 2);
-    if (equals !== -1) nameEnd = equals;
-  }
-  // Judged many times per command line: no strings or closures made here.
+  // A long option's name (up to `=`), made once: in the loop no strings or closures are made.
+  const equals = long ? word.indexOf("=", 2) : -1;
+  const name = long && equals !== -1 ? word.slice(0, equals) : word;
   for (const o of options) {
     if (word.startsWith(o) && (word.length === o.length || word.charCodeAt(o.length) === 61)) return true; // the option, or `option=value`
     if (long) {
       // getopt_long takes any unambiguous start of a long option: `--comp=` is --compress-program.
-      if (nameEnd >= 3 && o.length > nameEnd && o.charCodeAt(1) === 45 && o.startsWith(word.slice(0, nameEnd))) return true;
+      if (name.length >= 3 && o.length > name.length && o.charCodeAt(1) === 45 && o.startsWith(name)) return true;
     } else if (o.length === 2 && isAsciiLetter(o.charCodeAt(1))) {
       // A cluster of short options (`-uo`, `-ni`), or the option with its value (`-cVALUE`).
       if (word.charCodeAt(1) === o.charCodeAt(1)) return true;
