@@ -33,8 +33,9 @@ const config: KnipConfig = {
   // System programs the tests and benchmarks run, not npm packages: mkfifo (a FIFO that must not
   // hang a tool), script (util-linux's pty baseline), mount/umount (a full tmpfs in test/app/tmpfs),
   // gcc (the terminal reader built with AddressSanitizer in test/tools/pty-reader.test.ts), setpriv
-  // (bench:ui starts Chromium without CAP_SYS_NICE when it runs as root).
-  ignoreBinaries: ["mkfifo", "script", "mount", "umount", "gcc", "setpriv"],
+  // (bench:ui starts Chromium without CAP_SYS_NICE when it runs as root), bindfs/fusermount (the
+  // FUSE mount bench:hung-mount stops).
+  ignoreBinaries: ["mkfifo", "script", "mount", "umount", "gcc", "setpriv", "bindfs", "fusermount"],
   // Pinned on main for the renderer's accessibility scans (the design-tokens commit); no file loads
   // it yet. Listed so lint passes on the merge: remove it here once a scan uses it, or drop the package.
   ignoreDependencies: ["axe-core"],

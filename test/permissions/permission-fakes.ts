@@ -2,12 +2,15 @@
 // permissions-service.ts and call-judge.ts: the store's three parts the service uses (rules,
 // audit log, settings), kept in memory with the store's meaning (rules that apply to a call:
 // global ones and those of its session and project, oldest first; settings as JSON text), an
-// event hub that records, a sandbox port, tools and assistant messages.
+// event hub that records, a sandbox port, tools and assistant messages, a compute pool and a file
+// system that answer in this thread.
 import { Type } from "@sinclair/typebox";
 import type { AssistantMessage, ToolCall } from "../../app/shared/agent-types.ts";
 import type { AnyAgentTool } from "../../app/main/loop/index.ts";
 import type { SandboxPort } from "../../app/main/permissions/sandbox-mode.ts";
 import type { Placed } from "../../app/main/sandbox/sandbox-service.ts";
+import { smallFileTextSync, type AsyncFileSystem } from "../../app/main/tools/fs-answers.ts";
+import { hostRealpath } from "../../app/main/tools/real-path.ts";
 import type { ToolAuditEntry } from "../../app/main/store/audit-log.ts";
 import type { PermissionRule, SessionStore } from "../../app/main/store/index.ts";
 import type { NewPermissionRule } from "../../app/main/store/permission-rules.ts";
@@ -138,3 +141,12 @@ export function inThreadPool() {
   };
   return pool as typeof pool & ComputePool;
 }
+
+/**
+ * The host's file system answered in this thread, at once (the next microtask): tests that count
+ * turns of the event loop while a call is judged see no wait for libuv's threads.
+ */
+export const answeredAtOnce: AsyncFileSystem = {
+  realpath: async (p) => hostRealpath(p),
+  smallFileText: async (p, maxBytes) => smallFileTextSync(p, maxBytes),
+};

@@ -13,7 +13,7 @@ import { callSubjects, decide, type PermissionMode } from "../../app/main/permis
 import { placementFor, planSandbox } from "../../app/main/permissions/sandbox-mode.ts";
 import type { SecretScanner } from "../../app/main/permissions/redaction.ts";
 import { loadShellParser } from "../../app/main/permissions/shell-parser.ts";
-import { assistant, fakeStore, inThreadPool, recordingHub, sandboxPort, toolCall, TOOLS } from "./permission-fakes.ts";
+import { answeredAtOnce, assistant, fakeStore, inThreadPool, recordingHub, sandboxPort, toolCall, TOOLS } from "./permission-fakes.ts";
 
 beforeAll(() => loadShellParser());
 
@@ -57,6 +57,7 @@ function setup(o: { mode?: PermissionMode; sandbox?: ReturnType<typeof sandboxPo
     sandbox: o.sandbox,
     describeMcpTool: (name) => (name === "github__search" || o.mcpNames?.includes(name) ? githubSearch : undefined),
     pool: inThreadPool(),
+    fileSystem: answeredAtOnce,
   });
   const hooks = service.hooks(scope);
   const before = (message: AssistantMessage, call: ToolCall, o2: { signal?: AbortSignal; args?: unknown; s?: typeof scope } = {}) =>
@@ -154,7 +155,14 @@ describe("decisions without a question", () => {
   });
 
   it("works without a pending-change listener", async () => {
-    const service = new PermissionsService({ store: fakeStore(), hub: recordingHub(), mode: () => "ask", secrets: () => scanner, pool: inThreadPool() });
+    const service = new PermissionsService({
+      store: fakeStore(),
+      hub: recordingHub(),
+      mode: () => "ask",
+      secrets: () => scanner,
+      pool: inThreadPool(),
+      fileSystem: answeredAtOnce,
+    });
     const call = ask("c1");
     const result = service
       .hooks(scope)

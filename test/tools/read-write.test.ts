@@ -110,15 +110,15 @@ describe("write", () => {
 });
 
 describe("describeToolPaths", () => {
-  it("resolves against the project, expands ~ and flags outside paths, following symlinks", () => {
+  it("resolves against the project, expands ~ and flags outside paths, following symlinks", async () => {
     mkdirSync(file("src"), { recursive: true });
     symlinkSync(outside.dir, file("escape"));
-    expect(describeToolPaths("read", { path: "src/a.ts" }, project.dir)).toEqual([{ path: file("src/a.ts"), outsideProject: false }]);
-    expect(describeToolPaths("ls", {}, project.dir)).toEqual([{ path: project.dir, outsideProject: false }]);
-    expect(describeToolPaths("edit", { path: "../x" }, project.dir)[0]!.outsideProject).toBe(true);
-    expect(describeToolPaths("write", { path: "~/notes.txt" }, project.dir)).toEqual([{ path: path.join(homedir(), "notes.txt"), outsideProject: true }]);
-    expect(describeToolPaths("write", { path: "escape/new/file.txt" }, project.dir)[0]!.outsideProject).toBe(true);
-    expect(describeToolPaths("bash", { command: "rm -rf /" }, project.dir)).toEqual([]);
-    expect(describeToolPaths("read", { path: 42 }, project.dir)).toEqual([]);
+    expect(await describeToolPaths("read", { path: "src/a.ts" }, project.dir)).toEqual([{ path: file("src/a.ts"), outsideProject: false }]);
+    expect(await describeToolPaths("ls", {}, project.dir)).toEqual([{ path: project.dir, outsideProject: false }]);
+    expect((await describeToolPaths("edit", { path: "../x" }, project.dir))[0]!.outsideProject).toBe(true);
+    expect(await describeToolPaths("write", { path: "~/notes.txt" }, project.dir)).toEqual([{ path: path.join(homedir(), "notes.txt"), outsideProject: true }]);
+    expect((await describeToolPaths("write", { path: "escape/new/file.txt" }, project.dir))[0]!.outsideProject).toBe(true);
+    expect(await describeToolPaths("bash", { command: "rm -rf /" }, project.dir)).toEqual([]);
+    expect(await describeToolPaths("read", { path: 42 }, project.dir)).toEqual([]);
   });
 });

@@ -6,17 +6,23 @@
 // service refuses the call rather than guess). `prejudge` judges a later call of a batch with the
 // argument preparation and validation the loop will apply. `questionKey` says what a question was
 // about: a kept answer applies only to a call judged exactly the same way (permissions-service.ts).
-// judge, judgeNow and prejudge never throw; questionSpec throws only if the diff preview does.
+// What the call touches (real paths, a package.json's scripts) is read off the event loop
+// (tools/fs-answers.ts); a file system that does not answer in time makes the judgement
+// "unanswered" (the service refuses the call, saying why) rather than holding the app. A question
+// that waits is settled again against the same facts and the rules of that moment (`allowedNow`).
+// judge, decideNow and prejudge never throw; questionSpec throws only if the diff preview does.
 import { randomUUID } from "node:crypto";
 import type { AssistantMessage, ToolCall } from "../../shared/agent-types.ts";
 import type { PermissionRequest } from "../../shared/ipc/contract.ts";
 import type { McpCallSummary } from "../../shared/ipc/mcp-schemas.ts";
 import { validateToolArguments, type AnyAgentTool } from "../loop/index.ts";
 import type { SessionStore } from "../store/index.ts";
+import { answeredOffThread, type AsyncFileSystem } from "../tools/fs-answers.ts";
 import type { ComputePool } from "../workers/compute-pool.ts";
 import { summarizeCall } from "./call-summary.ts";
 import { mcpProposedRule, mcpSubjects, mcpSummary, MCP_RULE_TOOL } from "./mcp-rules.ts";
-import { callSubjects, decide, proposeRule, type Decision, type PermissionMode } from "./policy.ts";
+import { hostPlatform, resolved } from "./path-facts.ts";
+import { callSubjects, decide, proposeRule, type CallSubjects, type Decision, type PermissionMode } from "./policy.ts";
 import type { QuestionSpec } from "./questions.ts";
 import { loadShellParser } from "./shell-parser.ts";
 import { planSandbox, requestInfo, sandboxDecision, type SandboxPlan, type SandboxPort } from "./sandbox-mode.ts";
@@ -36,6 +42,10 @@ export interface CallJudgeOptions {
   describeMcpTool?: (toolName: string) => McpCallSummary | undefined;
   /** Where the dialog's diff previews are computed (call-summary.ts); default the shared compute pool. */
   pool?: ComputePool;
+  /** Where the file system's answers come from (tests: a file system that hangs); default the host's. */
+  fileSystem?: AsyncFileSystem;
+  /** How long a judgement waits for the file system's answers (fs-answers.ts's default). */
+  fileSystemTimeoutMs?: number;
 }
 
 /** A call judged now. */
@@ -45,13 +55,13 @@ export interface JudgedCall {
   args: unknown;
   mcp: McpCallSummary | undefined;
   ruleTool: string;
-  subjects: ReturnType<typeof callSubjects>;
+  subjects: CallSubjects;
   plan: SandboxPlan | undefined;
   decision: Decision;
 }
 
-/** How one call is judged now. */
-export type Judgement = { kind: "no-parser"; reason: string } | JudgedCall;
+/** How one call is judged now: not at all without the bash grammar, or without the file system's answers. */
+export type Judgement = { kind: "no-parser"; reason: string } | { kind: "unanswered"; reason: string } | JudgedCall;
 
 export class CallJudge {
   private readonly o: CallJudgeOptions;
@@ -74,13 +84,29 @@ export class CallJudge {
     // The mode's default and the call's place depend on the sandbox: its detection is awaited,
     // never run on this thread (a hung bwrap would hold the whole app for its 10 s time limit).
     await this.o.sandbox?.detectInBackground?.();
-    return this.judgeNow(scope, toolName, args, mcp);
+    let subjects: CallSubjects;
+    try {
+      subjects = mcp ? mcpSubjects(mcp) : await this.subjectsOf(scope, toolName, args);
+    } catch (error) {
+      return { kind: "unanswered", reason: `Lathe could not judge this call: ${(error as Error).message}` };
+    }
+    return this.decideNow(scope, toolName, args, mcp, subjects);
   }
 
-  /** The judgement without loading the bash grammar (it is loaded once a bash call was judged). */
-  judgeNow(scope: PermissionScope, toolName: string, args: unknown, mcp: McpCallSummary | undefined): JudgedCall {
+  /** What the call touches, with the file system's answers fetched off the event loop. */
+  private subjectsOf(scope: PermissionScope, toolName: string, args: unknown): Promise<CallSubjects> {
+    const { platform, home } = hostPlatform;
+    return answeredOffThread((fs) => callSubjects(toolName, args, scope.projectDir, { platform, home, realpath: fs.realpath, smallFileText: fs.smallFileText }), {
+      system: this.o.fileSystem,
+      timeoutMs: this.o.fileSystemTimeoutMs,
+      // Every judgement asks about the project's folder: asked first, a plain command needs one pass.
+      seed: [resolved(scope.projectDir)],
+    });
+  }
+
+  /** The decision on what the call touches, under the rules and the mode as they are now. */
+  decideNow(scope: PermissionScope, toolName: string, args: unknown, mcp: McpCallSummary | undefined, subjects: CallSubjects): JudgedCall {
     const ruleTool = mcp ? MCP_RULE_TOOL : toolName;
-    const subjects = mcp ? mcpSubjects(mcp) : callSubjects(toolName, args, scope.projectDir);
     const rules = this.o.store.permissionRules.applicable({ sessionId: scope.sessionId, projectId: scope.projectId });
     const mode = this.o.mode();
     const port = this.o.sandbox;
@@ -157,7 +183,7 @@ export class CallJudge {
       ruleTool: judged.ruleTool,
       allowedNow: () => {
         try {
-          return this.judgeNow(scope, toolName, args, mcp).decision.action === "allow";
+          return this.decideNow(scope, toolName, args, mcp, subjects).decision.action === "allow";
         } catch {
           return false;
         }

@@ -4,16 +4,16 @@
 //   of that path), and the forms deny rules see (every command any part may run);
 // - path tools: each path the call touches, read or written, with its real path and whether it
 //   is protected.
-// Reads the file system (real paths, a package.json's current scripts) but never writes. Never
-// throws, except when bash is judged before the shell parser was loaded. It runs on the main
-// thread, so a package.json is read only when it is a regular file (opened without blocking: a
-// FIFO named package.json is refused, never waited on) of at most PACKAGE_JSON_MAX_CHARS, and only
-// a bounded write or few edits are applied to it; past any bound the scripts "cannot tell", which
-// protects the file (the call asks).
-import { closeSync, readSync } from "node:fs";
+// Reads the file system (real paths, a package.json's current scripts) through the platform, never
+// writes. The judge gives a platform whose answers were fetched off the event loop
+// (tools/fs-answers.ts: a hung mount costs a clear error, not the app); without one, the host is
+// asked synchronously. Never throws, except when bash is judged before the shell parser was
+// loaded. It runs on the main thread, so a package.json is read only when it is a regular file of
+// at most PACKAGE_JSON_MAX_CHARS, and only a bounded write or few edits are applied to it; past
+// any bound the scripts "cannot tell", which protects the file (the call asks).
 import path from "node:path";
 import { applyEdits, type TextEdit } from "../tools/edit-match.ts";
-import { openRegularFileSync } from "../tools/file-guard.ts";
+import { smallFileTextSync } from "../tools/fs-answers.ts";
 import { isCrlf } from "../tools/file-jobs.ts";
 import { toolPathOf } from "../tools/paths.ts";
 import { commandName } from "./bash-rules.ts";
@@ -124,7 +124,7 @@ export function callSubjects(toolName: string, args: unknown, projectDir: string
   if (toolPath !== undefined) {
     const facts = pathFacts(toolPath, projectDir, platform);
     const part: PathPart = { kind: "path", access, tool: toolName, facts, display: display(facts), viaRedirection: false };
-    if (access === "write") part.protection = protectedPath(facts, platform, packageJsonChange(toolName, args, facts));
+    if (access === "write") part.protection = protectedPath(facts, platform, packageJsonChange(toolName, args, facts, platform));
     base.parts.push(part);
     base.subjects.push(part.display);
     base.absolutePaths.push(facts.given);
@@ -268,14 +268,16 @@ export const PACKAGE_JSON_EDIT_SEARCH = 1024 * 1024;
  * Whether a write or edit of package.json changes its scripts (undefined: cannot tell, as for a
  * file that is not a regular one, or a write, file or edits past the bounds above).
  */
-function packageJsonChange(toolName: string, args: unknown, facts: PathFacts): boolean | undefined {
+function packageJsonChange(toolName: string, args: unknown, facts: PathFacts, platform: PathPlatform): boolean | undefined {
   if (path.basename(facts.real).toLowerCase() !== "package.json") return undefined;
   const a = (args ?? {}) as { content?: unknown; edits?: unknown };
   // The arguments first: what cannot be judged needs no read.
   if (toolName === "write") {
     if (typeof a.content !== "string" || a.content.length > PACKAGE_JSON_MAX_CHARS) return undefined;
   } else if (!Array.isArray(a.edits) || a.edits.length > PACKAGE_JSON_MAX_EDITS) return undefined;
-  const before = currentPackageJson(facts.real);
+  // Not a regular file (a FIFO named package.json is never waited on), too long, growing or
+  // unreadable: undefined, it cannot tell (fs-answers.ts).
+  const before = (platform.smallFileText ?? smallFileTextSync)(facts.real, PACKAGE_JSON_MAX_CHARS);
   if (before === undefined) return undefined;
   if (toolName === "write") return packageScriptsChange(before, a.content as string);
   if (before === null) return undefined;
@@ -302,37 +304,5 @@ function packageJsonChange(toolName: string, args: unknown, facts: PathFacts): b
     return packageScriptsChange(before, applyEdits(original, edits).content);
   } catch {
     return undefined; // overlapping edits, or none that changes anything: the tool refuses them too
-  }
-}
-
-/**
- * A package.json's text; null when it does not exist; undefined when it cannot be told: not a
- * regular file (a FIFO, a device, a folder: tools/file-guard.ts opens without blocking and checks
- * the opened descriptor), longer than PACKAGE_JSON_MAX_CHARS bytes, growing as it is read, or
- * unreadable.
- */
-function currentPackageJson(real: string): string | null | undefined {
-  let opened: { fd: number; stats: { size: number } };
-  try {
-    opened = openRegularFileSync(real, real, "the permission check");
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOENT" ? null : undefined;
-  }
-  try {
-    const size = opened.stats.size;
-    if (size > PACKAGE_JSON_MAX_CHARS) return undefined;
-    // One byte more than its size: a file that grows meanwhile is not judged from a part of it.
-    const buffer = Buffer.allocUnsafe(size + 1);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const n = readSync(opened.fd, buffer, filled, buffer.length - filled, filled);
-      if (n === 0) break;
-      filled += n;
-    }
-    return filled > size ? undefined : buffer.toString("utf8", 0, filled);
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(opened.fd);
   }
 }

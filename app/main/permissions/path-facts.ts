@@ -7,6 +7,7 @@
 // Never throws.
 import { homedir } from "node:os";
 import path from "node:path";
+import { smallFileTextSync, type SmallFileText } from "../tools/fs-answers.ts";
 import { hostRealpath, NOT_NORMAL, realPathOf as realPathThrough } from "../tools/real-path.ts";
 
 export interface PathPlatform {
@@ -14,9 +15,11 @@ export interface PathPlatform {
   home: string;
   /** Resolves symlinks of an existing path; undefined when it does not exist (or cannot be read). */
   realpath(p: string): string | undefined;
+  /** A small regular file's text (a package.json's); the host's, read now, when not given. */
+  smallFileText?: SmallFileText;
 }
 
-export const hostPlatform: PathPlatform = { platform: process.platform, home: homedir(), realpath: hostRealpath };
+export const hostPlatform: PathPlatform = { platform: process.platform, home: homedir(), realpath: hostRealpath, smallFileText: smallFileTextSync };
 
 /** The same platform with realpath answers remembered: for the paths of one call. */
 export function memoizedPlatform(platform: PathPlatform): PathPlatform {
@@ -54,6 +57,7 @@ const MEMO_LIST_PAIRS = 16;
 class MemoizedPlatform implements PathPlatform {
   readonly platform: NodeJS.Platform;
   readonly home: string;
+  readonly smallFileText: SmallFileText | undefined;
   private readonly inner: PathPlatform;
   private readonly known = new CallMemo<string | null>();
 
@@ -61,6 +65,7 @@ class MemoizedPlatform implements PathPlatform {
     this.inner = inner;
     this.platform = inner.platform;
     this.home = inner.home;
+    this.smallFileText = inner.smallFileText;
   }
 
   // An arrow property, not a method: `realpath` may be passed on alone.

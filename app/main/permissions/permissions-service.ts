@@ -24,6 +24,7 @@ import type { McpCallSummary } from "../../shared/ipc/mcp-schemas.ts";
 import { ServiceError } from "../../shared/errors.ts";
 import { toolCallsOf, type AfterToolCallResult, type AgentLoopConfig, type AnyAgentTool, type BeforeToolCallContext, type BeforeToolCallResult } from "../loop/index.ts";
 import type { PermissionRule, SessionStore } from "../store/index.ts";
+import type { AsyncFileSystem } from "../tools/fs-answers.ts";
 import type { ComputePool } from "../workers/compute-pool.ts";
 import { CallJudge, questionKey, type JudgedCall, type PermissionScope } from "./call-judge.ts";
 import { mcpPatternError, MCP_RULE_TOOL } from "./mcp-rules.ts";
@@ -66,6 +67,9 @@ export interface PermissionsServiceOptions {
   describeMcpTool?: (toolName: string) => McpCallSummary | undefined;
   /** Where the dialogs' diff previews are computed; default the shared compute pool. */
   pool?: ComputePool;
+  /** Where the judge's file system answers come from (call-judge.ts); default the host's, off the event loop. */
+  fileSystem?: AsyncFileSystem;
+  fileSystemTimeoutMs?: number;
 }
 
 interface Started {
@@ -194,8 +198,8 @@ export class PermissionsService {
     let countedWrite = false;
     for (let attempt = 0; ; attempt++) {
       const judged = await this.callJudge.judge(scope, toolName, args);
-      if (judged.kind === "no-parser") {
-        audit(false, "policy: no shell parser", "blocked");
+      if (judged.kind !== "judged") {
+        audit(false, judged.kind === "no-parser" ? "policy: no shell parser" : "policy: the file system did not answer", "blocked");
         return { block: true, reason: judged.reason, outcome: "denied" };
       }
       const { decision, plan } = judged;

@@ -11,7 +11,7 @@ import type { Stats } from "node:fs";
 import { chmod, mkdir, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { refuseSpecialPath } from "./file-guard.ts";
-import { realPathOf } from "./paths.ts";
+import { realPathOffThread } from "./fs-answers.ts";
 
 export interface AtomicWriteResult {
   /** The file actually written (the symlink's target when `file` is a symlink). */
@@ -57,12 +57,12 @@ export interface PrepareOptions {
 }
 
 export async function prepareAtomicWrite(file: string, shown = file, options: PrepareOptions = {}): Promise<PreparedWrite> {
-  const checkTarget = () => {
+  const checkTarget = async () => {
     if (options.expectedTarget === undefined) return;
-    const now = realPathOf(file);
+    const now = await realPathOffThread(file);
     if (now !== options.expectedTarget) throw new MovedTargetError(shown, now);
   };
-  checkTarget();
+  await checkTarget();
   const target = await realpath(file).catch(() => file);
   const existing: Stats | undefined = await stat(target).catch((err: NodeJS.ErrnoException) => {
     if (err.code === "ENOENT") return undefined;
@@ -80,7 +80,7 @@ export async function prepareAtomicWrite(file: string, shown = file, options: Pr
     discard,
     async commit() {
       try {
-        checkTarget();
+        await checkTarget();
         if (existing) await chmod(tempPath, existing.mode & 0o7777);
         await rename(tempPath, target);
       } catch (err) {

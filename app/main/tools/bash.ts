@@ -10,13 +10,14 @@
 // (options.sandbox) the command starts wrapped in it, is stopped the sandbox's way, and a failure
 // the sandbox caused is explained to the model after the output. Commands run at a lower CPU
 // priority than Lathe while others run, unless the user turned that off (command-priority.ts).
-import { existsSync, mkdtempSync, readlinkSync, statSync } from "node:fs";
+import { mkdtempSync, readlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Type } from "@sinclair/typebox";
 import type { AgentTool } from "../loop/index.ts";
 import { OutputCollector, type OutputRedactor } from "./bash-output.ts";
 import { shareCommandPriority } from "./command-priority.ts";
+import { statOffThread } from "./fs-answers.ts";
 import { resolveToolPath } from "./paths.ts";
 import { killFamilyOffThread, waitingForInput as checkWaitingForInput } from "./process-tree-off-thread.ts";
 import { sessionFormed } from "./process-tree.ts";
@@ -87,10 +88,11 @@ export function createBashTool(options: BashOptions): AgentTool<typeof bashParam
     description: options.sandbox ? `${DESCRIPTION} ${SANDBOX_NOTE}` : DESCRIPTION,
     parameters: bashParameters,
     async execute(toolCallId, params, signal, onUpdate) {
+      const cwd = resolveToolPath(".", options.projectDir);
+      // Asked off the event loop: the terminal's start waits for the folder (a hung mount would hold it).
+      if (!(await statOffThread(cwd))?.isDirectory()) throw new Error(`Project folder ${cwd} does not exist.`);
       // Parallel calls start one per turn (where node-pty starts the terminal, its fork blocks the main thread: spawn-turns.ts).
       await nextStartTurn();
-      const cwd = resolveToolPath(".", options.projectDir);
-      if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new Error(`Project folder ${cwd} does not exist.`);
       if (signal?.aborted) throw new Error("Command aborted before it started.");
       // The loop validates arguments first; a caller that did not must not hand node-pty a non-string
       // (it crashes the process instead of throwing).

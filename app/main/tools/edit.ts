@@ -11,7 +11,8 @@ import { ComputeAbortedError, ComputeJobError, type ComputePool, ComputeTimeoutE
 import { MissingFileError, prepareAtomicWrite } from "./atomic-write.ts";
 import { EditError, type EditErrorKind } from "./edit-match.ts";
 import { withFileLock } from "./file-lock.ts";
-import { displayPath, isOutsideProject, realPathOf, resolveToolPath } from "./paths.ts";
+import { realPathOffThread } from "./fs-answers.ts";
+import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
 import type { EditDetails } from "../../shared/tool-details.ts";
 export type { EditDetails };
 
@@ -49,8 +50,8 @@ export function createEditTool(options: EditToolOptions): AgentTool<typeof editP
       const absolutePath = resolveToolPath(params.path, options.projectDir);
       const shown = displayPath(absolutePath, options.projectDir);
       // Where the file really is as the call begins (what its permission was judged on).
-      const expectedTarget = realPathOf(absolutePath);
-      return withFileLock(absolutePath, async () => {
+      const expectedTarget = await realPathOffThread(absolutePath);
+      return withFileLock(expectedTarget, async () => {
         if (signal?.aborted) throw new Error("Edit aborted before it started.");
         const prepared = await prepareAtomicWrite(absolutePath, shown, { mustExist: true, expectedTarget }).catch((err: Error) => {
           if (err instanceof MissingFileError) throw new Error(`File not found: ${shown}. Use the write tool to create a file.`);
@@ -82,7 +83,7 @@ export function createEditTool(options: EditToolOptions): AgentTool<typeof editP
           details: {
             path: shown,
             absolutePath,
-            outsideProject: isOutsideProject(absolutePath, options.projectDir),
+            outsideProject: await isOutsideProject(absolutePath, options.projectDir),
             diff: outcome.diff,
             diffComplete: outcome.diffComplete,
             firstChangedLine: outcome.firstChangedLine,

@@ -106,7 +106,7 @@ export function createFindTool(options: FindToolOptions): AgentTool<typeof findP
         details: {
           path: shown,
           absolutePath,
-          outsideProject: isOutsideProject(absolutePath, options.projectDir),
+          outsideProject: await isOutsideProject(absolutePath, options.projectDir),
           matches: shownCount,
           truncated: more || bounded.truncated,
         },

@@ -88,7 +88,7 @@ export function createGrepTool(options: GrepToolOptions): AgentTool<typeof grepP
         details: {
           path: shown,
           absolutePath,
-          outsideProject: isOutsideProject(absolutePath, options.projectDir),
+          outsideProject: await isOutsideProject(absolutePath, options.projectDir),
           matches: outcome.matches,
           files: new Set(lines.filter((l) => l.isMatch).map((l) => l.file)).size,
           truncated: outcome.limited || bounded.truncated,

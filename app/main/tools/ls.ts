@@ -59,7 +59,7 @@ export function createLsTool(options: { projectDir: string }): AgentTool<typeof 
         details: {
           path: shown,
           absolutePath,
-          outsideProject: isOutsideProject(absolutePath, options.projectDir),
+          outsideProject: await isOutsideProject(absolutePath, options.projectDir),
           entries: names.length,
           shown: shownCount,
           truncated: shownCount < names.length,

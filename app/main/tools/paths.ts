@@ -2,10 +2,12 @@
 // folder, with `~` expanded. `toolPathOf` names the path a call touches (the permission judge
 // asks it before a tool runs, then walks the path itself); `describeToolPaths` adds whether it
 // lies outside the project (symlinks are followed through the nearest existing ancestor:
-// realPathOf, the walk of real-path.ts, which the permission judge uses too). Never throws.
+// realPathOf, the walk of real-path.ts, which the permission judge uses too, with the file
+// system's answers fetched off the event loop: fs-answers.ts). Never throws synchronously; the
+// async functions reject only with FileSystemTimeoutError.
 import { homedir } from "node:os";
 import path from "node:path";
-import { realPathOf } from "./real-path.ts";
+import { realPathOffThread } from "./fs-answers.ts";
 
 export { realPathOf } from "./real-path.ts";
 
@@ -36,10 +38,12 @@ function isInside(child: string, parent: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
-export function isOutsideProject(absPath: string, projectDir: string): boolean {
+/** Whether the path, links followed, lies outside the project (the file system asked off the event loop). */
+export async function isOutsideProject(absPath: string, projectDir: string): Promise<boolean> {
   const root = path.resolve(expandHome(projectDir));
   if (!isInside(absPath, root)) return true;
-  return !isInside(realPathOf(absPath), realPathOf(root));
+  const [real, realRoot] = await Promise.all([realPathOffThread(absPath), realPathOffThread(root)]);
+  return !isInside(real, realRoot);
 }
 
 /** Relative to the project when inside it, absolute otherwise: the form shown to the model and the UI. */
@@ -63,9 +67,9 @@ const PATH_ARG_DEFAULTS: Record<string, string | undefined> = {
  * cannot be analysed reliably) give []. Arguments of the wrong shape give [] too: validation
  * reports those before anything runs.
  */
-export function describeToolPaths(toolName: string, args: unknown, projectDir: string): ToolPath[] {
+export async function describeToolPaths(toolName: string, args: unknown, projectDir: string): Promise<ToolPath[]> {
   const abs = toolPathOf(toolName, args, projectDir);
-  return abs === undefined ? [] : [{ path: abs, outsideProject: isOutsideProject(abs, projectDir) }];
+  return abs === undefined ? [] : [{ path: abs, outsideProject: await isOutsideProject(abs, projectDir) }];
 }
 
 /**

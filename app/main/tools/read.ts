@@ -37,7 +37,7 @@ export function createReadTool(options: { projectDir: string }): AgentTool<typeo
     async execute(_toolCallId, params, signal) {
       const absolutePath = resolveToolPath(params.path, options.projectDir);
       const shown = displayPath(absolutePath, options.projectDir);
-      const base = { path: shown, absolutePath, outsideProject: isOutsideProject(absolutePath, options.projectDir) };
+      const base = { path: shown, absolutePath, outsideProject: await isOutsideProject(absolutePath, options.projectDir) };
       if (signal?.aborted) throw new Error("Read aborted.");
       const { handle, stats: info } = await openRegularFile(absolutePath, shown, "read").catch((err: NodeJS.ErrnoException) => {
         if (err.name === "FileKindError") throw err;

@@ -9,7 +9,8 @@ import type { AgentTool } from "../loop/index.ts";
 import { type ComputePool, ComputeTimeoutError, computePool } from "../workers/compute-pool.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { withFileLock } from "./file-lock.ts";
-import { displayPath, isOutsideProject, realPathOf, resolveToolPath } from "./paths.ts";
+import { realPathOffThread } from "./fs-answers.ts";
+import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
 import { byteLength, formatBytes } from "./truncate.ts";
 import type { WriteDetails } from "../../shared/tool-details.ts";
 export type { WriteDetails };
@@ -41,8 +42,8 @@ export function createWriteTool(options: WriteToolOptions): AgentTool<typeof wri
       const absolutePath = resolveToolPath(params.path, options.projectDir);
       const shown = displayPath(absolutePath, options.projectDir);
       // Where the file really is as the call begins (what its permission was judged on).
-      const expectedTarget = realPathOf(absolutePath);
-      return withFileLock(absolutePath, async () => {
+      const expectedTarget = await realPathOffThread(absolutePath);
+      return withFileLock(expectedTarget, async () => {
         if (signal?.aborted) throw new Error("Write aborted before it started.");
         const timeoutMs = options.diffTimeoutMs ?? WRITE_DIFF_TIMEOUT_MS;
         const diff = await (options.pool ?? computePool())
@@ -63,7 +64,7 @@ export function createWriteTool(options: WriteToolOptions): AgentTool<typeof wri
           details: {
             path: shown,
             absolutePath,
-            outsideProject: isOutsideProject(absolutePath, options.projectDir),
+            outsideProject: await isOutsideProject(absolutePath, options.projectDir),
             created: result.created,
             bytes,
             lines,
