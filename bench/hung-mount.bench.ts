@@ -73,7 +73,7 @@ try {
     figures[`${name}Answer`] = answer.slice(0, 160);
   };
   await measure("judgeBash", judgeBash);
-  await measure("writeTool", () => createWriteTool({ projectDir }).execute("w1", { path: "src/b.ts", content: "y" }, undefined));
+  await measure("writeTool", () => createWriteTool({ projectDir }).execute("w1", { path: "src/b.ts", content: "y" }, undefined, () => undefined));
   await measure("bashTool", () => createBashTool({ projectDir }).execute("b1", { command: "echo hi" }, undefined, () => undefined));
   clearInterval(ticker);
   console.log(JSON.stringify(figures));

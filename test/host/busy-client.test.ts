@@ -2,14 +2,15 @@
 // once: the host leaves the extra ones unread until a slot frees (ws-connection.ts), and with them
 // the client's pongs. That pause is the host's own doing, so the heartbeat must not end the
 // connection for it (it did: 17 requests of 3 s with a 400 ms heartbeat closed it after 812 ms,
-// with no answer).
+// with no answer). And a client whose every slot is held by requests that never end (an MCP
+// server that never answers) can still stop a run, answer a question or interrupt a command.
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
 import { EventHub } from "../../app/main/ipc/event-hub.ts";
 import type { IpcRouter } from "../../app/main/ipc/router.ts";
-import { MAX_REQUESTS_IN_FLIGHT, serveConnection } from "../../app/main/host/ws-connection.ts";
+import { MAX_CONTROL_IN_FLIGHT, MAX_REQUESTS_IN_FLIGHT, MAX_WAITING, serveConnection } from "../../app/main/host/ws-connection.ts";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -38,4 +39,39 @@ describe("a client whose requests wait for a free slot", () => {
     expect(closed).toBeNull();
     expect(answers.filter((a) => (a as { result?: { ok: boolean } }).result?.ok).length).toBe(requests);
   }, 20_000);
+
+  it("still gets control requests through when every slot is held by requests that never end", async () => {
+    const handled: string[] = [];
+    const router = {
+      handle: (method: string) => {
+        handled.push(method);
+        // Everything but control hangs for good (a server that never answers).
+        return method === "sessions.create" ? new Promise(() => undefined) : Promise.resolve({ ok: true, data: method });
+      },
+    } as unknown as IpcRouter;
+    const server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+    cleanups.push(() => server.close());
+    server.on("connection", (ws) => serveConnection(ws, { router, hub: new EventHub(), token: "t", authDeadlineMs: 5_000, heartbeatMs: 60_000, report: () => undefined }));
+    await once(server, "listening");
+    const client = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    cleanups.push(() => client.terminate());
+    const answers: { id?: number; result?: { ok: boolean; data?: string } }[] = [];
+    client.on("message", (data) => answers.push(JSON.parse(String(data))));
+    await once(client, "open");
+    client.send(JSON.stringify({ token: "t" }));
+    let id = 0;
+    for (let i = 0; i < MAX_REQUESTS_IN_FLIGHT + 3; i++) client.send(JSON.stringify({ id: ++id, method: "sessions.create", params: {} }));
+    // Sent after the stuck ones, in separate writes: each is read and started in a slot of its own.
+    const controls = ["sessions.abort", "permissions.respond", "tools.interrupt", "tools.input"];
+    for (const method of controls) client.send(JSON.stringify({ id: ++id, method, params: {} }));
+    await expect.poll(() => answers.filter((a) => a.result?.ok).map((a) => a.result!.data), { timeout: 5_000, interval: 20 }).toEqual(controls);
+    // Ordinary requests still wait their turn; control ones keep getting through.
+    expect(controls.length).toBe(MAX_CONTROL_IN_FLIGHT);
+    expect(handled.filter((m) => m === "sessions.create")).toHaveLength(MAX_REQUESTS_IN_FLIGHT);
+    client.send(JSON.stringify({ id: ++id, method: "app.info", params: {} }));
+    client.send(JSON.stringify({ id: id + 1, method: "sessions.abort", params: {} }));
+    await expect.poll(() => answers.filter((a) => a.result?.data === "sessions.abort").length, { timeout: 5_000, interval: 20 }).toBe(2);
+    expect(handled).not.toContain("app.info");
+    expect(MAX_WAITING).toBeGreaterThan(MAX_REQUESTS_IN_FLIGHT);
+  });
 });

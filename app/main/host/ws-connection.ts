@@ -21,7 +21,13 @@
 // that way (they are the app's, not the client's asking): past MAX_UNSENT_FACTOR times
 // `maxBufferedBytes` waiting to be sent, the connection is ended at once rather than at the next
 // heartbeat (a tab that stopped reading held 510 MB of events for a minute; the answers it asked
-// for are bounded by the requests in flight); the page reconnects and reloads what it shows. A request's text is measured before it is parsed: one nested deeper
+// for are bounded by the requests in flight); the page reconnects and reloads what it shows.
+// Requests that give the user control back (CONTROL_METHODS: Stop, answering a permission
+// question, interrupting or typing into a command) never queue behind slow ones: with every slot
+// taken (16 requests waiting on, say, an MCP server that never answers), up to
+// MAX_CONTROL_IN_FLIGHT of them start in slots of their own, and the client is read on until
+// MAX_WAITING requests (or MAX_WAITING_BYTES) wait, so a Stop sent after them is seen; a tab whose
+// slots are all held once could not stop anything until it was reloaded. A request's text is measured before it is parsed: one nested deeper
 // than the request bounds or made of more values is refused without the parse (32 MB of `{}`
 // held the host for 5 to 8 s). Must not throw and must not leave a rejected promise behind,
 // whatever arrives.
@@ -56,6 +62,15 @@ export interface ConnectionOptions {
 export const DEFAULT_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 /** Requests of one connection handled at once; later ones wait, unread past those already read. */
 export const MAX_REQUESTS_IN_FLIGHT = 16;
+/** Control requests (CONTROL_METHODS) handled at once beyond MAX_REQUESTS_IN_FLIGHT. */
+export const MAX_CONTROL_IN_FLIGHT = 4;
+/** Requests read but not started past which the client is left unread, and their total characters. */
+export const MAX_WAITING = 64;
+const MAX_WAITING_CHARS = 1024 * 1024;
+/** Requests that give the user control back: quick, they wait on nothing outside the app. */
+export const CONTROL_METHODS: ReadonlySet<string> = new Set(["sessions.abort", "permissions.respond", "permissions.respondBatch", "tools.interrupt", "tools.input"]);
+/** Longest text of a control request looked at (an answer with edited rules, a line of input). */
+const MAX_CONTROL_CHARS = 64 * 1024;
 /** Times maxBufferedBytes waiting to be sent past which the connection is ended. */
 export const MAX_UNSENT_FACTOR = 4;
 
@@ -64,6 +79,12 @@ function tokenMatches(expected: string, given: unknown): boolean {
   const a = Buffer.from(expected);
   const b = Buffer.from(given);
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function isControlRequest(raw: string): boolean {
+  if (raw.length > MAX_CONTROL_CHARS || !raw.includes('"method"')) return false;
+  const method = parseObject(raw)?.method;
+  return typeof method === "string" && CONTROL_METHODS.has(method);
 }
 
 function parseObject(raw: string): Record<string, unknown> | null {
@@ -81,23 +102,38 @@ export function serveConnection(ws: WebSocket, options: ConnectionOptions): void
   let alive = true;
   const maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
 
-  /** Requests read but not started (at most what one read of the socket held), and those running. */
-  const waiting: string[] = [];
+  /** Requests read but not started, in order, and those running (control ones in slots of their own). */
+  const waiting: { raw: string; control: boolean }[] = [];
+  let waitingChars = 0;
   let inFlight = 0;
+  let controlInFlight = 0;
 
-  /** Starts waiting requests while there is room; reads the client again once all have started and half of what waited for it was sent. */
+  const start = (index: number, reserved: boolean): void => {
+    const [request] = waiting.splice(index, 1);
+    waitingChars -= request!.raw.length;
+    if (reserved) controlInFlight++;
+    else inFlight++;
+    handle(request!.raw)
+      .catch((error: unknown) => options.report("answering a request", error))
+      .finally(() => {
+        if (reserved) controlInFlight--;
+        else inFlight--;
+        pump();
+      });
+  };
+
+  /** Starts waiting requests while there is room; reads the client while few wait and half of what waited for it was sent. */
   const pump = (): void => {
     if (ws.readyState !== ws.OPEN) return;
-    while (waiting.length > 0 && inFlight < MAX_REQUESTS_IN_FLIGHT && ws.bufferedAmount <= maxBuffered) {
-      inFlight++;
-      handle(waiting.shift()!)
-        .catch((error: unknown) => options.report("answering a request", error))
-        .finally(() => {
-          inFlight--;
-          pump();
-        });
+    while (waiting.length > 0 && ws.bufferedAmount <= maxBuffered) {
+      if (inFlight < MAX_REQUESTS_IN_FLIGHT) start(0, false);
+      else {
+        const control = controlInFlight < MAX_CONTROL_IN_FLIGHT ? waiting.findIndex((r) => r.control) : -1;
+        if (control === -1) break;
+        start(control, true);
+      }
     }
-    if (waiting.length > 0 || ws.bufferedAmount > maxBuffered) ws.pause();
+    if (waiting.length >= MAX_WAITING || waitingChars > MAX_WAITING_CHARS || ws.bufferedAmount > maxBuffered) ws.pause();
     else if (ws.isPaused && ws.bufferedAmount <= maxBuffered / 2) {
       // Its pongs were left unread with the rest: the heartbeat counts from now.
       alive = true;
@@ -193,11 +229,13 @@ export function serveConnection(ws: WebSocket, options: ConnectionOptions): void
       if (ws.readyState === ws.OPEN) authenticate(raw);
       return;
     }
-    waiting.push(raw);
+    waiting.push({ raw, control: isControlRequest(raw) });
+    waitingChars += raw.length;
     pump();
   });
   ws.on("close", () => {
     waiting.length = 0;
+    waitingChars = 0;
     clearTimeout(deadline);
     clearInterval(heartbeat);
     remove?.();
