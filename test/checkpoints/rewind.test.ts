@@ -4,6 +4,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { MAX_PREVIEWS } from "../../app/main/checkpoints/rewinder.ts";
 import { bash, cleanup, FakeSession, makeService, snapshot, tempDir, write } from "./helpers.ts";
 
 const dirs: string[] = [];
@@ -33,6 +34,20 @@ async function rewindAll(rewinder: ReturnType<typeof setup>["rewinder"], session
 }
 
 describe("rewind", () => {
+  it("keeps at most MAX_PREVIEWS previews: the oldest is refused, saying why, and the newest still applies", async () => {
+    const { project, rewinder, session } = setup((p) => write(p, "a.txt", "v1\n"));
+    const asked = session.user("change a");
+    await session.turn([{ name: "bash", arguments: { command: "…" } }], () => write(project, "a.txt", "v2\n"));
+    const previews = [];
+    for (let i = 0; i <= MAX_PREVIEWS; i++) previews.push(await rewinder.preview(session, session.sessionId, { position: asked }));
+    await expect(rewinder.apply(session, previews[0]!.previewId, { restore: [], destination: "project" })).rejects.toThrow(
+      "That preview is no longer kept (it expired after 30 minutes, or 20 newer ones were opened): open the rewind again.",
+    );
+    const result = await rewinder.apply(session, previews.at(-1)!.previewId, { restore: [], destination: "project" });
+    expect("done" in result).toBe(true);
+    expect(readFileSync(path.join(project, "a.txt"), "utf8")).toBe("v1\n");
+  });
+
   it("restores exactly what a bash command edited, created and deleted", async () => {
     const { project, cp, rewinder, session } = setup((p) => {
       write(p, "src/a.ts", "export const a = 1;\n");

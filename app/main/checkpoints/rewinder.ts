@@ -69,6 +69,8 @@ interface StoredPreview {
 }
 
 const PREVIEW_TTL_MS = 30 * 60_000;
+/** Previews kept at once: past it, the oldest is dropped (each holds a plan of up to a whole turn's files). */
+export const MAX_PREVIEWS = 20;
 
 export class Rewinder {
   readonly #cp: CheckpointService;
@@ -165,7 +167,7 @@ export class Rewinder {
     choices: { restore: readonly string[]; destination: "project" | "worktree" },
   ): Promise<{ done: RewindOutcome } | { changed: RewindPreview }> {
     const stored = this.#previews.get(previewId);
-    if (!stored) throw new CheckpointError("failed", "That preview has expired: open the rewind again.");
+    if (!stored) throw new CheckpointError("failed", "That preview is no longer kept (it expired after 30 minutes, or 20 newer ones were opened): open the rewind again.");
     const restore = new Set(choices.restore.map((id) => pathKey(fromPathId(id))));
     if (choices.destination === "worktree") return { done: await this.#toWorktree(stored) };
     const { scope, target } = stored;
@@ -362,9 +364,15 @@ export class Rewinder {
     return { ...outcome, rewindId: rewind.id, folder, worktree: true };
   }
 
+  /** Drops expired previews, and the oldest ones past MAX_PREVIEWS - 1 (a new one is about to be kept). */
   #sweep(): void {
     const now = Date.now();
     for (const [id, p] of this.#previews) if (now - p.createdAt > PREVIEW_TTL_MS) this.#previews.delete(id);
+    // A Map iterates in insertion order: the first keys are the oldest previews.
+    for (const id of this.#previews.keys()) {
+      if (this.#previews.size < MAX_PREVIEWS) break;
+      this.#previews.delete(id);
+    }
   }
 }
 
