@@ -5,8 +5,12 @@
 // Streamable HTTP server gets its `headers` on every request and answers of at most 16 MB.
 // States: disabled, idle (not started), connecting, connected, failed. A server that exits or
 // drops the connection becomes "failed" with its stderr tail and keeps its last tool listing; the
-// next call starts it again. `connect` and `close` never reject; `call` rejects only with an Error
-// whose message is written for the model (what happened, and what Lathe will do).
+// next call starts it again. One time limit (`connectTimeoutMs`) bounds a whole start: the
+// transport's start, initialize, the initialized notice and every tools/list page; when it passes
+// the start fails naming the step, and the connection is closed (which aborts an HTTP server's
+// requests). A listing after tools/list_changed has the same limit. `connect` and `close` never
+// reject; `call` rejects only with an Error whose message is written for the model (what happened,
+// and what Lathe will do).
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
@@ -15,6 +19,7 @@ import path from "node:path";
 import stripAnsi from "strip-ansi";
 import { expandSpec, type McpServerSpec } from "./config.ts";
 import { boundedFetch, MAX_MESSAGE_BYTES } from "./bounded-fetch.ts";
+import { Deadline } from "./deadline.ts";
 import { loadMcpSdk, type McpSdk } from "./mcp-sdk.ts";
 import type { StdioTransport } from "./stdio-transport.ts";
 import type { McpToolDefinition } from "./tool-definitions.ts";
@@ -36,7 +41,7 @@ export interface McpConnectionOptions {
   /** The folder a stdio server starts in when its spec has no `cwd`. */
   defaultCwd: string;
   clientInfo: { name: string; version: string };
-  /** Bound of start, initialize and the tool listing. Default 30 s. */
+  /** Bound of a whole start (transport, initialize, initialized notice, every listing page), and of a listing after tools/list_changed. Default 30 s. */
   connectTimeoutMs?: number;
   /** A reason the server cannot start at all (a stored secret that cannot be decrypted). */
   startError?: string;
@@ -52,6 +57,7 @@ const STDERR_TAIL_CHARS = 8_192;
 const STDERR_TAIL_LINES = 20;
 const MAX_TOTAL_CALL_MS = 30 * 60_000;
 const MAX_PAGES = 20;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 /** Least time between the starts of two listings caused by tools/list_changed. */
 export const RELIST_INTERVAL_MS = 1_000;
 const MAX_ERROR_CHARS = 2_000;
@@ -218,8 +224,9 @@ export class McpConnection {
     this.stdio = undefined;
     this.stderr = "";
     this.o.onChange();
-    const timeout = this.o.connectTimeoutMs ?? 30_000;
+    const timeout = this.o.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     let client: Client | undefined;
+    let deadline: Deadline | undefined;
     try {
       if (this.o.startError) throw new Error(this.o.startError);
       const spec = expandSpec(this.spec, this.o.env);
@@ -235,8 +242,16 @@ export class McpConnection {
         else this.protocolNote = { text: bounded(message).slice(0, 300), at: Date.now() };
       };
       client.onclose = () => this.markFailed(generation, this.closeReason ?? this.exitReason());
-      await client.connect(this.transport(sdk, spec), { timeout });
-      await this.listTools(client, generation, timeout);
+      const transport = this.transport(sdk, spec);
+      deadline = new Deadline(timeout);
+      deadline.step = spec.transport === "stdio" ? "start and answer initialize" : "answer initialize";
+      // Client.connect gives its options to initialize only: the initialized notice after it (an
+      // HTTP POST whose answer may never end) has no limit, so the whole connect is bound.
+      await deadline.bound(client.connect(transport, { timeout: deadline.remaining() }), (passed) => {
+        if (client?.getServerVersion()) passed.step = "finish its answer to the notifications/initialized notice";
+        return new Error("The start's time limit passed.");
+      });
+      await this.listTools(client, generation, deadline);
       if (generation !== this.generation) return;
       client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => this.relist(client!, generation, timeout));
       this.state = "connected";
@@ -249,7 +264,7 @@ export class McpConnection {
       this.generation++;
       this.client = undefined;
       this.state = "failed";
-      this.error = bounded(this.describeStartError(error, timeout));
+      this.error = bounded(this.describeStartError(error, deadline));
       this.o.onChange();
       await client?.close().catch(() => undefined);
     }
@@ -297,14 +312,15 @@ export class McpConnection {
         if (generation !== this.generation) break;
         this.relistPending = false;
         lastStart = Date.now();
-        await this.listTools(client, generation, timeout).catch(() => undefined);
+        await this.listTools(client, generation, new Deadline(timeout)).catch(() => undefined);
       }
     })().finally(() => {
       this.relisting = undefined;
     });
   }
 
-  private async listTools(client: Client, generation: number, timeout: number): Promise<void> {
+  /** Lists the server's tools, page by page, all within `deadline`. */
+  private async listTools(client: Client, generation: number, deadline: Deadline): Promise<void> {
     const sdk = await loadMcpSdk();
     this.listedAt = Date.now();
     this.listings++;
@@ -312,7 +328,8 @@ export class McpConnection {
     let cursor: string | undefined;
     const cursors = new Set<string>();
     for (let page = 0; page < MAX_PAGES && raw.length < sdk.MAX_TOOLS_PER_SERVER; page++) {
-      const result = await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, sdk.ResultSchema, { timeout });
+      deadline.step = `answer tools/list (page ${page + 1} of its tool listing)`;
+      const result = await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, sdk.ResultSchema, { timeout: deadline.remaining() });
       const tools = (result as { tools?: unknown }).tools;
       if (!Array.isArray(tools)) throw new Error('Its answer to tools/list has no "tools" list.');
       raw.push(...tools);
@@ -336,13 +353,19 @@ export class McpConnection {
     this.o.onChange();
   }
 
-  private describeStartError(error: unknown, timeout: number): string {
+  private describeStartError(error: unknown, deadline: Deadline | undefined): string {
     const message = messageOf(error);
     const tail = this.stderrTail();
     const withTail = (text: string) => (tail ? `${text} Its last output on stderr:\n${tail}` : text);
     if ((error as NodeJS.ErrnoException)?.code === "ENOENT") return `Cannot start "${this.spec.command}": no such command (is it installed, and on Lathe's PATH?).`;
     const code = mcpErrorCode(this.sdk, error);
-    if (code !== undefined && code === this.sdk?.ErrorCode.RequestTimeout) return withTail(`No answer within ${Math.round(timeout / 1000)} s while starting.`);
+    // A request's timeout is the time left of the start's (deadline.ts), so it means the same.
+    if (deadline && (deadline.passed() || (code !== undefined && code === this.sdk?.ErrorCode.RequestTimeout))) {
+      const stopped = this.spec.transport === "stdio" ? "stopped it" : "closed the connection";
+      return withTail(
+        `No answer within ${Math.round(deadline.ms / 1000)} s while starting. Lathe was waiting for the MCP server ${this.name} to ${deadline.step}, and ${stopped}.`,
+      );
+    }
     if (code !== undefined && code === this.sdk?.ErrorCode.ConnectionClosed) {
       return withTail(`The server ${this.stdio?.exitDescription() ?? "exited"} before it was ready.`);
     }

@@ -7,7 +7,8 @@
 // A project's server shadows a user server of the same name in that project's sessions.
 //
 // It is the sessions' tool source (tool_search, the servers' tools, stand-ins for tools a session
-// uses that no server offers now), tells the permission layer what an MCP tool is, and answers
+// uses that no server offers now; a new session waits for its "load all tools" servers at most a
+// start's time limit), tells the permission layer what an MCP tool is, and answers
 // the settings screen's requests. Methods meant for IPC throw ServiceError with a message for the
 // user; nothing else throws.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -21,7 +22,8 @@ import { parseMcpServers } from "./config.ts";
 import { findConfigFiles, readConfigSource } from "./config-files.ts";
 import { isProjectFile, reviewImport } from "./import-review.ts";
 import { McpConfigStore, type McpScope } from "./config-store.ts";
-import { McpConnection } from "./connection.ts";
+import { DEFAULT_CONNECT_TIMEOUT_MS, McpConnection } from "./connection.ts";
+import { waitAtMost } from "./deadline.ts";
 import { createMcpAgentTool, createUnavailableTool, type McpCallRunner } from "./mcp-tool.ts";
 import type { McpToolDefinition } from "./tool-definitions.ts";
 import { createToolSearchTool, TOOL_SEARCH, type SearchableServer, type ToolSearchCatalog } from "./tool-search.ts";
@@ -36,6 +38,7 @@ export interface McpServiceOptions {
   /** A project's folder (a project's stdio servers start there), or undefined when it is gone. */
   projectFolder: (projectId: number) => string | undefined;
   clientInfo: { name: string; version: string };
+  /** Time limit of a server's start (connection.ts), and the most a new session waits for one. */
   connectTimeoutMs?: number;
   /** A server's status, configuration or tools changed. */
   onServerChange?: (id: string) => void;
@@ -91,7 +94,9 @@ export class McpService {
     const scoped = this.inScope(projectId);
     for (const c of scoped) c.startIfIdle();
     const upFront = scoped.filter((c) => c.spec.loadAllTools);
-    await Promise.all(upFront.map((c) => c.connect()));
+    // A start fails at its own bound, but the process it then stops may take seconds more to end:
+    // the session does not wait for that (a server still starting offers its tools through tool_search).
+    await waitAtMost(Promise.all(upFront.map((c) => c.connect())), this.o.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
     return [
       TOOL_SEARCH,
       ...upFront.flatMap((c) =>
