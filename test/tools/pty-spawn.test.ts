@@ -3,16 +3,19 @@
 // and TERM, and no signal ignored; its exit code or signal is reported once, also to a listener
 // added after the end; input reaches it; the master side is closed once the reader has read the
 // end; a missing program or folder is a clear error; a program named without a path, or
-// LATHE_PTY_SPAWN=node, goes through node-pty; and starting one copies nothing of Lathe's memory
-// (after a fork, every page Lathe writes faults once: copy-on-write).
+// LATHE_PTY_SPAWN=node, goes through node-pty; starting one copies nothing of Lathe's memory
+// (after a fork, every page Lathe writes faults once: copy-on-write); and input a command does not
+// read waits up to a bound, beyond which it is refused (both kinds of terminal), losing nothing
+// taken before.
 import { execFileSync, spawnSync } from "node:child_process";
-import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, mkdtempSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
+import { CommandInputFull, MAX_PENDING_INPUT_BYTES, nodePtyPendingBytes } from "../../app/main/tools/pty-input-bound.ts";
 import { loadNativeReader, nativeReaderPath, readTerminal } from "../../app/main/tools/pty-reader.ts";
 import { spawnTerminal, SpawnedTerminal, type Terminal, type TerminalExit } from "../../app/main/tools/pty-spawn.ts";
-import { describeWhen } from "../support/requirements.ts";
+import { describeWhen, needsLinux } from "../support/requirements.ts";
 import { tempDir } from "./helpers.ts";
 
 const scratch = tempDir("lathe-pty-spawn-");
@@ -34,7 +37,91 @@ async function run(script: string, input?: string): Promise<{ term: Terminal; ou
   return { term, output: Buffer.concat(parts).toString("utf8").replace(/\r\n/g, "\n"), exit };
 }
 
+/**
+ * Types 64 KiB at a time into a command that reads nothing until told to, until a write is
+ * refused; then lets it read exactly what was taken, which it counts. Returns what was taken, the
+ * refusal, what waited, and the count the command printed.
+ */
+async function fillThenRead(viaNodePty: boolean) {
+  const dir = mkdtempSync(path.join(scratch.dir, "input-"));
+  const script = 'stty -icanon -echo; echo ready; while [ ! -s go ]; do sleep 0.05; done; head -c "$(cat go)" | wc -c';
+  if (viaNodePty) process.env.LATHE_PTY_SPAWN = "node";
+  let term: Terminal;
+  try {
+    term = spawnTerminal("/bin/bash", ["--norc", "--noprofile", "-c", script], { cols: 80, rows: 24, cwd: dir, env });
+  } finally {
+    delete process.env.LATHE_PTY_SPAWN;
+  }
+  const waiting = () => (term instanceof SpawnedTerminal ? term.pendingInputBytes : nodePtyPendingBytes(term));
+  let output = "";
+  const reader = readTerminal(term, (chunk) => (output += Buffer.from(chunk).toString("utf8")));
+  let ended = false;
+  const exited = new Promise((resolve) => term.onExit(resolve)).then(() => (ended = true));
+  try {
+    await expect.poll(() => output).toContain("ready");
+    const chunk = "y".repeat(64 * 1024);
+    let taken = 0;
+    let refusal: unknown;
+    for (let i = 0; i < 64 && refusal === undefined; i++) {
+      try {
+        term.write(chunk);
+        taken += chunk.length;
+      } catch (error) {
+        refusal = error;
+      }
+    }
+    const waitingAtRefusal = waiting();
+    // Refused again and again: nothing more waits.
+    const refusedAgain = Array.from({ length: 50 }, () => {
+      try {
+        term.write(chunk);
+        return false;
+      } catch (error) {
+        return error instanceof CommandInputFull;
+      }
+    });
+    const waitingAfter = waiting();
+    // A key (an answer's Enter, the interrupt's Ctrl-C) still fits.
+    term.write("k");
+    taken += 1;
+    writeFileSync(path.join(dir, "go.tmp"), String(taken));
+    renameSync(path.join(dir, "go.tmp"), path.join(dir, "go"));
+    await exited;
+    await reader.finish();
+    return { term, taken, refusal, waitingAtRefusal, refusedAgain, waitingAfter, counted: output.trim().split(/\r?\n/).at(-1) };
+  } finally {
+    // The command, when a failure came before its input.
+    if (!ended) process.kill(-term.pid, "SIGKILL");
+  }
+}
+
+function expectBoundedInput(result: Awaited<ReturnType<typeof fillThenRead>>): void {
+  expect(result.refusal).toBeInstanceOf(CommandInputFull);
+  expect(result.refusal).toMatchObject({ failure: "unavailable", message: expect.stringMatching(/^The command is not reading its input: [\d,]+ KiB are waiting\./) });
+  expect(result.waitingAtRefusal).toBeLessThanOrEqual(MAX_PENDING_INPUT_BYTES);
+  expect(result.waitingAtRefusal).toBeGreaterThan(MAX_PENDING_INPUT_BYTES - 64 * 1024);
+  expect(result.refusedAgain.every(Boolean)).toBe(true);
+  expect(result.waitingAfter).toBe(result.waitingAtRefusal);
+  // Everything taken reached the command, once it read.
+  expect(result.counted).toBe(String(result.taken));
+}
+
+describeWhen(needsLinux(), "input a command does not read, through node-pty", () => {
+  it("waits up to the bound (node-pty's own queue is read); beyond, a write is refused and what was taken still arrives", async () => {
+    const result = await fillThenRead(true);
+    expect(result.term).not.toBeInstanceOf(SpawnedTerminal);
+    expectBoundedInput(result);
+  }, 60_000);
+});
+
 describeWhen(needsSpawn, "terminals started without fork()", () => {
+  it("input a command does not read waits up to the bound; beyond, a write is refused and what was taken still arrives", async () => {
+    const result = await fillThenRead(false);
+    expect(result.term).toBeInstanceOf(SpawnedTerminal);
+    expectBoundedInput(result);
+    expect((result.term as SpawnedTerminal).pendingInputBytes).toBe(0);
+  }, 60_000);
+
   it("the command leads a session whose controlling terminal is the new pty, as node-pty's do", async () => {
     const { term, output, exit } = await run(
       'tty; ps -o sid= -o pgid= -o tpgid= -p $$; stty size; stty -a | grep -o "\\-\\?iutf8\\|\\-\\?icanon\\|\\-\\?echo \\|\\-\\?isig"; echo "$PWD|$TERM"; trap -p; exit 3',

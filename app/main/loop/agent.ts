@@ -1,10 +1,13 @@
 // Agent: one conversation over the loop. Owns the transcript, the active tool set and the
 // steering and follow-up queues; runs one loop at a time; fans every event out to subscribers
 // (awaited in order, so a subscriber sees the transcript as it is at that event). Subscribers must
-// not throw: a throwing subscriber is reported through `onSubscriberError` and skipped.
+// not throw: a throwing subscriber is reported through `onSubscriberError` and skipped. The queues
+// are bounded together (MAX_QUEUED_*): `steer` and `followUp` beyond a bound throw a ServiceError
+// ("unavailable") and queue nothing; what was queued before stays, in order.
 import type { AgentEvent, AgentMessage, ImageContent, Model, UserMessage } from "../../shared/agent-types.ts";
 import { runAgentLoop, runAgentLoopContinue } from "./agent-loop.ts";
 import { errorText } from "../../shared/error-text.ts";
+import { ServiceError } from "../../shared/errors.ts";
 import { defaultConvertToLlm } from "./messages.ts";
 import { activeToolNamesByMessage } from "./tool-activation.ts";
 import type { AgentContext, AgentLoopConfig, AnyAgentTool, StreamFn } from "./types.ts";
@@ -28,6 +31,13 @@ export interface AgentOptions extends Omit<AgentLoopConfig, "model" | "convertTo
 }
 
 export type AgentListener = (event: AgentEvent) => void | Promise<void>;
+
+/** Steering and follow-ups waiting at once: many times what anyone sends while one run goes. */
+export const MAX_QUEUED_MESSAGES = 100;
+/** Their text, which every session state event carries again: four of the largest messages (1,000,000 characters each). */
+export const MAX_QUEUED_TEXT_CHARS = 4_000_000;
+/** Their images' data (base64), kept in memory until taken: twice the largest request (32 MiB). */
+export const MAX_QUEUED_IMAGE_CHARS = 64 * 1024 * 1024;
 
 export class Agent {
   systemPrompt: string;
@@ -121,12 +131,12 @@ export class Agent {
 
   /** Injected after the current tool batch, before the model is asked again. */
   steer(message: string | AgentMessage): void {
-    this.steeringQueue.push(typeof message === "string" ? userMessage(message) : message);
+    this.enqueue(this.steeringQueue, typeof message === "string" ? userMessage(message) : message);
   }
 
   /** Runs when the agent would otherwise stop. */
   followUp(message: string | AgentMessage): void {
-    this.followUpQueue.push(typeof message === "string" ? userMessage(message) : message);
+    this.enqueue(this.followUpQueue, typeof message === "string" ? userMessage(message) : message);
   }
 
   /** Copies of the queues: changing them changes nothing. */
@@ -210,6 +220,19 @@ export class Agent {
     }
   }
 
+  /** Queues `message`, or throws when the queues together would pass a bound (see the header). */
+  private enqueue(queue: AgentMessage[], message: AgentMessage): void {
+    const waiting = [...this.steeringQueue, ...this.followUpQueue];
+    const added = queuedSize(message);
+    const held = waiting.map(queuedSize).reduce((sum, size) => ({ text: sum.text + size.text, images: sum.images + size.images }), { text: 0, images: 0 });
+    let full: string | undefined;
+    if (waiting.length >= MAX_QUEUED_MESSAGES) full = `${waiting.length} messages are already waiting for the agent`;
+    else if (held.text + added.text > MAX_QUEUED_TEXT_CHARS) full = `The messages waiting for the agent already hold ${(held.text / 1e6).toFixed(1)} million characters of text`;
+    else if (held.images + added.images > MAX_QUEUED_IMAGE_CHARS) full = `The messages waiting for the agent already hold ${(held.images / 2 ** 20).toFixed(1)} MiB of images`;
+    if (full) throw new ServiceError("unavailable", `${full}: this one does not fit. Send it once the agent has taken some, or stop the run.`);
+    queue.push(message);
+  }
+
   private rebuildActiveTools(): void {
     this.activeNames.clear();
     for (const name of this.activeToolNamesAt(this.messages.length - 1)) this.activeNames.add(name);
@@ -222,6 +245,19 @@ export function userMessage(text: string, images: ImageContent[] = []): UserMess
     content: images.length > 0 ? [{ type: "text", text }, ...images] : text,
     timestamp: Date.now(),
   };
+}
+
+/** The characters a queued message holds: its text, and its images' data. */
+function queuedSize(message: AgentMessage): { text: number; images: number } {
+  const content = "content" in message ? message.content : undefined;
+  if (typeof content === "string") return { text: content.length, images: 0 };
+  let text = 0;
+  let images = 0;
+  for (const part of Array.isArray(content) ? content : []) {
+    if (part.type === "text") text += part.text.length;
+    else if (part.type === "image") images += part.data.length;
+  }
+  return { text, images };
 }
 
 function takeFrom(queue: AgentMessage[], mode: QueueMode = "one-at-a-time"): AgentMessage[] {

@@ -40,7 +40,7 @@ export interface CodingToolsOptions {
 
 export interface CodingTools {
   tools: AnyAgentTool[];
-  /** Types into a running bash call's terminal ("\r" is Enter). False when it is not running. */
+  /** Types into a running bash call's terminal ("\r" is Enter). False when it is not running; throws CommandInputFull when too much input waits for it. */
   writeInput(toolCallId: string, data: string): boolean;
   /** Interrupts a running bash call (like Ctrl-C). False when it is not running. */
   interrupt(toolCallId: string): boolean;

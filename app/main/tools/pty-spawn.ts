@@ -7,14 +7,16 @@
 // Contract: the terminal's command is a session leader whose controlling terminal is the new pty
 // (its pid is its process group's id, as with node-pty); `onExit` listeners are called once, on
 // the main thread, after the command has been reaped, also when added after the end; `write`
-// queues what the command can not take yet and never throws (after `closeMaster`, input is
-// dropped). A native terminal's master side is read by readTerminal (pty-reader.ts), which closes
-// it once it has read the end. Throws when the command cannot start (the system's reason), as
-// node-pty does.
+// queues what the command can not take yet, up to MAX_PENDING_INPUT_BYTES (pty-input-bound.ts):
+// beyond, it throws CommandInputFull and takes nothing of that input; else it never throws (after
+// `closeMaster`, input is dropped); node-pty's terminals are bounded alike. A native terminal's
+// master side is read by readTerminal (pty-reader.ts), which closes it once it has read the end.
+// Throws when the command cannot start (the system's reason), as node-pty does.
 import { closeSync, writeSync } from "node:fs";
 import path from "node:path";
 import * as pty from "node-pty";
 import { argumentTooLong } from "./argument-limit.ts";
+import { boundNodePtyInput, refuseInputBeyondBound } from "./pty-input-bound.ts";
 import { loadNativeReader } from "./pty-reader.ts";
 
 export interface TerminalExit {
@@ -43,6 +45,7 @@ export class SpawnedTerminal {
   #exit: TerminalExit | undefined;
   readonly #listeners: ((exit: TerminalExit) => void)[] = [];
   readonly #pending: Buffer[] = [];
+  #pendingBytes = 0;
   #waiting = false;
 
   constructor(started: { pid: number; fd: number; ptsName: string }, exited: (listener: (exit: TerminalExit) => void) => void) {
@@ -66,9 +69,17 @@ export class SpawnedTerminal {
     else this.#listeners.push(listener);
   }
 
+  /** Input written to no terminal yet: the command has not read what came before. */
+  get pendingInputBytes(): number {
+    return this.#pendingBytes;
+  }
+
   write(data: string): void {
     if (this.#fd === undefined || data === "") return;
-    this.#pending.push(Buffer.from(data, "utf8"));
+    refuseInputBeyondBound(this.#pendingBytes, Buffer.byteLength(data, "utf8"));
+    const bytes = Buffer.from(data, "utf8");
+    this.#pending.push(bytes);
+    this.#pendingBytes += bytes.length;
     this.#drain();
   }
 
@@ -76,7 +87,7 @@ export class SpawnedTerminal {
   closeMaster(): void {
     const fd = this.#fd;
     this.#fd = undefined;
-    this.#pending.length = 0;
+    this.#dropPending();
     if (fd !== undefined) {
       try {
         closeSync(fd);
@@ -103,12 +114,18 @@ export class SpawnedTerminal {
             this.#waiting = false;
             this.#drain();
           }, RETRY_WRITE_MS);
-        } else this.#pending.length = 0; // the command is gone (EIO): nobody reads
+        } else this.#dropPending(); // the command is gone (EIO): nobody reads
         return;
       }
+      this.#pendingBytes -= written;
       if (written < next.length) this.#pending[0] = next.subarray(written);
       else this.#pending.shift();
     }
+  }
+
+  #dropPending(): void {
+    this.#pending.length = 0;
+    this.#pendingBytes = 0;
   }
 }
 
@@ -117,7 +134,8 @@ export function spawnTerminal(file: string, args: string[], options: TerminalOpt
   const native = process.env.LATHE_PTY_SPAWN === "node" || process.env.LATHE_PTY_READER === "node" ? undefined : loadNativeReader().module?.spawn;
   if (!native || !path.isAbsolute(file)) {
     // Bytes, not strings: the bash tool decodes a batch of chunks at once (pty-batch.ts).
-    return pty.spawn(file, args, { name: options.env.TERM ?? "xterm-256color", cols: options.cols, rows: options.rows, cwd: options.cwd, env: options.env, encoding: null });
+    const term = pty.spawn(file, args, { name: options.env.TERM ?? "xterm-256color", cols: options.cols, rows: options.rows, cwd: options.cwd, env: options.env, encoding: null });
+    return boundNodePtyInput(term);
   }
   const tooLong = argumentTooLong(file, args, options.cwd);
   if (tooLong) throw tooLong;
