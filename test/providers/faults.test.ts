@@ -1,9 +1,10 @@
 // Every fault the issue lists, against every adapter: retries (and their notices), bounded
 // attempts, abort during a wait and mid-stream, failures after tokens, malformed tool JSON,
-// context overflow, stalls, rejected and missing keys.
+// context overflow, stalls (keep-alives are not progress; a slow answer is), rejected and missing keys.
 import { afterEach, describe, expect, test } from "vitest";
 import type { AssistantMessage, ProviderRetry } from "../../app/shared/agent-types.ts";
 import { AnswerTooLongError, MAX_ANSWER_CHARS } from "../../app/main/providers/message-builder.ts";
+import { KEEP_ALIVE_FACTOR } from "../../app/main/providers/stream-runner.ts";
 import { ADAPTERS, testOptions } from "./support/adapters.ts";
 import { anthropicText, chunk, completionsText, contextFor, pieces, ResponsesScript, responsesText } from "./support/conversation.ts";
 import { sseData, sseEvent, startServer, type ScriptedReply, type TestServer } from "./support/sse-server.ts";
@@ -45,6 +46,28 @@ const partialText: Record<string, (text: string) => string[]> = {
       .join(""),
   ],
 };
+
+/** What servers send to keep a connection open, in each API's form: none of it is progress. */
+const keepAlive: Record<string, string> = {
+  "anthropic-messages": ": keep-alive\n\n" + sseEvent("ping", { type: "ping" }),
+  "openai-responses": ": keep-alive\n\n",
+  "openai-completions": ": keep-alive\n\n" + sseData({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "qwen3-coder", choices: [] }) + chunk({ content: "" }),
+};
+
+/** A whole answer, one event per piece, whose first text delta is repeated `times` (a slow but steady answer). */
+function manyDeltas(adapter: (typeof ADAPTERS)[number], times: number): string[] {
+  const events = adapter.text("abc").split(/(?<=\n\n)/);
+  const first = events.findIndex((e) => /"text_delta"|response\.output_text\.delta|"content":"a"/.test(e));
+  events.splice(first, 0, ...Array<string>(times).fill(events[first]!));
+  return events;
+}
+
+/** The promise's value, or undefined if it takes longer than `ms`. */
+function within<T>(ms: number, promise: Promise<T>): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
 
 const overflowReply: Record<string, ScriptedReply> = {
   "anthropic-messages": jsonError(400, { type: "error", error: { type: "invalid_request_error", message: "prompt is too long: 1250000 tokens > 1000000 maximum" } }),
@@ -211,6 +234,38 @@ describe.each(ADAPTERS)("$name", (adapter) => {
     expect(message.stopReason).toBe("error");
     expect(message.errorMessage).toMatch(/stalled: no data for 300 ms/);
     expect(message.content).toEqual([{ type: "text", text: "Half a" }]);
+  });
+
+  test.each([
+    ["after part of the answer", ["Half a"]],
+    ["before any of it", []],
+  ])("keep-alives %s count as life only up to KEEP_ALIVE_FACTOR stall times: then the stream is ended", async (_when, text) => {
+    // Thirty seconds of keep-alives, every 50 ms, after the headers (and maybe some text).
+    const beats = Array<string>(600).fill(keepAlive[adapter.name]!);
+    server = await startServer([{ chunks: [...text.flatMap((t) => partialText[adapter.name]!(t)), ...beats], delayMs: 50 }]);
+    const ended = await within(10_000, run(adapter, { idleTimeoutMs: 500 }));
+    expect(ended, "the stream was still open 10 s later").toBeDefined();
+    expect(ended!.message.stopReason).toBe("error");
+    expect(ended!.message.errorMessage).toBe(`The stream stalled: only keep-alives for ${(500 * KEEP_ALIVE_FACTOR) / 1000} s, no part of the answer.`);
+    expect(ended!.message.content).toEqual(text.map((t) => ({ type: "text", text: t })));
+    await expect.poll(() => server!.requests[0]?.closedByClient, { timeout: 5000 }).toBe(true);
+  });
+
+  test("keep-alives longer than the stall time, then the answer: the stream is kept (a model thinking behind a proxy)", async () => {
+    // A second of keep-alives every 50 ms with a stall time of 300 ms (keep-alives alone end it at 1.5 s).
+    const beats = Array<string>(20).fill(keepAlive[adapter.name]!);
+    server = await startServer([{ chunks: [...beats, ...manyDeltas(adapter, 3)], delayMs: 50 }]);
+    const { message } = await run(adapter, { idleTimeoutMs: 300 });
+    expect(message.stopReason).toBe("stop");
+    expect(message.content).toEqual([{ type: "text", text: `${"a".repeat(4)}bc` }]);
+  });
+
+  test("an answer that keeps coming is not stalled, however long it takes in all", async () => {
+    // 40 pieces 50 ms apart: over two seconds in all, a stall time of 1.5 s.
+    server = await startServer([{ chunks: manyDeltas(adapter, 40), delayMs: 50 }]);
+    const { message } = await run(adapter, { idleTimeoutMs: 1500 });
+    expect(message.stopReason).toBe("stop");
+    expect(message.content).toEqual([{ type: "text", text: `${"a".repeat(41)}bc` }]);
   });
 
   test("a rejected key ends the turn with what to check, without retry", async () => {

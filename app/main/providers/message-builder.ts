@@ -8,6 +8,9 @@
 // together): the piece that would pass it throws AnswerTooLongError out of the adapter, which ends
 // the request; what arrived is kept. A model or server stuck in a loop cannot fill the memory, the
 // store and the search index without end.
+// Each change to the answer (a block started or ended, a non-empty piece of text, thinking,
+// signature or arguments, usage counts) is progress, told to the listener set with onProgress:
+// the stream runner's stall timer counts that, not bytes (keep-alives add nothing here).
 import { parse as parsePartialJson } from "partial-json";
 import type { AssistantMessage, Model, StopReason, ThinkingContent, Usage } from "../../shared/agent-types.ts";
 import { emptyAssistantMessage, parseToolArguments, TOOL_ARGUMENT_BOUNDS, type AssistantEventStream } from "../loop/index.ts";
@@ -74,6 +77,7 @@ export class MessageBuilder {
   private closed = false;
   /** Characters streamed so far (see MAX_ANSWER_CHARS). */
   private streamedChars = 0;
+  private progressListener: (() => void) | undefined;
 
   private readonly model: Model;
   private readonly stream: AssistantEventStream;
@@ -86,6 +90,11 @@ export class MessageBuilder {
 
   start(): void {
     this.stream.push({ type: "start", partial: this.message });
+  }
+
+  /** Calls `listener` at each change to the answer (see the header); undefined stops it. */
+  onProgress(listener: (() => void) | undefined): void {
+    this.progressListener = listener;
   }
 
   get hasContent(): boolean {
@@ -107,6 +116,7 @@ export class MessageBuilder {
     const block = this.message.content[index];
     if (block?.type !== "text" || delta === "") return;
     this.count(delta);
+    this.progressListener?.();
     block.text += delta;
     this.stream.push({ type: "text_delta", contentIndex: index, delta, partial: this.message });
   }
@@ -122,6 +132,7 @@ export class MessageBuilder {
     const block = this.message.content[index];
     if (block?.type !== "thinking" || delta === "") return;
     this.count(delta);
+    this.progressListener?.();
     block.thinking += delta;
     this.stream.push({ type: "thinking_delta", contentIndex: index, delta, partial: this.message });
   }
@@ -132,6 +143,7 @@ export class MessageBuilder {
     if (block?.type !== "thinking") return;
     // A replaced signature counts only what it adds (a server may resend it whole).
     this.count(append ? signature : signature.slice(block.thinkingSignature?.length ?? 0));
+    this.progressListener?.();
     block.thinkingSignature = append ? (block.thinkingSignature ?? "") + signature : signature;
   }
 
@@ -148,6 +160,7 @@ export class MessageBuilder {
     const block = this.message.content[index];
     if (block?.type !== "toolCall" || delta === "") return;
     this.count(delta);
+    this.progressListener?.();
     const raw = (this.rawArguments.get(index) ?? "") + delta;
     this.rawArguments.set(index, raw);
     const parsedAt = this.parsedLength.get(index) ?? 0;
@@ -191,6 +204,7 @@ export class MessageBuilder {
     const block = this.message.content[index];
     if (!kind || !block || this.closed) return;
     this.open.delete(index);
+    this.progressListener?.();
     if (block.type === "text") {
       this.stream.push({ type: "text_end", contentIndex: index, content: block.text, partial: this.message });
     } else if (block.type === "thinking") {
@@ -213,6 +227,7 @@ export class MessageBuilder {
   /** Replaces the usage counts and recomputes their cost from the model's prices. */
   setUsage(counts: Pick<Usage, "input" | "output" | "cacheRead" | "cacheWrite">): void {
     if (this.closed) return;
+    this.progressListener?.();
     const usage = this.message.usage;
     Object.assign(usage, counts);
     usage.totalTokens = usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
@@ -246,6 +261,7 @@ export class MessageBuilder {
 
   private add(block: AssistantMessage["content"][number], kind: BlockKind): number {
     if (this.closed) return -1;
+    this.progressListener?.();
     this.message.content.push(block);
     const index = this.message.content.length - 1;
     this.open.set(index, kind);

@@ -2,6 +2,12 @@
 // user's abort, and the stall timer. An adapter supplies one `attempt` that sends the request
 // and feeds the MessageBuilder; whatever it throws is classified here. Never throws: every path
 // ends the stream with `done` or `error`.
+// The stall timer has two limits. No bytes at all for the stall time (`idleMs`) ends the attempt,
+// as before. Bytes that carry no part of the answer (SSE comments such as `: keep-alive`, ping
+// events, empty chunks) keep it alive only up to KEEP_ALIVE_FACTOR times that: a reasoning model
+// behind a proxy that sends keep-alives while it thinks gets ten minutes by default, and a server
+// that only ever sends keep-alives is still stopped. Progress is the answer's headers and each
+// change the adapter makes to the answer (MessageBuilder's onProgress).
 import type { Model } from "../../shared/agent-types.ts";
 import { AssistantEventStream, type AssistantMessageEventStream } from "../loop/index.ts";
 import { connectionLostMessage, describeFailure, type FailureInfo, type ProviderLabel } from "./errors.ts";
@@ -13,7 +19,7 @@ export interface AttemptContext {
   builder: MessageBuilder;
   /** Aborted by the user's abort or by the stall timer; pass it to the SDK call. */
   signal: AbortSignal;
-  /** A fetch for the SDK client that counts every received byte as a sign of life. */
+  /** A fetch for the SDK client: its headers count as progress, its bytes as life (see the header), and what it reads is bounded. */
   fetch: typeof fetch;
 }
 
@@ -103,13 +109,29 @@ type AttemptOutcome = { kind: "done"; reason: "stop" | "length" | "toolUse" } | 
 async function runAttempt(adapter: Adapter, builder: MessageBuilder, userSignal: AbortSignal | undefined, idleMs: number): Promise<AttemptOutcome> {
   const controller = new AbortController();
   let stalled = false;
+  let stalledBy: "silence" | "keep-alives" = "silence";
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const touch = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      stalled = true;
-      controller.abort(new Error("stalled"));
-    }, idleMs);
+  // Bytes and progress only note the time (they come at every chunk and delta); the timer, when it
+  // fires, waits on for what is left of either limit, or stops the attempt.
+  const progressMs = idleMs * KEEP_ALIVE_FACTOR;
+  let lastByte = performance.now();
+  let lastProgress = lastByte;
+  const alive = () => {
+    lastByte = performance.now();
+  };
+  const progress = () => {
+    lastProgress = lastByte = performance.now();
+  };
+  const check = () => {
+    const now = performance.now();
+    const left = Math.min(idleMs - (now - lastByte), progressMs - (now - lastProgress));
+    if (left > 0) {
+      timer = setTimeout(check, left);
+      return;
+    }
+    stalled = true;
+    stalledBy = now - lastByte >= idleMs ? "silence" : "keep-alives";
+    controller.abort(new Error("stalled"));
   };
   // The user's abort settles the attempt at once, whatever the SDK is doing; the request is cancelled.
   let onUserAbort = () => {};
@@ -125,13 +147,14 @@ async function runAttempt(adapter: Adapter, builder: MessageBuilder, userSignal:
     lineTooLong = true;
     controller.abort(new Error("line too long"));
   };
-  const ctx: AttemptContext = { builder, signal: controller.signal, fetch: watchingFetch(touch, onLineTooLong) };
-  touch();
+  const ctx: AttemptContext = { builder, signal: controller.signal, fetch: watchingFetch(progress, alive, onLineTooLong) };
+  builder.onProgress(progress);
+  timer = setTimeout(check, idleMs);
   const work = adapter.attempt(ctx).then(
-    (reason): AttemptOutcome => (userSignal?.aborted ? { kind: "aborted" } : stalled ? stallOutcome(idleMs) : { kind: "done", reason }),
+    (reason): AttemptOutcome => (userSignal?.aborted ? { kind: "aborted" } : stalled ? stallOutcome(stalledBy, idleMs) : { kind: "done", reason }),
     (error: unknown): AttemptOutcome => {
       if (userSignal?.aborted) return { kind: "aborted" };
-      if (stalled) return stallOutcome(idleMs);
+      if (stalled) return stallOutcome(stalledBy, idleMs);
       if (lineTooLong) {
         const message = `${adapter.provider.name} sent a line of over ${MAX_LINE_BYTES / 1024 / 1024} MB without its end; the answer was stopped there.`;
         return { kind: "failed", info: { message, retryable: false, contextOverflow: false } };
@@ -148,6 +171,7 @@ async function runAttempt(adapter: Adapter, builder: MessageBuilder, userSignal:
   try {
     return await Promise.race([work, userAborted]);
   } finally {
+    builder.onProgress(undefined);
     clearTimeout(timer);
     userSignal?.removeEventListener("abort", onUserAbort);
     if (!controller.signal.aborted) controller.abort();
@@ -162,9 +186,19 @@ function cutMessage(message: string): string {
   return `${message.slice(0, MAX_FAILURE_MESSAGE_CHARS)}… (${(message.length - MAX_FAILURE_MESSAGE_CHARS).toLocaleString("en-US")} more characters cut)`;
 }
 
-function stallOutcome(idleMs: number): AttemptOutcome {
-  const idle = idleMs >= 1000 ? `${Math.round(idleMs / 1000)} s` : `${idleMs} ms`;
-  return { kind: "failed", info: { message: `The stream stalled: no data for ${idle}.`, retryable: false, contextOverflow: false } };
+/** Keep-alives without a part of the answer keep a stream alive up to this many stall times. */
+export const KEEP_ALIVE_FACTOR = 5;
+
+function stallOutcome(by: "silence" | "keep-alives", idleMs: number): AttemptOutcome {
+  const message =
+    by === "silence"
+      ? `The stream stalled: no data for ${duration(idleMs)}.`
+      : `The stream stalled: only keep-alives for ${duration(idleMs * KEEP_ALIVE_FACTOR)}, no part of the answer.`;
+  return { kind: "failed", info: { message, retryable: false, contextOverflow: false } };
+}
+
+function duration(ms: number): string {
+  return ms >= 1000 ? `${Number((ms / 1000).toFixed(1))} s` : `${ms} ms`;
 }
 
 /**
@@ -172,18 +206,18 @@ function stallOutcome(idleMs: number): AttemptOutcome {
  * MAX_ERROR_BODY_BYTES and cut there: its message is in its first lines. A streamed answer's line
  * (a server-sent event's data line, which the SDKs collect whole) may be at most MAX_LINE_BYTES:
  * far more than any event carries (the largest, OpenAI's response.completed, holds the whole
- * answer, at most 8 million characters). Every chunk resets the stall timer, so before these
+ * answer, at most 8 million characters). Every chunk resets the stall timer's silence, so before these
  * bounds an error answer without end, or a line without end, was read until the memory ran out
  * (about 200 MB/s over loopback; Anthropic's SDK stopped at V8's string limit, 512 MB).
  */
 export const MAX_ERROR_BODY_BYTES = 1024 * 1024;
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
-/** Wraps fetch so the headers and every body chunk reset the stall timer, within the bounds above. */
-function watchingFetch(touch: () => void, onLineTooLong: () => void): typeof fetch {
+/** Wraps fetch so the headers count as progress and body bytes as life (see the header), and the body is read within the bounds above. */
+function watchingFetch(onHeaders: () => void, onBytes: () => void, onLineTooLong: () => void): typeof fetch {
   return async (input, init) => {
     const response = await fetch(input, init);
-    touch();
+    onHeaders();
     if (!response.body) return response;
     const errorAnswer = !response.ok;
     let read = 0;
@@ -191,7 +225,7 @@ function watchingFetch(touch: () => void, onLineTooLong: () => void): typeof fet
     const counted = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
-          touch();
+          onBytes();
           if (errorAnswer) {
             const room = MAX_ERROR_BODY_BYTES - read;
             read += chunk.byteLength;

@@ -55,7 +55,7 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 1000, maxDelayMs: 60_000 };
 
-/** No bytes for this long ends the stream as an error. Reasoning models may think silently. */
+/** No bytes for this long ends the stream as an error, and keep-alives alone (no part of the answer) for 5 times this (stream-runner.ts). Reasoning models may think silently. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 
 /** What an adapter accepts: the loop's options plus endpoint, retry and stall settings. */

@@ -9,6 +9,9 @@
 // What a snapshot needs beyond the stored transcript (`live()`) is kept by live-activity.ts from
 // the events; what the model is sent, compaction and the preparation of the first request after
 // opening, by session-context.ts; the options' and hooks' types are in live-session-options.ts.
+// A compaction outside a run (by hand, or after a context overflow before the turn is retried)
+// goes through out-of-run-work.ts: meanwhile the session reports itself running and refuses new
+// messages, and Stop or deletion ends it at once, the transcript unchanged.
 import { dirname } from "node:path";
 import type { AgentMessage, AssistantMessage, ImageContent, Model, SessionEvent, ToolCallPhaseEvent } from "../../shared/agent-types.ts";
 import type { LiveSnapshot, SessionState } from "../../shared/ipc/contract.ts";
@@ -19,6 +22,7 @@ import { NOT_RUN_UNSAVED, STOPPED_UNSAVED, storageFailureMessage } from "./stora
 import { createCodingTools, type CodingTools } from "../tools/index.ts";
 import { contextTokens, type modelView } from "./context.ts";
 import { LiveActivity } from "./live-activity.ts";
+import { OutOfRunWork } from "./out-of-run-work.ts";
 import type { LiveSessionOptions as OptionsOf, ToolHooks } from "./live-session-options.ts";
 import { SessionContext } from "./session-context.ts";
 import { buildSystemPrompt, loadProjectInstructions } from "./system-prompt.ts";
@@ -67,6 +71,8 @@ export class LiveSession {
   private readonly afterBatch: ToolHooks["afterBatch"];
   /** The model's context: its view, compaction, the first request's preparation. */
   private readonly context: SessionContext;
+  /** A compaction going outside a run, which Stop and dispose abort. */
+  private readonly outOfRun = new OutOfRunWork();
 
   constructor(options: LiveSessionOptions) {
     this.options = options;
@@ -200,6 +206,7 @@ export class LiveSession {
   }
 
   prompt(text: string, images: ImageContent[] = []): void {
+    this.assertNotCompacting();
     this.assertSaving();
     this.options.checkpoints?.prepare(this.scope);
     this.overflowRetried = false;
@@ -209,19 +216,28 @@ export class LiveSession {
   }
 
   steer(text: string, images: ImageContent[] = []): void {
+    this.assertNotCompacting();
     this.assertSaving();
     this.agent.steer(userMessage(text, images));
     this.options.onStateChange(this);
   }
 
   followUp(text: string, images: ImageContent[] = []): void {
+    this.assertNotCompacting();
     this.assertSaving();
     this.agent.followUp(userMessage(text, images));
     this.options.onStateChange(this);
   }
 
+  /** Stops the run, or the compaction going outside a run. */
   abort(): void {
     this.agent.abort();
+    this.outOfRun.abort();
+  }
+
+  /** Running, or compacting outside a run: what the session reports as running (Stop ends either). */
+  get busy(): boolean {
+    return this.agent.isRunning || this.outOfRun.busy;
   }
 
   /**
@@ -286,21 +302,32 @@ export class LiveSession {
       m.role === "user" ? (typeof m.content === "string" ? m.content : m.content.map((c) => (c.type === "text" ? c.text : "[image]")).join(" ")) : "";
     return {
       sessionId: this.sessionId,
-      running: this.agent.isRunning,
+      running: this.busy,
       model: `${this.model.provider}/${this.model.id}`,
       queued: { steering: this.agent.queued.steering.map(text), followUp: this.agent.queued.followUp.map(text) },
       pendingPermissions,
       contextTokens: contextTokens(this.agent.messages),
       contextWindow: this.model.contextWindow,
       instructionFiles: this.instructionFiles,
-      lastRun: this.agent.isRunning ? null : this.lastRun,
+      lastRun: this.busy ? null : this.lastRun,
     };
   }
 
-  /** Summarizes the older part of the session now. */
+  /** Summarizes the older part of the session now, until Stop; the session is shown running meanwhile. */
   async compactNow(): Promise<{ compacted: boolean; message: string }> {
     this.assertIdle("compact");
-    return this.context.compactNow();
+    try {
+      return await this.compactOutsideRun((signal) => this.context.compactNow(signal));
+    } finally {
+      this.options.onStateChange(this);
+    }
+  }
+
+  /** Starts a compaction outside a run and tells the views the session is busy; the caller tells them when it ends. */
+  private compactOutsideRun<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const done = this.outOfRun.run(work);
+    this.options.onStateChange(this);
+    return done;
   }
 
   async editCompaction(index: number, summary: string): Promise<void> {
@@ -321,6 +348,12 @@ export class LiveSession {
 
   private assertIdle(what: string): void {
     if (this.agent.isRunning) throw new Error(`Cannot ${what} while the session is running: wait for the run to end or stop it.`);
+    if (this.outOfRun.busy) throw new Error(`Cannot ${what} while the session is compacting: wait for it to end or stop it.`);
+  }
+
+  /** Refuses new messages during a compaction outside a run: a run must not start under it. */
+  private assertNotCompacting(): void {
+    if (this.outOfRun.busy) throw new ServiceError("invalid", "The session is summarizing its earlier context: send the message when that ends, or press Stop.");
   }
 
   /** Adds an app entry to the transcript: within a run through the recorder, otherwise directly. */
@@ -337,12 +370,12 @@ export class LiveSession {
     this.options.onStateChange(this);
   }
 
-  /** Stops the run and waits for it; used when the session is deleted or the app quits. */
+  /** Stops the run or compaction and waits for it; used when the session is deleted or the app quits. */
   async dispose(): Promise<void> {
     this.stopWatchingTools();
     this.context.stopPreparing();
     this.agent.abort();
-    await this.agent.waitForIdle();
+    await Promise.all([this.agent.waitForIdle(), this.outOfRun.close()]);
     this.recorder.close();
     await this.options.sandbox?.dispose();
   }
@@ -388,15 +421,19 @@ export class LiveSession {
   private async afterRun(): Promise<void> {
     const last = this.agent.messages.findLast((m): m is AssistantMessage => m.role === "assistant");
     // A context overflow: compact and retry the turn once, unless the user turned compaction off.
-    if (last?.contextOverflow && this.options.autoCompact() && !this.overflowRetried && !this.agent.isRunning) {
+    let stopped = false;
+    if (last?.contextOverflow && this.options.autoCompact() && !this.overflowRetried && !this.busy) {
       this.overflowRetried = true;
-      if (await this.context.compact("overflow")) {
+      const compaction = await this.compactOutsideRun((signal) => this.context.compact("overflow", signal));
+      // Not retried when the session went away meanwhile (deleted, or the app quitting).
+      if (compaction.entry && !this.outOfRun.closed) {
         this.agent.continue().catch((error: unknown) => this.options.hub.emit("app.notice", { level: "error", message: String(error) }));
         this.options.onStateChange(this);
         return;
       }
+      stopped = compaction.stopped;
     }
-    this.lastRun = runOutcome(last);
+    this.lastRun = stopped ? { outcome: "stopped", endedAt: Date.now() } : runOutcome(last);
     this.options.onStateChange(this);
     this.options.onRunEnd?.(this, last);
   }

@@ -7,11 +7,17 @@
 // through the session's `append` (LiveSession decides how: through the recorder within a run,
 // directly otherwise). LiveSession owns this object and checks that no run is going before a
 // compaction by hand; it reads the agent's transcript and model, never changes them itself.
-import type { AgentMessage, Model } from "../../shared/agent-types.ts";
+// Every compaction is given an abort signal (the run's, or LiveSession's for one outside a run):
+// aborted, the summary request ends at once and nothing is added; that is a stop, not a failure
+// (no warning; a compaction by hand says it was stopped).
+import type { AgentMessage, CustomMessage, Model } from "../../shared/agent-types.ts";
 import type { Agent, LlmContext, StreamFn } from "../loop/index.ts";
 import { compactTranscript } from "./compaction.ts";
 import { COMPACTION, COMPACTION_UNDO, compactionPolicy, modelView, needsCompaction, type CompactionDetails } from "./context.ts";
 import { prepareRequestsInSlices } from "./request-preparation.ts";
+
+/** What a compaction by hand answers when it was stopped. */
+export const COMPACTION_STOPPED = "Compaction stopped: the transcript is unchanged.";
 
 export interface SessionContextPorts {
   sessionId: number;
@@ -69,8 +75,11 @@ export class SessionContext {
     return modelView(agent.messages);
   }
 
-  /** Appends a compaction entry; a failure to summarize is reported and leaves the context as it was (a manual one also throws). */
-  async compact(trigger: CompactionDetails["trigger"], signal?: AbortSignal) {
+  /**
+   * Appends a compaction entry. A failure to summarize is reported and leaves the context as it was
+   * (a manual one also throws); an abort leaves it as it was too, and says so in `stopped`.
+   */
+  async compact(trigger: CompactionDetails["trigger"], signal: AbortSignal | undefined): Promise<{ entry: CustomMessage | undefined; stopped: boolean }> {
     const { agent } = this.ports;
     try {
       const entry = await compactTranscript({
@@ -81,18 +90,22 @@ export class SessionContext {
         trigger,
         signal,
       });
+      // Stopped once the summary had arrived: still a stop, the transcript stays as it was.
+      if (signal?.aborted) return { entry: undefined, stopped: true };
       if (entry) await this.ports.append(entry);
-      return entry;
+      return { entry, stopped: false };
     } catch (error) {
+      if (signal?.aborted) return { entry: undefined, stopped: true };
       this.ports.warn(`Session ${this.ports.sessionId}: ${(error as Error).message}`);
       if (trigger === "manual") throw error;
-      return undefined;
+      return { entry: undefined, stopped: false };
     }
   }
 
-  /** Summarizes the older part of the session now; says what it did. */
-  async compactNow(): Promise<{ compacted: boolean; message: string }> {
-    const entry = await this.compact("manual");
+  /** Summarizes the older part of the session now, until `signal` is aborted; says what it did. */
+  async compactNow(signal: AbortSignal): Promise<{ compacted: boolean; message: string }> {
+    const { entry, stopped } = await this.compact("manual", signal);
+    if (stopped) return { compacted: false, message: COMPACTION_STOPPED };
     const message = entry
       ? `Compacted: about ${(entry.details as CompactionDetails).tokensBefore} tokens of context became ${(entry.details as CompactionDetails).tokensAfter}.`
       : "Nothing to compact yet: the session is shorter than the part kept verbatim.";

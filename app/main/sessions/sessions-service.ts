@@ -216,7 +216,8 @@ export class SessionsService {
 
   steer(sessionId: number, text: string, images: ImageContent[] = []): void {
     const live = this.liveSession(sessionId);
-    if (!live.agent.isRunning) throw new ServiceError("invalid", "The session is not running: send the message as a prompt.");
+    // While it compacts outside a run, steer refuses with why.
+    if (!live.busy) throw new ServiceError("invalid", "The session is not running: send the message as a prompt.");
     live.steer(text, images);
   }
 
@@ -369,8 +370,9 @@ export class SessionsService {
     return this.updated(sessionId);
   }
 
+  /** Running, or compacting outside a run (what its state reports as running). */
   isRunning(sessionId: number): boolean {
-    return this.live.get(sessionId)?.agent.isRunning ?? false;
+    return this.live.get(sessionId)?.busy ?? false;
   }
 
   async close(): Promise<void> {
