@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ToolResultMessage } from "../../app/shared/agent-types.ts";
 import { MAX_QUEUED_MESSAGES } from "../../app/main/loop/agent.ts";
+import { QUEUED_PREVIEW_CHARS } from "../../app/main/sessions/live-session.ts";
 import { MAX_PENDING_INPUT_BYTES } from "../../app/main/tools/pty-input-bound.ts";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
 
@@ -93,5 +94,27 @@ describe("bounded input through the router", () => {
       .filter((e) => e.type === "message_end" && e.message.role === "user")
       .map((e) => (e as { message: { content: unknown } }).message.content);
     expect(userTexts).toEqual(["go", ...Array.from({ length: half }, (_, i) => `steer ${i}`), ...Array.from({ length: half }, (_, i) => `follow ${i}`)]);
+  });
+
+  it("lists a long queued message by its start (every state event carries the queue), and delivers it whole", async () => {
+    app = await startApp({
+      steps: [{ toolCalls: [{ name: "bash", args: { command: "touch ready; while [ ! -e go ]; do sleep 0.05; done; echo released" } }] }, { text: "done" }],
+      permissionMode: "full-auto",
+    });
+    const session = await newSession(app);
+    await app.call("sessions.prompt", { sessionId: session.id, text: "go" });
+    await app.waitFor(() => existsSync(path.join(app!.projectDir, "ready")), "the command to start");
+    // An emoji across the cut: its two halves stay together.
+    const long = `${"x".repeat(QUEUED_PREVIEW_CHARS - 1)}😀${"y".repeat(100_000)}`;
+    await app.call("sessions.steer", { sessionId: session.id, text: long });
+    const [shown] = (await app.call("sessions.state", { sessionId: session.id })).queued.steering;
+    expect(shown).toBe(`${"x".repeat(QUEUED_PREVIEW_CHARS - 1)}… (100,002 more characters)`);
+    release(app, "go", "");
+    await app.waitFor(() => ended(app!.sessionEvents.get(session.id)) === 1, "the run to end");
+    const delivered = app.sessionEvents
+      .get(session.id)!
+      .filter((e) => e.type === "message_end" && e.message.role === "user")
+      .map((e) => (e as { message: { content: unknown } }).message.content);
+    expect(delivered).toEqual(["go", long]);
   });
 });

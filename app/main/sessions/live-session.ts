@@ -299,7 +299,7 @@ export class LiveSession {
 
   state(pendingPermissions: SessionState["pendingPermissions"]): SessionState {
     const text = (m: AgentMessage) =>
-      m.role === "user" ? (typeof m.content === "string" ? m.content : m.content.map((c) => (c.type === "text" ? c.text : "[image]")).join(" ")) : "";
+      queuedPreview(m.role === "user" ? (typeof m.content === "string" ? m.content : m.content.map((c) => (c.type === "text" ? c.text : "[image]")).join(" ")) : "");
     return {
       sessionId: this.sessionId,
       running: this.busy,
@@ -445,4 +445,15 @@ function runOutcome(last: AssistantMessage | undefined): NonNullable<SessionStat
   if (last?.stopReason === "aborted") return { outcome: "stopped", endedAt };
   if (last?.stopReason === "error") return { outcome: "failed", endedAt, ...(last.errorMessage ? { error: last.errorMessage } : {}) };
   return { outcome: "done", endedAt };
+}
+
+/** Characters of a queued message the state shows: every state event carries the whole queue again. */
+export const QUEUED_PREVIEW_CHARS = 2_000;
+
+/** A queued message as the composer lists it: its start, and how much more it holds. */
+function queuedPreview(text: string): string {
+  if (text.length <= QUEUED_PREVIEW_CHARS) return text;
+  // Not between the two halves of a character outside the BMP (an emoji).
+  const end = QUEUED_PREVIEW_CHARS - (/[\ud800-\udbff]/.test(text[QUEUED_PREVIEW_CHARS - 1]!) ? 1 : 0);
+  return `${text.slice(0, end)}… (${(text.length - end).toLocaleString("en-US")} more characters)`;
 }
