@@ -3,7 +3,8 @@
 // `npm run bench:hung-mount` (Linux, as root or with fusermount; needs the `bindfs` package).
 // An outside process wakes the server after WAKE_AFTER_S whatever happens here, so a frozen
 // event loop shows as a gap of that length. Per case (the permission judge on a bash command, the
-// write tool, the bash tool), in order, while the server is stopped:
+// write tool, the bash tool, reading the project's instruction files as a prompt does), in order,
+// while the server is stopped:
 // - <case>Ms: how long the call took to answer;
 // - <case>LoopGapMs: the longest gap between ticks of a 10 ms timer during the call, the answer
 //   included (target: well under 100; the old synchronous walk froze the loop until the wake-up);
@@ -18,6 +19,7 @@ import { loadShellParser } from "../app/main/permissions/shell-parser.ts";
 import type { SessionStore } from "../app/main/store/index.ts";
 import { createBashTool } from "../app/main/tools/bash.ts";
 import { createWriteTool } from "../app/main/tools/write.ts";
+import { loadProjectInstructionsOffThread } from "../app/main/sessions/system-prompt.ts";
 
 const WAKE_AFTER_S = 15;
 const work = mkdtempSync(path.join(tmpdir(), "lathe-hung-mount-"));
@@ -75,6 +77,7 @@ try {
   await measure("judgeBash", judgeBash);
   await measure("writeTool", () => createWriteTool({ projectDir }).execute("w1", { path: "src/b.ts", content: "y" }, undefined, () => undefined));
   await measure("bashTool", () => createBashTool({ projectDir }).execute("b1", { command: "echo hi" }, undefined, () => undefined));
+  await measure("instructions", () => loadProjectInstructionsOffThread(projectDir));
   clearInterval(ticker);
   console.log(JSON.stringify(figures));
 } catch (error) {

@@ -6,14 +6,14 @@ import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildSystemPrompt, instructionFolders, loadProjectInstructions } from "../../app/main/sessions/system-prompt.ts";
+import { buildSystemPrompt, instructionFolders, loadProjectInstructions, loadProjectInstructionsOffThread } from "../../app/main/sessions/system-prompt.ts";
 import { createCodingTools } from "../../app/main/tools/index.ts";
 
 const root = realpathSync(mkdtempSync(path.join(tmpdir(), "lathe-prompt-")));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe("system prompt", () => {
-  it("loads AGENTS.md and CLAUDE.md from the project folder and its parents up to the repository root, outermost first", () => {
+  it("loads AGENTS.md and CLAUDE.md from the project folder and its parents up to the repository root, outermost first", async () => {
     const project = path.join(root, "org", "repo");
     mkdirSync(project, { recursive: true });
     mkdirSync(path.join(root, "org", ".git"));
@@ -24,6 +24,7 @@ describe("system prompt", () => {
     writeFileSync(path.join(project, "README.md"), "not instructions");
     const found = loadProjectInstructions(project);
     expect(found.map((f) => path.relative(root, f.path))).toEqual(["org/AGENTS.md", "org/repo/AGENTS.md", "org/repo/CLAUDE.md"]);
+    expect(await loadProjectInstructionsOffThread(project)).toEqual(found);
     const prompt = buildSystemPrompt({
       projectDir: project,
       tools: createCodingTools({ projectDir: project }).tools,
@@ -40,7 +41,7 @@ describe("system prompt", () => {
     expect(prompt).not.toContain("Above the repository");
   });
 
-  it("outside a repository, climbs to the home folder, and no further; outside home, reads the project folder alone", () => {
+  it("outside a repository, climbs to the home folder, and no further; outside home, reads the project folder alone", async () => {
     const home = path.join(root, "home");
     const project = path.join(home, "code", "app");
     mkdirSync(project, { recursive: true });
@@ -51,9 +52,11 @@ describe("system prompt", () => {
     expect(instructionFolders(project, { homeDir: home })).toEqual([project, path.join(home, "code"), home]);
     // The same project seen from another user's home: only its own folder.
     expect(loadProjectInstructions(project, { homeDir: path.join(root, "elsewhere") }).map((f) => f.content)).toEqual(["App rule."]);
+    // Asked off the event loop (as the app asks), the same answers.
+    expect(await loadProjectInstructionsOffThread(project, { homeDir: home })).toEqual(loadProjectInstructions(project, { homeDir: home }));
   });
 
-  it("never reads from a temporary folder, a world-writable folder or /, even inside a repository", () => {
+  it("never reads from a temporary folder, a world-writable folder or /, even inside a repository", async () => {
     // Reproduces the report: /tmp/AGENTS.md reached every project under /tmp. A stand-in temp
     // folder is used so that no real /tmp/AGENTS.md is written on a shared machine.
     const tmp = path.join(root, "tmp");
@@ -64,6 +67,8 @@ describe("system prompt", () => {
     const lookup = { homeDir: path.join(root, "nobody"), tempDirs: [tmp] };
     mkdirSync(path.join(tmp, ".git"), { recursive: true });
     expect(loadProjectInstructions(path.join(project, "sub"), lookup).map((f) => f.content)).toEqual(["Project rule."]);
+    // Asked off the event loop (as the app asks), the same answer.
+    expect((await loadProjectInstructionsOffThread(path.join(project, "sub"), lookup)).map((f) => f.content)).toEqual(["Project rule."]);
     const shared = path.join(root, "shared");
     mkdirSync(path.join(shared, "p"), { recursive: true });
     chmodSync(shared, 0o1777);
@@ -76,12 +81,13 @@ describe("system prompt", () => {
     expect(instructionFolders("/")).toEqual([]);
   });
 
-  it("skips an instruction file that is a FIFO instead of blocking on it", () => {
+  it("skips an instruction file that is a FIFO instead of blocking on it", async () => {
     const project = path.join(root, "fifo-project");
     mkdirSync(path.join(project, ".git"), { recursive: true });
     execFileSync("mkfifo", [path.join(project, "AGENTS.md")]);
     writeFileSync(path.join(project, "CLAUDE.md"), "Claude rule.");
     expect(loadProjectInstructions(project).map((f) => f.content)).toEqual(["Claude rule."]);
+    expect((await loadProjectInstructionsOffThread(project)).map((f) => f.content)).toEqual(["Claude rule."]);
   });
 
   it("lists only the tools it is given", () => {

@@ -25,7 +25,7 @@ import { LiveActivity } from "./live-activity.ts";
 import { OutOfRunWork } from "./out-of-run-work.ts";
 import type { LiveSessionOptions as OptionsOf, ToolHooks } from "./live-session-options.ts";
 import { SessionContext } from "./session-context.ts";
-import { buildSystemPrompt, loadProjectInstructions } from "./system-prompt.ts";
+import { buildSystemPrompt, loadProjectInstructionsOffThread, type ProjectInstructions } from "./system-prompt.ts";
 
 export type LiveSessionOptions = OptionsOf<LiveSession>;
 
@@ -51,7 +51,8 @@ export class LiveSession {
   readonly tools: CodingTools;
   private readonly recorder: SessionRecorder;
   private readonly options: LiveSessionOptions;
-  private instructionFiles: string[] = [];
+  /** The project's instruction files as last read (loadInstructions, before each prompt and retry). */
+  private instructions: ProjectInstructions[] = [];
   /** Set while an entry is written outside a run: the store gets it directly, not the recorder. */
   private outOfBand = false;
   private overflowRetried = false;
@@ -308,7 +309,7 @@ export class LiveSession {
       pendingPermissions,
       contextTokens: contextTokens(this.agent.messages),
       contextWindow: this.model.contextWindow,
-      instructionFiles: this.instructionFiles,
+      instructionFiles: this.instructions.map((i) => i.path),
       lastRun: this.busy ? null : this.lastRun,
     };
   }
@@ -380,12 +381,23 @@ export class LiveSession {
     await this.options.sandbox?.dispose();
   }
 
+  /**
+   * Reads the project's instruction files again (AGENTS.md, CLAUDE.md), off the event loop: the
+   * sessions service awaits it before a prompt or a retry. Throws ServiceError when the file
+   * system does not answer in time (the prompt is refused, saying why).
+   */
+  async loadInstructions(): Promise<void> {
+    try {
+      this.instructions = await loadProjectInstructionsOffThread(this.projectDir);
+    } catch (error) {
+      throw new ServiceError("unavailable", `Lathe could not read the project's instruction files: ${(error as Error).message}`);
+    }
+  }
+
   private systemPrompt(toolNames: readonly string[]): string {
     // Only built-in tools are listed: server tools loaded mid-session must not change the prompt.
     const active = [...this.tools.tools, ...this.builtinTools].filter((t) => toolNames.includes(t.name));
-    const instructions = loadProjectInstructions(this.projectDir);
-    this.instructionFiles = instructions.map((i) => i.path);
-    return buildSystemPrompt({ projectDir: this.projectDir, tools: active, instructions });
+    return buildSystemPrompt({ projectDir: this.projectDir, tools: active, instructions: this.instructions });
   }
 
   private onEvent(event: SessionEvent): void {

@@ -21,7 +21,7 @@ import { createCodingTools } from "../tools/index.ts";
 import { sweepOutputFolders } from "./output-folders.ts";
 import { broadFolderWarning, resolveProjectFolder, type ResolvedFolder } from "./project-folder.ts";
 import { rerunRequestText, sandboxedCommand } from "../sandbox/rerun.ts";
-import { loadProjectInstructions } from "./system-prompt.ts";
+import { loadProjectInstructionsOffThread } from "./system-prompt.ts";
 import type { LiveSession } from "./live-session.ts";
 import { createLiveSession } from "./new-live-session.ts";
 import type { SessionLineage } from "./checkpoint-port.ts";
@@ -40,6 +40,8 @@ function codingToolNames(): string[] {
 
 export class SessionsService {
   private readonly live = new Map<number, LiveSession>();
+  /** A stored session's project instruction files, by project folder, as last read (refreshInstructionFiles). */
+  private readonly instructionFilesByFolder = new Map<string, string[]>();
   private readonly o: SessionsServiceOptions;
   private readonly purgeTimer: ReturnType<typeof setInterval> | undefined;
   private readonly modelChoice: SessionModels;
@@ -198,14 +200,16 @@ export class SessionsService {
       pendingPermissions: pending,
       contextTokens: opened ? storedContextTokens(opened, (range) => this.o.store.readPage(sessionId, range)) : 0,
       contextWindow: model?.contextWindow ?? 0,
-      instructionFiles: project ? loadProjectInstructions(project.folder).map((f) => f.path) : [],
+      instructionFiles: project ? (this.instructionFilesByFolder.get(project.folder) ?? []) : [],
     };
   }
 
-  /** Starts a run, or (while one is going) steers it. */
-  prompt(sessionId: number, text: string, images: ImageContent[] = []): { delivery: "prompt" | "steer" } {
+  /** Starts a run, or (while one is going) steers it. A run starts once the instruction files were read again. */
+  async prompt(sessionId: number, text: string, images: ImageContent[] = []): Promise<{ delivery: "prompt" | "steer" }> {
     if (!text.trim() && images.length === 0) throw new ServiceError("invalid", "The message is empty.");
     const live = this.liveSession(sessionId);
+    if (!live.agent.isRunning) await live.loadInstructions();
+    // Another prompt may have started a run meanwhile: this one steers it then.
     if (live.agent.isRunning) {
       live.steer(text, images);
       return { delivery: "steer" };
@@ -221,14 +225,37 @@ export class SessionsService {
     live.steer(text, images);
   }
 
-  followUp(sessionId: number, text: string, images: ImageContent[] = []): void {
+  async followUp(sessionId: number, text: string, images: ImageContent[] = []): Promise<void> {
     const live = this.liveSession(sessionId);
+    if (!live.agent.isRunning) await live.loadInstructions();
     if (!live.agent.isRunning) live.prompt(text, images);
     else live.followUp(text, images);
   }
 
   retry(sessionId: number): Promise<void> {
-    return this.userAction(async () => this.liveSession(sessionId).retry());
+    return this.userAction(async () => {
+      const live = this.liveSession(sessionId);
+      await live.loadInstructions();
+      live.retry();
+    });
+  }
+
+  /**
+   * Reads a stored session's project instruction files off the event loop, for its state (which
+   * lists them): the router awaits it before opening a session or answering its state. A file
+   * system that does not answer leaves the list as it was.
+   */
+  async refreshInstructionFiles(sessionId: number): Promise<void> {
+    const live = this.live.get(sessionId);
+    if (live) return;
+    const project = this.o.store.getProject(this.session(sessionId).projectId);
+    if (!project) return;
+    try {
+      const files = (await loadProjectInstructionsOffThread(project.folder)).map((f) => f.path);
+      this.instructionFilesByFolder.set(project.folder, files);
+    } catch {
+      // Shown as last read; a prompt in that session reports the file system's error.
+    }
   }
 
   abort(sessionId: number): void {
@@ -319,7 +346,7 @@ export class SessionsService {
   }
 
   /** Asks the agent to run a sandboxed command again outside the sandbox; the dialog asks first. */
-  rerunOutsideSandbox(sessionId: number, toolCallId: string): { delivery: "prompt" | "steer" } {
+  rerunOutsideSandbox(sessionId: number, toolCallId: string): Promise<{ delivery: "prompt" | "steer" }> {
     if (!this.o.sandbox) throw new ServiceError("unavailable", "Commands do not run in a sandbox here.");
     const found = sandboxedCommand(this.liveSession(sessionId).agent.messages, toolCallId);
     if ("error" in found) throw new ServiceError("invalid", found.error);

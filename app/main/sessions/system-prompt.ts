@@ -7,12 +7,13 @@
 // outside the home folder, the project folder alone. Never `/`, a temporary folder (/tmp,
 // /var/tmp, the OS temp folder) or any world-writable folder: anyone may plant an AGENTS.md there.
 // Each file is opened without blocking (a FIFO named AGENTS.md is skipped, see file-guard.ts)
-// and cut to 64 KB. The files loaded are listed in the session state.
-import { closeSync, existsSync, readSync, realpathSync, statSync } from "node:fs";
+// and cut to 64 KB. The files loaded are listed in the session state. The app asks the file
+// system off the event loop (`loadProjectInstructionsOffThread`, tools/fs-answers.ts), so a
+// project on a mount that stopped answering costs an error, not the app.
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { AnyAgentTool } from "../loop/index.ts";
-import { openRegularFileSync } from "../tools/file-guard.ts";
+import { answeredOffThread, hostSyncFileSystem, type SyncFileSystem } from "../tools/fs-answers.ts";
 
 export interface ProjectInstructions {
   path: string;
@@ -29,38 +30,28 @@ export interface InstructionLookup {
   tempDirs?: string[];
 }
 
-function real(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return resolve(p);
-  }
-}
-
 /** The repository root, else the home folder when the project is inside it, else the project itself. */
-function instructionBoundary(project: string, home: string): string {
+function instructionBoundary(project: string, home: string, fs: SyncFileSystem): string {
   for (let dir = project; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, ".git"))) return dir;
+    if (fs.stat(join(dir, ".git"))) return dir;
     if (dir === home) return home;
     if (dirname(dir) === dir) return project;
   }
 }
 
 /** The folders whose instruction files apply to `projectDir`, innermost first. */
-export function instructionFolders(projectDir: string, lookup: InstructionLookup = {}): string[] {
+export function instructionFolders(projectDir: string, lookup: InstructionLookup = {}, fs: SyncFileSystem = hostSyncFileSystem): string[] {
+  const real = (p: string) => fs.realpath(p) ?? resolve(p);
   const project = real(projectDir);
   const home = real(lookup.homeDir ?? homedir());
   const forbidden = new Set((lookup.tempDirs ?? ["/tmp", "/var/tmp", tmpdir()]).flatMap((d) => [resolve(d), real(d)]));
   const isRoot = (dir: string) => dirname(dir) === dir;
   const unsafe = (dir: string) => {
     if (isRoot(dir) || forbidden.has(dir)) return true;
-    try {
-      return process.platform !== "win32" && (statSync(dir).mode & 0o002) !== 0;
-    } catch {
-      return true;
-    }
+    const stat = fs.stat(dir);
+    return !stat || (process.platform !== "win32" && (stat.mode & 0o002) !== 0);
   };
-  const boundary = instructionBoundary(project, home);
+  const boundary = instructionBoundary(project, home, fs);
   const folders: string[] = [];
   for (let dir = project; ; dir = dirname(dir)) {
     if (unsafe(dir)) break;
@@ -70,35 +61,22 @@ export function instructionFolders(projectDir: string, lookup: InstructionLookup
   return folders;
 }
 
-function readInstructionFile(path: string): string | undefined {
-  let opened: { fd: number; stats: { size: number } };
-  try {
-    opened = openRegularFileSync(path, path, "instructions");
-  } catch {
-    return undefined;
-  }
-  try {
-    const buffer = Buffer.alloc(Math.min(opened.stats.size, MAX_INSTRUCTION_BYTES));
-    const n = readSync(opened.fd, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, n).toString("utf8");
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(opened.fd);
-  }
-}
-
 /** Instruction files from the outermost folder that applies down to the project folder. */
-export function loadProjectInstructions(projectDir: string, lookup: InstructionLookup = {}): ProjectInstructions[] {
+export function loadProjectInstructions(projectDir: string, lookup: InstructionLookup = {}, fs: SyncFileSystem = hostSyncFileSystem): ProjectInstructions[] {
   const found: ProjectInstructions[] = [];
-  for (const dir of instructionFolders(projectDir, lookup)) {
+  for (const dir of instructionFolders(projectDir, lookup, fs)) {
     for (const name of [...INSTRUCTION_FILES].reverse()) {
       const path = join(dir, name);
-      const content = readInstructionFile(path);
+      const content = fs.head(path, MAX_INSTRUCTION_BYTES);
       if (content?.trim()) found.push({ path, content });
     }
   }
   return found.reverse();
+}
+
+/** The same, the file system asked off the event loop; rejects with FileSystemTimeoutError when it does not answer. */
+export function loadProjectInstructionsOffThread(projectDir: string, lookup: InstructionLookup = {}): Promise<ProjectInstructions[]> {
+  return answeredOffThread((fs) => loadProjectInstructions(projectDir, lookup, fs));
 }
 
 export function buildSystemPrompt(options: {

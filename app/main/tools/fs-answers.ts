@@ -18,24 +18,35 @@
 //   passes are the rule).
 // The answers are the host's (hostAsyncFileSystem) unless a test gives its own. Never throws
 // synchronously; rejects only with FileSystemTimeoutError or what `pass` throws.
-import { closeSync, readSync, type Stats } from "node:fs";
+import { closeSync, readSync, statSync, type Stats } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
 import { openRegularFile, openRegularFileSync } from "./file-guard.ts";
-import { realPathOf, type Realpath } from "./real-path.ts";
+import { hostRealpath, realPathOf, type Realpath } from "./real-path.ts";
 
 /** Text of a small regular file: null when it does not exist; undefined when it cannot be told. */
 export type SmallFileText = (p: string, maxBytes: number) => string | null | undefined;
+
+/** A path's kind and permission bits (links followed); undefined when it does not exist or cannot be read. */
+export interface PathStat {
+  directory: boolean;
+  mode: number;
+}
 
 /** What a pass may ask, synchronously. */
 export interface SyncFileSystem {
   realpath: Realpath;
   smallFileText: SmallFileText;
+  stat(p: string): PathStat | undefined;
+  /** The first `maxBytes` of a regular file as UTF-8; undefined when it is missing, not a regular file or unreadable. */
+  head(p: string, maxBytes: number): string | undefined;
 }
 
-/** How the answers are fetched. Neither function may reject. */
+/** How the answers are fetched (stat and head default to the host's). No function may reject. */
 export interface AsyncFileSystem {
   realpath(p: string): Promise<string | undefined>;
   smallFileText(p: string, maxBytes: number): Promise<string | null | undefined>;
+  stat?(p: string): Promise<PathStat | undefined>;
+  head?(p: string, maxBytes: number): Promise<string | undefined>;
 }
 
 /** How long one run waits for all its answers. */
@@ -59,10 +70,30 @@ function shownPath(p: string): string {
 }
 
 /** The host's answers, through libuv's threads. */
-export const hostAsyncFileSystem: AsyncFileSystem = {
+export const hostAsyncFileSystem: Required<AsyncFileSystem> = {
   realpath: (p) => realpath(p).catch(() => undefined),
   smallFileText: smallFileTextAsync,
+  stat: (p) => stat(p).then(pathStat, () => undefined),
+  head: headAsync,
 };
+
+/** The host's answers, asked now on this thread: for workers, tests and start-up. */
+export const hostSyncFileSystem: SyncFileSystem = {
+  realpath: hostRealpath,
+  smallFileText: smallFileTextSync,
+  stat: (p) => {
+    try {
+      return pathStat(statSync(p));
+    } catch {
+      return undefined;
+    }
+  },
+  head: headSync,
+};
+
+function pathStat(stats: Stats): PathStat {
+  return { directory: stats.isDirectory(), mode: stats.mode };
+}
 
 /** Runs `pass` until the answers it needs are known; see the header. */
 export async function answeredOffThread<T>(pass: (fs: SyncFileSystem) => T, options: { system?: AsyncFileSystem; timeoutMs?: number; seed?: readonly string[] } = {}): Promise<T> {
@@ -118,12 +149,12 @@ function hungQuestion(): InFlight | undefined {
   return oldest;
 }
 
-type Question = { kind: "realpath"; path: string } | { kind: "text"; path: string; maxBytes: number };
+type Question = { kind: "realpath" | "stat"; path: string } | { kind: "text" | "head"; path: string; maxBytes: number };
 
 class Answers implements SyncFileSystem {
-  private readonly real = new Map<string, string | null>();
-  private readonly texts = new Map<string, string | null | undefined>();
-  private questions: Question[] = [];
+  /** Answers by question key (kind, bound, path). */
+  private readonly known = new Map<string, unknown>();
+  private questions: { question: Question; key: string }[] = [];
   private readonly asked = new Set<string>();
   private readonly system: AsyncFileSystem;
   private readonly timeoutMs: number;
@@ -135,24 +166,20 @@ class Answers implements SyncFileSystem {
     this.deadline = Date.now() + timeoutMs;
   }
 
-  readonly realpath = (p: string): string | undefined => {
-    const answer = this.real.get(p);
-    if (answer !== undefined) return answer ?? undefined;
-    this.note({ kind: "realpath", path: p }, `r${p}`);
-    return undefined;
-  };
+  readonly realpath = (p: string): string | undefined => this.answer({ kind: "realpath", path: p }, undefined);
+  readonly smallFileText = (p: string, maxBytes: number): string | null | undefined => this.answer({ kind: "text", path: p, maxBytes }, undefined);
+  readonly stat = (p: string): PathStat | undefined => this.answer({ kind: "stat", path: p }, undefined);
+  readonly head = (p: string, maxBytes: number): string | undefined => this.answer({ kind: "head", path: p, maxBytes }, undefined);
 
-  readonly smallFileText = (p: string, maxBytes: number): string | null | undefined => {
-    const key = textKey(p, maxBytes);
-    if (this.texts.has(key)) return this.texts.get(key);
-    this.note({ kind: "text", path: p, maxBytes }, key);
-    return undefined;
-  };
-
-  private note(question: Question, key: string): void {
-    if (this.asked.has(key)) return;
-    this.asked.add(key);
-    this.questions.push(question);
+  /** The known answer, or `unknown` for this pass with the question noted. */
+  private answer<T>(question: Question, unknown: T): T {
+    const key = `${question.kind}${"maxBytes" in question ? question.maxBytes : ""}\0${question.path}`;
+    if (this.known.has(key)) return this.known.get(key) as T;
+    if (!this.asked.has(key)) {
+      this.asked.add(key);
+      this.questions.push({ question, key });
+    }
+    return unknown;
   }
 
   noted(): boolean {
@@ -160,7 +187,7 @@ class Answers implements SyncFileSystem {
   }
 
   firstNoted(): string {
-    return this.questions[0]?.path ?? "";
+    return this.questions[0]?.question.path ?? "";
   }
 
   /** Asks the noted questions, MAX_IN_FLIGHT at a time process-wide, before the deadline. */
@@ -171,7 +198,10 @@ class Answers implements SyncFileSystem {
     let failed = false;
     const asker = async (): Promise<void> => {
       try {
-        while (!failed && next < questions.length) await this.ask(questions[next++]!);
+        while (!failed && next < questions.length) {
+          const { question, key } = questions[next++]!;
+          this.known.set(key, await askWithin(question.path, () => this.fetch(question), undefined, this.deadline, this.timeoutMs));
+        }
       } catch (error) {
         failed = true; // the other askers stop too: the run is over
         throw error;
@@ -180,13 +210,18 @@ class Answers implements SyncFileSystem {
     await Promise.all(Array.from({ length: Math.min(MAX_IN_FLIGHT, questions.length) }, asker));
   }
 
-  private async ask(question: Question): Promise<void> {
-    if (question.kind === "realpath") {
-      const real = await askWithin(question.path, () => this.system.realpath(question.path), null, this.deadline, this.timeoutMs);
-      this.real.set(question.path, real ?? null);
-    } else {
-      const text = await askWithin(question.path, () => this.system.smallFileText(question.path, question.maxBytes), undefined, this.deadline, this.timeoutMs);
-      this.texts.set(textKey(question.path, question.maxBytes), text);
+  /** The system's answer; one that rejects (it must not) counts as "missing" or "cannot tell". */
+  private fetch(question: Question): Promise<unknown> {
+    const host = hostAsyncFileSystem;
+    switch (question.kind) {
+      case "realpath":
+        return this.system.realpath(question.path);
+      case "text":
+        return this.system.smallFileText(question.path, question.maxBytes);
+      case "stat":
+        return (this.system.stat ?? host.stat)(question.path);
+      case "head":
+        return (this.system.head ?? host.head)(question.path, question.maxBytes);
     }
   }
 }
@@ -243,10 +278,6 @@ export function statOffThread(p: string, timeoutMs = FS_ANSWER_TIMEOUT_MS): Prom
   return askWithin(p, () => stat(p).catch(() => undefined), undefined, Date.now() + timeoutMs, timeoutMs);
 }
 
-function textKey(p: string, maxBytes: number): string {
-  return `t${maxBytes}\0${p}`;
-}
-
 function formatSeconds(ms: number): string {
   return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 }
@@ -300,6 +331,43 @@ async function smallFileTextAsync(p: string, maxBytes: number): Promise<string |
       filled += bytesRead;
     }
     return filled > size ? undefined : buffer.toString("utf8", 0, filled);
+  } catch {
+    return undefined;
+  } finally {
+    await opened.handle.close().catch(() => undefined);
+  }
+}
+
+/** The first `maxBytes` of a regular file (opened without blocking: file-guard.ts), or undefined. */
+function headSync(p: string, maxBytes: number): string | undefined {
+  let opened: { fd: number; stats: { size: number } };
+  try {
+    opened = openRegularFileSync(p, p, "the file check");
+  } catch {
+    return undefined;
+  }
+  try {
+    const buffer = Buffer.alloc(Math.min(opened.stats.size, maxBytes));
+    const n = readSync(opened.fd, buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, n).toString("utf8");
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
+async function headAsync(p: string, maxBytes: number): Promise<string | undefined> {
+  let opened: Awaited<ReturnType<typeof openRegularFile>>;
+  try {
+    opened = await openRegularFile(p, p, "the file check");
+  } catch {
+    return undefined;
+  }
+  try {
+    const buffer = Buffer.alloc(Math.min(opened.stats.size, maxBytes));
+    const { bytesRead } = await opened.handle.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead).toString("utf8");
   } catch {
     return undefined;
   } finally {
