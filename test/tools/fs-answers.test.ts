@@ -70,6 +70,19 @@ describe("answers fetched off the event loop", () => {
     expect(passes).toBe(1);
   });
 
+  it("walks a deep Windows path (from its root down, a name a question) in two passes, not one per level", async () => {
+    const existing = new Set(["C:\\", "C:\\Users", "C:\\Users\\me", "C:\\Users\\me\\code", "C:\\Users\\me\\code\\proj"]);
+    for (const name of ["packages", "app", "src", "components", "ui", "forms", "fields"]) existing.add(`${[...existing].at(-1)}\\${name}`);
+    const system: AsyncFileSystem = { realpath: async (p) => (existing.has(p) ? p : undefined), smallFileText: async () => undefined };
+    const deep = `${[...existing].at(-1)}\\New.tsx`;
+    let passes = 0;
+    const real = await answeredOffThread((fs) => (passes++, realPathOf(deep, fs.realpath, path.win32)), { system });
+    expect(real).toBe(deep);
+    expect(passes).toBe(2);
+    // The same walk asked synchronously of the same answers.
+    expect(realPathOf(deep, (p) => (existing.has(p) ? p : undefined), path.win32)).toBe(deep);
+  });
+
   it("fails after the time limit, naming the path, while the event loop keeps running", async () => {
     const hanging = hangingSystem();
     release = hanging.answerAll;
@@ -133,7 +146,7 @@ describe("answers fetched off the event loop", () => {
     expect(error.message.length).toBeLessThan(400);
     expect(error.message).toContain("(100,006 characters)");
     hanging.answerAll();
-    // A pass that asks something new every time (no real walk does) stops after 8 passes.
+    // A pass that asks something new every time (no walk does) stops after 8 passes.
     let n = 0;
     const endless = await answeredOffThread((fs) => fs.realpath(`/nonexistent/${n++}`)).catch((e: Error) => e);
     expect(endless).toBeInstanceOf(FileSystemTimeoutError);

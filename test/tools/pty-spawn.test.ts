@@ -42,7 +42,7 @@ async function run(script: string, input?: string): Promise<{ term: Terminal; ou
  * refused; then lets it read exactly what was taken, which it counts. Returns what was taken, the
  * refusal, what waited, and the count the command printed.
  */
-async function fillThenRead(viaNodePty: boolean) {
+async function fillThenRead(viaNodePty: boolean, chunkBytes = 64 * 1024, attempts = 64) {
   const dir = mkdtempSync(path.join(scratch.dir, "input-"));
   const script = 'stty -icanon -echo; echo ready; while [ ! -s go ]; do sleep 0.05; done; head -c "$(cat go)" | wc -c';
   if (viaNodePty) process.env.LATHE_PTY_SPAWN = "node";
@@ -59,10 +59,10 @@ async function fillThenRead(viaNodePty: boolean) {
   const exited = new Promise((resolve) => term.onExit(resolve)).then(() => (ended = true));
   try {
     await expect.poll(() => output).toContain("ready");
-    const chunk = "y".repeat(64 * 1024);
+    const chunk = "y".repeat(chunkBytes);
     let taken = 0;
     let refusal: unknown;
-    for (let i = 0; i < 64 && refusal === undefined; i++) {
+    for (let i = 0; i < attempts && refusal === undefined; i++) {
       try {
         term.write(chunk);
         taken += chunk.length;
@@ -111,6 +111,17 @@ describeWhen(needsLinux(), "input a command does not read, through node-pty", ()
     const result = await fillThenRead(true);
     expect(result.term).not.toBeInstanceOf(SpawnedTerminal);
     expectBoundedInput(result);
+  }, 60_000);
+
+  it("a flood of small writes is refused past node-pty's 4,096 queued writes (each write would walk them all), and what was taken arrives", async () => {
+    // 16 bytes each, longer than a key: 20,000 of them are 320 KB, far under the byte bound.
+    const result = await fillThenRead(true, 16, 20_000);
+    expect(result.refusal).toBeInstanceOf(CommandInputFull);
+    // The pty itself takes some before node-pty queues any.
+    expect(result.taken).toBeLessThan(16 * 20_000);
+    expect(result.refusedAgain.every(Boolean)).toBe(true);
+    expect(result.waitingAfter).toBe(result.waitingAtRefusal);
+    expect(result.counted).toBe(String(result.taken));
   }, 60_000);
 });
 

@@ -63,7 +63,8 @@ export async function prepareAtomicWrite(file: string, shown = file, options: Pr
     if (now !== options.expectedTarget) throw new MovedTargetError(shown, now);
   };
   await checkTarget();
-  const target = await realpath(file).catch(() => file);
+  // The judged location itself when it is known (a link flipped since the check cannot redirect it).
+  const target = options.expectedTarget ?? (await realpath(file).catch(() => file));
   const existing: Stats | undefined = await stat(target).catch((err: NodeJS.ErrnoException) => {
     if (err.code === "ENOENT") return undefined;
     throw err;

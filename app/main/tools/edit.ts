@@ -11,7 +11,6 @@ import { ComputeAbortedError, ComputeJobError, type ComputePool, ComputeTimeoutE
 import { MissingFileError, prepareAtomicWrite } from "./atomic-write.ts";
 import { EditError, type EditErrorKind } from "./edit-match.ts";
 import { withFileLock } from "./file-lock.ts";
-import { realPathOffThread } from "./fs-answers.ts";
 import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
 import type { EditDetails } from "../../shared/tool-details.ts";
 export type { EditDetails };
@@ -49,10 +48,11 @@ export function createEditTool(options: EditToolOptions): AgentTool<typeof editP
     async execute(_toolCallId, params, signal) {
       const absolutePath = resolveToolPath(params.path, options.projectDir);
       const shown = displayPath(absolutePath, options.projectDir);
-      // Where the file really is as the call begins (what its permission was judged on).
-      const expectedTarget = await realPathOffThread(absolutePath);
-      return withFileLock(expectedTarget, async () => {
+      // The lock gives where the file really is as the call begins (what its permission was judged on).
+      return withFileLock(absolutePath, async (expectedTarget) => {
         if (signal?.aborted) throw new Error("Edit aborted before it started.");
+        // Asked before the edit: once the file is replaced, nothing may fail the call.
+        const outsideProject = await isOutsideProject(absolutePath, options.projectDir);
         const prepared = await prepareAtomicWrite(absolutePath, shown, { mustExist: true, expectedTarget }).catch((err: Error) => {
           if (err instanceof MissingFileError) throw new Error(`File not found: ${shown}. Use the write tool to create a file.`);
           throw err.name === "FileKindError" || err.name === "MovedTargetError" ? err : new Error(`Cannot edit ${shown}: ${err.message}`);
@@ -83,7 +83,7 @@ export function createEditTool(options: EditToolOptions): AgentTool<typeof editP
           details: {
             path: shown,
             absolutePath,
-            outsideProject: await isOutsideProject(absolutePath, options.projectDir),
+            outsideProject,
             diff: outcome.diff,
             diffComplete: outcome.diffComplete,
             firstChangedLine: outcome.firstChangedLine,

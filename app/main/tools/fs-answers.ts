@@ -53,6 +53,10 @@ export interface AsyncFileSystem {
 export const FS_ANSWER_TIMEOUT_MS = 5_000;
 const MAX_IN_FLIGHT = 2;
 const MAX_PASSES = 8;
+/** `C:\` or `\\server\share\`: a Windows absolute path. */
+const WINDOWS_ABSOLUTE = /^(?:[A-Za-z]:\\|\\\\)/;
+/** Longest Windows path whose ancestors are asked with it (a path of the system's length limits). */
+const MAX_ANCESTORS_PATH = 4096;
 /** Characters of a path an error message shows (a model's path may hold thousands). */
 const SHOWN_PATH_CHARS = 200;
 
@@ -166,7 +170,15 @@ class Answers implements SyncFileSystem {
     this.deadline = Date.now() + timeoutMs;
   }
 
-  readonly realpath = (p: string): string | undefined => this.answer({ kind: "realpath", path: p }, undefined);
+  readonly realpath = (p: string): string | undefined => {
+    const key = `realpath\0${p}`;
+    // A Windows path is walked from its root down, one name a question (real-path.ts): its
+    // ancestors are asked with it, so the walk needs two passes, not one per level.
+    if (!this.known.has(key) && !this.asked.has(key) && WINDOWS_ABSOLUTE.test(p) && p.length <= MAX_ANCESTORS_PATH) {
+      for (let at = p.indexOf("\\", 3); at !== -1; at = p.indexOf("\\", at + 1)) this.answer({ kind: "realpath", path: p.slice(0, at) }, undefined);
+    }
+    return this.answer({ kind: "realpath", path: p }, undefined);
+  };
   readonly smallFileText = (p: string, maxBytes: number): string | null | undefined => this.answer({ kind: "text", path: p, maxBytes }, undefined);
   readonly stat = (p: string): PathStat | undefined => this.answer({ kind: "stat", path: p }, undefined);
   readonly head = (p: string, maxBytes: number): string | undefined => this.answer({ kind: "head", path: p, maxBytes }, undefined);

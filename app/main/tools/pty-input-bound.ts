@@ -57,9 +57,23 @@ export function nodePtyPendingBytes(term: pty.IPty): number | undefined {
 export function boundNodePtyInput(term: pty.IPty): pty.IPty {
   const write = term.write.bind(term);
   term.write = (data: string | Buffer) => {
+    const bytes = typeof data === "string" ? Buffer.byteLength(data, "utf8") : data.byteLength;
+    // node-pty keeps one entry per write: past MAX_PENDING_WRITES (a flood of tiny writes) the
+    // input is refused without walking them, so each write costs at most that many steps.
+    const writes = nodePtyPendingWrites(term);
+    if (writes !== undefined && writes >= MAX_PENDING_WRITES + (bytes <= KEY_BYTES ? KEY_WRITES : 0)) throw new CommandInputFull(nodePtyPendingBytes(term) ?? 0);
     const pending = nodePtyPendingBytes(term);
-    if (pending !== undefined) refuseInputBeyondBound(pending, typeof data === "string" ? Buffer.byteLength(data, "utf8") : data.byteLength);
+    if (pending !== undefined) refuseInputBeyondBound(pending, bytes);
     write(data);
   };
   return term;
+}
+
+/** Writes node-pty may hold for a command; a key still fits in KEY_WRITES more. */
+const MAX_PENDING_WRITES = 4096;
+const KEY_WRITES = 64;
+
+function nodePtyPendingWrites(term: pty.IPty): number | undefined {
+  const queue = (term as unknown as NodePtyInternals)._writeStream?._writeQueue;
+  return Array.isArray(queue) ? queue.length : undefined;
 }

@@ -9,7 +9,6 @@ import type { AgentTool } from "../loop/index.ts";
 import { type ComputePool, ComputeTimeoutError, computePool } from "../workers/compute-pool.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { withFileLock } from "./file-lock.ts";
-import { realPathOffThread } from "./fs-answers.ts";
 import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
 import { byteLength, formatBytes } from "./truncate.ts";
 import type { WriteDetails } from "../../shared/tool-details.ts";
@@ -41,9 +40,8 @@ export function createWriteTool(options: WriteToolOptions): AgentTool<typeof wri
     async execute(_toolCallId, params, signal) {
       const absolutePath = resolveToolPath(params.path, options.projectDir);
       const shown = displayPath(absolutePath, options.projectDir);
-      // Where the file really is as the call begins (what its permission was judged on).
-      const expectedTarget = await realPathOffThread(absolutePath);
-      return withFileLock(expectedTarget, async () => {
+      // The lock gives where the file really is as the call begins (what its permission was judged on).
+      return withFileLock(absolutePath, async (expectedTarget) => {
         if (signal?.aborted) throw new Error("Write aborted before it started.");
         const timeoutMs = options.diffTimeoutMs ?? WRITE_DIFF_TIMEOUT_MS;
         const diff = await (options.pool ?? computePool())
@@ -52,6 +50,8 @@ export function createWriteTool(options: WriteToolOptions): AgentTool<typeof wri
             diff: `The diff is not shown: ${err instanceof ComputeTimeoutError ? `computing it took longer than ${timeoutMs / 1000} s.` : err.message}\n`,
             diffComplete: false,
           }));
+        // Asked before the write: once the file is written, nothing may fail the call.
+        const outsideProject = await isOutsideProject(absolutePath, options.projectDir);
         if (signal?.aborted) throw new Error(`Write of ${shown} aborted; nothing was written.`);
         const result = await writeFileAtomic(absolutePath, params.content, shown, { expectedTarget }).catch((err: Error) => {
           throw err.name === "FileKindError" || err.name === "MovedTargetError" ? err : new Error(`Could not write ${shown}: ${err.message}`);
@@ -64,7 +64,7 @@ export function createWriteTool(options: WriteToolOptions): AgentTool<typeof wri
           details: {
             path: shown,
             absolutePath,
-            outsideProject: await isOutsideProject(absolutePath, options.projectDir),
+            outsideProject,
             created: result.created,
             bytes,
             lines,
