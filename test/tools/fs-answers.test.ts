@@ -7,8 +7,9 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { answeredOffThread, FileSystemTimeoutError, hostAsyncFileSystem, smallFileTextSync, type AsyncFileSystem } from "../../app/main/tools/fs-answers.ts";
+import { answeredOffThread, FileSystemTimeoutError, hostAsyncFileSystem, presentOffThread, smallFileTextSync, type AsyncFileSystem } from "../../app/main/tools/fs-answers.ts";
 import { realPathOf } from "../../app/main/tools/real-path.ts";
+import { snapshotRepository, snapshotRepositoryOffThread } from "../../app/main/sandbox/untrusted-repos.ts";
 
 const root = mkdtempSync(path.join(tmpdir(), "lathe-fs-answers-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -60,6 +61,10 @@ describe("answers fetched off the event loop", () => {
       expect(passes, p).toBe(2);
     }
     const json = path.join(project, "package.json");
+    symlinkSync(path.join(project, "nowhere"), path.join(project, ".git")); // dangling: there all the same
+    expect(await snapshotRepositoryOffThread(project)).toEqual({ dotGit: true, bare: false });
+    expect(snapshotRepository(project)).toEqual({ dotGit: true, bare: false });
+    expect(await presentOffThread(path.join(project, "missing"))).toBe(false);
     for (const p of [json, path.join(project, "src"), path.join(project, "none.json")]) {
       expect(await answeredOffThread((fs) => fs.smallFileText(p, 1024))).toBe(smallFileTextSync(p, 1024));
     }
@@ -120,9 +125,12 @@ describe("answers fetched off the event loop", () => {
     expect(blocked).toBeInstanceOf(FileSystemTimeoutError);
     expect((blocked as Error).message).toMatch(/^The file system did not answer about \/hung\/a for 0\.\d s \(a network or FUSE mount/);
     expect(hanging.asked).not.toContain(root);
+    // The sandbox's look at the project's top before a command is refused at once too.
+    await expect(snapshotRepositoryOffThread(root)).rejects.toBeInstanceOf(FileSystemTimeoutError);
     hanging.answerAll();
     await new Promise((r) => setImmediate(r)); // the answers reach the slots
     expect(await answeredOffThread((fs) => fs.realpath(root), { system: hanging.system, timeoutMs: 2_000 })).toBe(realPathOf(root));
+    expect(await snapshotRepositoryOffThread(root)).toEqual(snapshotRepository(root));
   });
 
   it("serves the questions in order when more runs ask than there are slots", async () => {

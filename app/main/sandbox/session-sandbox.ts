@@ -5,7 +5,7 @@
 // call is what the permission layer recorded for it (SandboxService.place); a call nobody placed
 // runs in the sandbox. Never throws: a sandbox that cannot be set up runs nothing outside it, the
 // command fails with the reason.
-import { chmodSync, constants, mkdirSync, mkdtempSync, lstatSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, constants, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { open, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import type { BashSandboxDetails, SandboxBlock, SandboxPlacement } from "../../shared/sandbox.ts";
@@ -15,7 +15,7 @@ import { interruptSandboxed, killSandboxed } from "./kill.ts";
 import { explainRefusal } from "./refusal.ts";
 import { projectReadOnlyPaths, SANDBOX_DROPPED_ENV, type SandboxRules } from "./rules.ts";
 import { seatbeltArgs } from "./seatbelt.ts";
-import { createdRepository, createdRepositoryMessage, snapshotRepository } from "./untrusted-repos.ts";
+import { createdRepository, createdRepositoryMessage, snapshotRepositoryOffThread } from "./untrusted-repos.ts";
 import { ptyCommandLine } from "../tools/pty-command.ts";
 
 /** chmod 700 of a folder, never through a link (a command still running could swap one in). */
@@ -68,7 +68,8 @@ export interface SandboxLaunch {
 /** The bash tool's view of the sandbox. */
 export interface CommandSandbox {
   readonly outputDir: string;
-  launch(request: LaunchRequest): SandboxLaunch;
+  /** Rejects only with FileSystemTimeoutError: the project's top did not answer (a hung mount). */
+  launch(request: LaunchRequest): Promise<SandboxLaunch>;
   /** The session ended: its private folder (the commands' $TMPDIR, tool caches) goes. Never rejects. */
   dispose(): Promise<void>;
 }
@@ -122,7 +123,7 @@ export class SessionSandbox implements CommandSandbox {
     }
   }
 
-  launch(req: LaunchRequest): SandboxLaunch {
+  async launch(req: LaunchRequest): Promise<SandboxLaunch> {
     const status = this.deps.status();
     const placed = this.deps.takePlacement(this.scope.sessionId, req.toolCallId) ?? { placement: "sandbox" as const };
     // The command as the pty runs it (output processing off): see tools/pty-command.ts.
@@ -136,23 +137,27 @@ export class SessionSandbox implements CommandSandbox {
     if (placed.placement === "outside") return direct(placed.reason ?? "This command was allowed to run outside the sandbox.");
     if (!status.available || !status.executable) return direct(status.message);
 
+    // The project's top, asked off the event loop (a mount that stopped answering costs an error, not the app).
+    const projectDir = this.scope.projectDir;
+    const before = await snapshotRepositoryOffThread(projectDir);
     mkdirSync(this.tmpDir, { recursive: true });
     mkdirSync(this.outputDir, { recursive: true });
     const rules: SandboxRules = {
       cwd: req.cwd,
       writable: [this.scope.projectDir, this.tmpDir, this.outputDir],
       hidden: this.deps.hiddenPaths(),
-      readOnly: [...projectReadOnlyPaths(this.scope.projectDir, present), ...this.deps.knownNestedRepositories(this.scope.projectDir, MAX_READ_ONLY_NESTED)],
+      // projectReadOnlyPaths asks only whether the project's .git is there: the snapshot knows.
+      readOnly: [...projectReadOnlyPaths(projectDir, () => before.dotGit), ...this.deps.knownNestedRepositories(projectDir, MAX_READ_ONLY_NESTED)],
       network: placed.placement === "sandbox-network" || this.deps.networkAllowed(this.scope.projectId),
     };
     const env = this.sandboxEnv(req.env);
     const details: BashSandboxDetails = { placement: rules.network ? "sandbox-network" : "sandbox", kind: status.kind };
     const explain = (output: string) => explainRefusal(output, rules, this.deps.home);
-    const projectDir = this.scope.projectDir;
-    const before = snapshotRepository(projectDir);
     const startedAt = Date.now();
     const after = async () => {
-      const top = createdRepository(projectDir, before);
+      // A top that does not answer now cannot be told: the scan of sub-folders still runs.
+      const now = await snapshotRepositoryOffThread(projectDir).catch(() => before);
+      const top = createdRepository(projectDir, before, now);
       const nested = await this.deps.nestedRepositoriesChangedSince(projectDir, startedAt);
       const created = [...(top ? [top] : []), ...nested];
       if (created.length === 0) return undefined;
@@ -188,9 +193,4 @@ export class SessionSandbox implements CommandSandbox {
       npm_config_cache: path.join(this.tmpDir, ".npm"),
     };
   }
-}
-
-/** Whether anything is at `p`, a dangling link included. */
-function present(p: string): boolean {
-  return lstatSync(p, { throwIfNoEntry: false }) !== undefined;
 }

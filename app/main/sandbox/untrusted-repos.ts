@@ -17,6 +17,7 @@
 // marked repository in the project. Never throws.
 import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { presentOffThread } from "../tools/fs-answers.ts";
 
 export interface RepositorySnapshot {
   dotGit: boolean;
@@ -43,9 +44,14 @@ export function snapshotRepository(projectDir: string): RepositorySnapshot {
   return { dotGit: at(".git"), bare: at("HEAD") && at("objects") && at("refs") };
 }
 
-/** The git folder (or `.git` file) that appeared since `before`, if any. */
-export function createdRepository(projectDir: string, before: RepositorySnapshot): string | undefined {
-  const now = snapshotRepository(projectDir);
+/** The same, the file system asked off the event loop (a hung mount rejects: FileSystemTimeoutError). */
+export async function snapshotRepositoryOffThread(projectDir: string): Promise<RepositorySnapshot> {
+  const [dotGit, head, objects, refs] = await Promise.all([".git", "HEAD", "objects", "refs"].map((name) => presentOffThread(path.join(projectDir, name))));
+  return { dotGit: dotGit!, bare: head! && objects! && refs! };
+}
+
+/** The git folder (or `.git` file) that appeared since `before`, if any (`now`: the project's top as it is now). */
+export function createdRepository(projectDir: string, before: RepositorySnapshot, now: RepositorySnapshot = snapshotRepository(projectDir)): string | undefined {
   if (now.dotGit && !before.dotGit) return path.join(projectDir, ".git");
   if (now.bare && !before.bare && !now.dotGit) return projectDir;
   return undefined;

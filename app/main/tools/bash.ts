@@ -91,9 +91,6 @@ export function createBashTool(options: BashOptions): AgentTool<typeof bashParam
       const cwd = resolveToolPath(".", options.projectDir);
       // Asked off the event loop: the terminal's start waits for the folder (a hung mount would hold it).
       if (!(await statOffThread(cwd))?.isDirectory()) throw new Error(`Project folder ${cwd} does not exist.`);
-      // Parallel calls start one per turn (where node-pty starts the terminal, its fork blocks the main thread: spawn-turns.ts).
-      await nextStartTurn();
-      if (signal?.aborted) throw new Error("Command aborted before it started.");
       // The loop validates arguments first; a caller that did not must not hand node-pty a non-string
       // (it crashes the process instead of throwing).
       if (typeof params.command !== "string" || params.command.includes("\0")) throw new Error("The command must be a string without NUL characters.");
@@ -101,6 +98,11 @@ export function createBashTool(options: BashOptions): AgentTool<typeof bashParam
       const timeoutMs = clampDurationMs(params.timeout !== undefined ? params.timeout * 1000 : (options.timeoutMs ?? DEFAULT_BASH_TIMEOUT_MS), MAX_BASH_TIMEOUT_MS);
       const shell = options.shell ?? "/bin/bash";
       const env = sanitizedShellEnv(process.env, options.env);
+      // Before the start's turn: the sandbox asks about the project's top off the event loop.
+      const launch = await options.sandbox?.launch({ toolCallId, command: params.command, shell, cwd, env });
+      // Parallel calls start one per turn (where node-pty starts the terminal, its fork blocks the main thread: spawn-turns.ts).
+      await nextStartTurn();
+      if (signal?.aborted) throw new Error("Command aborted before it started.");
       return runCommand({
         toolCallId,
         command: params.command,
@@ -108,7 +110,7 @@ export function createBashTool(options: BashOptions): AgentTool<typeof bashParam
         timeoutMs,
         shell,
         env,
-        launch: options.sandbox?.launch({ toolCallId, command: params.command, shell, cwd, env }),
+        launch,
         spillPath: spillPathFor(toolCallId),
         redactor: options.secrets?.(),
         lowerPriority: options.lowerPriority?.() ?? true,

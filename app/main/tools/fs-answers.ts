@@ -19,7 +19,7 @@
 // The answers are the host's (hostAsyncFileSystem) unless a test gives its own. Never throws
 // synchronously; rejects only with FileSystemTimeoutError or what `pass` throws.
 import { closeSync, readSync, statSync, type Stats } from "node:fs";
-import { realpath, stat } from "node:fs/promises";
+import { lstat, realpath, stat } from "node:fs/promises";
 import { openRegularFile, openRegularFileSync } from "./file-guard.ts";
 import { hostRealpath, realPathOf, type Realpath } from "./real-path.ts";
 
@@ -283,6 +283,21 @@ async function askWithin<T, F>(p: string, ask: () => Promise<T>, failed: F, dead
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Whether anything is at `p`, a dangling link included (lstat): off the event loop, within the time limit. */
+export function presentOffThread(p: string, timeoutMs = FS_ANSWER_TIMEOUT_MS): Promise<boolean> {
+  return askWithin(
+    p,
+    () =>
+      lstat(p).then(
+        () => true,
+        () => false,
+      ),
+    false,
+    Date.now() + timeoutMs,
+    timeoutMs,
+  );
 }
 
 /** A path's stat (links followed), undefined when it does not exist or cannot be read: off the event loop, within the time limit. */
