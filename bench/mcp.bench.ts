@@ -144,7 +144,7 @@ async function firstRequests(): Promise<{ extraTokens: number; toolsWithout: num
   const services = createAppServices({ dataDir: path.join(dir, "data"), secrets: noSecretStore, host: "browser", version: "bench", env: {}, streamFn: scripted.streamFn });
   services.settings.setProvider({ id: "local", kind: "compatible", name: "Local", baseUrl: "http://127.0.0.1:9/v1", models: [{ id: "bench" }] });
   services.settings.update({ defaultModel: "local/bench" });
-  const project = services.sessions.openProject(projectDir);
+  const project = await services.sessions.openProject(projectDir);
   await services.mcp.catalog.ready(project.id);
   const codingOnly = services.store.createSession({ projectId: project.id, model: "local/bench", baseToolNames: createCodingTools({ projectDir }).tools.map((t) => t.name) });
   const withMcp = await services.sessions.create(project.id);

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createAppServices } from "../../app/main/app-services.ts";
 import { broadness, resolveProjectFolder } from "../../app/main/sessions/project-folder.ts";
 import { noSecretStore } from "../../app/main/settings/settings-service.ts";
+import { answeredOffThread } from "../../app/main/tools/fs-answers.ts";
 
 const scratch = realpathSync(mkdtempSync(path.join(tmpdir(), "lathe-project-folder-")));
 const home = path.join(scratch, "home", "me");
@@ -36,6 +37,14 @@ describe("resolveProjectFolder", () => {
     const link = path.join(scratch, "link-to-home");
     symlinkSync(home, link);
     expect(broadness(link, home)).toBe("home");
+  });
+
+  it("gives the same answers with the file system asked off the event loop (as the app asks)", async () => {
+    const link = path.join(scratch, "link-to-home-2");
+    symlinkSync(home, link);
+    for (const typed of ["~", ".", "code/..", "/", "..", scratch, "code", link, `${home}2`, "/nonexistent/x"]) {
+      expect(await answeredOffThread((fs) => resolveProjectFolder(typed, home, fs)), typed).toEqual(resolveProjectFolder(typed, home));
+    }
   });
 });
 

@@ -9,14 +9,14 @@
 // Delete is a soft delete (undo: restore); deleted sessions are purged after PURGE_AFTER_MS.
 // Beside it: its options and ports (sessions-options.ts), the models (session-models.ts), making a
 // session live (new-live-session.ts), a stored session's context size (stored-context.ts).
-import { statSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, isAbsolute } from "node:path";
+import { basename, isAbsolute, resolve } from "node:path";
 import type { AgentMessage, ImageContent, Model } from "../../shared/agent-types.ts";
 import { COMPACTION, COMPACTION_UNDO } from "../../shared/compaction.ts";
 import type { LiveSnapshot, Session, SessionState } from "../../shared/ipc/contract.ts";
 import { ServiceError } from "../../shared/errors.ts";
 import { StoreError, type MessagePage, type PageOptions, type ProjectInfo, type TranscriptPage } from "../store/index.ts";
+import { answeredOffThread, statOffThread } from "../tools/fs-answers.ts";
 import { createCodingTools } from "../tools/index.ts";
 import { sweepOutputFolders } from "./output-folders.ts";
 import { broadFolderWarning, resolveProjectFolder, type ResolvedFolder } from "./project-folder.ts";
@@ -95,21 +95,24 @@ export class SessionsService {
     return fromEnv && isAbsolute(fromEnv) ? fromEnv : homedir();
   }
 
-  resolveFolder(folder: string): ResolvedFolder {
-    return resolveProjectFolder(folder, this.home);
+  /** Where a typed folder resolves to, the file system asked off the event loop (a hung mount: an error). */
+  async resolveFolder(folder: string): Promise<ResolvedFolder> {
+    try {
+      return await answeredOffThread((fs) => resolveProjectFolder(folder, this.home, fs));
+    } catch (error) {
+      throw new ServiceError("unavailable", (error as Error).message);
+    }
   }
 
   /** Opens a folder as a project; relative paths start at home; home, `/` and above need `confirmed`. */
-  openProject(folder: string, confirmed = false): ProjectInfo {
-    const { folder: path, broad } = this.resolveFolder(folder);
+  async openProject(folder: string, confirmed = false): Promise<ProjectInfo> {
+    const { folder: path, broad } = await this.resolveFolder(folder);
     if (broad && !confirmed) throw new ServiceError("invalid", broadFolderWarning(broad, path));
-    let isDir: boolean;
-    try {
-      isDir = statSync(path).isDirectory();
-    } catch {
-      throw new ServiceError("not-found", `There is no folder at ${path}.`);
-    }
-    if (!isDir) throw new ServiceError("invalid", `${path} is a file, not a folder.`);
+    const stat = await statOffThread(path).catch((error: Error) => {
+      throw new ServiceError("unavailable", error.message);
+    });
+    if (!stat) throw new ServiceError("not-found", `There is no folder at ${path}.`);
+    if (!stat.isDirectory()) throw new ServiceError("invalid", `${path} is a file, not a folder.`);
     return this.o.store.openProject(path, basename(path) || path);
   }
 
@@ -392,7 +395,9 @@ export class SessionsService {
 
   /** Moves a session to the project of another folder (a fork restored into a new worktree). */
   moveToFolder(sessionId: number, folder: string): Session {
-    const project = this.openProject(folder);
+    // A worktree Lathe has just made: an absolute folder, never a broad one.
+    const path = resolve(folder);
+    const project = this.o.store.openProject(path, basename(path) || path);
     this.guard(() => this.o.store.setSessionProject(sessionId, project.id));
     return this.updated(sessionId);
   }
