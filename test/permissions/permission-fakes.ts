@@ -9,7 +9,8 @@ import type { AssistantMessage, ToolCall } from "../../app/shared/agent-types.ts
 import type { AnyAgentTool } from "../../app/main/loop/index.ts";
 import type { SandboxPort } from "../../app/main/permissions/sandbox-mode.ts";
 import type { Placed } from "../../app/main/sandbox/sandbox-service.ts";
-import { smallFileTextSync, type AsyncFileSystem } from "../../app/main/tools/fs-answers.ts";
+import type { AsyncFileSystem } from "../../app/main/tools/fs-answers.ts";
+import { smallFileTextSync } from "../../app/main/tools/small-files.ts";
 import { hostRealpath } from "../../app/main/tools/real-path.ts";
 import type { ToolAuditEntry } from "../../app/main/store/audit-log.ts";
 import type { PermissionRule, SessionStore } from "../../app/main/store/index.ts";

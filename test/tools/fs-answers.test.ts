@@ -7,7 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { answeredOffThread, FileSystemTimeoutError, hostAsyncFileSystem, presentOffThread, smallFileTextSync, type AsyncFileSystem } from "../../app/main/tools/fs-answers.ts";
+import { answeredOffThread, FileSystemTimeoutError, hostAsyncFileSystem, presentOffThread, type AsyncFileSystem } from "../../app/main/tools/fs-answers.ts";
+import { smallFileTextSync } from "../../app/main/tools/small-files.ts";
 import { realPathOf } from "../../app/main/tools/real-path.ts";
 import { snapshotRepository, snapshotRepositoryOffThread } from "../../app/main/sandbox/untrusted-repos.ts";
 

@@ -13,7 +13,7 @@
 // any bound the scripts "cannot tell", which protects the file (the call asks).
 import path from "node:path";
 import { applyEdits, type TextEdit } from "../tools/edit-match.ts";
-import { smallFileTextSync } from "../tools/fs-answers.ts";
+import { smallFileTextSync } from "../tools/small-files.ts";
 import { isCrlf } from "../tools/file-jobs.ts";
 import { toolPathOf } from "../tools/paths.ts";
 import { commandName } from "./bash-rules.ts";

@@ -7,7 +7,8 @@
 // Never throws.
 import { homedir } from "node:os";
 import path from "node:path";
-import { smallFileTextSync, type SmallFileText } from "../tools/fs-answers.ts";
+import type { SmallFileText } from "../tools/fs-answers.ts";
+import { smallFileTextSync } from "../tools/small-files.ts";
 import { hostRealpath, NOT_NORMAL, realPathOf as realPathThrough } from "../tools/real-path.ts";
 
 export interface PathPlatform {

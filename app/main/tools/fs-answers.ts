@@ -14,14 +14,16 @@
 // - at most MAX_IN_FLIGHT questions are with the system at once, process-wide: a question that
 //   never returns holds one of libuv's 4 threads, which the model providers' DNS lookups need too;
 //   while every slot is held by a question its run gave up on, runs fail at once;
-// - at most MAX_PASSES passes (a walk asks a whole chain of ancestors in one pass, so two or three
-//   passes are the rule).
-// The answers are the host's (hostAsyncFileSystem) unless a test gives its own. Never throws
-// synchronously; rejects only with FileSystemTimeoutError or what `pass` throws.
-import { closeSync, readSync, statSync, type Stats } from "node:fs";
+// - at most MAX_PASSES passes (a walk asks a whole chain of ancestors in one pass, and a Windows
+//   path's ancestors are asked with it, so two or three passes are the rule).
+// The questions: a real path, a small file's text, a stat, a file's first bytes (small-files.ts
+// reads them). `statOffThread` and `presentOffThread` ask one question the same way. The answers
+// are the host's (hostAsyncFileSystem) unless a test gives its own. Never throws synchronously;
+// rejects only with FileSystemTimeoutError or what `pass` throws.
+import { statSync, type Stats } from "node:fs";
 import { lstat, realpath, stat } from "node:fs/promises";
-import { openRegularFile, openRegularFileSync } from "./file-guard.ts";
 import { hostRealpath, realPathOf, type Realpath } from "./real-path.ts";
+import { headAsync, headSync, smallFileTextAsync, smallFileTextSync } from "./small-files.ts";
 
 /** Text of a small regular file: null when it does not exist; undefined when it cannot be told. */
 export type SmallFileText = (p: string, maxBytes: number) => string | null | undefined;
@@ -307,97 +309,4 @@ export function statOffThread(p: string, timeoutMs = FS_ANSWER_TIMEOUT_MS): Prom
 
 function formatSeconds(ms: number): string {
   return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
-}
-
-/**
- * A small file's text: null when it does not exist; undefined when it cannot be told: not a
- * regular file (a FIFO, a device, a folder: file-guard.ts opens without blocking and checks the
- * opened descriptor), longer than `maxBytes`, growing as it is read, or unreadable.
- */
-export function smallFileTextSync(p: string, maxBytes: number): string | null | undefined {
-  let opened: { fd: number; stats: { size: number } };
-  try {
-    opened = openRegularFileSync(p, p, "the permission check");
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOENT" ? null : undefined;
-  }
-  try {
-    const size = opened.stats.size;
-    if (size > maxBytes) return undefined;
-    // One byte more than its size: a file that grows meanwhile is not judged from a part of it.
-    const buffer = Buffer.allocUnsafe(size + 1);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const n = readSync(opened.fd, buffer, filled, buffer.length - filled, filled);
-      if (n === 0) break;
-      filled += n;
-    }
-    return filled > size ? undefined : buffer.toString("utf8", 0, filled);
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(opened.fd);
-  }
-}
-
-async function smallFileTextAsync(p: string, maxBytes: number): Promise<string | null | undefined> {
-  let opened: Awaited<ReturnType<typeof openRegularFile>>;
-  try {
-    opened = await openRegularFile(p, p, "the permission check");
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOENT" ? null : undefined;
-  }
-  try {
-    const size = opened.stats.size;
-    if (size > maxBytes) return undefined;
-    const buffer = Buffer.allocUnsafe(size + 1);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const { bytesRead } = await opened.handle.read(buffer, filled, buffer.length - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return filled > size ? undefined : buffer.toString("utf8", 0, filled);
-  } catch {
-    return undefined;
-  } finally {
-    await opened.handle.close().catch(() => undefined);
-  }
-}
-
-/** The first `maxBytes` of a regular file (opened without blocking: file-guard.ts), or undefined. */
-function headSync(p: string, maxBytes: number): string | undefined {
-  let opened: { fd: number; stats: { size: number } };
-  try {
-    opened = openRegularFileSync(p, p, "the file check");
-  } catch {
-    return undefined;
-  }
-  try {
-    const buffer = Buffer.alloc(Math.min(opened.stats.size, maxBytes));
-    const n = readSync(opened.fd, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, n).toString("utf8");
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(opened.fd);
-  }
-}
-
-async function headAsync(p: string, maxBytes: number): Promise<string | undefined> {
-  let opened: Awaited<ReturnType<typeof openRegularFile>>;
-  try {
-    opened = await openRegularFile(p, p, "the file check");
-  } catch {
-    return undefined;
-  }
-  try {
-    const buffer = Buffer.alloc(Math.min(opened.stats.size, maxBytes));
-    const { bytesRead } = await opened.handle.read(buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, bytesRead).toString("utf8");
-  } catch {
-    return undefined;
-  } finally {
-    await opened.handle.close().catch(() => undefined);
-  }
 }
