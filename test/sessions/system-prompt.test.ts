@@ -81,6 +81,18 @@ describe("system prompt", () => {
     expect(instructionFolders("/")).toEqual([]);
   });
 
+  it("reads a project deep below its repository the same way off the event loop (a pass per level ran out at 6)", async () => {
+    const top = path.join(root, "deep-repo");
+    const project = path.join(top, ...Array.from({ length: 12 }, (_, i) => `level${i}`));
+    mkdirSync(project, { recursive: true });
+    mkdirSync(path.join(top, ".git"));
+    writeFileSync(path.join(top, "AGENTS.md"), "Top rule.");
+    writeFileSync(path.join(project, "AGENTS.md"), "Deep rule.");
+    const found = loadProjectInstructions(project);
+    expect(found.map((f) => f.content)).toEqual(["Top rule.", "Deep rule."]);
+    expect(await loadProjectInstructionsOffThread(project)).toEqual(found);
+  });
+
   it("skips an instruction file that is a FIFO instead of blocking on it", async () => {
     const project = path.join(root, "fifo-project");
     mkdirSync(path.join(project, ".git"), { recursive: true });

@@ -94,6 +94,8 @@ export class SessionSandbox implements CommandSandbox {
   readonly sessionDir: string;
   readonly tmpDir: string;
   readonly outputDir: string;
+  /** dispose() was called: no command starts any more. */
+  private disposed = false;
   private readonly emptyFile: string;
   private readonly emptyDir: string;
   private readonly deps: SessionSandboxDeps;
@@ -116,6 +118,7 @@ export class SessionSandbox implements CommandSandbox {
   }
 
   async dispose(): Promise<void> {
+    this.disposed = true;
     try {
       await removeTree(this.sessionDir);
     } catch (error) {
@@ -140,6 +143,8 @@ export class SessionSandbox implements CommandSandbox {
     // The project's top, asked off the event loop (a mount that stopped answering costs an error, not the app).
     const projectDir = this.scope.projectDir;
     const before = await snapshotRepositoryOffThread(projectDir);
+    // The session may have ended meanwhile: its folder is gone and must not be made again.
+    if (this.disposed) throw new Error("The session ended before the command started.");
     mkdirSync(this.tmpDir, { recursive: true });
     mkdirSync(this.outputDir, { recursive: true });
     const rules: SandboxRules = {

@@ -74,6 +74,8 @@ export class LiveSession {
   private readonly context: SessionContext;
   /** A compaction going outside a run, which Stop and dispose abort. */
   private readonly outOfRun = new OutOfRunWork();
+  /** dispose() was called (the session deleted, the app quitting): no run starts any more. */
+  private disposed = false;
 
   constructor(options: LiveSessionOptions) {
     this.options = options;
@@ -207,6 +209,7 @@ export class LiveSession {
   }
 
   prompt(text: string, images: ImageContent[] = []): void {
+    this.assertOpen();
     this.assertNotCompacting();
     this.assertSaving();
     this.options.checkpoints?.prepare(this.scope);
@@ -224,6 +227,7 @@ export class LiveSession {
   }
 
   followUp(text: string, images: ImageContent[] = []): void {
+    this.assertOpen();
     this.assertNotCompacting();
     this.assertSaving();
     this.agent.followUp(userMessage(text, images));
@@ -246,6 +250,7 @@ export class LiveSession {
    * provider layer does not send it; the model answers the turn anew.
    */
   retry(): void {
+    this.assertOpen();
     this.assertIdle("retry");
     const last = this.agent.messages.at(-1);
     const failed = last?.role === "assistant" && (last.stopReason === "error" || last.stopReason === "aborted");
@@ -353,6 +358,10 @@ export class LiveSession {
   }
 
   /** Refuses new messages during a compaction outside a run: a run must not start under it. */
+  private assertOpen(): void {
+    if (this.disposed) throw new ServiceError("not-found", "The session was closed or deleted.");
+  }
+
   private assertNotCompacting(): void {
     if (this.outOfRun.busy) throw new ServiceError("invalid", "The session is summarizing its earlier context: send the message when that ends, or press Stop.");
   }
@@ -373,6 +382,7 @@ export class LiveSession {
 
   /** Stops the run or compaction and waits for it; used when the session is deleted or the app quits. */
   async dispose(): Promise<void> {
+    this.disposed = true;
     this.stopWatchingTools();
     this.context.stopPreparing();
     this.agent.abort();

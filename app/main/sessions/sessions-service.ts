@@ -211,7 +211,7 @@ export class SessionsService {
   async prompt(sessionId: number, text: string, images: ImageContent[] = []): Promise<{ delivery: "prompt" | "steer" }> {
     if (!text.trim() && images.length === 0) throw new ServiceError("invalid", "The message is empty.");
     const live = this.liveSession(sessionId);
-    if (!live.agent.isRunning) await live.loadInstructions();
+    if (!live.agent.isRunning) await this.loadInstructionsFor(sessionId, live);
     // Another prompt may have started a run meanwhile: this one steers it then.
     if (live.agent.isRunning) {
       live.steer(text, images);
@@ -230,7 +230,7 @@ export class SessionsService {
 
   async followUp(sessionId: number, text: string, images: ImageContent[] = []): Promise<void> {
     const live = this.liveSession(sessionId);
-    if (!live.agent.isRunning) await live.loadInstructions();
+    if (!live.agent.isRunning) await this.loadInstructionsFor(sessionId, live);
     if (!live.agent.isRunning) live.prompt(text, images);
     else live.followUp(text, images);
   }
@@ -238,9 +238,15 @@ export class SessionsService {
   retry(sessionId: number): Promise<void> {
     return this.userAction(async () => {
       const live = this.liveSession(sessionId);
-      await live.loadInstructions();
+      await this.loadInstructionsFor(sessionId, live);
       live.retry();
     });
+  }
+
+  /** The session's instruction files read again; refuses when the session was deleted or closed meanwhile. */
+  private async loadInstructionsFor(sessionId: number, live: LiveSession): Promise<void> {
+    await live.loadInstructions();
+    if (this.live.get(sessionId) !== live) throw new ServiceError("not-found", "The session was closed or deleted before the message was sent.");
   }
 
   /**

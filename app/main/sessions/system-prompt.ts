@@ -51,6 +51,13 @@ export function instructionFolders(projectDir: string, lookup: InstructionLookup
     const stat = fs.stat(dir);
     return !stat || (process.platform !== "win32" && (stat.mode & 0o002) !== 0);
   };
+  // Every ancestor's stat and `.git` asked at once (answers fetched off the event loop come a pass
+  // at a time: asked one level after the other, a deep project took a pass per level).
+  for (let dir = project; ; dir = dirname(dir)) {
+    fs.stat(dir);
+    fs.stat(join(dir, ".git"));
+    if (isRoot(dir)) break;
+  }
   const boundary = instructionBoundary(project, home, fs);
   const folders: string[] = [];
   for (let dir = project; ; dir = dirname(dir)) {

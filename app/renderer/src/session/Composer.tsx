@@ -36,9 +36,13 @@ export function Composer({ sessionId, running, queued, disabled }: { sessionId: 
     unwrap(api.sessions.abort({ sessionId })).catch((e: unknown) => setError(errorText(e)));
   };
 
+  // One send at a time: a prompt waits for the project's instruction files before it answers, and
+  // a second Enter meanwhile would send the same message again (as steering).
+  const sending = useRef(false);
   const send = async () => {
     const body = text.trim();
-    if (!body && images.length === 0) return;
+    if ((!body && images.length === 0) || sending.current) return;
+    sending.current = true;
     setError(null);
     try {
       if (running) {
@@ -58,10 +62,13 @@ export function Composer({ sessionId, running, queued, disabled }: { sessionId: 
         const { delivery } = await unwrap(api.sessions.prompt({ sessionId, text: body, ...(images.length ? { images } : {}) }));
         setSentNote(delivery === "prompt" ? null : delivery === "steer" ? "The agent was already running: sent as steering." : "Queued as a follow-up.");
       }
-      setText("");
+      // What was typed while it was sent stays.
+      setText((current) => (current === text ? "" : current));
       setImages([]);
     } catch (e) {
       setError(errorText(e));
+    } finally {
+      sending.current = false;
     }
   };
 
