@@ -10,7 +10,7 @@ import type { AgentTool } from "../loop/index.ts";
 import { ComputeAbortedError, ComputeJobError, type ComputePool, ComputeTimeoutError, computePool } from "../workers/compute-pool.ts";
 import { MissingFileError, prepareAtomicWrite } from "./atomic-write.ts";
 import { EditError, type EditErrorKind } from "./edit-match.ts";
-import { withFileLock } from "./file-lock.ts";
+import { withFileLock, type FileLockAdmission } from "./file-lock.ts";
 import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
 import type { EditDetails } from "../../shared/tool-details.ts";
 export type { EditDetails };
@@ -34,6 +34,8 @@ const DESCRIPTION =
 
 export interface EditToolOptions {
   projectDir: string;
+  /** The session's line of admissions to the file locks (file-lock.ts), shared with its other file tool. */
+  admission?: FileLockAdmission;
   /** The worker pool that runs the edit (default: the process-wide one). */
   pool?: ComputePool;
   timeoutMs?: number;
@@ -49,51 +51,55 @@ export function createEditTool(options: EditToolOptions): AgentTool<typeof editP
       const absolutePath = resolveToolPath(params.path, options.projectDir);
       const shown = displayPath(absolutePath, options.projectDir);
       // The lock gives where the file really is as the call begins (what its permission was judged on).
-      return withFileLock(absolutePath, async (expectedTarget) => {
-        if (signal?.aborted) throw new Error("Edit aborted before it started.");
-        // Asked before the edit: once the file is replaced, nothing may fail the call.
-        const outsideProject = await isOutsideProject(absolutePath, options.projectDir);
-        const prepared = await prepareAtomicWrite(absolutePath, shown, { mustExist: true, expectedTarget }).catch((err: Error) => {
-          if (err instanceof MissingFileError) throw new Error(`File not found: ${shown}. Use the write tool to create a file.`);
-          throw err.name === "FileKindError" || err.name === "MovedTargetError" ? err : new Error(`Cannot edit ${shown}: ${err.message}`);
-        });
-        const timeoutMs = options.timeoutMs ?? EDIT_TIMEOUT_MS;
-        let outcome;
-        try {
-          outcome = await (options.pool ?? computePool()).run(
-            { kind: "edit", path: absolutePath, shown, edits: params.edits, oldName: shown, newName: shown, tempPath: prepared.tempPath },
-            { timeoutMs, signal },
-          );
-          if (signal?.aborted) throw new ComputeAbortedError();
-        } catch (err) {
-          await prepared.discard();
-          throw editFailure(err, shown, timeoutMs);
-        }
-        await prepared.commit().catch((err: Error) => {
-          throw err.name === "MovedTargetError" ? err : new Error(`Could not edit ${shown}: ${err.message}`);
-        });
-        const count = params.edits.length;
-        let text = `Edited ${shown}: ${count} ${count === 1 ? "replacement" : "replacements"}, first change at line ${outcome.firstChangedLine}.`;
-        const normalized = outcome.normalizedEdits;
-        if (normalized.length > 0) {
-          text += ` Note: edit${normalized.length > 1 ? "s" : ""} #${normalized.join(", #")} matched only after normalising whitespace, quotes or dashes; the file's original text there was replaced.`;
-        }
-        return {
-          content: [{ type: "text", text }],
-          details: {
-            path: shown,
-            absolutePath,
-            outsideProject,
-            diff: outcome.diff,
-            diffComplete: outcome.diffComplete,
-            firstChangedLine: outcome.firstChangedLine,
-            editCount: count,
-            normalizedEdits: normalized,
-            lineEnding: outcome.crlf ? "crlf" : "lf",
-            bom: outcome.bom,
-          },
-        };
-      });
+      return withFileLock(
+        absolutePath,
+        async (expectedTarget) => {
+          if (signal?.aborted) throw new Error("Edit aborted before it started.");
+          // Asked before the edit: once the file is replaced, nothing may fail the call.
+          const outsideProject = await isOutsideProject(absolutePath, options.projectDir);
+          const prepared = await prepareAtomicWrite(absolutePath, shown, { mustExist: true, expectedTarget }).catch((err: Error) => {
+            if (err instanceof MissingFileError) throw new Error(`File not found: ${shown}. Use the write tool to create a file.`);
+            throw err.name === "FileKindError" || err.name === "MovedTargetError" ? err : new Error(`Cannot edit ${shown}: ${err.message}`);
+          });
+          const timeoutMs = options.timeoutMs ?? EDIT_TIMEOUT_MS;
+          let outcome;
+          try {
+            outcome = await (options.pool ?? computePool()).run(
+              { kind: "edit", path: absolutePath, shown, edits: params.edits, oldName: shown, newName: shown, tempPath: prepared.tempPath },
+              { timeoutMs, signal },
+            );
+            if (signal?.aborted) throw new ComputeAbortedError();
+          } catch (err) {
+            await prepared.discard();
+            throw editFailure(err, shown, timeoutMs);
+          }
+          await prepared.commit().catch((err: Error) => {
+            throw err.name === "MovedTargetError" ? err : new Error(`Could not edit ${shown}: ${err.message}`);
+          });
+          const count = params.edits.length;
+          let text = `Edited ${shown}: ${count} ${count === 1 ? "replacement" : "replacements"}, first change at line ${outcome.firstChangedLine}.`;
+          const normalized = outcome.normalizedEdits;
+          if (normalized.length > 0) {
+            text += ` Note: edit${normalized.length > 1 ? "s" : ""} #${normalized.join(", #")} matched only after normalising whitespace, quotes or dashes; the file's original text there was replaced.`;
+          }
+          return {
+            content: [{ type: "text", text }],
+            details: {
+              path: shown,
+              absolutePath,
+              outsideProject,
+              diff: outcome.diff,
+              diffComplete: outcome.diffComplete,
+              firstChangedLine: outcome.firstChangedLine,
+              editCount: count,
+              normalizedEdits: normalized,
+              lineEnding: outcome.crlf ? "crlf" : "lf",
+              bom: outcome.bom,
+            },
+          };
+        },
+        options.admission,
+      );
     },
   };
 }

@@ -8,6 +8,7 @@ import type { ComputePool } from "../workers/compute-pool.ts";
 import type { OutputRedactor } from "./bash-output.ts";
 import { createBashTool } from "./bash.ts";
 import { createEditTool } from "./edit.ts";
+import { FileLockAdmission } from "./file-lock.ts";
 import { createFindTool } from "./find.ts";
 import { createGrepTool } from "./grep.ts";
 import { createLsTool } from "./ls.ts";
@@ -51,6 +52,8 @@ export interface CodingTools {
 export function createCodingTools(options: CodingToolsOptions): CodingTools {
   const running = new RunningCommands();
   const { projectDir } = options;
+  // The session's writes and edits are admitted to the file locks in call order (file-lock.ts).
+  const admission = new FileLockAdmission();
   const tools: AnyAgentTool[] = [
     createReadTool({ projectDir }),
     createBashTool({
@@ -63,8 +66,8 @@ export function createCodingTools(options: CodingToolsOptions): CodingTools {
       secrets: options.secrets,
       lowerPriority: options.lowerPriority,
     }),
-    createEditTool({ projectDir, pool: options.pool }),
-    createWriteTool({ projectDir, pool: options.pool }),
+    createEditTool({ projectDir, pool: options.pool, admission }),
+    createWriteTool({ projectDir, pool: options.pool, admission }),
     createGrepTool({ projectDir, engine: options.grepEngine, pool: options.pool }),
     createFindTool({ projectDir }),
     createLsTool({ projectDir }),

@@ -8,7 +8,7 @@ import { Type } from "@sinclair/typebox";
 import type { AgentTool } from "../loop/index.ts";
 import { type ComputePool, ComputeTimeoutError, computePool } from "../workers/compute-pool.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
-import { withFileLock } from "./file-lock.ts";
+import { withFileLock, type FileLockAdmission } from "./file-lock.ts";
 import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
 import { byteLength, formatBytes } from "./truncate.ts";
 import type { WriteDetails } from "../../shared/tool-details.ts";
@@ -26,6 +26,8 @@ const DESCRIPTION = "Write a file: creates it (and any missing parent folders) o
 
 export interface WriteToolOptions {
   projectDir: string;
+  /** The session's line of admissions to the file locks (file-lock.ts), shared with its other file tool. */
+  admission?: FileLockAdmission;
   /** The worker pool that computes the card's diff (default: the process-wide one). */
   pool?: ComputePool;
   diffTimeoutMs?: number;
@@ -41,39 +43,43 @@ export function createWriteTool(options: WriteToolOptions): AgentTool<typeof wri
       const absolutePath = resolveToolPath(params.path, options.projectDir);
       const shown = displayPath(absolutePath, options.projectDir);
       // The lock gives where the file really is as the call begins (what its permission was judged on).
-      return withFileLock(absolutePath, async (expectedTarget) => {
-        if (signal?.aborted) throw new Error("Write aborted before it started.");
-        const timeoutMs = options.diffTimeoutMs ?? WRITE_DIFF_TIMEOUT_MS;
-        const diff = await (options.pool ?? computePool())
-          .run({ kind: "fileDiff", path: absolutePath, shown, content: params.content, oldName: shown, newName: shown }, { timeoutMs, signal })
-          .catch((err: Error) => ({
-            diff: `The diff is not shown: ${err instanceof ComputeTimeoutError ? `computing it took longer than ${timeoutMs / 1000} s.` : err.message}\n`,
-            diffComplete: false,
-          }));
-        // Asked before the write: once the file is written, nothing may fail the call.
-        const outsideProject = await isOutsideProject(absolutePath, options.projectDir);
-        if (signal?.aborted) throw new Error(`Write of ${shown} aborted; nothing was written.`);
-        const result = await writeFileAtomic(absolutePath, params.content, shown, { expectedTarget }).catch((err: Error) => {
-          throw err.name === "FileKindError" || err.name === "MovedTargetError" ? err : new Error(`Could not write ${shown}: ${err.message}`);
-        });
-        const bytes = byteLength(params.content);
-        const lines = countLines(params.content);
-        const verb = result.created ? "Created" : "Overwrote";
-        return {
-          content: [{ type: "text", text: `${verb} ${shown} (${lines} lines, ${formatBytes(bytes)}).` }],
-          details: {
-            path: shown,
-            absolutePath,
-            outsideProject,
-            created: result.created,
-            bytes,
-            lines,
-            previousBytes: result.previousSize,
-            diff: diff.diff,
-            diffComplete: diff.diffComplete,
-          },
-        };
-      });
+      return withFileLock(
+        absolutePath,
+        async (expectedTarget) => {
+          if (signal?.aborted) throw new Error("Write aborted before it started.");
+          const timeoutMs = options.diffTimeoutMs ?? WRITE_DIFF_TIMEOUT_MS;
+          const diff = await (options.pool ?? computePool())
+            .run({ kind: "fileDiff", path: absolutePath, shown, content: params.content, oldName: shown, newName: shown }, { timeoutMs, signal })
+            .catch((err: Error) => ({
+              diff: `The diff is not shown: ${err instanceof ComputeTimeoutError ? `computing it took longer than ${timeoutMs / 1000} s.` : err.message}\n`,
+              diffComplete: false,
+            }));
+          // Asked before the write: once the file is written, nothing may fail the call.
+          const outsideProject = await isOutsideProject(absolutePath, options.projectDir);
+          if (signal?.aborted) throw new Error(`Write of ${shown} aborted; nothing was written.`);
+          const result = await writeFileAtomic(absolutePath, params.content, shown, { expectedTarget }).catch((err: Error) => {
+            throw err.name === "FileKindError" || err.name === "MovedTargetError" ? err : new Error(`Could not write ${shown}: ${err.message}`);
+          });
+          const bytes = byteLength(params.content);
+          const lines = countLines(params.content);
+          const verb = result.created ? "Created" : "Overwrote";
+          return {
+            content: [{ type: "text", text: `${verb} ${shown} (${lines} lines, ${formatBytes(bytes)}).` }],
+            details: {
+              path: shown,
+              absolutePath,
+              outsideProject,
+              created: result.created,
+              bytes,
+              lines,
+              previousBytes: result.previousSize,
+              diff: diff.diff,
+              diffComplete: diff.diffComplete,
+            },
+          };
+        },
+        options.admission,
+      );
     },
   };
 }
