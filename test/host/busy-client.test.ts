@@ -74,4 +74,33 @@ describe("a client whose requests wait for a free slot", () => {
     expect(handled).not.toContain("app.info");
     expect(MAX_WAITING).toBeGreaterThan(MAX_REQUESTS_IN_FLIGHT);
   });
+
+  it("a Stop that goes ahead ends its session's work waiting before it (a prompt would otherwise start after the Stop)", async () => {
+    const handled: string[] = [];
+    const router = {
+      handle: (method: string, params: { sessionId?: number }) => {
+        handled.push(`${method}:${params?.sessionId ?? ""}`);
+        return method === "sessions.create" ? new Promise(() => undefined) : Promise.resolve({ ok: true, data: method });
+      },
+    } as unknown as IpcRouter;
+    const server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+    cleanups.push(() => server.close());
+    server.on("connection", (ws) => serveConnection(ws, { router, hub: new EventHub(), token: "t", authDeadlineMs: 5_000, heartbeatMs: 60_000, report: () => undefined }));
+    await once(server, "listening");
+    const client = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    cleanups.push(() => client.terminate());
+    const answers: { id?: number; result?: { ok: boolean; data?: string; error?: { message: string } } }[] = [];
+    client.on("message", (data) => answers.push(JSON.parse(String(data))));
+    await once(client, "open");
+    client.send(JSON.stringify({ token: "t" }));
+    for (let id = 1; id <= MAX_REQUESTS_IN_FLIGHT; id++) client.send(JSON.stringify({ id, method: "sessions.create", params: {} }));
+    client.send(JSON.stringify({ id: 101, method: "sessions.prompt", params: { sessionId: 7, text: "go" } }));
+    client.send(JSON.stringify({ id: 102, method: "sessions.prompt", params: { sessionId: 8, text: "other session" } }));
+    client.send(JSON.stringify({ id: 103, method: "sessions.abort", params: { sessionId: 7 } }));
+    await expect.poll(() => answers.find((a) => a.id === 103)?.result?.ok, { timeout: 5_000, interval: 20 }).toBe(true);
+    expect(answers.find((a) => a.id === 101)?.result).toEqual({ ok: false, error: { code: "failed", message: "Stopped before it started: Stop was pressed while it waited." } });
+    expect(handled).not.toContain("sessions.prompt:7");
+    // Another session's prompt still waits its turn.
+    expect(answers.find((a) => a.id === 102)).toBeUndefined();
+  });
 });

@@ -26,8 +26,11 @@
 // question, interrupting or typing into a command) never queue behind slow ones: with every slot
 // taken (16 requests waiting on, say, an MCP server that never answers), up to
 // MAX_CONTROL_IN_FLIGHT of them start in slots of their own, and the client is read on until
-// MAX_WAITING requests (or MAX_WAITING_BYTES) wait, so a Stop sent after them is seen; a tab whose
-// slots are all held once could not stop anything until it was reloaded. A request's text is measured before it is parsed: one nested deeper
+// MAX_WAITING requests (or MAX_WAITING_CHARS) wait, so a Stop sent after them is seen; a tab whose
+// slots are all held once could not stop anything until it was reloaded. A Stop that goes ahead so
+// also ends the requests of its session that were waiting to start work before it (a prompt, a
+// follow-up, a retry...): they are answered "Stopped before it started" rather than run after it.
+// A request's text is measured before it is parsed: one nested deeper
 // than the request bounds or made of more values is refused without the parse (32 MB of `{}`
 // held the host for 5 to 8 s). Must not throw and must not leave a rejected promise behind,
 // whatever arrives.
@@ -81,10 +84,44 @@ function tokenMatches(expected: string, given: unknown): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function isControlRequest(raw: string): boolean {
-  if (raw.length > MAX_CONTROL_CHARS || !raw.includes('"method"')) return false;
-  const method = parseObject(raw)?.method;
-  return typeof method === "string" && CONTROL_METHODS.has(method);
+/** Requests that start work in a session: a Stop taken ahead of them ends them too. */
+const SESSION_WORK_METHODS: ReadonlySet<string> = new Set([
+  "sessions.prompt",
+  "sessions.followUp",
+  "sessions.steer",
+  "sessions.retry",
+  "sessions.compact",
+  "tools.rerunOutsideSandbox",
+]);
+
+interface WaitingRequest {
+  raw: string;
+  control: boolean;
+  /** A Stop: the session it stops. */
+  stops?: number;
+}
+
+function waitingRequest(raw: string): WaitingRequest {
+  if (raw.length > MAX_CONTROL_CHARS || !raw.includes('"method"')) return { raw, control: false };
+  const message = parseObject(raw);
+  const method = message?.method;
+  if (typeof method !== "string" || !CONTROL_METHODS.has(method)) return { raw, control: false };
+  const sessionId = (message?.params as { sessionId?: unknown } | undefined)?.sessionId;
+  return { raw, control: true, ...(method === "sessions.abort" && typeof sessionId === "number" ? { stops: sessionId } : {}) };
+}
+
+/** The id and session of a request waiting before a Stop that would start work, read within bounds (a prompt may hold megabytes of images). */
+function sessionWork(raw: string): { id: unknown; sessionId: unknown } | undefined {
+  if (raw.length <= MAX_WAITING_CHARS && !jsonTextExceeds(raw, { maxDepth: MAX_REQUEST_DEPTH, maxValues: MAX_REQUEST_VALUES })) {
+    const message = parseObject(raw);
+    if (typeof message?.method !== "string" || !SESSION_WORK_METHODS.has(message.method)) return undefined;
+    return { id: message.id, sessionId: (message.params as { sessionId?: unknown } | undefined)?.sessionId };
+  }
+  // Larger: as the page writes it, { id, method, params: { sessionId, ... } } comes first.
+  const head = raw.slice(0, 4096);
+  const method = /"method"\s*:\s*"([\w.]+)"/.exec(head)?.[1];
+  if (!method || !SESSION_WORK_METHODS.has(method)) return undefined;
+  return { id: Number(/^\s*\{\s*"id"\s*:\s*(\d{1,15})\s*,/.exec(head)?.[1] ?? Number.NaN), sessionId: Number(/"sessionId"\s*:\s*(\d{1,15})/.exec(head)?.[1] ?? Number.NaN) };
 }
 
 function parseObject(raw: string): Record<string, unknown> | null {
@@ -103,10 +140,27 @@ export function serveConnection(ws: WebSocket, options: ConnectionOptions): void
   const maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
 
   /** Requests read but not started, in order, and those running (control ones in slots of their own). */
-  const waiting: { raw: string; control: boolean }[] = [];
+  const waiting: WaitingRequest[] = [];
   let waitingChars = 0;
   let inFlight = 0;
   let controlInFlight = 0;
+
+  /** Answers and drops the requests before `index` that would start work in session `sessionId`; how many. */
+  const endWorkWaitingBefore = (index: number, sessionId: number): number => {
+    let ended = 0;
+    for (let i = index - 1; i >= 0; i--) {
+      const request = waiting[i]!;
+      if (request.control) continue;
+      const work = sessionWork(request.raw);
+      if (!work || work.sessionId !== sessionId) continue;
+      waiting.splice(i, 1);
+      waitingChars -= request.raw.length;
+      ended++;
+      const id = typeof work.id === "number" || typeof work.id === "string" ? work.id : null;
+      send({ id, result: { ok: false, error: { code: "failed", message: "Stopped before it started: Stop was pressed while it waited." } } }, () => ({}));
+    }
+    return ended;
+  };
 
   const start = (index: number, reserved: boolean): void => {
     const [request] = waiting.splice(index, 1);
@@ -128,8 +182,10 @@ export function serveConnection(ws: WebSocket, options: ConnectionOptions): void
     while (waiting.length > 0 && ws.bufferedAmount <= maxBuffered) {
       if (inFlight < MAX_REQUESTS_IN_FLIGHT) start(0, false);
       else {
-        const control = controlInFlight < MAX_CONTROL_IN_FLIGHT ? waiting.findIndex((r) => r.control) : -1;
+        let control = controlInFlight < MAX_CONTROL_IN_FLIGHT ? waiting.findIndex((r) => r.control) : -1;
         if (control === -1) break;
+        const stops = waiting[control]!.stops;
+        if (stops !== undefined) control -= endWorkWaitingBefore(control, stops);
         start(control, true);
       }
     }
@@ -229,7 +285,7 @@ export function serveConnection(ws: WebSocket, options: ConnectionOptions): void
       if (ws.readyState === ws.OPEN) authenticate(raw);
       return;
     }
-    waiting.push({ raw, control: isControlRequest(raw) });
+    waiting.push(waitingRequest(raw));
     waitingChars += raw.length;
     pump();
   });
