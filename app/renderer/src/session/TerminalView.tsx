@@ -174,7 +174,12 @@ export function TerminalView({ sessionId, toolCallId, chunks, chunkCount, fallba
     const { terminal, fit } = entry;
     if (reused && terminal.element) host.current!.appendChild(terminal.element);
     const input = terminal.onData((data) => {
-      if (runningRef.current) void getApi().tools.input({ sessionId, toolCallId, data });
+      // Refused input (the command has not read what waits) is said in the answer form, not dropped.
+      if (runningRef.current)
+        unwrap(getApi().tools.input({ sessionId, toolCallId, data })).then(
+          () => setError(null),
+          (e: unknown) => setError(errorText(e)),
+        );
     });
     // Only the columns follow the box, and only when its width changed (the box's height changes
     // with the rows shown). Given the box's width (from the ResizeObserver), no layout is read;
