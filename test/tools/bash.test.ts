@@ -215,16 +215,35 @@ describe("bash tool", () => {
     // terminal: a SIGINT to the group fails and a typed ^C goes nowhere (about 1 in 12 here).
     const running = new RunningCommands();
     const register = running.register.bind(running);
+    const registered = new Map<string, number>();
     running.register = (id, handle) => {
       register(id, handle);
-      handle.interrupt();
+      // The second registration is the started command's (the first holds its place until then).
+      registered.set(id, (registered.get(id) ?? 0) + 1);
+      if (registered.get(id) === 2) handle.interrupt();
     };
     const tool = createBashTool({ projectDir: project.dir, outputDir: outputs.dir, running });
     for (let i = 0; i < 40; i++) {
       const run = await runTool(tool, { command: "sleep 30", timeout: 10 }, { id: `early-${i}` });
       expect(run.isError).toBe(true);
       expect(run.text).not.toMatch(/timed out/i);
+      expect(run.text).not.toContain("before it started");
     }
+  });
+
+  it("an interrupt before the terminal starts keeps the command from running (found in CI: 'no longer running')", async () => {
+    const running = new RunningCommands();
+    const tool = createBashTool({ projectDir: project.dir, outputDir: outputs.dir, running });
+    const started = tool.execute("before-start", { command: "touch ran-anyway" }, undefined, () => undefined);
+    // At once, while the project folder is still being asked about off the event loop.
+    expect(running.interrupt("before-start")).toBe(true);
+    await expect(started).rejects.toThrow("Interrupted before it started: the command did not run.");
+    expect(() => statSync(`${project.dir}/ran-anyway`)).toThrow();
+    expect(running.isRunning("before-start")).toBe(false);
+    // Typing before it starts says so.
+    const typed = tool.execute("typed-early", { command: "true" }, undefined, () => undefined);
+    expect(() => running.writeInput("typed-early", "x")).toThrow("The command has not started yet: type once it runs.");
+    await typed;
   });
 
   it("bounds the model's output, saves the full output to a file and keeps memory bounded", async () => {

@@ -27,6 +27,7 @@ import { spawnTerminal, type Terminal } from "./pty-spawn.ts";
 import { nextStartTurn } from "./spawn-turns.ts";
 import type { RunningCommands } from "./running-commands.ts";
 import type { CommandSandbox, SandboxLaunch } from "../sandbox/session-sandbox.ts";
+import { ServiceError } from "../../shared/errors.ts";
 import { refusalNote } from "../sandbox/refusal.ts";
 import { sanitizedShellEnv } from "./shell-env.ts";
 import { ToolExecutionError } from "./tool-error.ts";
@@ -88,21 +89,37 @@ export function createBashTool(options: BashOptions): AgentTool<typeof bashParam
     description: options.sandbox ? `${DESCRIPTION} ${SANDBOX_NOTE}` : DESCRIPTION,
     parameters: bashParameters,
     async execute(toolCallId, params, signal, onUpdate) {
+      // Interruptible from its first moment: before its terminal starts (the folder and the
+      // sandbox are asked off the event loop first), an interrupt keeps it from starting.
+      let interruptedEarly = false;
+      options.running?.register(toolCallId, {
+        write: () => {
+          throw new ServiceError("unavailable", "The command has not started yet: type once it runs.");
+        },
+        interrupt: () => void (interruptedEarly = true),
+      });
+      let launch: SandboxLaunch | undefined;
       const cwd = resolveToolPath(".", options.projectDir);
-      // Asked off the event loop: the terminal's start waits for the folder (a hung mount would hold it).
-      if (!(await statOffThread(cwd))?.isDirectory()) throw new Error(`Project folder ${cwd} does not exist.`);
-      // The loop validates arguments first; a caller that did not must not hand node-pty a non-string
-      // (it crashes the process instead of throwing).
-      if (typeof params.command !== "string" || params.command.includes("\0")) throw new Error("The command must be a string without NUL characters.");
-      // setTimeout fires at once for delays over 2^31-1 ms (24.8 days): clamp to a documented maximum.
-      const timeoutMs = clampDurationMs(params.timeout !== undefined ? params.timeout * 1000 : (options.timeoutMs ?? DEFAULT_BASH_TIMEOUT_MS), MAX_BASH_TIMEOUT_MS);
       const shell = options.shell ?? "/bin/bash";
       const env = sanitizedShellEnv(process.env, options.env);
-      // Before the start's turn: the sandbox asks about the project's top off the event loop.
-      const launch = await options.sandbox?.launch({ toolCallId, command: params.command, shell, cwd, env });
-      // Parallel calls start one per turn (where node-pty starts the terminal, its fork blocks the main thread: spawn-turns.ts).
-      await nextStartTurn();
-      if (signal?.aborted) throw new Error("Command aborted before it started.");
+      try {
+        // Asked off the event loop: the terminal's start waits for the folder (a hung mount would hold it).
+        if (!(await statOffThread(cwd))?.isDirectory()) throw new Error(`Project folder ${cwd} does not exist.`);
+        // The loop validates arguments first; a caller that did not must not hand node-pty a non-string
+        // (it crashes the process instead of throwing).
+        if (typeof params.command !== "string" || params.command.includes("\0")) throw new Error("The command must be a string without NUL characters.");
+        // Before the start's turn: the sandbox asks about the project's top off the event loop.
+        launch = await options.sandbox?.launch({ toolCallId, command: params.command, shell, cwd, env });
+        // Parallel calls start one per turn (where node-pty starts the terminal, its fork blocks the main thread: spawn-turns.ts).
+        await nextStartTurn();
+        if (signal?.aborted) throw new Error("Command aborted before it started.");
+        if (interruptedEarly) throw new Error("Interrupted before it started: the command did not run.");
+      } catch (error) {
+        options.running?.unregister(toolCallId);
+        throw error;
+      }
+      // setTimeout fires at once for delays over 2^31-1 ms (24.8 days): clamp to a documented maximum.
+      const timeoutMs = clampDurationMs(params.timeout !== undefined ? params.timeout * 1000 : (options.timeoutMs ?? DEFAULT_BASH_TIMEOUT_MS), MAX_BASH_TIMEOUT_MS);
       return runCommand({
         toolCallId,
         command: params.command,
