@@ -17,6 +17,23 @@ afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
+type Answer = { id?: number; result?: { ok: boolean; data?: string; error?: { code: string; message: string } } };
+
+/** A host connection served by `router`, and an authenticated client that records every answer. */
+async function connected(router: IpcRouter, heartbeatMs = 60_000): Promise<{ client: WebSocket; answers: Answer[] }> {
+  const server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+  cleanups.push(() => server.close());
+  server.on("connection", (ws) => serveConnection(ws, { router, hub: new EventHub(), token: "t", authDeadlineMs: 5_000, heartbeatMs, report: () => undefined }));
+  await once(server, "listening");
+  const client = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  cleanups.push(() => client.terminate());
+  const answers: Answer[] = [];
+  client.on("message", (data) => answers.push(JSON.parse(String(data)) as Answer));
+  await once(client, "open");
+  client.send(JSON.stringify({ token: "t" }));
+  return { client, answers };
+}
+
 describe("a client whose requests wait for a free slot", () => {
   it("is not ended by the heartbeat while its requests wait, and gets every answer", async () => {
     const slowRouter = { handle: () => new Promise((resolve) => setTimeout(() => resolve({ ok: true, data: "done" }), 1_500)) } as unknown as IpcRouter;
@@ -49,16 +66,7 @@ describe("a client whose requests wait for a free slot", () => {
         return method === "sessions.create" ? new Promise(() => undefined) : Promise.resolve({ ok: true, data: method });
       },
     } as unknown as IpcRouter;
-    const server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
-    cleanups.push(() => server.close());
-    server.on("connection", (ws) => serveConnection(ws, { router, hub: new EventHub(), token: "t", authDeadlineMs: 5_000, heartbeatMs: 60_000, report: () => undefined }));
-    await once(server, "listening");
-    const client = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    cleanups.push(() => client.terminate());
-    const answers: { id?: number; result?: { ok: boolean; data?: string } }[] = [];
-    client.on("message", (data) => answers.push(JSON.parse(String(data))));
-    await once(client, "open");
-    client.send(JSON.stringify({ token: "t" }));
+    const { client, answers } = await connected(router);
     let id = 0;
     for (let i = 0; i < MAX_REQUESTS_IN_FLIGHT + 3; i++) client.send(JSON.stringify({ id: ++id, method: "sessions.create", params: {} }));
     // Sent after the stuck ones, in separate writes: each is read and started in a slot of its own.
@@ -83,16 +91,7 @@ describe("a client whose requests wait for a free slot", () => {
         return method === "sessions.create" ? new Promise(() => undefined) : Promise.resolve({ ok: true, data: method });
       },
     } as unknown as IpcRouter;
-    const server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
-    cleanups.push(() => server.close());
-    server.on("connection", (ws) => serveConnection(ws, { router, hub: new EventHub(), token: "t", authDeadlineMs: 5_000, heartbeatMs: 60_000, report: () => undefined }));
-    await once(server, "listening");
-    const client = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    cleanups.push(() => client.terminate());
-    const answers: { id?: number; result?: { ok: boolean; data?: string; error?: { message: string } } }[] = [];
-    client.on("message", (data) => answers.push(JSON.parse(String(data))));
-    await once(client, "open");
-    client.send(JSON.stringify({ token: "t" }));
+    const { client, answers } = await connected(router);
     for (let id = 1; id <= MAX_REQUESTS_IN_FLIGHT; id++) client.send(JSON.stringify({ id, method: "sessions.create", params: {} }));
     client.send(JSON.stringify({ id: 101, method: "sessions.prompt", params: { sessionId: 7, text: "go" } }));
     client.send(JSON.stringify({ id: 102, method: "sessions.prompt", params: { sessionId: 8, text: "other session" } }));
