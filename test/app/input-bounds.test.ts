@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ToolResultMessage } from "../../app/shared/agent-types.ts";
 import { MAX_QUEUED_MESSAGES } from "../../app/main/loop/agent.ts";
-import { QUEUED_PREVIEW_CHARS } from "../../app/main/sessions/live-session.ts";
+import { QUEUED_PREVIEW_CHARS } from "../../app/main/sessions/queued-preview.ts";
 import { MAX_PENDING_INPUT_BYTES } from "../../app/main/tools/pty-input-bound.ts";
 import { startApp, type AppHarness } from "../support/app-harness.ts";
 

@@ -23,6 +23,7 @@ import { createCodingTools, type CodingTools } from "../tools/index.ts";
 import { contextTokens, type modelView } from "./context.ts";
 import { LiveActivity } from "./live-activity.ts";
 import { OutOfRunWork } from "./out-of-run-work.ts";
+import { queuedPreview } from "./queued-preview.ts";
 import type { LiveSessionOptions as OptionsOf, ToolHooks } from "./live-session-options.ts";
 import { SessionContext } from "./session-context.ts";
 import { buildSystemPrompt, loadProjectInstructionsOffThread, type ProjectInstructions } from "./system-prompt.ts";
@@ -304,13 +305,11 @@ export class LiveSession {
   }
 
   state(pendingPermissions: SessionState["pendingPermissions"]): SessionState {
-    const text = (m: AgentMessage) =>
-      queuedPreview(m.role === "user" ? (typeof m.content === "string" ? m.content : m.content.map((c) => (c.type === "text" ? c.text : "[image]")).join(" ")) : "");
     return {
       sessionId: this.sessionId,
       running: this.busy,
       model: `${this.model.provider}/${this.model.id}`,
-      queued: { steering: this.agent.queued.steering.map(text), followUp: this.agent.queued.followUp.map(text) },
+      queued: { steering: this.agent.queued.steering.map(queuedPreview), followUp: this.agent.queued.followUp.map(queuedPreview) },
       pendingPermissions,
       contextTokens: contextTokens(this.agent.messages),
       contextWindow: this.model.contextWindow,
@@ -467,15 +466,4 @@ function runOutcome(last: AssistantMessage | undefined): NonNullable<SessionStat
   if (last?.stopReason === "aborted") return { outcome: "stopped", endedAt };
   if (last?.stopReason === "error") return { outcome: "failed", endedAt, ...(last.errorMessage ? { error: last.errorMessage } : {}) };
   return { outcome: "done", endedAt };
-}
-
-/** Characters of a queued message the state shows: every state event carries the whole queue again. */
-export const QUEUED_PREVIEW_CHARS = 2_000;
-
-/** A queued message as the composer lists it: its start, and how much more it holds. */
-function queuedPreview(text: string): string {
-  if (text.length <= QUEUED_PREVIEW_CHARS) return text;
-  // Not between the two halves of a character outside the BMP (an emoji).
-  const end = QUEUED_PREVIEW_CHARS - (/[\ud800-\udbff]/.test(text[QUEUED_PREVIEW_CHARS - 1]!) ? 1 : 0);
-  return `${text.slice(0, end)}… (${(text.length - end).toLocaleString("en-US")} more characters)`;
 }

@@ -16,12 +16,12 @@ import { COMPACTION, COMPACTION_UNDO } from "../../shared/compaction.ts";
 import type { LiveSnapshot, Session, SessionState } from "../../shared/ipc/contract.ts";
 import { ServiceError } from "../../shared/errors.ts";
 import { StoreError, type MessagePage, type PageOptions, type ProjectInfo, type TranscriptPage } from "../store/index.ts";
-import { answeredOffThread, statOffThread } from "../tools/fs-answers.ts";
 import { createCodingTools } from "../tools/index.ts";
 import { sweepOutputFolders } from "./output-folders.ts";
-import { broadFolderWarning, resolveProjectFolder, type ResolvedFolder } from "./project-folder.ts";
+import type { ResolvedFolder } from "./project-folder.ts";
+import { folderToOpen, resolveFolderOffThread } from "./project-opening.ts";
+import { StoredInstructionFiles } from "./stored-instruction-files.ts";
 import { rerunRequestText, sandboxedCommand } from "../sandbox/rerun.ts";
-import { loadProjectInstructionsOffThread } from "./system-prompt.ts";
 import type { LiveSession } from "./live-session.ts";
 import { createLiveSession } from "./new-live-session.ts";
 import type { SessionLineage } from "./checkpoint-port.ts";
@@ -40,8 +40,8 @@ function codingToolNames(): string[] {
 
 export class SessionsService {
   private readonly live = new Map<number, LiveSession>();
-  /** A stored session's project instruction files, by project folder, as last read (refreshInstructionFiles). */
-  private readonly instructionFilesByFolder = new Map<string, string[]>();
+  /** Stored sessions' project instruction files, as last read (refreshInstructionFiles). */
+  private readonly storedInstructionFiles = new StoredInstructionFiles();
   private readonly o: SessionsServiceOptions;
   private readonly purgeTimer: ReturnType<typeof setInterval> | undefined;
   private readonly modelChoice: SessionModels;
@@ -96,23 +96,13 @@ export class SessionsService {
   }
 
   /** Where a typed folder resolves to, the file system asked off the event loop (a hung mount: an error). */
-  async resolveFolder(folder: string): Promise<ResolvedFolder> {
-    try {
-      return await answeredOffThread((fs) => resolveProjectFolder(folder, this.home, fs));
-    } catch (error) {
-      throw new ServiceError("unavailable", (error as Error).message);
-    }
+  resolveFolder(folder: string): Promise<ResolvedFolder> {
+    return resolveFolderOffThread(folder, this.home);
   }
 
   /** Opens a folder as a project; relative paths start at home; home, `/` and above need `confirmed`. */
   async openProject(folder: string, confirmed = false): Promise<ProjectInfo> {
-    const { folder: path, broad } = await this.resolveFolder(folder);
-    if (broad && !confirmed) throw new ServiceError("invalid", broadFolderWarning(broad, path));
-    const stat = await statOffThread(path).catch((error: Error) => {
-      throw new ServiceError("unavailable", error.message);
-    });
-    if (!stat) throw new ServiceError("not-found", `There is no folder at ${path}.`);
-    if (!stat.isDirectory()) throw new ServiceError("invalid", `${path} is a file, not a folder.`);
+    const path = await folderToOpen(folder, this.home, confirmed);
     return this.o.store.openProject(path, basename(path) || path);
   }
 
@@ -203,7 +193,7 @@ export class SessionsService {
       pendingPermissions: pending,
       contextTokens: opened ? storedContextTokens(opened, (range) => this.o.store.readPage(sessionId, range)) : 0,
       contextWindow: model?.contextWindow ?? 0,
-      instructionFiles: project ? (this.instructionFilesByFolder.get(project.folder) ?? []) : [],
+      instructionFiles: project ? this.storedInstructionFiles.of(project.folder) : [],
     };
   }
 
@@ -249,22 +239,11 @@ export class SessionsService {
     if (this.live.get(sessionId) !== live) throw new ServiceError("not-found", "The session was closed or deleted before the message was sent.");
   }
 
-  /**
-   * Reads a stored session's project instruction files off the event loop, for its state (which
-   * lists them): the router awaits it before opening a session or answering its state. A file
-   * system that does not answer leaves the list as it was.
-   */
+  /** Reads a stored session's project instruction files again, for its state (stored-instruction-files.ts). */
   async refreshInstructionFiles(sessionId: number): Promise<void> {
-    const live = this.live.get(sessionId);
-    if (live) return;
+    if (this.live.has(sessionId)) return;
     const project = this.o.store.getProject(this.session(sessionId).projectId);
-    if (!project) return;
-    try {
-      const files = (await loadProjectInstructionsOffThread(project.folder)).map((f) => f.path);
-      this.instructionFilesByFolder.set(project.folder, files);
-    } catch {
-      // Shown as last read; a prompt in that session reports the file system's error.
-    }
+    if (project) await this.storedInstructionFiles.refresh(project.folder);
   }
 
   abort(sessionId: number): void {
