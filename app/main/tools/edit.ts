@@ -11,7 +11,7 @@ import { ComputeAbortedError, ComputeJobError, type ComputePool, ComputeTimeoutE
 import { MissingFileError, prepareAtomicWrite } from "./atomic-write.ts";
 import { EditError, type EditErrorKind } from "./edit-match.ts";
 import { withFileLock, type FileLockAdmission } from "./file-lock.ts";
-import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
+import { displayPath, isOutsideProject, MAX_PATH_ARGUMENT_CHARS, resolveToolPath } from "./paths.ts";
 import type { EditDetails } from "../../shared/tool-details.ts";
 export type { EditDetails };
 
@@ -19,7 +19,7 @@ export type { EditDetails };
 export const EDIT_TIMEOUT_MS = 20_000;
 
 const editParameters = Type.Object({
-  path: Type.String({ description: "File to edit, relative to the project folder (or absolute, or ~/...)." }),
+  path: Type.String({ description: "File to edit, relative to the project folder (or absolute, or ~/...).", maxLength: MAX_PATH_ARGUMENT_CHARS }),
   edits: Type.Array(
     Type.Object({
       oldText: Type.String({ description: "Exact text to replace; must occur exactly once in the file." }),

@@ -8,7 +8,7 @@ import { Type } from "@sinclair/typebox";
 import type { AgentTool } from "../loop/index.ts";
 import type { ComputePool } from "../workers/compute-pool.ts";
 import { GLOB_BATCH, GlobLimitError, globMatcher, type GlobMatcher } from "./glob-match.ts";
-import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
+import { displayPath, isOutsideProject, MAX_PATH_ARGUMENT_CHARS, resolveToolPath } from "./paths.ts";
 import { truncateHead } from "./truncate.ts";
 import { walk, type WalkEntry } from "./walk.ts";
 import type { FindDetails } from "../../shared/tool-details.ts";
@@ -18,7 +18,7 @@ const DEFAULT_LIMIT = 1000;
 
 const findParameters = Type.Object({
   pattern: Type.String({ description: 'Glob, e.g. "*.ts", "src/**/*.test.ts", "{README,LICENSE}*".' }),
-  path: Type.Optional(Type.String({ description: "Folder to search (default: the project folder)." })),
+  path: Type.Optional(Type.String({ description: "Folder to search (default: the project folder).", maxLength: MAX_PATH_ARGUMENT_CHARS })),
   limit: Type.Optional(Type.Integer({ minimum: 1, description: `Maximum results (default ${DEFAULT_LIMIT}).` })),
   noIgnore: Type.Optional(Type.Boolean({ description: "Also search .gitignored files, .git and node_modules." })),
 });

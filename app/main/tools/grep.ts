@@ -11,7 +11,7 @@ import type { AgentTool } from "../loop/index.ts";
 import type { ComputePool } from "../workers/compute-pool.ts";
 import { refuseSpecialPath } from "./file-guard.ts";
 import { findRipgrep, type GrepLine, type GrepQuery, ripgrepCanFilter, searchWithJs, searchWithRipgrep } from "./grep-search.ts";
-import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
+import { displayPath, isOutsideProject, MAX_PATH_ARGUMENT_CHARS, resolveToolPath } from "./paths.ts";
 import { truncateHead } from "./truncate.ts";
 import type { GrepDetails } from "../../shared/tool-details.ts";
 export type { GrepDetails };
@@ -21,7 +21,7 @@ const MAX_LINE_CHARS = 500;
 
 const grepParameters = Type.Object({
   pattern: Type.String({ description: "Regular expression (or literal text with literal: true)." }),
-  path: Type.Optional(Type.String({ description: "Folder or file to search (default: the project folder)." })),
+  path: Type.Optional(Type.String({ description: "Folder or file to search (default: the project folder).", maxLength: MAX_PATH_ARGUMENT_CHARS })),
   glob: Type.Optional(Type.String({ description: 'Only files matching this glob, e.g. "*.ts" or "src/**/*.tsx".' })),
   ignoreCase: Type.Optional(Type.Boolean({ description: "Case-insensitive search." })),
   literal: Type.Optional(Type.Boolean({ description: "Treat pattern as plain text, not a regex." })),

@@ -4,7 +4,7 @@ import type { Dirent } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { Type } from "@sinclair/typebox";
 import type { AgentTool } from "../loop/index.ts";
-import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
+import { displayPath, isOutsideProject, MAX_PATH_ARGUMENT_CHARS, resolveToolPath } from "./paths.ts";
 import { truncateHead } from "./truncate.ts";
 import type { LsDetails } from "../../shared/tool-details.ts";
 export type { LsDetails };
@@ -12,7 +12,7 @@ export type { LsDetails };
 const DEFAULT_LIMIT = 500;
 
 const lsParameters = Type.Object({
-  path: Type.Optional(Type.String({ description: "Folder to list (default: the project folder)." })),
+  path: Type.Optional(Type.String({ description: "Folder to list (default: the project folder).", maxLength: MAX_PATH_ARGUMENT_CHARS })),
   limit: Type.Optional(Type.Integer({ minimum: 1, description: `Maximum entries (default ${DEFAULT_LIMIT}).` })),
 });
 

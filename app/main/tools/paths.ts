@@ -11,6 +11,13 @@ import { realPathOffThread } from "./fs-answers.ts";
 
 export { realPathOf } from "./real-path.ts";
 
+/**
+ * Longest path a tool takes (its schema's maxLength: the loop refuses a longer one before the
+ * permission check). No system opens a longer one (Windows' limit; Linux's is 4,096 bytes), and a
+ * hostile path of 20 MB held the main thread for seconds in the walk to its real path.
+ */
+export const MAX_PATH_ARGUMENT_CHARS = 32_768;
+
 export interface ToolPath {
   /** Absolute, normalised path the call will touch. */
   path: string;

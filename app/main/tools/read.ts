@@ -10,7 +10,7 @@ import type { AgentTool, ImageContent, TextContent } from "../loop/index.ts";
 import { describeBinary, detectImage, type ImageMime, looksBinary } from "./file-kind.ts";
 import { openRegularFile } from "./file-guard.ts";
 import { scanLines } from "./line-scanner.ts";
-import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
+import { displayPath, isOutsideProject, MAX_PATH_ARGUMENT_CHARS, resolveToolPath } from "./paths.ts";
 import { byteLength, cutToBytes, formatBytes, MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./truncate.ts";
 import type { ReadDetails } from "../../shared/tool-details.ts";
 export type { ReadDetails };
@@ -21,7 +21,7 @@ export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 const COUNT_ALL_LINES_UP_TO = 16 * 1024 * 1024;
 
 const readParameters = Type.Object({
-  path: Type.String({ description: "File to read, relative to the project folder (or absolute, or ~/...)." }),
+  path: Type.String({ description: "File to read, relative to the project folder (or absolute, or ~/...).", maxLength: MAX_PATH_ARGUMENT_CHARS }),
   offset: Type.Optional(Type.Integer({ minimum: 1, description: "First line to show (1-based). Default 1." })),
   limit: Type.Optional(Type.Integer({ minimum: 1, description: "Maximum number of lines to show." })),
 });

@@ -9,7 +9,7 @@ import type { AgentTool } from "../loop/index.ts";
 import { type ComputePool, ComputeTimeoutError, computePool } from "../workers/compute-pool.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { withFileLock, type FileLockAdmission } from "./file-lock.ts";
-import { displayPath, isOutsideProject, resolveToolPath } from "./paths.ts";
+import { displayPath, isOutsideProject, MAX_PATH_ARGUMENT_CHARS, resolveToolPath } from "./paths.ts";
 import { byteLength, formatBytes } from "./truncate.ts";
 import type { WriteDetails } from "../../shared/tool-details.ts";
 export type { WriteDetails };
@@ -18,7 +18,7 @@ export type { WriteDetails };
 export const WRITE_DIFF_TIMEOUT_MS = 5_000;
 
 const writeParameters = Type.Object({
-  path: Type.String({ description: "File to write, relative to the project folder (or absolute, or ~/...)." }),
+  path: Type.String({ description: "File to write, relative to the project folder (or absolute, or ~/...).", maxLength: MAX_PATH_ARGUMENT_CHARS }),
   content: Type.String({ description: "The complete new content of the file." }),
 });
 
